@@ -1,0 +1,197 @@
+"""Cards and row strength for 13-card Chinese poker.
+
+Strengths are ``int32`` on one scale for 5-card rows (middle, back) and 3-card rows
+(front): **higher is stronger**, and a front compares with a 5-card row as if it had two
+more kickers below a deuce, so the foul check is ``front <= middle <= back`` on integers.
+Default rules: the wheel A-2-3-4-5 is the lowest straight, no suit order.
+
+Importing this package does not import numba; the kernels load on first use.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from evaluator.cards import (
+    HAND_SIZE,
+    RANKS,
+    SUIT_SYMBOLS,
+    SUITS,
+    CardParseError,
+    as_cards,
+    card_id,
+    format_card,
+    format_cards,
+    parse_cards,
+    parse_hand,
+)
+from evaluator.tables import (
+    CATEGORY_NAMES,
+    NSTRENGTH,
+    Tables,
+    build_tables,
+    get_tables,
+    tables_digest,
+)
+
+__all__ = [
+    "CATEGORY_NAMES",
+    "COMB3",
+    "COMB5",
+    "HAND_SIZE",
+    "NSTRENGTH",
+    "RANKS",
+    "SUITS",
+    "SUIT_SYMBOLS",
+    "CardParseError",
+    "Tables",
+    "as_cards",
+    "build_tables",
+    "card_id",
+    "category",
+    "category_name",
+    "evaluate3",
+    "evaluate5",
+    "format_card",
+    "format_cards",
+    "get_tables",
+    "is_royal",
+    "parse_cards",
+    "parse_hand",
+    "subset_strengths",
+    "tables_digest",
+    "warmup",
+]
+
+
+def _combos(n: int, k: int) -> np.ndarray:
+    from itertools import combinations
+
+    a = np.array(list(combinations(range(n), k)), dtype=np.int8)
+    a.setflags(write=False)
+    return a
+
+
+COMB5 = _combos(13, 5)  # (1287, 5) positions of each 5-subset of a sorted 13-card hand
+COMB3 = _combos(13, 3)  # (286, 3)
+
+_warm = False
+
+
+def warmup() -> None:
+    """Load the tables and compile (or load from cache) the kernels, once per process."""
+    global _warm
+    if _warm:
+        return
+    from evaluator import _kernels as k
+    from evaluator._jit import compile_notice
+
+    t = get_tables()
+    with compile_notice("evaluator kernels"):
+        k._eval5_batch(
+            np.zeros((1, 5), np.uint8) + np.arange(5, dtype=np.uint8),
+            t.multi5,
+            t.flush5,
+            np.empty(1, np.int32),
+        )
+        k._eval3_batch(np.arange(3, dtype=np.uint8).reshape(1, 3), t.multi3, np.empty(1, np.int32))
+        k._subset_pass(
+            np.arange(13, dtype=np.uint8),
+            t.multi5,
+            t.flush5,
+            t.multi3,
+            np.empty(1287, np.int16),
+            np.empty(286, np.int16),
+        )
+    _warm = True
+
+
+def _rows(cards: str | Sequence | np.ndarray, width: int) -> tuple[np.ndarray, bool]:
+    """Validated uint8 (n, width) array and whether the input was a single row."""
+    if isinstance(cards, str):
+        return as_cards(cards, width).reshape(1, width), True
+    arr = np.asarray(cards)
+    if arr.ndim == 1:
+        return as_cards(arr, width).reshape(1, width), True
+    if arr.ndim != 2 or arr.shape[1] != width:
+        raise CardParseError(f"expected shape ({width},) or (n, {width}), got {arr.shape}")
+    if arr.dtype.kind not in "iu":
+        raise CardParseError(f"card ids must be integers, got {arr.dtype}")
+    if arr.size and (arr.min() < 0 or arr.max() > 51):
+        raise CardParseError("bad card id: ids run from 0 (2c) to 51 (As)")
+    arr = np.ascontiguousarray(arr, dtype=np.uint8)
+    srt = np.sort(arr, axis=1)
+    dup = (srt[:, 1:] == srt[:, :-1]).any(axis=1)
+    if dup.any():
+        row = int(np.flatnonzero(dup)[0])
+        raise CardParseError(f"duplicate card in row {row}: {format_cards(arr[row])}")
+    return arr, False
+
+
+def evaluate5(cards: str | Sequence | np.ndarray) -> int | np.ndarray:
+    """Strength of 5-card rows: ids of shape (5,) or (n, 5), or text; higher is stronger.
+
+    One row gives an ``int``, a batch an ``int32`` array of length n.
+    """
+    from evaluator import _kernels as k
+
+    rows, single = _rows(cards, 5)
+    warmup()
+    t = get_tables()
+    out = np.empty(len(rows), np.int32)
+    k._eval5_batch(rows, t.multi5, t.flush5, out)
+    return int(out[0]) if single else out
+
+
+def evaluate3(cards: str | Sequence | np.ndarray) -> int | np.ndarray:
+    """Strength of 3-card front rows, on the same scale as :func:`evaluate5`."""
+    from evaluator import _kernels as k
+
+    rows, single = _rows(cards, 3)
+    warmup()
+    t = get_tables()
+    out = np.empty(len(rows), np.int32)
+    k._eval3_batch(rows, t.multi3, out)
+    return int(out[0]) if single else out
+
+
+def subset_strengths(
+    hand: str | Sequence | np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(sorted hand, strengths of its 1,287 five-card subsets, of its 286 three-card subsets).
+
+    Subset ``i`` is the cards at positions ``COMB5[i]`` (``COMB3[i]``) of the sorted hand.
+    """
+    from evaluator import _kernels as k
+
+    h = np.sort(parse_hand(hand))
+    warmup()
+    t = get_tables()
+    s5 = np.empty(1287, np.int16)
+    s3 = np.empty(286, np.int16)
+    k._subset_pass(h, t.multi5, t.flush5, t.multi3, s5, s3)
+    return h, s5, s3
+
+
+def _check_strength(strength: int) -> int:
+    s = int(strength)
+    if not 0 <= s < NSTRENGTH:
+        raise ValueError(f"strength {s} out of range 0..{NSTRENGTH - 1}")
+    return s
+
+
+def category(strength: int) -> int:
+    """Category of a strength: 0 high card .. 8 straight flush (see CATEGORY_NAMES)."""
+    return int(get_tables().category[_check_strength(strength)])
+
+
+def category_name(strength: int) -> str:
+    """Category name of a strength, e.g. ``"two pair"``."""
+    return CATEGORY_NAMES[category(strength)]
+
+
+def is_royal(strength: int) -> bool:
+    """Whether the strength is the royal flush."""
+    return bool(get_tables().royal[_check_strength(strength)])

@@ -1,0 +1,5 @@
+"""``python -m solver`` runs the capsa command line."""
+
+from solver.cli import main
+
+main()

@@ -1,0 +1,606 @@
+"""Slow, obviously correct reference implementation of the game (the test oracle).
+
+Written straight from /work/shared/RULES.md, in pure Python (itertools only), and
+independent of ``evaluator`` and ``solver``: every fast kernel in the project is tested
+against these functions, so they favour clarity over speed.
+
+Cards are ids ``rank * 4 + suit`` (rank 0 = deuce .. 12 = ace; suit 0 = c, 1 = d, 2 = h,
+3 = s). Any sequence of ints (tuples, lists, numpy arrays) is accepted; ``ref_cards`` turns
+text such as ``"As Kd Th"`` into ids for hand-written tests.
+
+Functions that need a ruleset take a ``rules`` object, duck-typed: it needs the attributes
+of ``solver.rules.Rules`` (see notes/CONTRACT.md): ``scoring``, ``scoop_multiplier``,
+``royalty_mode``, ``one_royalty_per_hand``, ``suit_order``, ``wheel``, ``royalties``
+(tuple of ``(row, hand, units)``) and ``naturals`` (tuple of ``(name, units)``).
+
+Row keys
+--------
+``ref_key5`` / ``ref_key3`` return ``(category, tiebreak)`` tuples on ONE scale: higher is
+stronger, compare with ``<``. ``tiebreak`` lists one rank per rank group, the biggest
+group first and higher ranks first within equal-sized groups, so it has the same length
+for every hand of a category. A front row is padded with ``PAD = -1`` ("two more kickers
+below a deuce"), which puts it just below every 5-card row with the same leading ranks:
+front K K 5 -> (1, (11, 3, -1, -1)) < middle K K 5 3 2 -> (1, (11, 3, 1, 0)).
+
+Interpretations of RULES.md made here (documented where they are implemented):
+  * one_royalty_per_hand: a player's row royalties are first reduced, from the hand alone,
+    to its single largest one (on equal values the back is kept before the middle before
+    the front); the royalty mode then decides whether it is paid.
+  * a fouled hand's own royalties are void: it collects nothing, and in "cancel" mode they
+    do not cancel the legal opponent's royalties.
+  * "cancel" is decided row by row: a row's royalty is not paid when both players' hands
+    earn a royalty in that same row.
+  * naturals ignore the suit order (a full tie pays nothing); a straight flush counts as a
+    straight for three straights and as a flush for three flushes.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter
+from collections.abc import Iterable, Iterator, Sequence
+
+RANKS = "23456789TJQKA"
+SUITS = "cdhs"
+PAD = -1  # the imaginary kickers of a front row rank below a deuce (rank 0)
+
+CATEGORY_NAMES = (
+    "high card",
+    "pair",
+    "two pair",
+    "three of a kind",
+    "straight",
+    "flush",
+    "full house",
+    "four of a kind",
+    "straight flush",
+)
+HIGH_CARD, PAIR, TWO_PAIR, TRIPS, STRAIGHT, FLUSH, FULL_HOUSE, QUADS, STRAIGHT_FLUSH = range(9)
+
+ROWS = ("front", "middle", "back")
+NATURAL_NAMES = ("dragon", "three_straights", "six_pairs", "three_flushes")
+
+# Royalty table hand name of each category (a royal flush is handled apart).
+_ROYALTY_HAND = {
+    TRIPS: "three_of_a_kind",
+    FULL_HOUSE: "full_house",
+    QUADS: "four_of_a_kind",
+    STRAIGHT_FLUSH: "straight_flush",
+}
+
+
+# --------------------------------------------------------------------------- cards
+
+
+def rank_of(card: int) -> int:
+    return int(card) // 4
+
+
+def suit_of(card: int) -> int:
+    return int(card) % 4
+
+
+def ref_cards(text: str) -> tuple[int, ...]:
+    """``"As Kd 10h 2c"`` -> card ids (for writing tests; no validation beyond lookup)."""
+    out = []
+    for token in text.replace(",", " ").split():
+        rank_text, suit_text = token[:-1].upper(), token[-1].lower()
+        if rank_text == "10":
+            rank_text = "T"
+        out.append(RANKS.index(rank_text) * 4 + SUITS.index(suit_text))
+    return tuple(out)
+
+
+def ref_format(cards: Iterable[int]) -> str:
+    return " ".join(RANKS[rank_of(c)] + SUITS[suit_of(c)] for c in cards)
+
+
+def _ints(cards: Iterable[int]) -> tuple[int, ...]:
+    return tuple(int(c) for c in cards)
+
+
+def _rank_groups(cards: Sequence[int]) -> list[int]:
+    """Distinct ranks, biggest group first, then higher rank first."""
+    counts = Counter(rank_of(c) for c in cards)
+    return sorted(counts, key=lambda r: (counts[r], r), reverse=True)
+
+
+def _group_sizes(cards: Sequence[int]) -> list[int]:
+    return sorted(Counter(rank_of(c) for c in cards).values(), reverse=True)
+
+
+# ------------------------------------------------------------------- 5-card rows
+
+
+def _straight_top(ranks: set[int], wheel: str) -> float | None:
+    """Comparable height of a 5-rank straight, or None when the ranks are not one.
+
+    Normal straights: their top rank (4 = six-high .. 12 = ace-high).
+    The wheel A-2-3-4-5: 3 (five-high, the lowest) with wheel="low"; 11.5 with
+    wheel="second", i.e. above K-high (11) and below A-high (12).
+    """
+    if len(ranks) != 5:
+        return None
+    if ranks == {12, 0, 1, 2, 3}:
+        if wheel == "low":
+            return 3
+        if wheel == "second":
+            return 11.5
+        raise ValueError(f"wheel must be 'low' or 'second', got {wheel!r}")
+    if max(ranks) - min(ranks) == 4:
+        return max(ranks)
+    return None
+
+
+def ref_key5(cards: Sequence[int], wheel: str = "low") -> tuple:
+    """Comparable key of a 5-card row (middle or back). Higher is stronger."""
+    cards = _ints(cards)
+    if len(cards) != 5 or len(set(cards)) != 5:
+        raise ValueError(f"a 5-card row needs 5 distinct cards, got {cards}")
+    ranks = {rank_of(c) for c in cards}
+    is_flush = len({suit_of(c) for c in cards}) == 1
+    top = _straight_top(ranks, wheel)
+    if top is None and wheel not in ("low", "second"):
+        raise ValueError(f"wheel must be 'low' or 'second', got {wheel!r}")
+    groups = tuple(_rank_groups(cards))  # one rank per group, biggest group first
+    sizes = _group_sizes(cards)
+
+    if top is not None and is_flush:
+        return (STRAIGHT_FLUSH, (top,))
+    if sizes == [4, 1]:
+        return (QUADS, groups)
+    if sizes == [3, 2]:
+        return (FULL_HOUSE, groups)
+    if is_flush:
+        return (FLUSH, groups)
+    if top is not None:
+        return (STRAIGHT, (top,))
+    if sizes == [3, 1, 1]:
+        return (TRIPS, groups)
+    if sizes == [2, 2, 1]:
+        return (TWO_PAIR, groups)
+    if sizes == [2, 1, 1, 1]:
+        return (PAIR, groups)
+    return (HIGH_CARD, groups)
+
+
+def ref_key3(cards: Sequence[int]) -> tuple:
+    """Comparable key of a 3-card front row, on the same scale as ``ref_key5``.
+
+    Only trips > pair > high card; straights and flushes do not count. The tiebreak is
+    padded with two PAD "kickers below a deuce" (one per missing rank group) so that it
+    has the length of the 5-card tiebreak of the same category.
+    """
+    cards = _ints(cards)
+    if len(cards) != 3 or len(set(cards)) != 3:
+        raise ValueError(f"a front row needs 3 distinct cards, got {cards}")
+    groups = tuple(_rank_groups(cards))
+    sizes = _group_sizes(cards)
+    if sizes == [3]:
+        return (TRIPS, groups + (PAD, PAD))  # like trips + 2 kickers
+    if sizes == [2, 1]:
+        return (PAIR, groups + (PAD, PAD))  # like pair + 3 kickers
+    return (HIGH_CARD, groups + (PAD, PAD))  # like 5 high cards
+
+
+def ref_key(cards: Sequence[int], wheel: str = "low") -> tuple:
+    """``ref_key3`` for 3 cards, ``ref_key5`` for 5 cards."""
+    n = len(cards)
+    if n == 3:
+        return ref_key3(cards)
+    if n == 5:
+        return ref_key5(cards, wheel)
+    raise ValueError(f"a row has 3 or 5 cards, got {n}")
+
+
+def ref_category5(cards: Sequence[int]) -> str:
+    return CATEGORY_NAMES[ref_key5(cards)[0]]
+
+
+def ref_category3(cards: Sequence[int]) -> str:
+    return CATEGORY_NAMES[ref_key3(cards)[0]]
+
+
+def ref_is_royal(cards: Sequence[int]) -> bool:
+    """T-J-Q-K-A of one suit."""
+    cards = _ints(cards)
+    return (
+        len(cards) == 5
+        and len({suit_of(c) for c in cards}) == 1
+        and {rank_of(c) for c in cards} == {8, 9, 10, 11, 12}
+    )
+
+
+# -------------------------------------------------------------------- suit order
+
+
+def _suit_strength(suit: int, suit_order: str) -> int:
+    """3 for the strongest suit of ``suit_order`` (e.g. "shcd": s=3, h=2, c=1, d=0)."""
+    order = suit_order.lower()
+    if sorted(order) != sorted(SUITS):
+        raise ValueError(f"suit_order must be 4 distinct suit letters, got {suit_order!r}")
+    return 3 - order.index(SUITS[suit])
+
+
+def _no_suit_order(suit_order: str | None) -> bool:
+    return suit_order is None or suit_order == "" or str(suit_order).lower() == "none"
+
+
+def ref_decisive_card(cards: Sequence[int], suit_order: str | None = None) -> int:
+    """The card whose suit breaks ties between equal-ranked rows under a suit order.
+
+    Its rank is the highest rank within the largest rank group (the higher pair of two
+    pair, the trips of a full house; for straights, flushes and high cards the highest
+    rank, so the ace of A-2-3-4-5). Among the row's cards of that rank it is the one of the
+    strongest suit: under ``suit_order`` when given, else the highest card id
+    (s > h > d > c, the id order).
+    """
+    cards = _ints(cards)
+    rank = _rank_groups(cards)[0]
+    candidates = [c for c in cards if rank_of(c) == rank]
+    if _no_suit_order(suit_order):
+        return max(candidates)
+    return max(candidates, key=lambda c: _suit_strength(suit_of(c), suit_order))
+
+
+def _cmp_key(cards: Sequence[int], wheel: str, suit_order: str | None) -> tuple:
+    """(row key, suit component): 0 without a suit order, else the decisive suit's rank."""
+    key = ref_key(cards, wheel)
+    if _no_suit_order(suit_order):
+        return (key, 0)
+    return (key, _suit_strength(suit_of(ref_decisive_card(cards, suit_order)), suit_order))
+
+
+def _sign(x) -> int:
+    return (x > 0) - (x < 0)
+
+
+def _cmp(a, b) -> int:
+    return (a > b) - (a < b)
+
+
+def ref_compare_rows(
+    a: Sequence[int], b: Sequence[int], wheel: str = "low", suit_order: str | None = None
+) -> int:
+    """+1 if row a beats row b, -1 if it loses, 0 on a tie. Rows have 3 or 5 cards.
+
+    With a suit order, rows of equal rank are decided by the suit of their decisive cards.
+    """
+    return _cmp(_cmp_key(a, wheel, suit_order), _cmp_key(b, wheel, suit_order))
+
+
+def ref_is_legal(
+    front: Sequence[int],
+    middle: Sequence[int],
+    back: Sequence[int],
+    wheel: str = "low",
+    suit_order: str | None = None,
+) -> bool:
+    """front <= middle <= back on the one scale (equal allowed)."""
+    return (
+        ref_compare_rows(front, middle, wheel, suit_order) <= 0
+        and ref_compare_rows(middle, back, wheel, suit_order) <= 0
+    )
+
+
+# --------------------------------------------------------------------- royalties
+
+
+def _royalty_table(rules) -> dict[tuple[str, str], float]:
+    table = getattr(rules, "royalties", ())
+    if not table:  # () or False: royalties off
+        return {}
+    return {(row, hand): float(units) for row, hand, units in table}
+
+
+def ref_row_royalty(row: str, cards: Sequence[int], rules) -> float:
+    """Royalty units the row earns (before royalty mode / one-per-hand are applied).
+
+    The front (3 cards) is ranked as trips/pair/high card only. A royal flush is paid the
+    row's ``royal_flush`` line when the table has one, else the ``straight_flush`` line.
+    """
+    if row not in ROWS:
+        raise ValueError(f"row must be one of {ROWS}, got {row!r}")
+    table = _royalty_table(rules)
+    if not table:
+        return 0.0
+    category = ref_key(cards)[0]  # the wheel does not change any category
+    if category == STRAIGHT_FLUSH and ref_is_royal(cards) and (row, "royal_flush") in table:
+        return table[(row, "royal_flush")]
+    hand = _ROYALTY_HAND.get(category)
+    if hand is None:
+        return 0.0
+    return table.get((row, hand), 0.0)
+
+
+def _one_per_hand(royalties: list[float]) -> list[float]:
+    """Keep only the largest row royalty (equal values: back, then middle, then front)."""
+    best = max(range(3), key=lambda i: (royalties[i], i))  # i: 0 front, 1 middle, 2 back
+    return [royalties[i] if i == best else 0.0 for i in range(3)]
+
+
+# ------------------------------------------------------------------- settlement
+#
+# A hand is summarised once as (legal, (3 row comparison keys), (3 royalties)); the
+# pairwise settlement works on two summaries. ref_settle and ref_best_setting share it.
+
+
+def _summarise(rows_cmp: tuple, rows_royalty: list[float], rules) -> tuple:
+    legal = rows_cmp[0] <= rows_cmp[1] <= rows_cmp[2]
+    royalties = list(rows_royalty)
+    if getattr(rules, "one_royalty_per_hand", False):
+        royalties = _one_per_hand(royalties)
+    return (legal, tuple(rows_cmp), tuple(royalties))
+
+
+def _hand_summary(setting, rules) -> tuple:
+    front, middle, back = (_ints(r) for r in setting)
+    if len(front) != 3 or len(middle) != 5 or len(back) != 5:
+        raise ValueError("a setting is (front 3 cards, middle 5 cards, back 5 cards)")
+    rows = (front, middle, back)
+    cmp_keys = tuple(_cmp_key(r, rules.wheel, rules.suit_order) for r in rows)
+    royalties = [ref_row_royalty(name, r, rules) for name, r in zip(ROWS, rows, strict=True)]
+    return _summarise(cmp_keys, royalties, rules)
+
+
+def _settle_summaries(sa: tuple, sb: tuple, rules) -> float:
+    legal_a, keys_a, roy_a = sa
+    legal_b, keys_b, roy_b = sb
+
+    # Row results from A's side: +1 won, -1 lost, 0 tied.
+    if not legal_a and not legal_b:
+        return 0.0  # two fouled hands settle 0
+    if legal_a and legal_b:
+        results = [_cmp(keys_a[i], keys_b[i]) for i in range(3)]
+    elif legal_a:
+        results = [1, 1, 1]  # B fouled: B loses every row (is scooped)
+    else:
+        results = [-1, -1, -1]
+
+    # A fouled hand collects no royalties (and, being void, cancels none).
+    if not legal_a:
+        roy_a = (0.0, 0.0, 0.0)
+    if not legal_b:
+        roy_b = (0.0, 0.0, 0.0)
+
+    won_a = results.count(1)
+    won_b = results.count(-1)
+    units = float(sum(results))
+
+    scoring = rules.scoring
+    if scoring == "per-row":
+        pass
+    elif scoring == "1-6":
+        if won_a == 3:
+            units += 3
+        elif won_b == 3:
+            units -= 3
+    elif scoring == "2-4":
+        if won_a > won_b:
+            units += 1
+        elif won_b > won_a:
+            units -= 1
+    else:
+        raise ValueError(f"scoring must be 'per-row', '1-6' or '2-4', got {scoring!r}")
+
+    mode = rules.royalty_mode
+    royalty = 0.0
+    for i in range(3):
+        if mode == "always":
+            royalty += roy_a[i] - roy_b[i]
+        elif mode in ("winner", "cancel"):
+            if mode == "cancel" and roy_a[i] > 0 and roy_b[i] > 0:
+                continue
+            if results[i] == 1:
+                royalty += roy_a[i]
+            elif results[i] == -1:
+                royalty -= roy_b[i]
+        else:
+            raise ValueError(f"royalty_mode must be winner/cancel/always, got {mode!r}")
+    units += royalty
+
+    if won_a == 3 or won_b == 3:
+        units *= rules.scoop_multiplier
+    return float(units)
+
+
+def ref_settle(a, b, rules) -> float:
+    """Units player A wins from player B.
+
+    ``a`` and ``b`` are (front, middle, back) triples of card-id sequences; fouled
+    settings are allowed. Antisymmetric: ref_settle(a, b) == -ref_settle(b, a).
+    """
+    return _settle_summaries(_hand_summary(a, rules), _hand_summary(b, rules), rules)
+
+
+def ref_row_results(a, b, rules) -> tuple[int, int, int]:
+    """Per-row results (+1/0/-1 for A) as used by ref_settle (fouls included)."""
+    sa, sb = _hand_summary(a, rules), _hand_summary(b, rules)
+    if sa[0] and sb[0]:
+        return tuple(_cmp(sa[1][i], sb[1][i]) for i in range(3))
+    if sa[0] == sb[0]:
+        return (0, 0, 0)
+    return (1, 1, 1) if sa[0] else (-1, -1, -1)
+
+
+# ---------------------------------------------------------------------- naturals
+#
+# A qualifying partition for three straights / three flushes is any split of the 13
+# cards into a 3-card front and two 5-card rows (middle, back) such that the front is a
+# 3-card straight (3 consecutive ranks; A-2-3 and Q-K-A count) / a 3-card flush and both
+# 5-card rows are straights / flushes (straight flushes count as either). There is no
+# ordering constraint beyond that; the key is the best (back, middle, front) over all
+# qualifying partitions, compared back, then middle, then front with ref_key5/ref_key3
+# (so the stronger 5-card row is the back in the best partition).
+
+
+def _is_straight3(cards: Sequence[int]) -> bool:
+    ranks = {rank_of(c) for c in cards}
+    if len(ranks) != 3:
+        return False
+    return ranks == {12, 0, 1} or max(ranks) - min(ranks) == 2
+
+
+def _is_straight5(cards: Sequence[int]) -> bool:
+    return _straight_top({rank_of(c) for c in cards}, "low") is not None
+
+
+def _is_flush(cards: Sequence[int]) -> bool:
+    return len({suit_of(c) for c in cards}) == 1
+
+
+def _best_three_rows(hand: tuple[int, ...], front_ok, five_ok, wheel: str):
+    """Best (key5(back), key5(middle), key3(front)) over qualifying partitions, or None."""
+    best = None
+    for front in itertools.combinations(hand, 3):
+        if not front_ok(front):
+            continue
+        rest = [c for c in hand if c not in front]
+        for middle in itertools.combinations(rest, 5):
+            if not five_ok(middle):
+                continue
+            back = tuple(c for c in rest if c not in middle)
+            if not five_ok(back):
+                continue
+            key = (ref_key5(back, wheel), ref_key5(middle, wheel), ref_key3(front))
+            if best is None or key > best:
+                best = key
+    return best
+
+
+def _natural_key(name: str, hand: tuple[int, ...], rules):
+    """Tie-break key of natural ``name`` if the hand holds it, else None."""
+    wheel = getattr(rules, "wheel", "low")
+    if name == "dragon":
+        return () if len({rank_of(c) for c in hand}) == 13 else None
+    if name == "six_pairs":
+        counts = Counter(rank_of(c) for c in hand)
+        pairs = sorted(
+            (r for r, n in counts.items() for _ in range(n // 2)), reverse=True
+        )  # quads count as two pairs, trips as one
+        return tuple(pairs) if len(pairs) >= 6 else None
+    if name == "three_straights":
+        return _best_three_rows(hand, _is_straight3, _is_straight5, wheel)
+    if name == "three_flushes":
+        return _best_three_rows(hand, _is_flush, _is_flush, wheel)
+    raise ValueError(f"unknown natural {name!r}; expected one of {NATURAL_NAMES}")
+
+
+def _naturals_table(rules) -> tuple:
+    table = getattr(rules, "naturals", ())
+    return tuple(table) if table else ()
+
+
+def ref_naturals(hand13: Sequence[int], rules) -> list[tuple[str, tuple]]:
+    """Every natural of ``rules.naturals`` the hand holds, in that (strongest-first) order,
+    each with its tie-break key:
+
+    * dragon: ``()`` (all dragons tie);
+    * six_pairs: the pair ranks, highest first (a quad gives its rank twice);
+    * three_straights / three_flushes: ``(key5(back), key5(middle), key3(front))`` of the
+      best qualifying partition (see the comment above ``_is_straight3``).
+    """
+    hand = _ints(hand13)
+    if len(hand) != 13 or len(set(hand)) != 13:
+        raise ValueError("a hand is 13 distinct cards")
+    found = []
+    for name, _units in _naturals_table(rules):
+        key = _natural_key(name, hand, rules)
+        if key is not None:
+            found.append((name, key))
+    return found
+
+
+def ref_best_natural(hand13: Sequence[int], rules) -> tuple[str, tuple] | None:
+    """The strongest natural the hand holds (first in rules.naturals order), or None."""
+    hand = _ints(hand13)
+    for name, _units in _naturals_table(rules):
+        key = _natural_key(name, hand, rules)
+        if key is not None:
+            return (name, key)
+    return None
+
+
+def ref_settle_natural(a_nat, b_nat, rules) -> float:
+    """Units A wins from B when at least one of them declared a natural.
+
+    Each argument is None or (name, key). A natural collects its payout from a player with
+    none; between two naturals the stronger (earlier in rules.naturals) collects its own
+    payout; the same natural compares keys, a full tie pays 0. No multiplier, no royalties.
+    Both None returns 0.0 (no natural was declared; the hands are settled by ref_settle).
+    """
+    table = _naturals_table(rules)
+    payout = {name: float(units) for name, units in table}
+    order = {name: i for i, (name, _units) in enumerate(table)}
+    if a_nat is None and b_nat is None:
+        return 0.0
+    if b_nat is None:
+        return payout[a_nat[0]]
+    if a_nat is None:
+        return -payout[b_nat[0]]
+    (name_a, key_a), (name_b, key_b) = a_nat, b_nat
+    if order[name_a] < order[name_b]:
+        return payout[name_a]
+    if order[name_b] < order[name_a]:
+        return -payout[name_b]
+    return _cmp(key_a, key_b) * payout[name_a]
+
+
+# --------------------------------------------------------------- brute force
+
+
+def ref_all_splits(hand13: Sequence[int]) -> Iterator[tuple[tuple[int, ...], ...]]:
+    """All 286 * 252 = 72,072 ordered (front, middle, back) splits, cards in hand order."""
+    hand = _ints(hand13)
+    positions = range(len(hand))
+    for front_pos in itertools.combinations(positions, 3):
+        rest = [p for p in positions if p not in front_pos]
+        for middle_pos in itertools.combinations(rest, 5):
+            back_pos = [p for p in rest if p not in middle_pos]
+            yield (
+                tuple(hand[p] for p in front_pos),
+                tuple(hand[p] for p in middle_pos),
+                tuple(hand[p] for p in back_pos),
+            )
+
+
+def ref_best_setting(hand13: Sequence[int], opponents, rules) -> tuple[float, tuple]:
+    """Brute force: (value, setting) maximising sum(ref_settle(setting, opp) for opp).
+
+    Every one of the 72,072 splits is scored, fouled ones included. On equal values the
+    first split in ``ref_all_splits`` order wins. Row keys and royalties are computed once
+    per card subset (1,287 fives, 286 threes) and the settlement is the same
+    ``_settle_summaries`` that ref_settle uses.
+    """
+    opponents = [tuple(opp) for opp in opponents]
+    opp_summaries = [_hand_summary(opp, rules) for opp in opponents]
+    wheel, suit_order = rules.wheel, rules.suit_order
+
+    row_cache: dict[tuple[int, ...], tuple] = {}
+
+    def row_info(cards: tuple[int, ...]) -> tuple:
+        info = row_cache.get(cards)
+        if info is None:
+            key = _cmp_key(cards, wheel, suit_order)
+            if len(cards) == 3:
+                info = (key, ref_row_royalty("front", cards, rules), None)
+            else:
+                info = (
+                    key,
+                    ref_row_royalty("middle", cards, rules),
+                    ref_row_royalty("back", cards, rules),
+                )
+            row_cache[cards] = info
+        return info
+
+    best_value, best_setting = None, None
+    for setting in ref_all_splits(hand13):
+        front, middle, back = setting
+        f, m, b = row_info(front), row_info(middle), row_info(back)
+        summary = _summarise((f[0], m[0], b[0]), [f[1], m[1], b[2]], rules)
+        value = 0.0
+        for opp in opp_summaries:
+            value += _settle_summaries(summary, opp, rules)
+        if best_value is None or value > best_value:
+            best_value, best_setting = value, setting
+    return best_value, best_setting

@@ -1,0 +1,818 @@
+"""Rulesets: presets, TOML files, validation messages, digests (solver/rules.py)."""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import solver
+from solver.rules import (
+    DEFAULT_PRESET,
+    PRESETS,
+    Rules,
+    RulesError,
+    describe_rules,
+    load_rules,
+    rules_from_dict,
+    to_toml,
+)
+
+DEFAULT_ROYALTIES = (
+    ("front", "three_of_a_kind", 3),
+    ("middle", "full_house", 2),
+    ("middle", "four_of_a_kind", 8),
+    ("middle", "straight_flush", 10),
+    ("back", "four_of_a_kind", 4),
+    ("back", "straight_flush", 5),
+)
+SHISANSHUI_ROYALTIES = (
+    ("front", "three_of_a_kind", 3),
+    ("middle", "full_house", 2),
+    ("middle", "four_of_a_kind", 8),
+    ("middle", "straight_flush", 10),
+    ("middle", "royal_flush", 14),
+    ("back", "four_of_a_kind", 4),
+    ("back", "straight_flush", 5),
+    ("back", "royal_flush", 7),
+)
+DEFAULT_NATURALS = (("dragon", 13), ("three_straights", 3), ("six_pairs", 3), ("three_flushes", 3))
+
+# RULES.md "Presets", "Surrender", "Table size", field by field.
+EXPECTED = {
+    "chinese-1-6": dict(
+        scoring="1-6",
+        scoop_multiplier=1,
+        royalty_mode="winner",
+        one_royalty_per_hand=False,
+        suit_order=None,
+        wheel="low",
+        surrender_cost=3,
+        players=4,
+        royalties=DEFAULT_ROYALTIES,
+        naturals=DEFAULT_NATURALS,
+    ),
+    "chinese-2-4": dict(
+        scoring="2-4",
+        scoop_multiplier=1,
+        royalty_mode="winner",
+        one_royalty_per_hand=False,
+        suit_order=None,
+        wheel="low",
+        surrender_cost=2,
+        players=4,
+        royalties=DEFAULT_ROYALTIES,
+        naturals=DEFAULT_NATURALS,
+    ),
+    "per-row": dict(
+        scoring="per-row",
+        scoop_multiplier=1,
+        royalty_mode="winner",
+        one_royalty_per_hand=False,
+        suit_order=None,
+        wheel="low",
+        surrender_cost=None,
+        players=4,
+        royalties=(),
+        naturals=(),
+    ),
+    "capsa": dict(
+        scoring="1-6",
+        scoop_multiplier=1,
+        royalty_mode="winner",
+        one_royalty_per_hand=False,
+        suit_order="shcd",
+        wheel="low",
+        surrender_cost=3,
+        players=4,
+        royalties=(),
+        naturals=DEFAULT_NATURALS,
+    ),
+    "shisanshui": dict(
+        scoring="per-row",
+        scoop_multiplier=2,
+        royalty_mode="winner",
+        one_royalty_per_hand=False,
+        suit_order="shcd",
+        wheel="second",
+        surrender_cost=None,
+        players=4,
+        royalties=SHISANSHUI_ROYALTIES,
+        naturals=DEFAULT_NATURALS,
+    ),
+}
+
+
+def write(tmp_path: Path, text: str, name: str = "house.toml") -> Path:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def fields_of(rules: Rules) -> dict:
+    return {f.name: getattr(rules, f.name) for f in dataclasses.fields(rules) if f.name != "name"}
+
+
+# ---- presets ---------------------------------------------------------------------------
+
+
+def test_preset_names_exactly():
+    assert list(PRESETS) == ["chinese-1-6", "chinese-2-4", "per-row", "capsa", "shisanshui"]
+    assert DEFAULT_PRESET == "chinese-1-6"
+
+
+@pytest.mark.parametrize("name", list(EXPECTED))
+def test_preset_values(name):
+    rules = load_rules(name)
+    assert rules is PRESETS[name]
+    assert rules.name == name
+    assert fields_of(rules) == EXPECTED[name]
+    # exact types, not just equal values: ints stay ints
+    assert type(rules.scoop_multiplier) is int
+    assert rules.surrender_cost is None or type(rules.surrender_cost) is int
+
+
+def test_default_is_chinese_1_6():
+    assert load_rules() is PRESETS["chinese-1-6"]
+    assert load_rules(None).name == "chinese-1-6"
+    assert Rules() == PRESETS["chinese-1-6"]
+
+
+def test_rules_pass_through_and_case_insensitive_names():
+    custom = dataclasses.replace(PRESETS["capsa"], players=2, name="mine")
+    assert load_rules(custom) is custom
+    assert load_rules("CAPSA") is PRESETS["capsa"]
+    assert load_rules(" Shisanshui ") is PRESETS["shisanshui"]
+
+
+def test_package_exports():
+    assert solver.load_rules is load_rules
+    assert solver.Rules is Rules
+    assert solver.RulesError is RulesError
+    assert solver.PRESETS is PRESETS
+    assert issubclass(RulesError, ValueError)
+
+
+def test_importing_rules_stays_light():
+    code = "import sys, solver, solver.rules; print('numba' in sys.modules, 'typer' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "False"]
+
+
+def test_rules_are_hashable_cache_keys():
+    calls = []
+
+    @functools.lru_cache
+    def cached(rules: Rules) -> str:
+        calls.append(rules)
+        return rules.name
+
+    for name in PRESETS:
+        assert cached(load_rules(name)) == name
+        assert cached(rules_from_dict({"base": name}, name=name)) == name
+    assert len(calls) == len(PRESETS)
+    assert len({hash(r) for r in PRESETS.values()}) == len(PRESETS)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        PRESETS["capsa"].players = 2  # type: ignore[misc]
+
+
+def test_royalty_lookup():
+    r = PRESETS["chinese-1-6"]
+    assert r.royalty("front", "three_of_a_kind") == 3.0
+    assert r.royalty("middle", "full_house") == 2.0
+    assert r.royalty("middle", "four_of_a_kind") == 8.0
+    assert r.royalty("middle", "straight_flush") == 10.0
+    assert r.royalty("back", "four_of_a_kind") == 4.0
+    assert r.royalty("back", "straight_flush") == 5.0
+    assert r.royalty("back", "full_house") == 0.0
+    assert r.royalty("front", "pair") == 0.0
+    assert r.royalty("middle", "full house") == 2.0  # evaluator category names work
+    # no royal flush line: a royal gets the straight flush line
+    assert r.royalty("middle", "royal_flush") == 10.0
+    assert r.royalty("back", "royal_flush") == 5.0
+    s = PRESETS["shisanshui"]
+    assert s.royalty("middle", "royal_flush") == 14.0
+    assert s.royalty("back", "royal_flush") == 7.0
+    assert s.royalty("back", "straight_flush") == 5.0
+    for row in ("front", "middle", "back"):
+        assert PRESETS["capsa"].royalty(row, "royal_flush") == 0.0
+    assert isinstance(r.royalty("front", "three_of_a_kind"), float)
+    assert r.royalty_table("middle") == {"full_house": 2, "four_of_a_kind": 8, "straight_flush": 10}
+
+
+def test_natural_units_and_flags():
+    r = PRESETS["chinese-1-6"]
+    assert r.natural_units("dragon") == 13.0
+    assert r.natural_units("six_pairs") == 3.0
+    assert PRESETS["per-row"].natural_units("dragon") is None
+    assert (r.has_royalties, r.has_naturals, r.has_surrender) == (True, True, True)
+    p = PRESETS["per-row"]
+    assert (p.has_royalties, p.has_naturals, p.has_surrender) == (False, False, False)
+
+
+# ---- TOML files ------------------------------------------------------------------------
+
+
+def test_file_overrides_keys_and_takes_stem_as_name(tmp_path):
+    path = write(
+        tmp_path,
+        """
+        base = "chinese-1-6"
+        scoop_multiplier = 1.5
+        royalty_mode = "cancel"
+        one_royalty_per_hand = true
+        suit_order = "SHCD"
+        wheel = "second"
+        surrender_cost = 2.5
+        players = 3
+        """,
+        name="my-table.toml",
+    )
+    rules = load_rules(path)
+    assert rules.name == "my-table"
+    assert rules.scoring == "1-6"
+    assert rules.scoop_multiplier == 1.5
+    assert rules.royalty_mode == "cancel"
+    assert rules.one_royalty_per_hand is True
+    assert rules.suit_order == "shcd"
+    assert rules.wheel == "second"
+    assert rules.surrender_cost == 2.5
+    assert rules.players == 3
+    assert rules.royalties == DEFAULT_ROYALTIES
+    assert rules.naturals == DEFAULT_NATURALS
+    assert load_rules(str(path)) == rules
+
+
+def test_file_name_key_wins_over_stem(tmp_path):
+    path = write(tmp_path, 'name = "Friday game"\n')
+    assert load_rules(path).name == "Friday game"
+
+
+def test_empty_file_is_the_default_preset(tmp_path):
+    rules = load_rules(write(tmp_path, ""))
+    assert rules.name == "house"
+    assert fields_of(rules) == EXPECTED["chinese-1-6"]
+    assert rules.digest() == PRESETS["chinese-1-6"].digest()
+
+
+@pytest.mark.parametrize("base", list(EXPECTED))
+def test_base_preset_only(tmp_path, base):
+    rules = load_rules(write(tmp_path, f'base = "{base}"\n'))
+    assert fields_of(rules) == EXPECTED[base]
+    assert rules.name == "house"
+
+
+def test_base_with_override(tmp_path):
+    rules = load_rules(write(tmp_path, 'base = "capsa"\nplayers = 2\nwheel = "second"\n'))
+    assert rules.suit_order == "shcd"
+    assert rules.royalties == ()
+    assert rules.naturals == DEFAULT_NATURALS
+    assert rules.players == 2
+    assert rules.wheel == "second"
+    assert rules.surrender_cost == 3
+
+
+def test_royalty_row_replaces_whole_row_only(tmp_path):
+    path = write(
+        tmp_path,
+        """
+        [royalties.middle]
+        full_house = 1
+        royal_flush = 20
+        """,
+    )
+    rules = load_rules(path)
+    assert rules.royalties == (
+        ("front", "three_of_a_kind", 3),
+        ("middle", "full_house", 1),
+        ("middle", "royal_flush", 20),
+        ("back", "four_of_a_kind", 4),
+        ("back", "straight_flush", 5),
+    )
+    assert rules.royalty("middle", "four_of_a_kind") == 0.0  # replaced, not merged
+    assert rules.royalty("middle", "straight_flush") == 0.0
+    assert rules.royalty("middle", "royal_flush") == 20.0
+    assert rules.royalty("back", "straight_flush") == 5.0
+
+
+def test_royalty_row_on_base_without_royalties(tmp_path):
+    path = write(tmp_path, 'base = "per-row"\n[royalties.back]\nfour_of_a_kind = 4\n')
+    assert load_rules(path).royalties == (("back", "four_of_a_kind", 4),)
+
+
+def test_royalty_row_order_in_file_does_not_matter(tmp_path):
+    a = load_rules(write(tmp_path, "[royalties.back]\nstraight_flush = 5\nfour_of_a_kind = 4\n"))
+    assert a.royalties == PRESETS["chinese-1-6"].royalties
+    assert a == dataclasses.replace(PRESETS["chinese-1-6"], name="house")
+
+
+def test_empty_row_table_clears_that_row(tmp_path):
+    rules = load_rules(write(tmp_path, "[royalties.front]\n"))
+    assert rules.royalties == DEFAULT_ROYALTIES[1:]
+    assert rules.royalty("front", "three_of_a_kind") == 0.0
+
+
+def test_royal_flush_zero_is_not_absent(tmp_path):
+    rules = load_rules(write(tmp_path, "[royalties.back]\nstraight_flush = 5\nroyal_flush = 0\n"))
+    assert rules.royalty("back", "royal_flush") == 0.0
+    assert rules.royalty("back", "straight_flush") == 5.0
+    assert ("back", "royal_flush", 0) in rules.royalties
+
+
+def test_royalties_off(tmp_path):
+    rules = load_rules(write(tmp_path, 'base = "shisanshui"\nroyalties = false\n'))
+    assert rules.royalties == ()
+    assert rules.royalty("middle", "royal_flush") == 0.0
+    assert rules.naturals == DEFAULT_NATURALS
+
+
+def test_royalties_true_is_default_table(tmp_path):
+    rules = load_rules(write(tmp_path, 'base = "per-row"\nroyalties = true\n'))
+    assert rules.royalties == DEFAULT_ROYALTIES
+
+
+def test_naturals_replacement_keeps_file_order(tmp_path):
+    path = write(tmp_path, "[naturals]\nsix_pairs = 4\ndragon = 26\n")
+    rules = load_rules(path)
+    assert rules.naturals == (("six_pairs", 4), ("dragon", 26))
+    assert rules.natural_units("three_flushes") is None
+
+
+def test_naturals_off(tmp_path):
+    rules = load_rules(write(tmp_path, "naturals = false\n"))
+    assert rules.naturals == ()
+    assert rules.royalties == DEFAULT_ROYALTIES
+
+
+def test_naturals_on_over_base_without(tmp_path):
+    rules = load_rules(write(tmp_path, 'base = "per-row"\nnaturals = true\n'))
+    assert rules.naturals == DEFAULT_NATURALS
+
+
+@pytest.mark.parametrize(
+    ("base", "scoring", "expected"),
+    [
+        ("chinese-1-6", "2-4", 2),
+        ("chinese-1-6", "per-row", None),
+        ("chinese-2-4", "1-6", 3),
+        ("per-row", "1-6", 3),
+        ("per-row", "2-4", 2),
+        ("shisanshui", "2-4", 2),
+        ("capsa", "1-6", 3),
+    ],
+)
+def test_surrender_default_follows_scoring(tmp_path, base, scoring, expected):
+    rules = load_rules(write(tmp_path, f'base = "{base}"\nscoring = "{scoring}"\n'))
+    assert rules.scoring == scoring
+    assert rules.surrender_cost == expected
+
+
+def test_surrender_set_explicitly_wins_over_scoring_default(tmp_path):
+    rules = load_rules(write(tmp_path, 'scoring = "2-4"\nsurrender_cost = 5\n'))
+    assert (rules.scoring, rules.surrender_cost) == ("2-4", 5)
+    rules = load_rules(write(tmp_path, 'base = "per-row"\nsurrender_cost = 1\n'))
+    assert (rules.scoring, rules.surrender_cost) == ("per-row", 1)
+
+
+@pytest.mark.parametrize("off", ["false", '"none"', '"None"'])
+def test_surrender_off(tmp_path, off):
+    rules = load_rules(write(tmp_path, f"surrender_cost = {off}\n"))
+    assert rules.surrender_cost is None
+
+
+def test_full_example_from_rules_md(tmp_path):
+    path = write(
+        tmp_path,
+        """
+base = "chinese-1-6"
+scoring = "1-6"              # "per-row", "1-6" or "2-4"
+scoop_multiplier = 1
+royalty_mode = "winner"      # "winner", "cancel" or "always"
+one_royalty_per_hand = false
+suit_order = "none"          # "none", or four suit letters strongest first: "shcd"
+wheel = "low"                # "low" or "second"
+surrender_cost = 3           # units per opponent, or false for no surrender
+players = 4
+
+[royalties.front]            # `royalties = false` turns them all off
+three_of_a_kind = 3
+[royalties.middle]
+full_house = 2
+four_of_a_kind = 8
+straight_flush = 10
+royal_flush = 14             # a royal flush is paid this instead of the straight flush line
+[royalties.back]
+four_of_a_kind = 4
+straight_flush = 5
+royal_flush = 7
+
+[naturals]                   # strongest first; units; `naturals = false` turns them off
+dragon = 13
+three_straights = 3
+six_pairs = 3
+three_flushes = 3
+""",
+    )
+    rules = load_rules(path)
+    expected = dict(EXPECTED["chinese-1-6"], royalties=SHISANSHUI_ROYALTIES)
+    assert fields_of(rules) == expected
+
+
+def test_to_toml_round_trips_through_a_file(tmp_path):
+    for rules in PRESETS.values():
+        path = write(tmp_path, to_toml(rules), name="x.toml")
+        assert load_rules(path) == rules
+
+
+def test_rules_from_dict_without_file():
+    rules = rules_from_dict({"base": "capsa", "players": 2}, name="two")
+    assert rules.name == "two"
+    assert rules.players == 2
+    assert rules.suit_order == "shcd"
+    assert rules_from_dict({}, name="chinese-1-6") == PRESETS["chinese-1-6"]
+
+
+# ---- errors ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "needles"),
+    [
+        ('scorin = "1-6"', ["unknown key 'scorin'", "did you mean 'scoring'"]),
+        ("player = 3", ["unknown key 'player'", "did you mean 'players'"]),
+        ("[royaltes.front]\nthree_of_a_kind = 3", ["'royaltes'", "did you mean 'royalties'"]),
+        ("colour = 1", ["unknown key 'colour'", "valid keys are"]),
+        ('scoring = "1-7"', ["scoring", "'per-row', '1-6', '2-4'", "'1-7'"]),
+        ("scoring = 16", ["scoring", "'per-row', '1-6', '2-4'"]),
+        ('royalty_mode = "winer"', ["royalty_mode", "'winner', 'cancel', 'always'", "'winer'"]),
+        ('wheel = "high"', ["wheel", "'low', 'second'"]),
+        ('one_royalty_per_hand = "yes"', ["one_royalty_per_hand", "true or false"]),
+        ("scoop_multiplier = 0.5", ["scoop_multiplier", ">= 1", "0.5"]),
+        ('scoop_multiplier = "2"', ["scoop_multiplier", ">= 1"]),
+        ("scoop_multiplier = true", ["scoop_multiplier", ">= 1"]),
+        ("scoop_multiplier = nan", ["scoop_multiplier"]),
+        ("players = 5", ["players", "2 to 4", "5"]),
+        ("players = 1", ["players", "2 to 4"]),
+        ('players = "4"', ["players", "2 to 4"]),
+        ("players = 2.5", ["players", "2 to 4"]),
+        ('suit_order = "shc"', ["suit_order", "c d h s", "'shc'"]),
+        ('suit_order = "sshc"', ["suit_order", "four distinct"]),
+        ('suit_order = "shcx"', ["suit_order", "c d h s"]),
+        ("suit_order = 4", ["suit_order", '"none"']),
+        ("surrender_cost = -1", ["surrender_cost", ">= 0", "-1"]),
+        ('surrender_cost = "cheap"', ["surrender_cost", ">= 0"]),
+        ('base = "per-row"\nsurrender_cost = true', ["surrender_cost", "per-row"]),
+        (
+            'base = "chinese-16"',
+            [
+                "unknown preset base 'chinese-16'",
+                "did you mean 'chinese-1-6'",
+                "chinese-1-6, chinese-2-4, per-row, capsa, shisanshui",
+            ],
+        ),
+        ("base = 3", ["unknown preset base", "presets are"]),
+        ("royalties = 3", ["royalties must be", "'front', 'middle', 'back'"]),
+        ('royalties = "default"', ["royalties must be"]),
+        ("[royalties.frnt]\nthree_of_a_kind = 3", ["royalties.frnt", "did you mean 'front'"]),
+        (
+            "[royalties.middle]\nfull_hose = 2",
+            ["royalties.middle.full_hose", "did you mean 'full_house'"],
+        ),
+        ("[royalties.middle]\nflush = 1", ["royalties.middle.flush", "full_house"]),
+        (
+            "[royalties.middle]\nthree_of_a_kind = 2",
+            ["royalties.middle.three_of_a_kind", "front row only"],
+        ),
+        (
+            "[royalties.front]\nfull_house = 2",
+            ["royalties.front.full_house", "only 'three_of_a_kind'"],
+        ),
+        ("[royalties.back]\nfour_of_a_kind = -4", ["royalties.back.four_of_a_kind", ">= 0"]),
+        ('[royalties.back]\nfour_of_a_kind = "4"', ["royalties.back.four_of_a_kind", ">= 0"]),
+        ("[royalties]\nback = 4", ["royalties.back must be a table", "four_of_a_kind"]),
+        ("naturals = 3", ["naturals must be", "dragon"]),
+        ("[naturals]\ndragn = 13", ["naturals.dragn", "did you mean 'dragon'"]),
+        ("[naturals]\nfive_pairs = 3", ["naturals.five_pairs", "six_pairs"]),
+        ("[naturals]\ndragon = -13", ["naturals.dragon", ">= 0"]),
+        ("[naturals]\ndragon = true", ["naturals.dragon", ">= 0"]),
+        ("name = 7", ["name must be a non-empty string"]),
+    ],
+)
+def test_file_errors_name_the_key(tmp_path, text, needles):
+    path = write(tmp_path, text + "\n")
+    with pytest.raises(RulesError) as info:
+        load_rules(path)
+    message = str(info.value)
+    assert "\n" not in message
+    assert message.startswith("house.toml: ")
+    for needle in needles:
+        assert needle in message, (needle, message)
+
+
+def test_invalid_toml_says_the_line(tmp_path):
+    path = write(tmp_path, 'scoring = "1-6"\nplayers = 4\nwheel = low\n')
+    with pytest.raises(RulesError) as info:
+        load_rules(path)
+    message = str(info.value)
+    assert "house.toml" in message
+    assert "not valid TOML" in message
+    assert "line 3" in message
+    assert "\n" not in message
+
+
+def test_duplicate_key_is_invalid_toml(tmp_path):
+    with pytest.raises(RulesError, match="line 2"):
+        load_rules(write(tmp_path, "players = 2\nplayers = 3\n"))
+
+
+def test_not_utf8(tmp_path):
+    path = tmp_path / "bin.toml"
+    path.write_bytes(b"players = \xff\n")
+    with pytest.raises(RulesError, match="bin.toml"):
+        load_rules(path)
+
+
+def test_missing_file(tmp_path):
+    missing = tmp_path / "nope.toml"
+    with pytest.raises(RulesError, match="ruleset file not found") as info:
+        load_rules(missing)
+    assert "nope.toml" in str(info.value)
+    with pytest.raises(RulesError, match="ruleset file not found"):
+        load_rules(str(missing))
+    with pytest.raises(RulesError, match="ruleset file not found"):
+        load_rules("rules/nothing-here")
+
+
+def test_directory_is_not_a_file(tmp_path):
+    with pytest.raises(RulesError, match="directory"):
+        load_rules(tmp_path)
+
+
+def test_unknown_preset_lists_presets():
+    with pytest.raises(RulesError) as info:
+        load_rules("capsa-susun")
+    message = str(info.value)
+    assert "unknown preset 'capsa-susun'" in message
+    assert "chinese-1-6, chinese-2-4, per-row, capsa, shisanshui" in message
+    with pytest.raises(RulesError, match="did you mean 'shisanshui'"):
+        load_rules("shisansui")
+
+
+def test_bad_argument_type():
+    with pytest.raises(RulesError, match="preset name"):
+        load_rules(42)  # type: ignore[arg-type]
+
+
+def test_rules_from_dict_errors():
+    with pytest.raises(RulesError, match="table of settings"):
+        rules_from_dict(["scoring"], name="x")  # type: ignore[arg-type]
+    with pytest.raises(RulesError, match="unknown key 'wheels'.*did you mean 'wheel'"):
+        rules_from_dict({"wheels": "low"}, name="x")
+
+
+def test_direct_construction_is_validated_and_normalised():
+    r = Rules(
+        name="x",
+        scoop_multiplier=2.0,
+        surrender_cost="none",
+        suit_order="SHCD",
+        royalties=[("back", "straight_flush", 5.0), ("front", "three_of_a_kind", 3)],
+        naturals=[("six_pairs", 3.0)],
+    )
+    assert r.scoop_multiplier == 2 and type(r.scoop_multiplier) is int
+    assert r.surrender_cost is None
+    assert r.suit_order == "shcd"
+    assert r.royalties == (("front", "three_of_a_kind", 3), ("back", "straight_flush", 5))
+    assert r.naturals == (("six_pairs", 3),)
+    hash(r)
+    with pytest.raises(RulesError, match="duplicate royalty 'royalties.back.straight_flush'"):
+        Rules(royalties=(("back", "straight_flush", 5), ("back", "straight_flush", 6)))
+    with pytest.raises(RulesError, match="duplicate natural 'naturals.dragon'"):
+        Rules(naturals=(("dragon", 13), ("dragon", 10)))
+    with pytest.raises(RulesError, match="players"):
+        dataclasses.replace(PRESETS["capsa"], players=7)
+    with pytest.raises(RulesError, match="royalties must"):
+        Rules(royalties={"front": {"three_of_a_kind": 3}})  # type: ignore[arg-type]
+
+
+# ---- digest, dict, display ---------------------------------------------------------------
+
+
+def test_digest_stable_and_distinct():
+    digests = {name: r.digest() for name, r in PRESETS.items()}
+    assert len(set(digests.values())) == len(PRESETS)
+    for name, d in digests.items():
+        assert len(d) == 16
+        int(d, 16)
+        assert load_rules(name).digest() == d
+        assert rules_from_dict(PRESETS[name].to_dict(), name="other").digest() == d
+    # pinned: changing a preset or the digest recipe must be a deliberate change here
+    assert digests == {
+        "chinese-1-6": "c501d667fffdb581",
+        "chinese-2-4": "cd90afe5299ac6bc",
+        "per-row": "f537cbd8fe73e078",
+        "capsa": "caac13519e5b9be7",
+        "shisanshui": "c7cdccb422b95c9a",
+    }
+
+
+def test_digest_ignores_name_but_not_settings():
+    base = PRESETS["chinese-1-6"]
+    assert dataclasses.replace(base, name="anything").digest() == base.digest()
+    assert dataclasses.replace(base, scoop_multiplier=1.0).digest() == base.digest()
+    changed = [
+        dataclasses.replace(base, players=3),
+        dataclasses.replace(base, surrender_cost=None),
+        dataclasses.replace(base, wheel="second"),
+        dataclasses.replace(base, suit_order="shcd"),
+        dataclasses.replace(base, royalty_mode="always"),
+        dataclasses.replace(base, one_royalty_per_hand=True),
+        dataclasses.replace(base, scoop_multiplier=2),
+        dataclasses.replace(base, naturals=tuple(reversed(base.naturals))),
+        dataclasses.replace(base, royalties=base.royalties[1:]),
+    ]
+    digests = {r.digest() for r in changed} | {base.digest()}
+    assert len(digests) == len(changed) + 1
+
+
+def test_digest_is_stable_across_processes():
+    code = "from solver.rules import PRESETS; print(PRESETS['shisanshui'].digest())"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == PRESETS["shisanshui"].digest()
+
+
+def test_to_dict_shape():
+    d = PRESETS["chinese-1-6"].to_dict()
+    assert d == {
+        "name": "chinese-1-6",
+        "scoring": "1-6",
+        "scoop_multiplier": 1,
+        "royalty_mode": "winner",
+        "one_royalty_per_hand": False,
+        "suit_order": "none",
+        "wheel": "low",
+        "surrender_cost": 3,
+        "players": 4,
+        "royalties": {
+            "front": {"three_of_a_kind": 3},
+            "middle": {"full_house": 2, "four_of_a_kind": 8, "straight_flush": 10},
+            "back": {"four_of_a_kind": 4, "straight_flush": 5},
+        },
+        "naturals": {"dragon": 13, "three_straights": 3, "six_pairs": 3, "three_flushes": 3},
+    }
+    p = PRESETS["per-row"].to_dict()
+    assert (p["royalties"], p["naturals"], p["surrender_cost"]) == (False, False, False)
+    assert PRESETS["capsa"].to_dict()["suit_order"] == "shcd"
+    for rules in PRESETS.values():
+        json.dumps(rules.to_dict(), allow_nan=False)
+
+
+def test_describe_rules():
+    rows = describe_rules(PRESETS["chinese-1-6"])
+    assert all(isinstance(k, str) and isinstance(v, str) for k, v in rows)
+    table = dict(rows)
+    assert table["name"] == "chinese-1-6"
+    assert table["scoring"].startswith("1-6")
+    assert table["royalties"] == (
+        "front three_of_a_kind 3; middle full_house 2, four_of_a_kind 8, straight_flush 10; "
+        "back four_of_a_kind 4, straight_flush 5"
+    )
+    assert table["naturals"].startswith(
+        "dragon 13, three_straights 3, six_pairs 3, three_flushes 3"
+    )
+    assert table["surrender_cost"] == "3 per opponent"
+    assert table["suit_order"].startswith("none")
+    assert table["players"].startswith("4")
+    assert table["digest"] == PRESETS["chinese-1-6"].digest()
+    capsa = dict(describe_rules(PRESETS["capsa"]))
+    assert capsa["royalties"] == "off"
+    assert capsa["suit_order"].startswith("s > h > c > d")
+    shss = dict(describe_rules(PRESETS["shisanshui"]))
+    assert shss["scoop_multiplier"] == "2"
+    assert shss["surrender_cost"] == "off"
+    assert shss["wheel"].startswith("second")
+    assert "royal_flush 14" in shss["royalties"] and "royal_flush 7" in shss["royalties"]
+    assert dict(describe_rules(PRESETS["per-row"]))["naturals"] == "off"
+
+
+# ---- round trip (Hypothesis) -----------------------------------------------------------
+
+units = st.one_of(st.integers(0, 50), st.floats(0, 50, allow_nan=False).map(lambda x: round(x, 3)))
+row_tables = {
+    "front": st.dictionaries(st.just("three_of_a_kind"), units),
+    "middle": st.dictionaries(
+        st.sampled_from(["full_house", "four_of_a_kind", "straight_flush", "royal_flush"]), units
+    ),
+    "back": st.dictionaries(
+        st.sampled_from(["full_house", "four_of_a_kind", "straight_flush", "royal_flush"]), units
+    ),
+}
+royalty_values = st.one_of(
+    st.just(False),
+    st.just(True),
+    st.fixed_dictionaries({}, optional=row_tables),
+)
+natural_values = st.one_of(
+    st.just(False),
+    st.just(True),
+    st.permutations(["dragon", "three_straights", "six_pairs", "three_flushes"]).flatmap(
+        lambda names: st.integers(0, 4).flatmap(
+            lambda k: st.tuples(*[units] * k).map(lambda us: dict(zip(names[:k], us, strict=True)))
+        )
+    ),
+)
+suit_orders = st.one_of(st.just("none"), st.permutations("cdhs").map("".join))
+settings_dicts = st.fixed_dictionaries(
+    {},
+    optional={
+        "base": st.sampled_from(list(PRESETS)),
+        "name": st.text(min_size=1, max_size=12).filter(str.strip),
+        "scoring": st.sampled_from(["per-row", "1-6", "2-4"]),
+        "scoop_multiplier": st.one_of(
+            st.integers(1, 4), st.floats(1, 4).map(lambda x: round(x, 2))
+        ),
+        "royalty_mode": st.sampled_from(["winner", "cancel", "always"]),
+        "one_royalty_per_hand": st.booleans(),
+        "suit_order": suit_orders,
+        "wheel": st.sampled_from(["low", "second"]),
+        "surrender_cost": st.one_of(st.just(False), st.just("none"), units),
+        "players": st.integers(2, 4),
+        "royalties": royalty_values,
+        "naturals": natural_values,
+    },
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(settings_dicts)
+def test_to_dict_round_trips(data):
+    rules = rules_from_dict(data, name="random")
+    as_dict = rules.to_dict()
+    json.dumps(as_dict, allow_nan=False)
+    again = rules_from_dict(as_dict, name="ignored")
+    assert again == rules
+    assert hash(again) == hash(rules)
+    assert again.digest() == rules.digest()
+    assert again.to_dict() == as_dict
+    # a dict that names any base gives the same rules: to_dict is complete
+    for base in ("per-row", "shisanshui"):
+        assert rules_from_dict({**as_dict, "base": base}, name="x") == rules
+
+
+@settings(max_examples=100, deadline=None)
+@given(settings_dicts)
+def test_file_round_trips(tmp_path_factory, data):
+    rules = rules_from_dict(data, name="random")
+    path = tmp_path_factory.mktemp("rt") / "r.toml"
+    path.write_text(to_toml(rules), encoding="utf-8")
+    assert load_rules(path) == rules
+
+
+@settings(max_examples=200, deadline=None)
+@given(settings_dicts)
+def test_settings_match_the_dict(data):
+    """Each given key lands in its field; keys left out keep the base's values."""
+    rules = rules_from_dict(data, name="random")
+    base = PRESETS[data.get("base", "chinese-1-6")]
+    for key in ("scoring", "royalty_mode", "one_royalty_per_hand", "wheel", "players"):
+        assert getattr(rules, key) == data.get(key, getattr(base, key))
+    assert rules.scoop_multiplier == data.get("scoop_multiplier", base.scoop_multiplier)
+    order = data.get("suit_order", base.suit_order or "none")
+    assert rules.suit_order == (None if order == "none" else order)
+    if "surrender_cost" in data:
+        cost = data["surrender_cost"]
+        assert rules.surrender_cost == (None if cost is False or cost == "none" else cost)
+    elif "scoring" in data:
+        assert rules.surrender_cost == {"1-6": 3, "2-4": 2, "per-row": None}[data["scoring"]]
+    else:
+        assert rules.surrender_cost == base.surrender_cost
+    nat = data.get("naturals")
+    if nat is None:
+        assert rules.naturals == base.naturals
+    elif nat is True:
+        assert rules.naturals == DEFAULT_NATURALS
+    elif nat is False:
+        assert rules.naturals == ()
+    else:
+        assert rules.naturals == tuple(nat.items())
+    roy = data.get("royalties")
+    for row in ("front", "middle", "back"):
+        got = {h: u for r, h, u in rules.royalties if r == row}
+        if roy is None:
+            want = {h: u for r, h, u in base.royalties if r == row}
+        elif roy is True:
+            want = {h: u for r, h, u in DEFAULT_ROYALTIES if r == row}
+        elif roy is False:
+            want = {}
+        elif row in roy:
+            want = roy[row]
+        else:
+            want = {h: u for r, h, u in base.royalties if r == row}
+        assert got == want
