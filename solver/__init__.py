@@ -2,4 +2,40 @@
 
 from solver.rules import PRESETS, Rules, RulesError, load_rules
 
-__all__ = ["PRESETS", "Rules", "RulesError", "load_rules"]
+__all__ = [
+    "PRESETS",
+    "Rules",
+    "Solution",
+    "RulesError",
+    "compile_rules",
+    "find_natural",
+    "load_rules",
+    "settle",
+    "settle_natural",
+    "set_hand",
+    "set_hands",
+    "solve",
+]
+
+# Loaded on first use, so that `import solver` (and `capsa --help`) never imports numba.
+_LAZY = {
+    "settle": "solver.settlement",
+    "settle_natural": "solver.settlement",
+    "compile_rules": "solver.settlement",
+    "find_natural": "solver.settlement",
+    "solve": "solver.search",
+    "Solution": "solver.search",
+    "set_hand": "solver.policy",
+    "set_hands": "solver.policy",
+}
+
+
+def __getattr__(name: str):
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'solver' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value

@@ -145,6 +145,582 @@ def rank(
     out.print(table)
 
 
+class BatchPolicy(enum.StrEnum):
+    mc = "mc"
+    field = "field"
+    greedy = "greedy"
+
+
+@app.command()
+def batch(
+    file: Annotated[
+        str,
+        typer.Argument(
+            metavar="FILE|-",
+            help="Hands, one a line ('id: cards', 'id<TAB>cards' or just cards; '#' comments),"
+            " or CSV with an id,hand header; '-' reads stdin.",
+        ),
+    ],
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="Output file (default: stdout).")
+    ] = None,
+    fmt: Annotated[
+        BatchFormat | None,
+        typer.Option(
+            "--format", "-f", help="Output format (default: csv for a .csv OUT, else jsonl)."
+        ),
+    ] = None,
+    rules: Annotated[
+        str | None,
+        typer.Option("--rules", "-r", help="Preset name or TOML ruleset file (see `capsa rules`)."),
+    ] = None,
+    policy: Annotated[
+        BatchPolicy,
+        typer.Option(
+            "--policy", "-p", help="mc: Monte Carlo best response; field, greedy: fast policies."
+        ),
+    ] = BatchPolicy.mc,
+    samples: Annotated[
+        int | None, typer.Option("--samples", "-n", min=1, help="Monte Carlo deals per hand.")
+    ] = None,
+    seed: Annotated[
+        int,
+        typer.Option(
+            "--seed", "-s", min=0, help="Run seed; each hand's comes from it and its line."
+        ),
+    ] = 0,
+    players: Annotated[
+        int | None,
+        typer.Option("--players", min=2, max=4, help="Players (default: the ruleset's)."),
+    ] = None,
+    workers: Annotated[
+        int | None,
+        typer.Option("--workers", "-w", min=1, help="Worker processes (default: every core)."),
+    ] = None,
+    resume: Annotated[
+        bool, typer.Option("--resume", help="Continue an interrupted run into the same -o file.")
+    ] = False,
+    dask: Annotated[
+        str | None,
+        typer.Option(
+            "--dask", metavar="ADDRESS|local", help="Solve on a Dask cluster (needs capsa[dask])."
+        ),
+    ] = None,
+    errors: Annotated[
+        Path | None, typer.Option("--errors", help="Also write the bad lines here (JSON lines).")
+    ] = None,
+    chunk_size: Annotated[int | None, typer.Option("--chunk-size", min=1, hidden=True)] = None,
+) -> None:
+    """Solve a file of hands: one record per hand, in input order, on every core."""
+    import time
+
+    from solver.batch import BatchError, run_batch
+
+    progress = None
+    task = None
+    if err.is_terminal:
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+            TimeRemainingColumn,
+        )
+
+        progress = Progress(
+            TextColumn("lines"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[rate]}"),
+            TimeElapsedColumn(),
+            TimeRemainingColumn(),
+            console=err,
+            transient=True,
+        )
+        task = progress.add_task("batch", total=None, rate="")
+    talk = progress.console if progress is not None else err
+
+    def on_bad(bad) -> None:  # noqa: ANN001 - solver.batch.BadLine
+        talk.print(f"capsa: {bad.message()}", markup=False)
+
+    def on_progress(p) -> None:  # noqa: ANN001 - solver.batch.BatchProgress
+        rate = p.hands / p.elapsed if p.elapsed > 0 else 0.0
+        progress.update(  # type: ignore[union-attr]
+            task, total=p.total_lines, completed=p.line, rate=f"{rate:,.0f} hands/s"
+        )
+
+    started = time.perf_counter()
+    try:
+        if progress is not None:
+            progress.start()
+        result = run_batch(
+            file,
+            output,
+            fmt=fmt.value if fmt is not None else None,
+            rules=rules,
+            policy=policy.value,
+            samples=samples,
+            seed=seed,
+            players=players,
+            workers=workers,
+            resume=resume,
+            dask=dask,
+            errors=errors,
+            on_bad=on_bad,
+            on_progress=on_progress if progress is not None else None,
+            chunk_size=chunk_size,
+        )
+    except (*bad_input_errors(), BatchError) as exc:
+        fail(str(exc))
+    finally:
+        if progress is not None:
+            progress.stop()
+    seconds = time.perf_counter() - started
+    rate = result.hands / seconds if seconds > 0 else 0.0
+    resumed = f" (resumed after line {result.resumed_after})" if result.resumed_after else ""
+    err.print(
+        f"capsa: {result.hands} hands, {result.bad} bad lines, {seconds:.1f} s, "
+        f"{rate:,.0f} hands/s{resumed}",
+        markup=False,
+    )
+    if result.interrupted:
+        err.print("capsa: interrupted; run again with --resume to continue", markup=False)
+        raise typer.Exit(130)
+    if result.bad:
+        raise typer.Exit(1)
+
+
+def _rules_summary(r) -> str:
+    """One line about a ruleset, for `capsa rules`."""
+    parts = [f"{r.scoring} scoring"]
+    if r.scoop_multiplier != 1:
+        parts.append(f"scoop x{r.scoop_multiplier:g}")
+    if r.royalties:
+        royal = " + royal flush" if any(h == "royal_flush" for _, h, _ in r.royalties) else ""
+        parts.append(f"royalties{royal} ({r.royalty_mode})")
+    else:
+        parts.append("no royalties")
+    parts.append("naturals" if r.naturals else "no naturals")
+    parts.append("suits " + ">".join(r.suit_order) if r.suit_order else "no suit order")
+    parts.append(f"wheel {r.wheel}")
+    return ", ".join(parts)
+
+
+@app.command("rules")
+def rules_command(
+    name: Annotated[
+        str | None,
+        typer.Argument(
+            help="Preset name or TOML ruleset file ('-' reads stdin); omit to list the presets."
+        ),
+    ] = None,
+    fmt: FormatOpt = Format.table,
+) -> None:
+    """List the rule presets, or show one ruleset (a preset or a TOML file) in full."""
+    from solver.rules import PRESETS, RulesError, describe_rules, load_rules, rules_from_dict
+
+    if name is None:
+        rows = [(n, _rules_summary(r)) for n, r in PRESETS.items()]
+        if fmt is Format.json:
+            emit_json([{"name": n, "summary": s} for n, s in rows])
+            return
+        table = Table(box=None)
+        table.add_column("preset")
+        table.add_column("summary")
+        for n, s in rows:
+            table.add_row(n, s)
+        out.print(table)
+        return
+    try:
+        if name == "-":
+            import tomllib
+
+            try:
+                data = tomllib.loads(sys.stdin.read())
+            except tomllib.TOMLDecodeError as exc:
+                raise RulesError(f"stdin: not valid TOML: {exc}") from None
+            r = rules_from_dict(data, name="stdin")
+        else:
+            r = load_rules(name)
+    except bad_input_errors() as exc:
+        fail(str(exc))
+    if fmt is Format.json:
+        emit_json(r.to_dict())
+        return
+    table = Table(show_header=False, box=None)
+    for key, value in describe_rules(r):
+        table.add_row(key, value)
+    out.print(table)
+
+
+# ---------------------------------------------------------------- bench and duel (#6)
+
+
+def _seconds(s: float) -> str:
+    """A duration in the unit that suits it: '12 ns', '9.1 µs', '0.31 ms', '1.2 s'."""
+    for scale, unit in ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs")):
+        if s >= scale:
+            return f"{s / scale:.3g} {unit}"
+    return f"{s / 1e-9:.3g} ns"
+
+
+def _rate(rate: float) -> str:
+    """Items per second, compact: '91.4 M/s', '3,307/s', '0.95/s'."""
+    if rate >= 1e6:
+        return f"{rate / 1e6:,.1f} M/s"
+    return f"{rate:,.0f}/s" if rate >= 100 else f"{rate:.3g}/s"
+
+
+def _status(text: str):  # noqa: ANN202 - a context manager
+    """A spinner on stderr when it is a terminal, else nothing."""
+    import contextlib
+
+    return err.status(text) if err.is_terminal else contextlib.nullcontext()
+
+
+@app.command()
+def bench(
+    quick: Annotated[
+        bool, typer.Option("--quick", help="Smaller inputs, fewer rounds: under a minute.")
+    ] = False,
+    compare: Annotated[
+        bool,
+        typer.Option(
+            "--compare",
+            help="Also time phevaluator, treys and eval7 (pip install 'capsa\\[compare]') "
+            "on the same 5-card hands.",
+        ),
+    ] = False,
+    only: Annotated[
+        list[str] | None,
+        typer.Option("--only", help="Run just this measurement (repeatable), e.g. eval5."),
+    ] = None,
+    fmt: FormatOpt = Format.table,
+) -> None:
+    """Measure speed next to DESIGN.md's targets: medians, rates, first-call (compile) time."""
+    from solver import bench as b
+
+    with _status("bench") as status:
+
+        def progress(name: str) -> None:
+            if status is not None:
+                status.update(f"bench: {name}")
+
+        try:
+            report = b.run(quick=quick, with_compare=compare, names=only, progress=progress)
+        except ValueError as exc:
+            fail(str(exc))
+    for s in report.skipped:
+        err.print(f"capsa: skipped {s['name']}: {s['reason']}", markup=False)
+    for s in report.failed:
+        err.print(f"capsa: {s['name']} failed: {s['error']}", markup=False)
+    if fmt is Format.json:
+        emit_json(report.to_dict())
+    else:
+        _bench_tables(report, quick)
+    if report.failed:
+        raise typer.Exit(1)
+
+
+def _bench_tables(report, quick: bool) -> None:  # noqa: ANN001 - solver.bench.Report
+    """The Rich tables of `capsa bench`: measurements, then the comparisons."""
+    from rich import box
+
+    m = report.machine
+    table = Table(
+        title="capsa bench" + (" --quick" if quick else ""),
+        caption=f"median per item of timed rounds; first call (numba compile or cache load) "
+        f"apart; eval5/eval3 items are rows, the rest hands; numba {m['numba']}, "
+        f"{m['numba_threads']} threads, {m['cpus']} CPUs; {report.seconds:.0f} s",
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+    )
+    for col in ("measurement", "n", "first call", "median", "rate", "target", "ok"):
+        table.add_column(col, justify="left" if col in ("measurement", "target") else "right")
+    for r in report.results:
+        ok = "—" if r.ok is None else "[green]yes[/]" if r.ok else "[red]no[/]"
+        table.add_row(
+            r.name,
+            f"{r.items:,}",
+            _seconds(r.first_call),
+            _seconds(r.per_item),
+            _rate(r.rate),
+            r.target or "—",
+            ok,
+        )
+    out.print(table)
+    if report.compare:
+        cmp = Table(
+            title="5-card evaluation: the same hands, public API in a Python loop",
+            caption="ratio: capsa's eval5 rate over the library's",
+            box=box.SIMPLE_HEAD,
+            pad_edge=False,
+        )
+        for col in ("library", "version", "n", "median", "rate", "ratio", "same order"):
+            cmp.add_column(col)
+        for r in report.compare:
+            ratio = r.extra.get("ratio")
+            cmp.add_row(
+                r.name,
+                str(r.extra.get("version", "?")),
+                f"{r.items:,}",
+                _seconds(r.per_item),
+                _rate(r.rate),
+                f"{ratio:,.1f}x" if ratio is not None else "—",
+                "yes" if r.extra.get("same_order") else "[red]NO[/]",
+            )
+        out.print(cmp)
+
+
+@app.command()
+def duel(
+    a: Annotated[
+        str, typer.Argument(help="Strategy A: mc, mc:SAMPLES, field, greedy, cmd:PROGRAM.")
+    ],
+    b: Annotated[str, typer.Argument(help="Strategy B, the same choices.")],
+    deals: Annotated[
+        int, typer.Option("--deals", "-d", min=1, help="Deals, each played in every seating.")
+    ] = 1000,
+    rules: Annotated[
+        str | None,
+        typer.Option("--rules", "-r", help="Preset name or TOML ruleset file (see `capsa rules`)."),
+    ] = None,
+    players: Annotated[
+        int | None,
+        typer.Option(
+            "--players", min=2, max=4, help="Players at the table (default: the ruleset's)."
+        ),
+    ] = None,
+    seed: Annotated[
+        int | None, typer.Option("--seed", "-s", min=0, help="Seed of the deals (default: random).")
+    ] = None,
+    timeout: Annotated[
+        float | None,
+        typer.Option(
+            "--timeout",
+            min=0.001,
+            help="Seconds a cmd: program gets for all its hands (default 60 + 0.01 a hand).",
+        ),
+    ] = None,
+    fmt: FormatOpt = Format.table,
+) -> None:
+    """Play strategy A against B in duplicate: A's units per deal (95% CI), differences, fouls.
+
+    Every deal is played once per seat, A in that seat and B in the others, so the cards'
+    luck cancels. cmd:PROGRAM reads hands on stdin, one a line ('2c 7d ...'), and writes
+    one setting a line ('front | middle | back'); bad or missing answers count as fouls.
+    """
+    from solver.duel import DuelError
+    from solver.duel import duel as run_duel
+
+    with _status("duel") as status:
+
+        def progress(name: str, done: int, total: int) -> None:
+            if status is not None:
+                status.update(f"duel: {name} setting hands {done:,}/{total:,}")
+
+        try:
+            result = run_duel(
+                a, b, deals=deals, rules=rules, players=players, seed=seed,
+                timeout=timeout, progress=progress,
+            )  # fmt: skip
+        except (*bad_input_errors(), DuelError) as exc:
+            fail(str(exc))
+    for note in result.notes:
+        err.print(f"capsa: {note}", markup=False)
+    d = result.to_dict()
+    if fmt is Format.json:
+        emit_json(d)
+        return
+    table = Table(
+        title=f"{d['a']} (A) vs {d['b']} (B)",
+        caption=f"{d['rules']}, {d['players']} players, {d['deals']:,} deals x "
+        f"{d['players']} seatings, seed {d['seed']}",
+        show_header=False,
+    )
+    table.add_column("what")
+    table.add_column("value", justify="right")
+    ci = d["ci95"]
+    interval = f" ± {(ci[1] - ci[0]) / 2:.4f}  [{ci[0]:+.4f}, {ci[1]:+.4f}]" if ci else ""
+    table.add_row("A units per deal (95% CI)", f"{d['mean']:+.4f}{interval}")
+    if d["players"] > 2:
+        table.add_row("A units per deal per opponent", f"{d['mean_per_opponent']:+.4f}")
+    table.add_row("hands set differently", f"{d['differ']:.1%} of {d['hands']:,}")
+    for side in ("a", "b"):
+        f = d["fouls"][side]
+        bad = f", {f['bad_answers']:,} bad answers" if f["bad_answers"] else ""
+        table.add_row(f"fouls {side.upper()}", f"{f['fouls']:,} ({f['rate']:.1%}){bad}")
+    out.print(table)
+
+
+ROW_NAMES = ("front", "middle", "back")
+
+
+def _render_solution(d: dict) -> None:
+    """Rich rendering of Solution.to_dict() on stdout."""
+    from rich.panel import Panel
+
+    head = f"[bold]{pretty_cards(d['hand'])}[/]   rules {d['rules']}, {d['players']} players"
+    rows = Table(box=None, show_header=True, header_style="bold")
+    rows.add_column("row")
+    rows.add_column("cards")
+    if d["row_stats"]:
+        rows.add_column("win", justify="right")
+        rows.add_column("tie", justify="right")
+        rows.add_column("loss", justify="right")
+    for name in ROW_NAMES:
+        cells = [name, pretty_cards(d[name])]
+        if d["row_stats"]:
+            st = d["row_stats"][name]
+            cells += [f"{st['win']:.1%}", f"{st['tie']:.1%}", f"{st['loss']:.1%}"]
+        rows.add_row(*cells)
+    ev = f"{d['ev']:+.3f} units per opponent ({d['ev_total']:+.3f} for the table)"
+    if d["stderr"] is not None and d["policy"] == "mc":
+        ev = f"{d['ev']:+.3f} ± {d['stderr']:.3f} units per opponent ({d['ev_total']:+.3f} table)"
+    how = {"mc": f"Monte Carlo, {d['samples']} opponent hands, seed {d['seed']}",
+           "exact": "exact against the given opponents",
+           "field": "field model (no sampling)", "greedy": "greedy setting, field-model value"}
+    advice = {
+        "play": "[green]play this setting[/]",
+        "declare": "[bold magenta]declare the natural[/]",
+        "surrender": "[bold red]surrender[/]",
+    }[d["action"]]
+    out.print(Panel.fit(rows, title=head, subtitle=how.get(d["policy"], d["policy"])))
+    out.print(f"expected value: {ev}")
+    if d["natural"]:
+        n = d["natural"]
+        out.print(
+            f"natural: {n['name'].replace('_', ' ')}: declaring is worth {n['ev_declare']:+.3f}, "
+            f"playing {n['ev_play']:+.3f}"
+        )
+    sur = d["surrender"]
+    if sur["cost"] is not None:
+        out.print(f"surrender costs {sur['cost']} per opponent: "
+                  f"{'recommended' if sur['recommended'] else 'not recommended'}")
+    out.print(f"advice: {advice}")
+    if d["alternatives"]:
+        alt = Table(box=None, header_style="bold", title="runners-up", title_justify="left")
+        for col in ("front", "middle", "back"):
+            alt.add_column(col)
+        alt.add_column("ev", justify="right")
+        alt.add_column("vs best", justify="right")
+        for a in d["alternatives"]:
+            diff = f"{a['diff']:+.3f}"
+            if a.get("diff_stderr"):
+                diff += f" ± {a['diff_stderr']:.3f}"
+            alt.add_row(pretty_cards(a["front"]), pretty_cards(a["middle"]),
+                        pretty_cards(a["back"]), f"{a['ev']:+.3f}", diff)
+        out.print(alt)
+
+
+def _read_against(path: str) -> list[str]:
+    """Opponent settings, one 'front | middle | back' per line ('-' = stdin)."""
+    text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
+    return [ln.strip() for ln in text.splitlines() if ln.strip() and not ln.startswith("#")]
+
+
+@app.command()
+def solve(
+    hand: Annotated[str, typer.Argument(help="13 cards, e.g. 'As Kd Qh ...' ('-' reads stdin).")],
+    rules: RulesOpt = "chinese-1-6",
+    players: Annotated[
+        int | None, typer.Option("--players", "-p", min=2, max=4, help="Players at the table.")
+    ] = None,
+    samples: Annotated[
+        int | None, typer.Option("--samples", "-n", min=1, help="Opponent hands dealt (mc).")
+    ] = None,
+    seed: Annotated[int | None, typer.Option("--seed", "-s", help="Random seed (mc).")] = None,
+    top: Annotated[int, typer.Option("--top", "-k", min=0, help="Runners-up to show.")] = 3,
+    policy: Annotated[
+        str, typer.Option("--policy", help="mc (Monte Carlo best response), field or greedy.")
+    ] = "mc",
+    against: Annotated[
+        str | None,
+        typer.Option("--against", help="File of opponent settings 'front | middle | back' "
+                     "(one per line): exact answer against them."),
+    ] = None,
+    fmt: FormatOpt = Format.table,
+) -> None:
+    """Find the setting of a hand that wins the most units on average."""
+    from solver.search import POLICIES
+    from solver.search import solve as _solve
+
+    if policy not in POLICIES:
+        fail(f"--policy must be one of {', '.join(POLICIES)}, got {policy!r}")
+    if hand == "-":
+        hand = sys.stdin.read().strip()
+    try:
+        opponents = _read_against(against) if against else None
+        from solver.rules import load_rules
+
+        sol = _solve(hand, rules=load_rules(rules), players=players, policy=policy,
+                     samples=samples, seed=seed, against=opponents, top=top)
+    except OSError as exc:
+        fail(f"cannot read --against file: {exc}")
+    except (*bad_input_errors(), ValueError) as exc:
+        fail(str(exc))
+    if fmt is Format.json:
+        emit_json(sol.to_dict())
+    else:
+        _render_solution(sol.to_dict())
+
+
+@app.command()
+def train(
+    rules: RulesOpt = "chinese-1-6",
+    rounds: Annotated[int, typer.Option(min=1, help="Most rounds of self-play.")] = 30,
+    hands: Annotated[int, typer.Option(min=100, help="Random hands set per round.")] = 20_000,
+    seed: Annotated[int, typer.Option(help="Random seed (recorded in the tables).")] = 20261130,
+    tol: Annotated[float, typer.Option(help="Stop when the tables move less than this.")] = 0.001,
+    output: Annotated[
+        str | None,
+        typer.Option("--output", "-o", help="Where to write the tables (default: the cache, "
+                     "or solver/data for a preset with --ship)."),
+    ] = None,
+    ship: Annotated[bool, typer.Option(help="Write to solver/data/field-NAME.npz.")] = False,
+) -> None:
+    """Train the field strategy's tables for a ruleset by self-play (fictitious play)."""
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from solver import policy as pol
+    from solver.rules import load_rules
+    from solver.train import train as _train
+
+    try:
+        r = load_rules(rules)
+    except bad_input_errors() as exc:
+        fail(str(exc))
+    if output:
+        dest = Path(output)
+    elif ship:
+        dest = pol.DATA_DIR / f"field-{r.name}.npz"
+    else:
+        dest = pol.field_cache_path(r)
+    with Progress(TextColumn("[bold]training[/] {task.description}"), BarColumn(),
+                  TextColumn("{task.completed}/{task.total} rounds"), TimeElapsedColumn(),
+                  console=err, disable=not err.is_terminal) as prog:
+        task = prog.add_task(r.name, total=rounds)
+
+        def report(rep) -> None:  # noqa: ANN001 - solver.train.RoundReport
+            if rep.round == 0:
+                err.print(f"round 0: greedy start, {rep.hands} hands, {rep.seconds:.1f} s")
+                return
+            prog.update(task, completed=rep.round)
+            err.print(f"round {rep.round}: tables moved {rep.change:.5f} "
+                      f"({rep.hands} hands, {rep.seconds:.1f} s)")
+
+        tables = _train(r, rounds=rounds, hands_per_round=hands, seed=seed, tol=tol,
+                        progress=report)
+    pol.save_field(tables, dest)
+    pol.get_field.cache_clear()
+    meta = tables.meta
+    state = "converged" if meta["converged"] else "NOT converged (raise --rounds)"
+    err.print(f"{state} after {meta['rounds']} rounds (tol {tol}); wrote {dest}")
+    if not meta["converged"]:
+        raise typer.Exit(1)
+
+
 def main() -> None:
     """Console-script entry point."""
     if os.environ.get("NO_COLOR"):

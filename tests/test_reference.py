@@ -265,8 +265,9 @@ def test_legality():
     # equal middle and back are legal without a suit order; the suits decide with one
     front, middle, back = C("2h 3d 5c"), C("9s 8d 7h 6c 5d"), C("9h 8s 7s 6s 5s")
     assert R.ref_is_legal(front, middle, back)
-    assert R.ref_is_legal(front, middle, back, suit_order="shcd")
-    assert not R.ref_is_legal(front, back, middle, suit_order="shcd")
+    assert R.ref_is_legal(front, back, middle)
+    assert not R.ref_is_legal(front, middle, back, suit_order="shcd")  # 9s over 9h
+    assert R.ref_is_legal(front, back, middle, suit_order="shcd")
     # wheel position changes legality
     front, middle, back = C("2h 3d 6c"), C("5s 4d 3h 2c Ad"), C("9s Td Jh Qc Kh")
     assert R.ref_is_legal(front, middle, back, wheel="low")
@@ -304,8 +305,8 @@ def test_row_royalties():
 # A scoops B (pair/trips/flush against high card/two pair/straight), no royalties.
 SCOOP_A = setting("Qh Qd 4c", "Jh Jd Js 5c 6d", "2s 5s 8s Ts Ks")
 SCOOP_B = setting("7c 8d 9h", "Tc Td 3c 3d 4d", "2d 3h 4h 5h 6c")
-# Same A, its middle a full house (royalty 2).
-SCOOP_A_FH = setting("Qh Qd 4c", "Jh Jd Js 5c 5d", "2s 5s 8s Ts Ks")
+# Another scooping A: full houses in the middle (royalty 2) and the back (none).
+SCOOP_A_FH = setting("Qh Qd 4c", "6d 6h 6s 2c 2h", "Jh Jd Js 5c 5d")
 
 
 def test_scoop_under_each_scoring_system():
@@ -352,8 +353,21 @@ def test_non_scoop_results():
     assert R.ref_row_results(SCOOP_A, b, rules()) == (0, -1, 1)
     for scoring in ("per-row", "1-6", "2-4"):
         assert R.ref_settle(SCOOP_A, b, rules(scoring=scoring)) == 0
-    # one win, two ties: 2-4 pays 1 + 1
-    b = setting("Qc Qs 4h", "Jc 2c 2h 2d 7c", "2d 3h 4s 5h 6c")
+    # one win, two ties (the backs are flushes of the same ranks): 2-4 pays 1 + 1
+    b = setting("Qc Qs 4h", "Ac Ad 3c 3d 4d", "2h 5h 8h Th Kh")
+    check_disjoint(SCOOP_A, b)
+    assert R.ref_row_results(SCOOP_A, b, rules()) == (0, 1, 0)
+    assert R.ref_settle(SCOOP_A, b, rules(scoring="per-row")) == 1
+    assert R.ref_settle(SCOOP_A, b, rules(scoring="1-6")) == 1
+    assert R.ref_settle(SCOOP_A, b, rules(scoring="2-4")) == 2
+    # suits break both ties: under "shcd" Qs beats Qh in front, spades beat hearts in back
+    r = rules(scoring="2-4", suit_order="shcd")
+    assert R.ref_row_results(SCOOP_A, b, r) == (-1, 1, 1)
+    assert R.ref_settle(SCOOP_A, b, r) == 2
+    # under "dshc" A's Qd beats Qs and A scoops
+    r = rules(scoring="2-4", suit_order="dshc")
+    assert R.ref_row_results(SCOOP_A, b, r) == (1, 1, 1)
+    assert R.ref_settle(SCOOP_A, b, r) == 4
 
 
 # Royalty hands: A loses front (222 vs AAA, both 3), loses middle (FH 2 vs quads 8),
@@ -395,22 +409,23 @@ def test_cancel_pays_one_sided_rows():
 
 
 def test_tied_row_pays_no_royalty_unless_suits_break_it():
-    a = setting("2c 3d 7s", "5h 6h 7h 8h 9h", "Tc Td Th Ts 2h")
-    b = setting("2d 3s 8c", "5c 6c 7c 8c 9c", "Jc Jd Jh Js 4d")
+    # backs: 9-high straight flushes of hearts and clubs; middles: quads T < quads J
+    a = setting("2c 3d 7s", "Tc Td Th Ts 2h", "5h 6h 7h 8h 9h")
+    b = setting("2d 3s 8d", "Jc Jd Jh Js 4d", "5c 6c 7c 8c 9c")
     check_disjoint(a, b)
-    assert R.ref_row_results(a, b, rules()) == (-1, 0, -1)
-    # winner: -2 rows - back royalty 4
-    assert R.ref_settle(a, b, rules()) == -6
-    # always: A 10 + 4, B 10 + 4
+    assert R.ref_row_results(a, b, rules()) == (-1, -1, 0)
+    # winner: -2 rows - middle royalty 8, the tied back pays nothing
+    assert R.ref_settle(a, b, rules()) == -10
+    # always: A 8 + 5, B 8 + 5
     assert R.ref_settle(a, b, rules(royalty_mode="always")) == -2
-    # hearts beat clubs: A wins the middle and its straight flush royalty
+    # hearts beat clubs: A wins the back and its straight flush royalty
     r = rules(suit_order="shcd")
-    assert R.ref_row_results(a, b, r) == (-1, 1, -1)
-    assert R.ref_settle(a, b, r) == -1 + 10 - 4
-    # diamonds and spades decide the front: 7s vs 8c is a rank difference, not suits
+    assert R.ref_row_results(a, b, r) == (-1, -1, 1)
+    assert R.ref_settle(a, b, r) == -1 - 8 + 5
+    # clubs strongest: B wins the back too, a scoop (the front is a rank difference)
     r = rules(suit_order="cdhs")
     assert R.ref_row_results(a, b, r) == (-1, -1, -1)
-    assert R.ref_settle(a, b, r) == -6 - 10 - 4
+    assert R.ref_settle(a, b, r) == -6 - 8 - 5
 
 
 def test_one_royalty_per_hand():
@@ -421,8 +436,8 @@ def test_one_royalty_per_hand():
         -1 + 5 - 8
     )
     # A keeps only the front trips (3 > 2): the middle FH royalty no longer counts
-    a = setting("Ac Ad Ah", "5c 5d 5h 9c 9d", "Jc Jd Js 3c 4c")
-    b = setting("2c 2d 7h", "Qc Qd 4h 4d 3d", "Kc Kd Kh 6c 7c")
+    a = setting("Ac Ad Ah", "5c 5d 5h 9c 9d", "Jc Jd Js 3c 3h")
+    b = setting("2c 2d 7h", "Qc Qd 4h 4d 3d", "Kc Kd Kh 6c 6d")
     check_disjoint(a, b)
     assert R.ref_row_results(a, b, rules()) == (1, 1, -1)
     assert R.ref_settle(a, b, rules()) == 1 + 3 + 2
@@ -435,7 +450,7 @@ def test_one_royalty_per_hand():
 # B fouls: front trips aces above a middle pair; B's rows would otherwise win the front.
 FOUL_B = setting("Ac Ad Ah", "Kc Kd 7c 8c 9d", "Qc Qs 3c 3d 6c")
 # B fouls with a middle full house above its back (a royalty in the middle, like A's)
-FOUL_B_FH = setting("Ac Ad 8h", "Kc Kd Ks 7c 7d", "Qc Qs 3c 3d 6c")
+FOUL_B_FH = setting("Ac Ad 8h", "Kc Kd Kh 7c 7d", "Qc Qs 3c 3d 6c")
 
 
 def test_one_fouled_hand():
@@ -462,7 +477,7 @@ def test_one_fouled_hand():
 
 
 def test_two_fouled_hands_settle_zero():
-    a = setting("Qh Qd Qs", "Jh 2d 3s 5c 6d", "2s 5s 8s Ts Ks")  # trips front over high card
+    a = setting("Jc Jd Js", "Th 2d 4s 5c 6d", "2s 5s 8s Ts Ks")  # trips front over high card
     check_disjoint(a, FOUL_B)
     assert not R.ref_is_legal(*a)
     for mode in ("winner", "cancel", "always"):
@@ -486,8 +501,13 @@ def test_settle_is_antisymmetric():
     variants = [
         rules(),
         rules(scoring="2-4", royalty_mode="cancel"),
-        rules(scoring="per-row", scoop_multiplier=2, suit_order="shcd", wheel="second",
-              royalties=DEFAULT_ROYALTIES + ROYAL_LINES),
+        rules(
+            scoring="per-row",
+            scoop_multiplier=2,
+            suit_order="shcd",
+            wheel="second",
+            royalties=DEFAULT_ROYALTIES + ROYAL_LINES,
+        ),
         rules(royalty_mode="always", one_royalty_per_hand=True),
     ]
     for _ in range(200):
@@ -548,10 +568,14 @@ def test_three_straights():
     assert [n for n, _ in R.ref_naturals(hand, rules())] == ["three_straights"]
     hand = C("Kc Ad 2h 2c 3d 4h 5s 6c 5d 6h 7s 8c 9d")  # K-A-2 does not
     assert R.ref_naturals(hand, rules()) == []
-    # wheel position changes the key, not whether it qualifies
-    hand = C("Jc Qd Kh Ac 2d 3h 4s 5c 6d 7h 8s 9c Td")  # a dragon: back choice matters
-    low = dict(R.ref_naturals(hand, rules()))["three_straights"]
-    assert low[0] == R.ref_key5(C("Td Jc Qd Kh Ac"))
+    # the wheel position decides which straight is the back
+    hand = C("Ac 2d 3h 4s 5c 9d Th Js Qc Kd 3c 4d 5h")
+    wheel, king_high, front = C("Ac 2d 3h 4s 5c"), C("9d Th Js Qc Kd"), C("3c 4d 5h")
+    assert R.ref_naturals(hand, rules()) == [
+        ("three_straights", (R.ref_key5(king_high), R.ref_key5(wheel), R.ref_key3(front)))
+    ]
+    second = (R.ref_key5(wheel, "second"), R.ref_key5(king_high, "second"), R.ref_key3(front))
+    assert R.ref_naturals(hand, rules(wheel="second")) == [("three_straights", second)]
 
 
 def test_three_flushes_and_order():
@@ -561,8 +585,11 @@ def test_three_flushes_and_order():
         ("six_pairs", (5, 4, 3, 2, 1, 0)),
         (
             "three_flushes",
-            (R.ref_key5(C("4h 5h 6h 7h 8h")), R.ref_key5(C("2d 3d 4d 5d 6d")),
-             R.ref_key3(C("2c 3c 7c"))),
+            (
+                R.ref_key5(C("4h 5h 6h 7h 8h")),
+                R.ref_key5(C("2d 3d 4d 5d 6d")),
+                R.ref_key3(C("2c 3c 7c")),
+            ),
         ),
     ]
     assert found[1][1][0] == (8, (6,))  # back: the 8-high straight flush
@@ -575,10 +602,16 @@ def test_three_flushes_and_order():
     # best back among several: 8 hearts give a choice of front and rows
     hand = C("2h 3h 4h 9h Jh Qh Kh Ah 2s 5s 7s 8s Ts")
     key = dict(R.ref_naturals(hand, rules()))["three_flushes"]
-    assert key == (R.ref_key5(C("9h Jh Qh Kh Ah")), R.ref_key5(C("2s 5s 7s 8s Ts")),
-                   R.ref_key3(C("2h 3h 4h")))
-    # not three flushes: only 4 clubs for the front's suit and 4 + 5
-    assert R.ref_naturals(C("2c 3c 7c 9c 3d 4d 5d 6d 4h 5h 6h 7h 8s"), rules()) == []
+    assert key == (
+        R.ref_key5(C("9h Jh Qh Kh Ah")),
+        R.ref_key5(C("2s 5s 7s 8s Ts")),
+        R.ref_key3(C("2h 3h 4h")),
+    )
+    # four cards of each suit: no 5-card flush, so no three flushes (nor anything else)
+    assert R.ref_naturals(C("2c 3c 7c Kc 3d 4d 5d 6d 4h 5h 6h 7h 8s"), rules()) == []
+    # ... while the same ranks with 9c in place of Kc make three straights (7-8-9 front)
+    hand = C("2c 3c 7c 9c 3d 4d 5d 6d 4h 5h 6h 7h 8s")
+    assert [n for n, _ in R.ref_naturals(hand, rules())] == ["three_straights"]
 
 
 def test_settle_naturals():
@@ -628,14 +661,11 @@ def test_all_splits():
 
 
 QUADS_HAND = C("Ac Ad Ah As Kc Kd Kh Ks Qc Qd Qh 2c 3d")
-FOULED_OPPONENTS = [
-    setting("Jc Jd Js", "Tc 9d 8c 6s 5s", "4c 4d 4h 9c 7s"),
-    setting("Th Ts Tc", "2h 3h 5d 6d 7d", "Jh 2s 3s 4s 8s"),  # Tc reused: settings are
-]  # only compared with the hand, not each other
+FOULED_OPPONENT = setting("Jc Jd Js", "Tc 9d 8c 6s 5s", "4c 4d 4h 9c 7s")
 
 
 def test_best_setting_against_fouled_opponent():
-    opp = FOULED_OPPONENTS[0]
+    opp = FOULED_OPPONENT
     assert not R.ref_is_legal(*opp)
     value, best = R.ref_best_setting(QUADS_HAND, [opp], rules())
     # 6 for the scoop + front trips 3 + middle quads 8 + back quads 4

@@ -1,0 +1,557 @@
+"""numba kernels for setting a hand: subsets, splits, the Pareto front, policies.
+
+Pure: arrays and scalars in, no validation, no I/O. Hands are **sorted** 13-card
+``uint8`` arrays. A *split* is a partition of the 13 positions into a 3-subset (front,
+index into the 286 three-subsets) and two 5-subsets (indices into the 1,287 five-subsets);
+the stronger five always goes to the back, so the 72,072 ordered splits reduce to
+36,036 partitions (``part``, int16[36036, 3]: front, five A, five B).
+
+Row keys: ``key = strength' * 4 + suit component`` (see solver.settlement); a higher key
+wins, and a setting is legal when ``key_front <= key_middle <= key_back``.
+
+Field tables (per row r = 0 front, 1 middle, 2 back, indexed by key):
+``fw[r, k]`` P(win the row), ``ft[r, k]`` P(tie), ``fo[r, k]`` the expected royalty an
+opponent collects on that row by beating a row of key k; ``fe[r]`` an opponent's expected
+row royalty (for royalty mode "always").
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from evaluator._jit import kernel
+from evaluator._kernels import _subset_pass
+from solver._settle_kernels import _settle, _settle_natural
+
+# params layout (shared with solver.settlement.compile_rules)
+P_SCORING, P_MULT, P_MODE, P_ONE, P_ROY = 0, 1, 2, 3, 4
+SCORING_PER_ROW, SCORING_16, SCORING_24 = 0, 1, 2
+MODE_WINNER, MODE_CANCEL, MODE_ALWAYS = 0, 1, 2
+
+POLICY_GREEDY, POLICY_FIELD = 0, 1
+
+
+@kernel
+def _keys_and_royalties(hand, s5, s3, remap, decisive, suit_rank, roy, k5, k3, r5, r3):
+    """Row keys and royalties of every subset of a sorted hand.
+
+    s5 int16[1287], s3 int16[286] strengths (evaluator order); remap int16[7917];
+    decisive int8[7917]; suit_rank int64[4]; roy float64[3, 7917] by strength.
+    Out: k5 int64[1287], k3 int64[286], r5 float64[2, 1287] (as middle, as back),
+    r3 float64[286].
+    """
+    suited = suit_rank.max() > 0
+    n = 0
+    for a in range(9):
+        for b in range(a + 1, 10):
+            for c in range(b + 1, 11):
+                for d in range(c + 1, 12):
+                    for e in range(d + 1, 13):
+                        s = s5[n]
+                        comp = 0
+                        if suited:
+                            dr = decisive[s]
+                            for p in (a, b, c, d, e):
+                                card = hand[p]
+                                if card >> 2 == dr and suit_rank[card & 3] > comp:
+                                    comp = suit_rank[card & 3]
+                        k5[n] = np.int64(remap[s]) * 4 + comp
+                        r5[0, n] = roy[1, s]
+                        r5[1, n] = roy[2, s]
+                        n += 1
+    n = 0
+    for a in range(11):
+        for b in range(a + 1, 12):
+            for c in range(b + 1, 13):
+                s = s3[n]
+                comp = 0
+                if suited:
+                    dr = decisive[s]
+                    for p in (a, b, c):
+                        card = hand[p]
+                        if card >> 2 == dr and suit_rank[card & 3] > comp:
+                            comp = suit_rank[card & 3]
+                k3[n] = np.int64(remap[s]) * 4 + comp
+                r3[n] = roy[0, s]
+                n += 1
+
+
+@kernel
+def _prepare(hand, multi5, flush5, multi3, remap, decisive, suit_rank, roy, k5, k3, r5, r3):
+    """Subset strengths, then keys and royalties (see _keys_and_royalties)."""
+    s5 = np.empty(1287, np.int16)
+    s3 = np.empty(286, np.int16)
+    _subset_pass(hand, multi5, flush5, multi3, s5, s3)
+    _keys_and_royalties(hand, s5, s3, remap, decisive, suit_rank, roy, k5, k3, r5, r3)
+
+
+@kernel
+def _legal_partitions(k3, k5, part, out):
+    """Legal partitions, oriented (front, middle, back); returns how many.
+
+    out int32[36036, 3]. Of two equal fives, one orientation is kept (they are equal).
+    """
+    n = 0
+    for p in range(part.shape[0]):
+        f = part[p, 0]
+        a = part[p, 1]
+        b = part[p, 2]
+        ka = k5[a]
+        kb = k5[b]
+        if ka > kb:
+            m = b
+            bk = a
+            km = kb
+        else:
+            m = a
+            bk = b
+            km = ka
+        if k3[f] <= km:
+            out[n, 0] = f
+            out[n, 1] = m
+            out[n, 2] = bk
+            n += 1
+    return n
+
+
+@kernel
+def _count_legal_splits(k3, k5, part):
+    """Legal splits among all 72,072 ordered ones (equal fives count both ways)."""
+    n = 0
+    for p in range(part.shape[0]):
+        kf = k3[part[p, 0]]
+        ka = k5[part[p, 1]]
+        kb = k5[part[p, 2]]
+        if kf <= ka and ka <= kb:
+            n += 1
+        if kf <= kb and kb <= ka:
+            n += 1
+    return n
+
+
+@kernel
+def _dense_rank(keys):
+    """Dense rank (0 = weakest) of each key, and the number of distinct keys."""
+    order = np.argsort(keys)
+    rank = np.empty(keys.shape[0], np.int64)
+    r = -1
+    for i in range(keys.shape[0]):
+        if i == 0 or keys[order[i]] != keys[order[i - 1]]:
+            r += 1
+        rank[order[i]] = r
+    return rank, r + 1
+
+
+@kernel
+def _counting_sort_desc(order, key, nkey):
+    """Stable sort of the index array `order` by key[order] descending (keys 0..nkey-1)."""
+    cnt = np.zeros(nkey + 1, np.int64)
+    for i in order:
+        cnt[nkey - 1 - key[i] + 1] += 1
+    for v in range(nkey):
+        cnt[v + 1] += cnt[v]
+    out = np.empty_like(order)
+    for i in order:
+        v = nkey - 1 - key[i]
+        out[cnt[v]] = i
+        cnt[v] += 1
+    return out
+
+
+@kernel
+def _pareto(k3, k5, legal, n, keep):
+    """Mark the Pareto front of the first n legal splits: keep bool[n].
+
+    A split is dropped when another has every row at least as strong (key >= in front,
+    middle and back); of identical key triples one is kept. Royalties must be monotone
+    in the key for this to be safe (the caller checks).
+
+    Splits are radix-sorted by (middle, front, back) descending, so every split that
+    dominates another comes before it; a sweep keeps, in a Fenwick tree over front rank,
+    the best back rank seen among fronts at least as strong.
+    """
+    r5, n5 = _dense_rank(k5)
+    r3, n3 = _dense_rank(k3)
+    F = np.empty(n, np.int64)
+    M = np.empty(n, np.int64)
+    B = np.empty(n, np.int64)
+    for i in range(n):
+        F[i] = r3[legal[i, 0]]
+        M[i] = r5[legal[i, 1]]
+        B[i] = r5[legal[i, 2]]
+    order = np.arange(n)
+    order = _counting_sort_desc(order, B, n5)
+    order = _counting_sort_desc(order, F, n3)
+    order = _counting_sort_desc(order, M, n5)
+    fen = np.full(n3 + 1, np.int64(-1))
+    for i in order:
+        q = n3 - F[i]  # Fenwick position; prefix (1..q) covers fronts at least as strong
+        best = np.int64(-1)
+        j = q
+        while j > 0:
+            if fen[j] > best:
+                best = fen[j]
+            j -= j & (-j)
+        if best >= B[i]:
+            keep[i] = False
+            continue
+        keep[i] = True
+        j = q
+        while j <= n3:
+            if fen[j] < B[i]:
+                fen[j] = B[i]
+            j += j & (-j)
+
+
+@kernel
+def _row_terms(key, myroy, fw, ft, fo, fe, r, mode):
+    """(win, tie, loss, royalty term) of one row of key `key` against the field."""
+    w = fw[r, key]
+    t = ft[r, key]
+    if mode == MODE_ALWAYS:
+        rt = myroy - fe[r]
+    else:
+        rt = w * myroy - fo[r, key]
+    return w, t, 1.0 - w - t, rt
+
+
+@kernel
+def _field_value(wf, tf, lf, wm, tm, lm, wb, tb, lb, rsum, scoring, mult):
+    """Expected units per opponent from independent row outcomes, under the scoring."""
+    v = (wf - lf) + (wm - lm) + (wb - lb) + rsum
+    sw = wf * wm * wb
+    sl = lf * lm * lb
+    bonus3 = 0.0
+    if scoring == SCORING_16:
+        v += 3.0 * (sw - sl)
+        bonus3 = 3.0
+    elif scoring == SCORING_24:
+        pw = wf * wm + wf * wb + wm * wb - 2.0 * sw + wf * tm * tb + tf * wm * tb + tf * tm * wb
+        pl = lf * lm + lf * lb + lm * lb - 2.0 * sl + lf * tm * tb + tf * lm * tb + tf * tm * lb
+        v += pw - pl
+        bonus3 = 1.0
+    if mult != 1.0:
+        v += (mult - 1.0) * (3.0 + bonus3) * (sw - sl)
+    return v
+
+
+@kernel
+def _radix_order(keys):
+    """Indices sorting int64 keys (0 <= key < 2**16) ascending: two stable 8-bit passes."""
+    n = keys.shape[0]
+    order = np.arange(n)
+    tmp = np.empty(n, np.int64)
+    for shift in (0, 8):
+        cnt = np.zeros(257, np.int64)
+        for i in range(n):
+            cnt[((keys[order[i]] >> shift) & 255) + 1] += 1
+        for v in range(256):
+            cnt[v + 1] += cnt[v]
+        for i in range(n):
+            v = (keys[order[i]] >> shift) & 255
+            tmp[cnt[v]] = order[i]
+            cnt[v] += 1
+        order, tmp = tmp, order
+    return order
+
+
+@kernel
+def _field_terms(k3, k5, r3, r5, fw, ft, fo, fe, mode, F, M, B):
+    """Per-subset (win, tie, loss, royalty term, row value) for front, middle, back use."""
+    for j in range(286):
+        w, t, l, rt = _row_terms(k3[j], r3[j], fw, ft, fo, fe, 0, mode)
+        F[j, 0] = w
+        F[j, 1] = t
+        F[j, 2] = l
+        F[j, 3] = rt
+        F[j, 4] = w - l + rt
+    for i in range(1287):
+        w, t, l, rt = _row_terms(k5[i], r5[0, i], fw, ft, fo, fe, 1, mode)
+        M[i, 0] = w
+        M[i, 1] = t
+        M[i, 2] = l
+        M[i, 3] = rt
+        M[i, 4] = w - l + rt
+        w, t, l, rt = _row_terms(k5[i], r5[1, i], fw, ft, fo, fe, 2, mode)
+        B[i, 0] = w
+        B[i, 1] = t
+        B[i, 2] = l
+        B[i, 3] = rt
+        B[i, 4] = w - l + rt
+
+
+@kernel
+def _field_best(k3, k5, r3, r5, mask5, idx5, idx3, comb85, fw, ft, fo, fe, params):
+    """Best legal split by field value: (front, middle, back) subset indices, value.
+
+    Exact branch and bound: backs are taken strongest first; a back is expanded (its 56
+    middle/front splits of the other 8 cards scored) only when an upper bound on any
+    split with that back beats the best so far. The bound adds the back's own row value,
+    the best middle and front row values among rows no stronger than the back, and a
+    bound on the joint bonus (scoop, 2-4, multiplier) that can only overstate it.
+    """
+    scoring = np.int64(params[P_SCORING])
+    mult = params[P_MULT]
+    mode = np.int64(params[P_MODE])
+    F = np.empty((286, 5))
+    M = np.empty((1287, 5))
+    B = np.empty((1287, 5))
+    _field_terms(k3, k5, r3, r5, fw, ft, fo, fe, mode, F, M, B)
+    o5 = _radix_order(k5)
+    o3 = _radix_order(k3)
+    # prefix maxima over rows no stronger than each five (ties included)
+    pm = np.empty(1287)  # best middle row value, key <= k5[i]
+    pf = np.empty(1287)  # best front row value, key <= k5[i]
+    pwm = np.empty(1287)  # best middle win probability
+    pwf = np.empty(1287)  # best front win probability
+    best_m = -1e300
+    best_wm = 0.0
+    best_f = -1e300
+    best_wf = 0.0
+    j = 0
+    i = 0
+    while i < 1287:
+        key = k5[o5[i]]
+        e = i
+        while e < 1287 and k5[o5[e]] == key:
+            v = M[o5[e], 4]
+            if v > best_m:
+                best_m = v
+            if M[o5[e], 0] > best_wm:
+                best_wm = M[o5[e], 0]
+            e += 1
+        while j < 286 and k3[o3[j]] <= key:
+            v = F[o3[j], 4]
+            if v > best_f:
+                best_f = v
+            if F[o3[j], 0] > best_wf:
+                best_wf = F[o3[j], 0]
+            j += 1
+        for q in range(i, e):
+            pm[o5[q]] = best_m
+            pf[o5[q]] = best_f
+            pwm[o5[q]] = best_wm
+            pwf[o5[q]] = best_wf
+        i = e
+    best = -1e300
+    bf = -1
+    bm = -1
+    bb = -1
+    pos = np.empty(8, np.int64)
+    for q in range(1286, -1, -1):
+        b = o5[q]
+        wb = B[b, 0]
+        if pf[b] < -1e299:
+            continue  # no front fits under this back
+        ub = B[b, 4] + pm[b] + pf[b]
+        if scoring == SCORING_16:
+            ub += 3.0 * wb + (mult - 1.0) * 6.0 * wb
+        elif scoring == SCORING_24:
+            ub += min(1.0, wb + pwm[b] + pwf[b]) + (mult - 1.0) * 4.0 * wb
+        else:
+            ub += (mult - 1.0) * 3.0 * wb
+        if ub <= best:
+            continue
+        rest = 0x1FFF ^ mask5[b]
+        n = 0
+        for p in range(13):
+            if rest >> p & 1:
+                pos[n] = p
+                n += 1
+        kb = k5[b]
+        for c in range(56):
+            mm = (
+                (1 << pos[comb85[c, 0]])
+                | (1 << pos[comb85[c, 1]])
+                | (1 << pos[comb85[c, 2]])
+                | (1 << pos[comb85[c, 3]])
+                | (1 << pos[comb85[c, 4]])
+            )
+            m = idx5[mm]
+            if k5[m] > kb:
+                continue
+            f = idx3[rest ^ mm]
+            if k3[f] > k5[m]:
+                continue
+            v = _field_value(
+                F[f, 0],
+                F[f, 1],
+                F[f, 2],
+                M[m, 0],
+                M[m, 1],
+                M[m, 2],
+                B[b, 0],
+                B[b, 1],
+                B[b, 2],
+                F[f, 3] + M[m, 3] + B[b, 3],
+                scoring,
+                mult,
+            )
+            if v > best:
+                best = v
+                bf = f
+                bm = m
+                bb = b
+    return bf, bm, bb, best
+
+
+@kernel
+def _field_best_scan(k3, k5, r3, r5, part, fw, ft, fo, fe, params):
+    """Best legal split by field value, scanning all 36,036 partitions (the slow twin of
+    _field_best, kept to test it)."""
+    scoring = np.int64(params[P_SCORING])
+    mult = params[P_MULT]
+    mode = np.int64(params[P_MODE])
+    F = np.empty((286, 5))
+    M = np.empty((1287, 5))
+    B = np.empty((1287, 5))
+    _field_terms(k3, k5, r3, r5, fw, ft, fo, fe, mode, F, M, B)
+    best = -1e300
+    bf = -1
+    bm = -1
+    bb = -1
+    for p in range(part.shape[0]):
+        f = part[p, 0]
+        a = part[p, 1]
+        b = part[p, 2]
+        if k5[a] > k5[b]:
+            m = b
+            bk = a
+        else:
+            m = a
+            bk = b
+        if k3[f] > k5[m]:
+            continue
+        v = _field_value(
+            F[f, 0],
+            F[f, 1],
+            F[f, 2],
+            M[m, 0],
+            M[m, 1],
+            M[m, 2],
+            B[bk, 0],
+            B[bk, 1],
+            B[bk, 2],
+            F[f, 3] + M[m, 3] + B[bk, 3],
+            scoring,
+            mult,
+        )
+        if v > best:
+            best = v
+            bf = f
+            bm = m
+            bb = bk
+    return bf, bm, bb, best
+
+
+@kernel
+def _greedy(k5, mask5, idx3):
+    """Best back, then best middle of the rest, front the rest: subset indices."""
+    back = 0
+    for i in range(1287):
+        if k5[i] > k5[back]:
+            back = i
+    rest = 0x1FFF ^ mask5[back]
+    mid = -1
+    for i in range(1287):
+        if mask5[i] & rest == mask5[i] and (mid < 0 or k5[i] > k5[mid]):
+            mid = i
+    front = idx3[rest ^ mask5[mid]]
+    return front, mid, back
+
+
+@kernel
+def _set_hands(
+    hands,
+    policy,
+    multi5,
+    flush5,
+    multi3,
+    remap,
+    decisive,
+    suit_rank,
+    roy,
+    mask5,
+    idx5,
+    idx3,
+    comb85,
+    fw,
+    ft,
+    fo,
+    fe,
+    params,
+    out_split,
+    out_keys,
+    out_roy,
+    out_val,
+):
+    """Set many sorted hands with a policy (greedy or field).
+
+    Out: out_split int32[n, 3] (front 3-subset, middle 5-subset, back 5-subset indices),
+    out_keys int64[n, 3] row keys, out_roy float64[n, 3] row royalties, out_val float64[n]
+    the field value (greedy too, when tables are given).
+    """
+    k5 = np.empty(1287, np.int64)
+    k3 = np.empty(286, np.int64)
+    r5 = np.empty((2, 1287))
+    r3 = np.empty(286)
+    for h in range(hands.shape[0]):
+        _prepare(hands[h], multi5, flush5, multi3, remap, decisive, suit_rank, roy, k5, k3, r5, r3)
+        if policy == POLICY_GREEDY:
+            f, m, b = _greedy(k5, mask5, idx3)
+            val = 0.0
+        else:
+            f, m, b, val = _field_best(
+                k3, k5, r3, r5, mask5, idx5, idx3, comb85, fw, ft, fo, fe, params
+            )
+        out_split[h, 0] = f
+        out_split[h, 1] = m
+        out_split[h, 2] = b
+        out_keys[h, 0] = k3[f]
+        out_keys[h, 1] = k5[m]
+        out_keys[h, 2] = k5[b]
+        out_roy[h, 0] = r3[f]
+        out_roy[h, 1] = r5[0, m]
+        out_roy[h, 2] = r5[1, b]
+        out_val[h] = val
+
+
+@kernel
+def _one_per_hand(roy):
+    """Keep only the largest of three row royalties in place (ties: back, middle, front)."""
+    best = 2
+    for i in (1, 0):
+        if roy[i] > roy[best]:
+            best = i
+    for i in range(3):
+        if i != best:
+            roy[i] = 0.0
+
+
+@kernel
+def _mc_values(ckeys, croy, okeys, oroy, onat, onatkey, n_opp, params, nat_units, lo, hi, out):
+    """Monte Carlo totals: out[c, d] += what candidate c wins from every opponent of deal d.
+
+    ckeys int64[nc, 3], croy float64[nc, 3] candidates (legal); okeys/oroy [deals*n_opp, 3]
+    opponents set by the field; onat/onatkey the opponents' declared naturals (-1 none).
+    Deals lo..hi only (threads take disjoint ranges; each writes its own columns).
+    """
+    for d in range(lo, hi):
+        for o in range(n_opp):
+            j = d * n_opp + o
+            if onat[j] >= 0:
+                v = _settle_natural(-1, 0, onat[j], onatkey[j], nat_units)
+                for c in range(ckeys.shape[0]):
+                    out[c, d] += v
+            else:
+                kb = okeys[j]
+                rb = oroy[j]
+                for c in range(ckeys.shape[0]):
+                    out[c, d] += _settle(ckeys[c], croy[c], False, kb, rb, False, params)
+
+
+@kernel
+def _natural_values(nid, nkey, onat, onatkey, nat_units, out):
+    """What declaring natural (nid, nkey) wins from each opponent: out float64[n]."""
+    for j in range(onat.shape[0]):
+        out[j] = _settle_natural(nid, nkey, onat[j], onatkey[j], nat_units)

@@ -1,0 +1,564 @@
+"""numba kernels for settling two players. Pure: arrays and scalars in, no validation, no I/O.
+
+Tables are arguments, never globals (numba would freeze them into the cached code):
+
+* evaluator tables ``multi5``/``flush5`` int16[6188], ``multi3`` int16[455] (see
+  ``evaluator._kernels``);
+* the ruleset's ``RuleArrays`` (``solver.settlement.compile_rules``): ``remap`` int16[7917]
+  (strength -> strength under the ruleset's wheel), ``decisive`` int8[7917] (rank of the
+  card whose suit breaks ties), ``suit_rank`` int64[4] (0..3 per suit id, 3 strongest; all
+  0 without a suit order), ``roy`` float64[3, 7917] (royalty of a front/middle/back row by
+  ORIGINAL strength), ``params`` float64[8] and ``nat_units`` float64[k].
+
+A row's **key** is ``remap[strength] * 4 + suit component`` (int64, higher is stronger,
+one scale for 3- and 5-card rows): the suit component is the ``suit_rank`` of the
+strongest-suited card of rank ``decisive[strength]`` in the row, so it is 0 without a
+suit order. A **summary** of a setting is ``keys`` int64[3] (front, middle, back),
+``roy`` float64[3] (row royalties after ``one_royalty_per_hand``) and ``foul`` (bool,
+``not keys[0] <= keys[1] <= keys[2]``).
+
+``params``: [0] scoring (0 per-row, 1 1-6, 2 2-4), [1] scoop multiplier, [2] royalty mode
+(0 winner, 1 cancel, 2 always), [3] one royalty per hand (0/1), [4] royalties on (0/1).
+
+Natural codes (``codes`` int64[k], in the ruleset's strongest-first order): 0 dragon,
+1 three straights, 2 six pairs, 3 three flushes. A natural id is an index into ``codes``
+(-1: none); its tie key is int64 (see ``_find_natural``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from evaluator._jit import kernel
+from evaluator._kernels import _eval3, _eval5
+
+NSTRENGTH = 7917
+DRAGON, THREE_STRAIGHTS, SIX_PAIRS, THREE_FLUSHES = 0, 1, 2, 3
+
+# --------------------------------------------------------------------------- row keys
+
+
+@kernel
+def _row_key(row, strength, remap, decisive, suit_rank):
+    """Key (int64) of a row given as a 1-D array of 3 or 5 card ids and its strength."""
+    d = decisive[strength]
+    best = 0
+    for i in range(row.shape[0]):
+        c = np.int64(row[i])
+        if (c >> 2) == d:
+            v = suit_rank[c & 3]
+            if v > best:
+                best = v
+    return np.int64(remap[strength]) * 4 + best
+
+
+@kernel
+def _suit_part(c, d, suit_rank, best):
+    """max(best, suit_rank of card c) when c has rank d."""
+    c = np.int64(c)
+    if (c >> 2) == d:
+        v = suit_rank[c & 3]
+        if v > best:
+            return v
+    return best
+
+
+@kernel
+def _row_key3(c0, c1, c2, strength, remap, decisive, suit_rank):
+    """Key (int64) of a 3-card row from its three card ids (scalars) and its strength."""
+    d = decisive[strength]
+    best = _suit_part(c0, d, suit_rank, 0)
+    best = _suit_part(c1, d, suit_rank, best)
+    best = _suit_part(c2, d, suit_rank, best)
+    return np.int64(remap[strength]) * 4 + best
+
+
+@kernel
+def _row_key5(c0, c1, c2, c3, c4, strength, remap, decisive, suit_rank):
+    """Key (int64) of a 5-card row from its five card ids (scalars) and its strength."""
+    d = decisive[strength]
+    best = _suit_part(c0, d, suit_rank, 0)
+    best = _suit_part(c1, d, suit_rank, best)
+    best = _suit_part(c2, d, suit_rank, best)
+    best = _suit_part(c3, d, suit_rank, best)
+    best = _suit_part(c4, d, suit_rank, best)
+    return np.int64(remap[strength]) * 4 + best
+
+
+@kernel
+def _subset_keys(hand, s5, s3, comb5, comb3, remap, decisive, suit_rank, keys5, keys3):
+    """Keys of every subset of a hand: hand uint8[13] (the order s5/s3 were computed in),
+    s5 int16[1287] / s3 int16[286] strengths, comb5 int8[1287, 5] / comb3 int8[286, 3]
+    positions -> keys5 int64[1287], keys3 int64[286]."""
+    for i in range(comb5.shape[0]):
+        keys5[i] = _row_key5(
+            hand[comb5[i, 0]],
+            hand[comb5[i, 1]],
+            hand[comb5[i, 2]],
+            hand[comb5[i, 3]],
+            hand[comb5[i, 4]],
+            s5[i],
+            remap,
+            decisive,
+            suit_rank,
+        )
+    for i in range(comb3.shape[0]):
+        keys3[i] = _row_key3(
+            hand[comb3[i, 0]],
+            hand[comb3[i, 1]],
+            hand[comb3[i, 2]],
+            s3[i],
+            remap,
+            decisive,
+            suit_rank,
+        )
+
+
+# --------------------------------------------------------------------------- summaries
+
+
+@kernel
+def _one_royalty(r0, r1, r2):
+    """Keep only the largest of three row royalties (equal: back, then middle, then front)."""
+    if r2 >= r1 and r2 >= r0:
+        return 0.0, 0.0, r2
+    if r1 >= r0:
+        return 0.0, r1, 0.0
+    return r0, 0.0, 0.0
+
+
+@kernel
+def _summarize(
+    setting, multi5, flush5, multi3, remap, decisive, suit_rank, roy, params, keys_out, roy_out
+):
+    """Summary of one setting: setting uint8[13] = front(3) + middle(5) + back(5) card ids.
+
+    Writes keys_out int64[3] and roy_out float64[3]; returns foul (bool).
+    """
+    c = setting
+    sf = _eval3(c[0], c[1], c[2], multi3)
+    sm = _eval5(c[3], c[4], c[5], c[6], c[7], multi5, flush5)
+    sb = _eval5(c[8], c[9], c[10], c[11], c[12], multi5, flush5)
+    kf = _row_key3(c[0], c[1], c[2], sf, remap, decisive, suit_rank)
+    km = _row_key5(c[3], c[4], c[5], c[6], c[7], sm, remap, decisive, suit_rank)
+    kb = _row_key5(c[8], c[9], c[10], c[11], c[12], sb, remap, decisive, suit_rank)
+    keys_out[0] = kf
+    keys_out[1] = km
+    keys_out[2] = kb
+    r0 = roy[0, sf]
+    r1 = roy[1, sm]
+    r2 = roy[2, sb]
+    if params[3] != 0.0:
+        r0, r1, r2 = _one_royalty(r0, r1, r2)
+    roy_out[0] = r0
+    roy_out[1] = r1
+    roy_out[2] = r2
+    return not (kf <= km and km <= kb)
+
+
+@kernel
+def _summarize_batch(
+    settings, multi5, flush5, multi3, remap, decisive, suit_rank, roy, params, keys, roys, fouls
+):
+    """settings uint8[n, 13] -> keys int64[n, 3], roys float64[n, 3], fouls bool[n]."""
+    for i in range(settings.shape[0]):
+        fouls[i] = _summarize(
+            settings[i],
+            multi5,
+            flush5,
+            multi3,
+            remap,
+            decisive,
+            suit_rank,
+            roy,
+            params,
+            keys[i],
+            roys[i],
+        )
+
+
+# --------------------------------------------------------------------------- settlement
+
+
+@kernel
+def _settle_core(a0, a1, a2, ra0, ra1, ra2, fa, b0, b1, b2, rb0, rb1, rb2, fb, params):
+    """``_settle`` on scalars: row keys a0..a2 / b0..b2 (int64), row royalties
+    ra0..ra2 / rb0..rb2 (float64), fouls fa / fb (bool). The hot loops use this form
+    (no array views), which is several times faster than passing rows of arrays."""
+    if fa or fb:
+        if fa and fb:
+            return 0.0
+        # The legal hand wins every row and is paid all its royalties.
+        if fb:
+            sign = 1.0
+            royalty = 0.0 + ra0 + ra1 + ra2
+        else:
+            sign = -1.0
+            royalty = 0.0 + rb0 + rb1 + rb2
+        scoring = params[0]
+        units = 3.0
+        if scoring == 1.0:
+            units = 6.0
+        elif scoring == 2.0:
+            units = 4.0
+        return sign * (units + royalty) * params[1]
+    w0 = np.int64(a0 > b0) - np.int64(a0 < b0)
+    w1 = np.int64(a1 > b1) - np.int64(a1 < b1)
+    w2 = np.int64(a2 > b2) - np.int64(a2 < b2)
+    mode = params[2]
+    if mode == 2.0:  # always: each side's own royalties, whoever wins
+        royalty = 0.0 + (ra0 - rb0) + (ra1 - rb1) + (ra2 - rb2)
+    else:  # winner / cancel: the row's loser pays the winner's royalty
+        royalty = 0.0
+        cancel = mode == 1.0
+        if w0 != 0 and not (cancel and ra0 > 0.0 and rb0 > 0.0):
+            royalty += ra0 if w0 > 0 else -rb0
+        if w1 != 0 and not (cancel and ra1 > 0.0 and rb1 > 0.0):
+            royalty += ra1 if w1 > 0 else -rb1
+        if w2 != 0 and not (cancel and ra2 > 0.0 and rb2 > 0.0):
+            royalty += ra2 if w2 > 0 else -rb2
+    won = np.int64(w0 > 0) + np.int64(w1 > 0) + np.int64(w2 > 0)
+    lost = np.int64(w0 < 0) + np.int64(w1 < 0) + np.int64(w2 < 0)
+    units = float(w0 + w1 + w2)
+    scoring = params[0]
+    if scoring == 1.0:
+        if won == 3:
+            units += 3.0
+        elif lost == 3:
+            units -= 3.0
+    elif scoring == 2.0:
+        if won > lost:
+            units += 1.0
+        elif lost > won:
+            units -= 1.0
+    units += royalty
+    if won == 3 or lost == 3:
+        units *= params[1]
+    return units
+
+
+@kernel
+def _settle(ka, ra, fa, kb, rb, fb, params):
+    """Units A wins from B (float64). ka/kb int64[3] row keys (front, middle, back),
+    ra/rb float64[3] row royalties (already reduced for one royalty per hand), fa/fb foul.
+
+    Rows: +1 won, -1 lost, 0 tied; per-row sums them, 1-6 adds 3 for a scoop, 2-4 adds 1
+    to whoever won more rows. Royalties: winner (paid by the row's loser), cancel (as
+    winner, none when both rows earn one), always (each side's own, whoever wins). A
+    scoop multiplies the whole pair settlement, royalties included. A fouled hand loses
+    every row to a legal one, pays all the legal hand's royalties and collects nothing;
+    two fouled hands settle 0. Same arithmetic order as tests/reference.py (bit-exact).
+    """
+    return _settle_core(
+        ka[0],
+        ka[1],
+        ka[2],
+        ra[0],
+        ra[1],
+        ra[2],
+        fa,
+        kb[0],
+        kb[1],
+        kb[2],
+        rb[0],
+        rb[1],
+        rb[2],
+        fb,
+        params,
+    )
+
+
+@kernel
+def _settle_at(keys_a, roys_a, fouls_a, i, keys_b, roys_b, fouls_b, j, params):
+    """``_settle`` of summary i of (keys_a int64[n,3], roys_a float64[n,3], fouls_a bool[n])
+    against summary j of the b arrays, by index (no array views)."""
+    return _settle_core(
+        keys_a[i, 0],
+        keys_a[i, 1],
+        keys_a[i, 2],
+        roys_a[i, 0],
+        roys_a[i, 1],
+        roys_a[i, 2],
+        fouls_a[i],
+        keys_b[j, 0],
+        keys_b[j, 1],
+        keys_b[j, 2],
+        roys_b[j, 0],
+        roys_b[j, 1],
+        roys_b[j, 2],
+        fouls_b[j],
+        params,
+    )
+
+
+@kernel
+def _settle_against(keys, roys, fouls, kb, rb, fb, params, out):
+    """Every summary of (keys int64[n,3], roys float64[n,3], fouls bool[n]) against one
+    opponent (kb int64[3], rb float64[3], fb bool) -> out float64[n] (units won)."""
+    b0, b1, b2 = kb[0], kb[1], kb[2]
+    r0, r1, r2 = rb[0], rb[1], rb[2]
+    for i in range(keys.shape[0]):
+        out[i] = _settle_core(
+            keys[i, 0],
+            keys[i, 1],
+            keys[i, 2],
+            roys[i, 0],
+            roys[i, 1],
+            roys[i, 2],
+            fouls[i],
+            b0,
+            b1,
+            b2,
+            r0,
+            r1,
+            r2,
+            fb,
+            params,
+        )
+
+
+@kernel
+def _settle_pairs(ka, ra, fa, kb, rb, fb, params, out):
+    """Pair i of two summary arrays (int64[n,3], float64[n,3], bool[n] each) -> out[i]."""
+    for i in range(ka.shape[0]):
+        out[i] = _settle_at(ka, ra, fa, i, kb, rb, fb, i, params)
+
+
+@kernel
+def _settle_table(keys, roys, fouls, params, out):
+    """A table of m players (keys int64[m,3], roys float64[m,3], fouls bool[m]) ->
+    out float64[m]: each player's units summed over every opponent."""
+    m = keys.shape[0]
+    for i in range(m):
+        out[i] = 0.0
+    for i in range(m):
+        for j in range(i + 1, m):
+            u = _settle_at(keys, roys, fouls, i, keys, roys, fouls, j, params)
+            out[i] += u
+            out[j] -= u
+
+
+# --------------------------------------------------------------------------- naturals
+
+
+@kernel
+def _settle_natural(na, nka, nb, nkb, nat_units):
+    """Units A wins from B when a natural is involved: na/nb natural ids (-1 none, 0 the
+    strongest), nka/nkb int64 tie keys, nat_units float64[k] payouts by id. A natural
+    collects its payout from a player with none; the stronger of two collects its own
+    payout; the same natural compares keys (a full tie pays 0). Both none: 0."""
+    if na < 0:
+        if nb < 0:
+            return 0.0
+        return -nat_units[nb]
+    if nb < 0:
+        return nat_units[na]
+    if na < nb:
+        return nat_units[na]
+    if nb < na:
+        return -nat_units[nb]
+    if nka > nkb:
+        return nat_units[na]
+    if nka < nkb:
+        return -nat_units[na]
+    return 0.0
+
+
+@kernel
+def _pow4(e):
+    return np.int64(1) << (2 * e)
+
+
+@kernel
+def _straights_possible(packed):
+    """Whether rank counts (2 bits a rank, each <= 3) are one 3-card run (A-2-3 .. Q-K-A)
+    plus two 5-card runs (A-2-3-4-5 .. T-J-Q-K-A). Base-4 digits never carry here, so
+    the integer sum matches the rank counts exactly."""
+    for b in range(10):
+        pb = _pow4(12) + 85 if b == 9 else _pow4(b) * 341
+        for m in range(b, 10):
+            pm = _pow4(12) + 85 if m == 9 else _pow4(m) * 341
+            rest = packed - pb - pm
+            if rest <= 0:
+                continue
+            if rest == _pow4(12) + 5:
+                return True
+            for f in range(11):
+                if rest == _pow4(f) * 21:
+                    return True
+    return False
+
+
+@kernel
+def _flushes_possible(sc):
+    """Whether suit counts int64[4] can make a 3-card flush and two 5-card flushes."""
+    for s in range(4):
+        n = sc[s]
+        if n != 0 and n != 3 and n != 5 and n != 8 and n != 10 and n != 13:
+            return False
+    return True
+
+
+@kernel
+def _is_run(mask, n):
+    """Rank bit mask of n distinct ranks in a row (A-2-3 and A-2-3-4-5 count)."""
+    low = mask & -mask
+    if n == 3:
+        return mask == low * 7 or mask == 0x1003
+    return mask == low * 31 or mask == 0x100F
+
+
+@kernel
+def _row_ok5(c0, c1, c2, c3, c4, flushes):
+    if flushes:
+        s = c0 & 3
+        return (c1 & 3) == s and (c2 & 3) == s and (c3 & 3) == s and (c4 & 3) == s
+    mask = (
+        (1 << (c0 >> 2)) | (1 << (c1 >> 2)) | (1 << (c2 >> 2)) | (1 << (c3 >> 2)) | (1 << (c4 >> 2))
+    )
+    return _is_run(mask, 5)
+
+
+@kernel
+def _best_rows(hand, flushes, remap, multi5, flush5, multi3, split):
+    """Best three-straights (flushes=False) or three-flushes (True) split of hand uint8[13].
+
+    Key = (remap[back] * 7917 + remap[middle]) * 7917 + remap[front] over the splits
+    whose three rows qualify (3-card straight or flush front, two 5-card straights or
+    flushes; straight flushes count as either), maximised: back, then middle, then front
+    on the ruleset's wheel, suits ignored. Writes the best split's positions to split
+    int64[13] (front 3, middle 5, back 5); returns -1 when there is none.
+    """
+    best = np.int64(-1)
+    rest = np.empty(10, np.int64)
+    bk = np.empty(5, np.int64)
+    for a in range(11):
+        for b in range(a + 1, 12):
+            for c in range(b + 1, 13):
+                x0 = np.int64(hand[a])
+                x1 = np.int64(hand[b])
+                x2 = np.int64(hand[c])
+                if flushes:
+                    if (x0 & 3) != (x1 & 3) or (x0 & 3) != (x2 & 3):
+                        continue
+                elif not _is_run((1 << (x0 >> 2)) | (1 << (x1 >> 2)) | (1 << (x2 >> 2)), 3):
+                    continue
+                k = 0
+                for p in range(13):
+                    if p != a and p != b and p != c:
+                        rest[k] = p
+                        k += 1
+                sf = np.int64(remap[_eval3(x0, x1, x2, multi3)])
+                for i0 in range(6):
+                    for i1 in range(i0 + 1, 7):
+                        for i2 in range(i1 + 1, 8):
+                            for i3 in range(i2 + 1, 9):
+                                for i4 in range(i3 + 1, 10):
+                                    chosen = (
+                                        (1 << i0) | (1 << i1) | (1 << i2) | (1 << i3) | (1 << i4)
+                                    )
+                                    m0 = np.int64(hand[rest[i0]])
+                                    m1 = np.int64(hand[rest[i1]])
+                                    m2 = np.int64(hand[rest[i2]])
+                                    m3 = np.int64(hand[rest[i3]])
+                                    m4 = np.int64(hand[rest[i4]])
+                                    if not _row_ok5(m0, m1, m2, m3, m4, flushes):
+                                        continue
+                                    q = 0
+                                    for j in range(10):
+                                        if not (chosen >> j) & 1:
+                                            bk[q] = np.int64(hand[rest[j]])
+                                            q += 1
+                                    if not _row_ok5(bk[0], bk[1], bk[2], bk[3], bk[4], flushes):
+                                        continue
+                                    sm = np.int64(remap[_eval5(m0, m1, m2, m3, m4, multi5, flush5)])
+                                    sb = np.int64(
+                                        remap[
+                                            _eval5(
+                                                bk[0], bk[1], bk[2], bk[3], bk[4], multi5, flush5
+                                            )
+                                        ]
+                                    )
+                                    key = (sb * NSTRENGTH + sm) * NSTRENGTH + sf
+                                    if key > best:
+                                        best = key
+                                        split[0] = a
+                                        split[1] = b
+                                        split[2] = c
+                                        split[3] = rest[i0]
+                                        split[4] = rest[i1]
+                                        split[5] = rest[i2]
+                                        split[6] = rest[i3]
+                                        split[7] = rest[i4]
+                                        q = 8
+                                        for j in range(10):
+                                            if not (chosen >> j) & 1:
+                                                split[q] = rest[j]
+                                                q += 1
+    return best
+
+
+@kernel
+def _find_natural(hand, codes, remap, multi5, flush5, multi3, split):
+    """Strongest natural of hand uint8[13] among codes int64[k] (strongest first).
+
+    Returns (id, key): id indexes codes (-1: none, key 0). Keys (int64, higher wins,
+    compared only between hands of the same natural): dragon 0; six pairs the six pair
+    ranks highest first in base 16 (a quad gives its rank twice, trips once); three
+    straights / three flushes the ``_best_rows`` key (plain strengths on the ruleset's
+    wheel; the suit order plays no part). For those two, split int64[13] receives the
+    best split's positions. Rank and suit counts rule a natural out before any search.
+    """
+    rc = np.zeros(13, np.int64)
+    sc = np.zeros(4, np.int64)
+    for i in range(13):
+        c = np.int64(hand[i])
+        rc[c >> 2] += 1
+        sc[c & 3] += 1
+    for j in range(codes.shape[0]):
+        code = codes[j]
+        if code == DRAGON:
+            ok = True
+            for r in range(13):
+                if rc[r] != 1:
+                    ok = False
+                    break
+            if ok:
+                return j, np.int64(0)
+        elif code == SIX_PAIRS:
+            key = np.int64(0)
+            pairs = 0
+            for r in range(12, -1, -1):
+                for _ in range(rc[r] // 2):
+                    key = key * 16 + r
+                    pairs += 1
+            if pairs >= 6:
+                return j, key
+        elif code == THREE_STRAIGHTS:
+            packed = np.int64(0)
+            ok = True
+            for r in range(13):
+                if rc[r] > 3:
+                    ok = False
+                    break
+                packed += rc[r] << (2 * r)
+            if ok and _straights_possible(packed):
+                key = _best_rows(hand, False, remap, multi5, flush5, multi3, split)
+                if key >= 0:
+                    return j, key
+        elif code == THREE_FLUSHES:
+            if _flushes_possible(sc):
+                key = _best_rows(hand, True, remap, multi5, flush5, multi3, split)
+                if key >= 0:
+                    return j, key
+    return -1, np.int64(0)
+
+
+@kernel
+def _find_natural_batch(hands, codes, remap, multi5, flush5, multi3, ids, keys):
+    """hands uint8[n, 13] -> ids int64[n] (-1 none), keys int64[n]."""
+    split = np.empty(13, np.int64)
+    for i in range(hands.shape[0]):
+        nid, key = _find_natural(hands[i], codes, remap, multi5, flush5, multi3, split)
+        ids[i] = nid
+        keys[i] = key

@@ -1,0 +1,461 @@
+"""Settling two players under a ruleset, and naturals: validating wrappers over the kernels.
+
+``compile_rules(rules)`` turns a ``Rules`` into the arrays the kernels take
+(``RuleArrays``, cached per ruleset). A setting is summarised once into row keys,
+row royalties and a foul flag (``summarize``); two summaries settle with ``_settle``.
+
+Row keys: ``strength' * 4 + suit component``, where ``strength'`` is the evaluator
+strength under the ruleset's wheel and the suit component is the rank (0..3, 3 the
+strongest) of the suit of the row's decisive card under the suit order (0 without one).
+Higher is stronger, on one scale for 3- and 5-card rows, so a setting is legal when
+``front <= middle <= back`` on keys.
+
+Interpretations (the same as tests/reference.py, which is the oracle):
+
+* ``one_royalty_per_hand``: a hand's row royalties are reduced, from the hand alone, to
+  its largest one (equal values: back, then middle, then front); the royalty mode then
+  decides whether it is paid.
+* ``cancel`` is decided row by row; a fouled hand's royalties are void (it collects
+  nothing and cancels nothing).
+* Natural tie keys use plain strengths on the ruleset's wheel; the suit order plays no
+  part (two equal naturals tie). A straight flush counts as a straight for three
+  straights and as a flush for three flushes.
+
+The kernels are imported on first use, so importing this module does not compile them.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from evaluator import CardParseError, as_cards, format_card, get_tables, parse_hand
+from evaluator.tables import NSTRENGTH
+from solver.rules import ROWS, Rules, load_rules
+
+__all__ = [
+    "NATURAL_CODES",
+    "RuleArrays",
+    "compile_rules",
+    "find_natural",
+    "find_naturals",
+    "natural_setting",
+    "settle",
+    "settle_natural",
+    "summarize",
+    "summarize_batch",
+    "warmup",
+]
+
+#: Kernel code of each natural (``RuleArrays.nat_units`` is indexed by position in the
+#: ruleset's list, not by these codes).
+NATURAL_CODES: dict[str, int] = {
+    "dragon": 0,
+    "three_straights": 1,
+    "six_pairs": 2,
+    "three_flushes": 3,
+}
+_SCORING = {"per-row": 0.0, "1-6": 1.0, "2-4": 2.0}
+_MODE = {"winner": 0.0, "cancel": 1.0, "always": 2.0}
+# Royalty hand of each evaluator category (a royal flush is looked up apart).
+_ROYALTY_HAND = {3: "three_of_a_kind", 6: "full_house", 7: "four_of_a_kind", 8: "straight_flush"}
+
+RulesLike = Rules | str | None
+Cards = str | Sequence[int] | np.ndarray
+
+
+class RuleArrays(NamedTuple):
+    """A ruleset as kernel arguments (read-only numpy arrays); see notes/CONTRACT.md."""
+
+    remap: np.ndarray  # int16[7917] strength -> strength under the ruleset's wheel
+    decisive: np.ndarray  # int8[7917] rank of the card whose suit breaks ties
+    suit_rank: np.ndarray  # int64[4] rank 0..3 of each suit id (3 strongest; all 0 if none)
+    roy: np.ndarray  # float64[3, 7917] royalty of a front/middle/back row by ORIGINAL strength
+    params: np.ndarray  # float64[8] scoring, scoop mult, royalty mode, one per hand, roy on
+    nat_units: np.ndarray  # float64[k] natural payouts, strongest first (index = natural id)
+
+
+def _readonly(a: np.ndarray) -> np.ndarray:
+    a.setflags(write=False)
+    return a
+
+
+def _rules(rules: RulesLike) -> Rules:
+    return rules if isinstance(rules, Rules) else load_rules(rules)
+
+
+@functools.lru_cache(maxsize=64)
+def _compile(rules: Rules) -> RuleArrays:
+    t = get_tables()
+    if rules.wheel == "second":
+        remap = np.array(t.wheel_second, dtype=np.int16)
+    else:
+        remap = np.arange(NSTRENGTH, dtype=np.int16)
+    decisive = np.array(t.decisive_rank, dtype=np.int8)
+    suit_rank = np.zeros(4, np.int64)
+    if rules.suit_order:
+        for pos, letter in enumerate(rules.suit_order):
+            suit_rank["cdhs".index(letter)] = 3 - pos
+    roy = np.zeros((3, NSTRENGTH), np.float64)
+    if rules.royalties:
+        for row_index, row in enumerate(ROWS):
+            for s in range(NSTRENGTH):
+                if bool(t.is_five[s]) != (row != "front"):
+                    continue  # a front is a 3-card class, middle and back 5-card classes
+                if t.royal[s]:
+                    roy[row_index, s] = rules.royalty(row, "royal_flush")
+                else:
+                    hand = _ROYALTY_HAND.get(int(t.category[s]))
+                    if hand is not None:
+                        roy[row_index, s] = rules.royalty(row, hand)
+    params = np.zeros(8, np.float64)
+    params[0] = _SCORING[rules.scoring]
+    params[1] = float(rules.scoop_multiplier)
+    params[2] = _MODE[rules.royalty_mode]
+    params[3] = 1.0 if rules.one_royalty_per_hand else 0.0
+    params[4] = 1.0 if rules.royalties else 0.0
+    nat_units = np.array([float(u) for _, u in rules.naturals], dtype=np.float64)
+    return RuleArrays(*(_readonly(a) for a in (remap, decisive, suit_rank, roy, params, nat_units)))
+
+
+def compile_rules(rules: RulesLike = None) -> RuleArrays:
+    """The ruleset's kernel arrays (cached per ``Rules``; a preset name or path works too)."""
+    return _compile(_rules(rules))
+
+
+@functools.lru_cache(maxsize=64)
+def _natural_codes(rules: Rules) -> np.ndarray:
+    return _readonly(np.array([NATURAL_CODES[n] for n, _ in rules.naturals], dtype=np.int64))
+
+
+_warm = False
+
+
+def warmup() -> None:
+    """Compile (or load from the disk cache) every settlement kernel, once per process."""
+    global _warm
+    if _warm:
+        return
+    import evaluator
+    from evaluator._jit import compile_notice
+    from solver import _settle_kernels as k
+
+    evaluator.warmup()
+    t = get_tables()
+    ra = compile_rules(None)
+    with compile_notice("settlement kernels"):
+        s = np.arange(13, dtype=np.uint8).reshape(1, 13)
+        keys = np.zeros((1, 3), np.int64)
+        roys = np.zeros((1, 3), np.float64)
+        fouls = np.zeros(1, np.bool_)
+        k._summarize_batch(s, t.multi5, t.flush5, t.multi3, *ra[:5], keys, roys, fouls)
+        out = np.zeros(1, np.float64)
+        k._settle_pairs(keys, roys, fouls, keys, roys, fouls, ra.params, out)
+        k._settle_against(keys, roys, fouls, keys[0], roys[0], fouls[0], ra.params, out)
+        k._settle(keys[0], roys[0], False, keys[0], roys[0], False, ra.params)
+        k._settle_natural(0, 0, -1, 0, np.ones(1))
+        codes = np.arange(4, dtype=np.int64)
+        k._find_natural_batch(
+            s,
+            codes,
+            ra.remap,
+            t.multi5,
+            t.flush5,
+            t.multi3,
+            np.zeros(1, np.int64),
+            np.zeros(1, np.int64),
+        )
+        k._find_natural(s[0], codes, ra.remap, t.multi5, t.flush5, t.multi3, np.zeros(13, np.int64))
+    _warm = True
+
+
+# --------------------------------------------------------------------------- settings
+
+
+def _setting(setting: Any, who: str) -> np.ndarray:
+    """A validated setting as uint8[13]: front(3) + middle(5) + back(5).
+
+    Accepts a (front, middle, back) triple of ids or text, or 13 cards (ids or text) in
+    front, middle, back order.
+    """
+    if isinstance(setting, str) or (
+        isinstance(setting, np.ndarray) and setting.ndim == 1 and setting.shape[0] == 13
+    ):
+        try:
+            flat = as_cards(setting)
+        except CardParseError as exc:
+            raise CardParseError(f"{who}: {exc}") from None
+        if len(flat) != 13:
+            raise CardParseError(
+                f"{who}: a setting is 13 cards (front 3, middle 5, back 5), got {len(flat)}"
+            )
+        return flat
+    try:
+        n = len(setting)
+    except TypeError:
+        raise CardParseError(
+            f"{who}: a setting is a (front, middle, back) triple of cards, "
+            f"got {type(setting).__name__}"
+        ) from None
+    if n == 13:  # 13 cards (ids or card strings) in front, middle, back order
+        try:
+            flat = as_cards(list(setting))
+        except CardParseError as exc:
+            raise CardParseError(f"{who}: {exc}") from None
+        return flat
+    if n != 3:
+        raise CardParseError(
+            f"{who}: a setting is a (front, middle, back) triple of cards, got {n} items"
+        )
+    rows = []
+    for name, size, cards in zip(ROWS, (3, 5, 5), setting, strict=True):
+        try:
+            arr = as_cards(cards)
+        except CardParseError as exc:
+            raise CardParseError(f"{who} {name}: {exc}") from None
+        if len(arr) != size:
+            raise CardParseError(f"{who} {name}: expected {size} cards, got {len(arr)}")
+        rows.append(arr)
+    flat = np.concatenate(rows)
+    _check_distinct(flat, who)
+    return flat
+
+
+def _row_of(pos: int) -> str:
+    return "front" if pos < 3 else "middle" if pos < 8 else "back"
+
+
+def _check_distinct(flat: np.ndarray, who: str) -> None:
+    seen: dict[int, int] = {}
+    for pos, c in enumerate(flat.tolist()):
+        if c in seen:
+            where = _row_of(seen[c]), _row_of(pos)
+            rows = where[0] if where[0] == where[1] else f"{where[0]} and {where[1]}"
+            raise CardParseError(f"{who}: duplicate card {format_card(c)!r} ({rows})")
+        seen[c] = pos
+
+
+def summarize(setting: Any, rules: RulesLike = None) -> tuple[np.ndarray, np.ndarray, bool]:
+    """(keys int64[3], royalties float64[3], foul) of a (front, middle, back) setting.
+
+    Keys are the row keys under ``rules`` (higher is stronger); royalties are after
+    ``one_royalty_per_hand``; ``foul`` is True unless ``front <= middle <= back``.
+    """
+    from solver import _settle_kernels as k
+
+    r = _rules(rules)
+    flat = _setting(setting, "setting")
+    ra = compile_rules(r)
+    t = get_tables()
+    warmup()
+    keys = np.zeros(3, np.int64)
+    roy = np.zeros(3, np.float64)
+    foul = k._summarize(flat, t.multi5, t.flush5, t.multi3, *ra[:5], keys, roy)
+    return keys, roy, bool(foul)
+
+
+def summarize_batch(
+    settings: np.ndarray, rules: RulesLike = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Summaries of settings uint8[n, 13] (front 3 + middle 5 + back 5 each):
+    (keys int64[n, 3], royalties float64[n, 3], fouls bool[n]). Rows must hold 13
+    distinct valid ids (checked)."""
+    from solver import _settle_kernels as k
+
+    arr = np.asarray(settings)
+    if arr.ndim != 2 or arr.shape[1] != 13:
+        raise CardParseError(f"expected settings of shape (n, 13), got {arr.shape}")
+    if arr.dtype.kind not in "iu":
+        raise CardParseError(f"card ids must be integers, got {arr.dtype}")
+    if arr.size and (arr.min() < 0 or arr.max() > 51):
+        raise CardParseError("bad card id: ids run from 0 (2c) to 51 (As)")
+    arr = np.ascontiguousarray(arr, dtype=np.uint8)
+    srt = np.sort(arr, axis=1)
+    dup = (srt[:, 1:] == srt[:, :-1]).any(axis=1)
+    if dup.any():
+        raise CardParseError(f"duplicate card in setting {int(np.flatnonzero(dup)[0])}")
+    ra = compile_rules(rules)
+    t = get_tables()
+    warmup()
+    n = len(arr)
+    keys = np.zeros((n, 3), np.int64)
+    roys = np.zeros((n, 3), np.float64)
+    fouls = np.zeros(n, np.bool_)
+    k._summarize_batch(arr, t.multi5, t.flush5, t.multi3, *ra[:5], keys, roys, fouls)
+    return keys, roys, fouls
+
+
+def settle(a: Any, b: Any, rules: RulesLike = None) -> float:
+    """Units player A wins from player B (negative: A pays).
+
+    ``a`` and ``b`` are (front, middle, back) triples of card ids or text (or 13 cards in
+    that order); fouled settings are allowed. ``rules`` is a ``Rules``, a preset name or a
+    ruleset file (default ``chinese-1-6``). Raises ``CardParseError`` (a ``ValueError``)
+    for a row of the wrong size, a bad card, a card twice in a setting, or a card held by
+    both players. ``settle(a, b) == -settle(b, a)``.
+    """
+    from solver import _settle_kernels as k
+
+    r = _rules(rules)
+    fa = _setting(a, "a")
+    fb = _setting(b, "b")
+    shared = np.intersect1d(fa, fb)
+    if shared.size:
+        raise CardParseError(f"card {format_card(int(shared[0]))!r} is in both a and b")
+    ra = compile_rules(r)
+    t = get_tables()
+    warmup()
+    ka, kb = np.zeros(3, np.int64), np.zeros(3, np.int64)
+    qa, qb = np.zeros(3, np.float64), np.zeros(3, np.float64)
+    foul_a = k._summarize(fa, t.multi5, t.flush5, t.multi3, *ra[:5], ka, qa)
+    foul_b = k._summarize(fb, t.multi5, t.flush5, t.multi3, *ra[:5], kb, qb)
+    return float(k._settle(ka, qa, foul_a, kb, qb, foul_b, ra.params))
+
+
+# --------------------------------------------------------------------------- naturals
+
+
+def _hand(hand13: Cards) -> np.ndarray:
+    # Fast path for the batch case: a uint8 array of 13 ids (checked, cheaply).
+    if isinstance(hand13, np.ndarray) and hand13.dtype == np.uint8 and hand13.shape == (13,):
+        if int(hand13.max()) <= 51 and len(set(hand13.tolist())) == 13:
+            return np.ascontiguousarray(hand13)
+    return parse_hand(hand13)
+
+
+def find_natural(hand13: Cards, rules: RulesLike = None) -> tuple[int, int, str] | None:
+    """The strongest natural the hand holds under ``rules.naturals``: ``(id, key, name)``,
+    or None (also when naturals are off).
+
+    ``id`` is the natural's position in the ruleset's list (0 = strongest), the index of
+    ``compile_rules(rules).nat_units``. ``key`` (int) breaks ties between two hands with
+    the same natural, higher wins: dragon 0; six pairs the pair ranks highest first (in
+    base 16); three straights / three flushes the best qualifying split compared back,
+    then middle, then front on plain strengths under the ruleset's wheel (no suit order).
+    """
+    from solver import _settle_kernels as k
+
+    r = _rules(rules)
+    if not r.naturals:
+        return None
+    h = _hand(hand13)
+    codes = _natural_codes(r)
+    t = get_tables()
+    ra = compile_rules(r)
+    if not _warm:
+        warmup()
+    split = np.empty(13, np.int64)
+    nid, key = k._find_natural(h, codes, ra.remap, t.multi5, t.flush5, t.multi3, split)
+    if nid < 0:
+        return None
+    return int(nid), int(key), r.naturals[nid][0]
+
+
+def find_naturals(hands: np.ndarray, rules: RulesLike = None) -> tuple[np.ndarray, np.ndarray]:
+    """Naturals of many hands, uint8[n, 13] -> (ids int64[n] (-1: none), keys int64[n])."""
+    from solver import _settle_kernels as k
+
+    arr = np.asarray(hands)
+    if arr.ndim != 2 or arr.shape[1] != 13:
+        raise CardParseError(f"expected hands of shape (n, 13), got {arr.shape}")
+    if arr.dtype.kind not in "iu":
+        raise CardParseError(f"card ids must be integers, got {arr.dtype}")
+    if arr.size and (arr.min() < 0 or arr.max() > 51):
+        raise CardParseError("bad card id: ids run from 0 (2c) to 51 (As)")
+    arr = np.ascontiguousarray(arr, dtype=np.uint8)
+    dup = (np.diff(np.sort(arr, axis=1), axis=1) == 0).any(axis=1)
+    if dup.any():
+        raise CardParseError(f"duplicate card in hand {int(np.flatnonzero(dup)[0])}")
+    r = _rules(rules)
+    n = len(arr)
+    ids = np.full(n, -1, np.int64)
+    keys = np.zeros(n, np.int64)
+    if not r.naturals or n == 0:
+        return ids, keys
+    t = get_tables()
+    ra = compile_rules(r)
+    warmup()
+    k._find_natural_batch(arr, _natural_codes(r), ra.remap, t.multi5, t.flush5, t.multi3, ids, keys)
+    return ids, keys
+
+
+def natural_setting(
+    hand13: Cards, rules: RulesLike = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """A (front, middle, back) split showing the hand's strongest natural, or None.
+
+    Three straights / three flushes: the best qualifying split (the one its key comes
+    from). Dragon: the 13 ranks in order (front 2-3-4 .. back T-A). Six pairs: the cards
+    grouped by rank, highest first, back 5, middle 5, front 3. For display only; every
+    split returned is legal.
+    """
+    from solver import _settle_kernels as k
+
+    r = _rules(rules)
+    h = _hand(hand13)
+    found = find_natural(h, r)
+    if found is None:
+        return None
+    _, _, name = found
+    if name in ("three_straights", "three_flushes"):
+        t = get_tables()
+        ra = compile_rules(r)
+        split = np.empty(13, np.int64)
+        codes = np.array([NATURAL_CODES[name]], np.int64)
+        k._find_natural(h, codes, ra.remap, t.multi5, t.flush5, t.multi3, split)
+        cards = h[split]
+        front, middle, back = cards[:3].copy(), cards[3:8].copy(), cards[8:].copy()
+        if summarize((front, middle, back), r)[2]:
+            # Equal-ranked rows split by the suit order: the stronger suit goes to the back.
+            middle, back = back, middle
+        return front, middle, back
+    ids = h.tolist()
+    if name == "dragon":
+        order = sorted(ids)
+        return tuple(np.array(x, np.uint8) for x in (order[:3], order[3:8], order[8:]))
+    counts = {c >> 2: 0 for c in ids}
+    for c in ids:
+        counts[c >> 2] += 1
+    # Bigger rank groups first, then higher ranks: back 5, middle 5, front the last 3.
+    order = sorted(ids, key=lambda c: (-counts[c >> 2], -(c >> 2), -c))
+    return (
+        np.array(order[10:], np.uint8),
+        np.array(order[5:10], np.uint8),
+        np.array(order[:5], np.uint8),
+    )
+
+
+def _natural_id(nat: Any, r: Rules, who: str) -> tuple[int, int]:
+    if nat is None:
+        return -1, 0
+    if not isinstance(nat, tuple | list) or len(nat) not in (2, 3):
+        raise ValueError(f"{who}: a natural is None or (id, key, name) from find_natural")
+    nid, key = int(nat[0]), int(nat[1])
+    if not 0 <= nid < len(r.naturals):
+        raise ValueError(
+            f"{who}: natural id {nid} out of range for {len(r.naturals)} naturals of '{r.name}'"
+        )
+    if len(nat) == 3 and nat[2] != r.naturals[nid][0]:
+        raise ValueError(
+            f"{who}: natural id {nid} is '{r.naturals[nid][0]}' under '{r.name}', not {nat[2]!r}"
+        )
+    return nid, key
+
+
+def settle_natural(a_nat: Any, b_nat: Any, rules: RulesLike = None) -> float:
+    """Units A wins from B when naturals are declared: each of ``a_nat``/``b_nat`` is None
+    (no natural declared) or ``(id, key, name)`` from ``find_natural``.
+
+    A natural collects its payout from a player without one; the stronger natural
+    collects its own payout from the weaker; the same natural compares keys (a full tie
+    pays 0). No multiplier, no royalties. Both None: 0.0 (settle the hands with ``settle``).
+    """
+    from solver import _settle_kernels as k
+
+    r = _rules(rules)
+    na, ka = _natural_id(a_nat, r, "a")
+    nb, kb = _natural_id(b_nat, r, "b")
+    return float(k._settle_natural(na, ka, nb, kb, compile_rules(r).nat_units))
