@@ -89,7 +89,8 @@ def warmup() -> None:
     from evaluator._jit import compile_notice
 
     t = get_tables()
-    with compile_notice("evaluator kernels"):
+    kernels = (k._eval5_batch, k._eval3_batch, k._subset_pass)
+    with compile_notice("evaluator kernels", kernels=kernels):
         k._eval5_batch(
             np.zeros((1, 5), np.uint8) + np.arange(5, dtype=np.uint8),
             t.multi5,

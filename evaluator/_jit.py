@@ -28,13 +28,46 @@ def kernel(fn=None, **extra):
     return numba.njit(**opts)(fn)
 
 
-@contextlib.contextmanager
-def compile_notice(what: str = "kernels", delay: float = 0.4) -> Iterator[None]:
-    """Log a notice if the block takes longer than ``delay`` seconds (numba compiling).
+def is_cached(dispatcher) -> bool:
+    """Whether numba holds a valid on-disk cache index for a kernel (its source unchanged).
 
-    Loading cached machine code takes well under the delay, so the notice appears only
-    on a first run (or after a numba upgrade), while compilation is under way.
+    Uses numba's cache internals; when they cannot be read, assume cached (no notice).
     """
+    try:
+        return bool(dispatcher._cache._cache_file._load_index())
+    except Exception:  # noqa: BLE001 - internals of another library: never fail on them
+        return True
+
+
+_noticed: set[str] = set()
+
+
+def notice_if_uncached(what: str, kernels) -> None:
+    """Log (once per process per `what`) that numba is about to compile, when it is."""
+    if what in _noticed:
+        return
+    _noticed.add(what)
+    missing = [k for k in kernels if not is_cached(k)]
+    if missing:
+        log.warning(
+            "compiling %s with numba (first run only, cached afterwards; %d kernels)...",
+            what,
+            len(missing),
+        )
+
+
+@contextlib.contextmanager
+def compile_notice(what: str = "kernels", delay: float = 0.4, kernels=()) -> Iterator[None]:
+    """Say on the "capsa" logger that numba is compiling, while it is.
+
+    With ``kernels``, the notice is logged up front when any of them has no valid disk
+    cache. Without, it is logged if the block takes longer than ``delay`` seconds:
+    loading cached machine code takes well under that.
+    """
+    if kernels:
+        notice_if_uncached(what, kernels)
+        yield
+        return
     done = threading.Event()
 
     def notify() -> None:

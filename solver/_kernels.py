@@ -21,7 +21,7 @@ import numpy as np
 
 from evaluator._jit import kernel
 from evaluator._kernels import _subset_pass
-from solver._settle_kernels import _settle, _settle_natural
+from solver._settle_kernels import _settle_core, _settle_natural
 
 # params layout (shared with solver.settlement.compile_rules)
 P_SCORING, P_MULT, P_MODE, P_ONE, P_ROY = 0, 1, 2, 3, 4
@@ -544,10 +544,17 @@ def _mc_values(ckeys, croy, okeys, oroy, onat, onatkey, n_opp, params, nat_units
                 for c in range(ckeys.shape[0]):
                     out[c, d] += v
             else:
-                kb = okeys[j]
-                rb = oroy[j]
+                b0 = okeys[j, 0]
+                b1 = okeys[j, 1]
+                b2 = okeys[j, 2]
+                q0 = oroy[j, 0]
+                q1 = oroy[j, 1]
+                q2 = oroy[j, 2]
                 for c in range(ckeys.shape[0]):
-                    out[c, d] += _settle(ckeys[c], croy[c], False, kb, rb, False, params)
+                    out[c, d] += _settle_core(
+                        ckeys[c, 0], ckeys[c, 1], ckeys[c, 2], croy[c, 0], croy[c, 1],
+                        croy[c, 2], False, b0, b1, b2, q0, q1, q2, False, params,
+                    )
 
 
 @kernel

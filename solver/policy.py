@@ -59,10 +59,9 @@ def structure() -> Structure:
     for j, m3 in enumerate(mask3.tolist()):
         rest = 0x1FFF ^ m3
         low = rest & -rest
-        for m5 in mask5.tolist():
-            if m5 & rest == m5 and m5 & low:
-                rows.append((j, idx5[m5], idx5[rest ^ m5]))
-    part = np.array(rows, dtype=np.int16)
+        inside = np.flatnonzero(((mask5 & rest) == mask5) & ((mask5 & low) != 0))
+        rows.append(np.stack([np.full(len(inside), j), inside, idx5[rest ^ mask5[inside]]], 1))
+    part = np.concatenate(rows).astype(np.int16)
     assert part.shape == (36036, 3)
     comb85 = np.array(list(itertools.combinations(range(8), 5)), dtype=np.int64)
     for a in (part, mask5, mask3, idx5, idx3, comb85):

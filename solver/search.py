@@ -364,6 +364,29 @@ def _parse_against(against: Sequence, hand: np.ndarray, rules: Rules) -> tuple:
 # ------------------------------------------------------------------ solve
 
 
+def _notice_compile() -> None:
+    """Say on stderr (the "capsa" logger) when the solver's kernels are about to compile."""
+    from evaluator import _kernels as ek
+    from evaluator._jit import notice_if_uncached
+    from solver import _kernels as k
+    from solver import _settle_kernels as sk
+
+    notice_if_uncached(
+        "solver kernels",
+        (
+            ek._subset_pass,
+            k._prepare,
+            k._legal_partitions,
+            k._pareto,
+            k._set_hands,
+            k._mc_values,
+            sk._settle_against,
+            sk._find_natural,
+            sk._find_natural_batch,
+        ),
+    )
+
+
 def solve(
     hand: str | Sequence[int] | np.ndarray,
     rules: Rules | str | None = None,
@@ -394,6 +417,7 @@ def solve(
     if top < 0:
         raise ValueError(f"top must be 0 or more, got {top}")
     h = np.sort(parse_hand(hand))
+    _notice_compile()
     ra = compile_rules(rules)
     c = candidates(h, rules)
     natural = find_natural(h, rules)

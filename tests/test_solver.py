@@ -37,8 +37,9 @@ def sorted_hand(text: str) -> np.ndarray:
 
 def random_hands(n: int, seed: int) -> np.ndarray:
     rng = np.random.default_rng(seed)
-    return np.sort(rng.permuted(np.tile(np.arange(52, dtype=np.uint8), (n, 1)), axis=1)[:, :13],
-                   axis=1)
+    return np.sort(
+        rng.permuted(np.tile(np.arange(52, dtype=np.uint8), (n, 1)), axis=1)[:, :13], axis=1
+    )
 
 
 def prepared(hand: np.ndarray, rules):
@@ -46,8 +47,20 @@ def prepared(hand: np.ndarray, rules):
     ra = compile_rules(rules)
     k5, k3 = np.empty(1287, np.int64), np.empty(286, np.int64)
     r5, r3 = np.empty((2, 1287)), np.empty(286)
-    K._prepare(hand, t.multi5, t.flush5, t.multi3, ra.remap, ra.decisive, ra.suit_rank, ra.roy,
-               k5, k3, r5, r3)
+    K._prepare(
+        hand,
+        t.multi5,
+        t.flush5,
+        t.multi3,
+        ra.remap,
+        ra.decisive,
+        ra.suit_rank,
+        ra.roy,
+        k5,
+        k3,
+        r5,
+        r3,
+    )
     return k5, k3, r5, r3
 
 
@@ -106,8 +119,21 @@ def test_field_branch_and_bound_equals_full_scan():
         st = P.structure()
         for hand in random_hands(150, 3):
             k5, k3, r5, r3 = prepared(hand, rules)
-            a = K._field_best(k3, k5, r3, r5, st.mask5, st.idx5, st.idx3, st.comb85, f.fw, f.ft,
-                              f.fo, f.fe, ra.params)
+            a = K._field_best(
+                k3,
+                k5,
+                r3,
+                r5,
+                st.mask5,
+                st.idx5,
+                st.idx3,
+                st.comb85,
+                f.fw,
+                f.ft,
+                f.fo,
+                f.fe,
+                ra.params,
+            )
             b = K._field_best_scan(k3, k5, r3, r5, st.part, f.fw, f.ft, f.fo, f.fe, ra.params)
             assert a[3] == pytest.approx(b[3], abs=1e-12)
 
@@ -135,8 +161,9 @@ def test_policies_never_foul_and_use_the_hands_cards(policy):
         out = P.set_hands(hands, rules, policy)
         assert (np.sort(out, axis=1) == hands).all()
         for row in out[::10]:
-            assert ref.ref_is_legal(row[:3].tolist(), row[3:8].tolist(), row[8:].tolist(),
-                                    rules.wheel, rules.suit_order)
+            assert ref.ref_is_legal(
+                row[:3].tolist(), row[3:8].tolist(), row[8:].tolist(), rules.wheel, rules.suit_order
+            )
 
 
 def test_pareto_safety_rules():
@@ -144,8 +171,14 @@ def test_pareto_safety_rules():
     assert pareto_safe(load_rules("shisanshui"))
     base = load_rules("chinese-1-6").to_dict()
     assert not pareto_safe(rules_from_dict({**base, "one_royalty_per_hand": True}, "x"))
-    odd = {**base, "royalties": {"front": {}, "middle": {"four_of_a_kind": 8, "straight_flush": 2},
-                                 "back": {}}}
+    odd = {
+        **base,
+        "royalties": {
+            "front": {},
+            "middle": {"four_of_a_kind": 8, "straight_flush": 2},
+            "back": {},
+        },
+    }
     assert not pareto_safe(rules_from_dict(odd, "odd"))
     always = {**base, "royalty_mode": "always", "scoop_multiplier": 2}
     assert not pareto_safe(rules_from_dict(always, "always2"))
@@ -225,9 +258,11 @@ def test_mc_values_equal_the_oracle_against_the_dealt_opponents():
                 row = settings[3 * d + o]
                 if onat[3 * d + o] >= 0:
                     continue
-                total += ref.ref_settle((f.tolist(), m.tolist(), b.tolist()),
-                                        (row[:3].tolist(), row[3:8].tolist(), row[8:].tolist()),
-                                        rules)
+                total += ref.ref_settle(
+                    (f.tolist(), m.tolist(), b.tolist()),
+                    (row[:3].tolist(), row[3:8].tolist(), row[8:].tolist()),
+                    rules,
+                )
             if (onat[3 * d : 3 * d + 3] < 0).all():
                 assert vals[ci, d] == pytest.approx(total)
 

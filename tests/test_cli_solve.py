@@ -1,0 +1,172 @@
+"""`capsa solve`, `capsa train`, `capsa rank`: output shapes, errors and exit codes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+import evaluator as ev
+from solver.cli import app
+from solver.rules import load_rules
+from tests import reference as ref
+
+runner = CliRunner()
+HAND = "As Ks Qs Js Ts 9h 9d 9c 2s 3d 4c 5h 7d"
+KEYS = {
+    "hand",
+    "rules",
+    "policy",
+    "players",
+    "samples",
+    "seed",
+    "action",
+    "front",
+    "middle",
+    "back",
+    "ev",
+    "ev_total",
+    "ev_play",
+    "stderr",
+    "row_stats",
+    "alternatives",
+    "natural",
+    "surrender",
+    "candidates",
+}
+
+
+def run_json(*args: str) -> dict:
+    res = runner.invoke(app, [*args, "--format", "json"])
+    assert res.exit_code == 0, res.output
+    return json.loads(res.stdout)
+
+
+def test_solve_json_shape():
+    d = run_json("solve", HAND, "--samples", "300", "--seed", "7", "--top", "2")
+    assert set(d) == KEYS
+    assert d["policy"] == "mc" and d["samples"] == 300 and d["seed"] == 7 and d["players"] == 4
+    rows = [ev.parse_cards(d[r]).tolist() for r in ("front", "middle", "back")]
+    assert sorted(sum(rows, [])) == sorted(ev.parse_hand(HAND).tolist())
+    assert ref.ref_is_legal(*rows)
+    assert len(d["alternatives"]) == 2
+    assert d["ev_total"] == pytest.approx(3 * d["ev"], abs=1e-5)
+    assert d["surrender"]["cost"] == 3 and d["natural"] is None and d["action"] == "play"
+
+
+def test_solve_is_reproducible_with_a_seed():
+    a = run_json("solve", HAND, "--samples", "300", "--seed", "3")
+    b = run_json("solve", HAND, "--samples", "300", "--seed", "3")
+    assert a == b
+
+
+@pytest.mark.parametrize("policy", ["field", "greedy"])
+def test_solve_other_policies(policy):
+    d = run_json("solve", HAND, "--policy", policy, "--rules", "capsa", "--players", "2")
+    assert d["policy"] == policy and d["stderr"] is None and d["players"] == 2
+    assert d["rules"] == "capsa" and d["ev_total"] == pytest.approx(d["ev"])
+
+
+def test_solve_against_file_is_exact(tmp_path):
+    opp = "2c 2d 3h | 4d 4h 5c 6s 7s | 8c 8d 8h Jc Jd"
+    f = tmp_path / "opp.txt"
+    f.write_text(f"# one opponent\n{opp}\n")
+    d = run_json("solve", HAND, "--against", str(f))
+    assert d["policy"] == "exact" and d["players"] == 2 and d["stderr"] == 0
+    rules = load_rules("chinese-1-6")
+    mine = tuple(ev.parse_cards(d[r]).tolist() for r in ("front", "middle", "back"))
+    theirs = tuple(ev.parse_cards(x).tolist() for x in opp.split("|"))
+    assert ref.ref_settle(mine, theirs, rules) == pytest.approx(d["ev_play"])
+
+
+def test_solve_table_output_names_the_rows():
+    res = runner.invoke(app, ["solve", HAND, "--samples", "200", "--seed", "1"])
+    assert res.exit_code == 0
+    for word in ("front", "middle", "back", "expected value", "advice"):
+        assert word in res.stdout
+
+
+def test_solve_reads_stdin():
+    res = runner.invoke(app, ["solve", "-", "--policy", "field", "--format", "json"], input=HAND)
+    assert res.exit_code == 0 and json.loads(res.stdout)["policy"] == "field"
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["solve", "As Ks Qs"], "expected 13 cards, got 3"),
+        (["solve", HAND.replace("7d", "7x")], "bad card '7x' at position 13"),
+        (["solve", HAND.replace("7d", "As")], "duplicate card 'As'"),
+        (["solve", HAND, "--policy", "best"], "--policy must be one of mc, field, greedy"),
+        (["solve", HAND, "--rules", "nosuch"], "unknown preset 'nosuch'"),
+        (["solve", HAND, "--against", "/nonexistent/file"], "cannot read --against file"),
+        (["rank", "As Ks"], "a row has 3 or 5 cards, got 2"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(args, message):
+    res = runner.invoke(app, args)
+    assert res.exit_code == 2
+    assert message in res.stderr
+    assert res.stderr.count("\n") == 1 and "Traceback" not in res.stderr
+
+
+def test_bad_options_exit_2():
+    assert runner.invoke(app, ["solve", HAND, "--players", "5"]).exit_code == 2
+    assert runner.invoke(app, ["solve", HAND, "--samples", "0"]).exit_code == 2
+
+
+def test_every_command_has_help():
+    res = runner.invoke(app, ["--help"])
+    assert res.exit_code == 0
+    for cmd in ("solve", "batch", "bench", "rules", "train", "duel", "rank"):
+        assert cmd in res.stdout
+        sub = runner.invoke(app, [cmd, "--help"])
+        assert sub.exit_code == 0 and len(sub.stdout.strip()) > 40, cmd
+
+
+def test_help_does_not_import_numba():
+    code = "import sys; from solver.cli import app; assert 'numba' not in sys.modules"
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_python_dash_m_solver_and_version():
+    out = subprocess.run(
+        [sys.executable, "-m", "solver", "--version"], capture_output=True, text=True, check=True
+    )
+    assert out.stdout.startswith("capsa ")
+
+
+def test_train_writes_tables_that_load(tmp_path):
+    dest = tmp_path / "t.npz"
+    res = runner.invoke(
+        app,
+        [
+            "train",
+            "--rules",
+            "per-row",
+            "--rounds",
+            "3",
+            "--hands",
+            "300",
+            "--tol",
+            "1",
+            "--output",
+            str(dest),
+        ],
+    )
+    assert res.exit_code == 0, res.output
+    assert "converged after 3 rounds" in res.stderr and "round 3: tables moved" in res.stderr
+    from solver.policy import load_field_file
+
+    t = load_field_file(dest, load_rules("per-row"))
+    assert t.meta["seed"] == 20261130 and t.meta["rounds"] == 3
+    assert np.allclose(t.dist.sum(axis=1), 1)
+
+
+def test_rank_json():
+    d = run_json("rank", "As Ks Qs Js Ts")
+    assert d["category"] == "straight flush" and d["royal"] is True and d["strength"] == 7916
