@@ -273,6 +273,9 @@ def batch(
         )
     except (*bad_input_errors(), BatchError) as exc:
         fail(str(exc))
+    except BrokenPipeError:  # `capsa batch ... | head`: the reader has gone
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        raise typer.Exit(1) from None
     finally:
         if progress is not None:
             progress.stop()

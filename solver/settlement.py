@@ -32,9 +32,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from evaluator._jit import notice_if_uncached
-
 from evaluator import CardParseError, as_cards, format_card, get_tables, parse_hand
+from evaluator._jit import notice_if_uncached
 from evaluator.tables import NSTRENGTH
 from solver.rules import ROWS, Rules, load_rules
 
