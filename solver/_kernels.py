@@ -9,10 +9,10 @@ the stronger five always goes to the back, so the 72,072 ordered splits reduce t
 Row keys: ``key = strength' * 4 + suit component`` (see solver.settlement); a higher key
 wins, and a setting is legal when ``key_front <= key_middle <= key_back``.
 
-Field tables (per row r = 0 front, 1 middle, 2 back, indexed by key):
-``fw[r, k]`` P(win the row), ``ft[r, k]`` P(tie), ``fo[r, k]`` the expected royalty an
-opponent collects on that row by beating a row of key k; ``fe[r]`` an opponent's expected
-row royalty (for royalty mode "always").
+Field tables (per row r = 0 front, 1 middle, 2 back, indexed by key), interleaved in
+``fx[r, k]``: P(win the row), P(tie), and the expected royalty an opponent collects on
+that row by beating a row of key k; ``fe[r]`` an opponent's expected row royalty (for
+royalty mode "always").
 """
 
 from __future__ import annotations
@@ -90,27 +90,20 @@ def _legal_partitions(k3, k5, part, out):
     """Legal partitions, oriented (front, middle, back); returns how many.
 
     out int32[36036, 3]. Of two equal fives, one orientation is kept (they are equal).
+    Branch-free: every partition is written at slot n, and n advances only when legal.
     """
     n = 0
     for p in range(part.shape[0]):
         f = part[p, 0]
         a = part[p, 1]
         b = part[p, 2]
-        ka = k5[a]
-        kb = k5[b]
-        if ka > kb:
-            m = b
-            bk = a
-            km = kb
-        else:
-            m = a
-            bk = b
-            km = ka
-        if k3[f] <= km:
-            out[n, 0] = f
-            out[n, 1] = m
-            out[n, 2] = bk
-            n += 1
+        swap = k5[a] > k5[b]
+        m = b if swap else a
+        bk = a if swap else b
+        out[n, 0] = f
+        out[n, 1] = m
+        out[n, 2] = bk
+        n += k3[f] <= k5[m]
     return n
 
 
@@ -130,9 +123,29 @@ def _count_legal_splits(k3, k5, part):
 
 
 @kernel
+def _radix_order(keys):
+    """Indices sorting int64 keys (0 <= key < 2**16) ascending: two stable 8-bit passes."""
+    n = keys.shape[0]
+    order = np.arange(n)
+    tmp = np.empty(n, np.int64)
+    for shift in (0, 8):
+        cnt = np.zeros(257, np.int64)
+        for i in range(n):
+            cnt[((keys[order[i]] >> shift) & 255) + 1] += 1
+        for v in range(256):
+            cnt[v + 1] += cnt[v]
+        for i in range(n):
+            v = (keys[order[i]] >> shift) & 255
+            tmp[cnt[v]] = order[i]
+            cnt[v] += 1
+        order, tmp = tmp, order
+    return order
+
+
+@kernel
 def _dense_rank(keys):
-    """Dense rank (0 = weakest) of each key, and the number of distinct keys."""
-    order = np.argsort(keys)
+    """Dense rank (0 = weakest) of each key (0 <= key < 2**16), and how many distinct."""
+    order = _radix_order(keys)
     rank = np.empty(keys.shape[0], np.int64)
     r = -1
     for i in range(keys.shape[0]):
@@ -172,14 +185,48 @@ def _pareto(k3, k5, legal, n, keep):
     """
     r5, n5 = _dense_rank(k5)
     r3, n3 = _dense_rank(k3)
+    # Prefilter: within each front's group (legal is grouped by front), drop a split
+    # strictly dominated by the group's best-back or best-middle split. Dominance is
+    # transitive, so the exact sweep below still finds the same front.
+    cand = np.empty(n, np.int64)
+    nc = 0
+    i = 0
+    while i < n:
+        f = legal[i, 0]
+        j = i
+        bmax = np.int64(-1)
+        mb = np.int64(-1)
+        mmax = np.int64(-1)
+        bm = np.int64(-1)
+        while j < n and legal[j, 0] == f:
+            km = k5[legal[j, 1]]
+            kb = k5[legal[j, 2]]
+            if kb > bmax or (kb == bmax and km > mb):
+                bmax = kb
+                mb = km
+            if km > mmax or (km == mmax and kb > bm):
+                mmax = km
+                bm = kb
+            j += 1
+        for t in range(i, j):
+            km = k5[legal[t, 1]]
+            kb = k5[legal[t, 2]]
+            under_b = kb <= bmax and km <= mb and (kb < bmax or km < mb)
+            under_m = km <= mmax and kb <= bm and (km < mmax or kb < bm)
+            keep[t] = False
+            if not (under_b or under_m):
+                cand[nc] = t
+                nc += 1
+        i = j
     F = np.empty(n, np.int64)
     M = np.empty(n, np.int64)
     B = np.empty(n, np.int64)
-    for i in range(n):
+    for c in range(nc):
+        i = cand[c]
         F[i] = r3[legal[i, 0]]
         M[i] = r5[legal[i, 1]]
         B[i] = r5[legal[i, 2]]
-    order = np.arange(n)
+    order = cand[:nc].copy()
     order = _counting_sort_desc(order, B, n5)
     order = _counting_sort_desc(order, F, n3)
     order = _counting_sort_desc(order, M, n5)
@@ -204,14 +251,18 @@ def _pareto(k3, k5, legal, n, keep):
 
 
 @kernel
-def _row_terms(key, myroy, fw, ft, fo, fe, r, mode):
-    """(win, tie, loss, royalty term) of one row of key `key` against the field."""
-    w = fw[r, key]
-    t = ft[r, key]
+def _row_terms(key, myroy, fx, fe, r, mode):
+    """(win, tie, loss, royalty term) of one row of key `key` against the field.
+
+    fx float64[3, NKEY, 4]: (win, tie, royalty the opponent collects, unused) by row and
+    key, interleaved so that one lookup is one cache line.
+    """
+    w = fx[r, key, 0]
+    t = fx[r, key, 1]
     if mode == MODE_ALWAYS:
         rt = myroy - fe[r]
     else:
-        rt = w * myroy - fo[r, key]
+        rt = w * myroy - fx[r, key, 2]
     return w, t, 1.0 - w - t, rt
 
 
@@ -236,43 +287,23 @@ def _field_value(wf, tf, lf, wm, tm, lm, wb, tb, lb, rsum, scoring, mult):
 
 
 @kernel
-def _radix_order(keys):
-    """Indices sorting int64 keys (0 <= key < 2**16) ascending: two stable 8-bit passes."""
-    n = keys.shape[0]
-    order = np.arange(n)
-    tmp = np.empty(n, np.int64)
-    for shift in (0, 8):
-        cnt = np.zeros(257, np.int64)
-        for i in range(n):
-            cnt[((keys[order[i]] >> shift) & 255) + 1] += 1
-        for v in range(256):
-            cnt[v + 1] += cnt[v]
-        for i in range(n):
-            v = (keys[order[i]] >> shift) & 255
-            tmp[cnt[v]] = order[i]
-            cnt[v] += 1
-        order, tmp = tmp, order
-    return order
-
-
-@kernel
-def _field_terms(k3, k5, r3, r5, fw, ft, fo, fe, mode, F, M, B):
+def _field_terms(k3, k5, r3, r5, fx, fe, mode, F, M, B):
     """Per-subset (win, tie, loss, royalty term, row value) for front, middle, back use."""
     for j in range(286):
-        w, t, l, rt = _row_terms(k3[j], r3[j], fw, ft, fo, fe, 0, mode)
+        w, t, l, rt = _row_terms(k3[j], r3[j], fx, fe, 0, mode)
         F[j, 0] = w
         F[j, 1] = t
         F[j, 2] = l
         F[j, 3] = rt
         F[j, 4] = w - l + rt
     for i in range(1287):
-        w, t, l, rt = _row_terms(k5[i], r5[0, i], fw, ft, fo, fe, 1, mode)
+        w, t, l, rt = _row_terms(k5[i], r5[0, i], fx, fe, 1, mode)
         M[i, 0] = w
         M[i, 1] = t
         M[i, 2] = l
         M[i, 3] = rt
         M[i, 4] = w - l + rt
-        w, t, l, rt = _row_terms(k5[i], r5[1, i], fw, ft, fo, fe, 2, mode)
+        w, t, l, rt = _row_terms(k5[i], r5[1, i], fx, fe, 2, mode)
         B[i, 0] = w
         B[i, 1] = t
         B[i, 2] = l
@@ -281,7 +312,7 @@ def _field_terms(k3, k5, r3, r5, fw, ft, fo, fe, mode, F, M, B):
 
 
 @kernel
-def _field_best(k3, k5, r3, r5, mask5, idx5, idx3, comb85, fw, ft, fo, fe, params):
+def _field_best(k3, k5, r3, r5, mask5, idx5, idx3, comb85, fx, fe, params):
     """Best legal split by field value: (front, middle, back) subset indices, value.
 
     Exact branch and bound: backs are taken strongest first; a back is expanded (its 56
@@ -296,7 +327,7 @@ def _field_best(k3, k5, r3, r5, mask5, idx5, idx3, comb85, fw, ft, fo, fe, param
     F = np.empty((286, 5))
     M = np.empty((1287, 5))
     B = np.empty((1287, 5))
-    _field_terms(k3, k5, r3, r5, fw, ft, fo, fe, mode, F, M, B)
+    _field_terms(k3, k5, r3, r5, fx, fe, mode, F, M, B)
     o5 = _radix_order(k5)
     o3 = _radix_order(k3)
     # prefix maxima over rows no stronger than each five (ties included)
@@ -396,7 +427,7 @@ def _field_best(k3, k5, r3, r5, mask5, idx5, idx3, comb85, fw, ft, fo, fe, param
 
 
 @kernel
-def _field_best_scan(k3, k5, r3, r5, part, fw, ft, fo, fe, params):
+def _field_best_scan(k3, k5, r3, r5, part, fx, fe, params):
     """Best legal split by field value, scanning all 36,036 partitions (the slow twin of
     _field_best, kept to test it)."""
     scoring = np.int64(params[P_SCORING])
@@ -405,7 +436,7 @@ def _field_best_scan(k3, k5, r3, r5, part, fw, ft, fo, fe, params):
     F = np.empty((286, 5))
     M = np.empty((1287, 5))
     B = np.empty((1287, 5))
-    _field_terms(k3, k5, r3, r5, fw, ft, fo, fe, mode, F, M, B)
+    _field_terms(k3, k5, r3, r5, fx, fe, mode, F, M, B)
     best = -1e300
     bf = -1
     bm = -1
@@ -475,9 +506,7 @@ def _set_hands(
     idx5,
     idx3,
     comb85,
-    fw,
-    ft,
-    fo,
+    fx,
     fe,
     params,
     out_split,
@@ -502,7 +531,7 @@ def _set_hands(
             val = 0.0
         else:
             f, m, b, val = _field_best(
-                k3, k5, r3, r5, mask5, idx5, idx3, comb85, fw, ft, fo, fe, params
+                k3, k5, r3, r5, mask5, idx5, idx3, comb85, fx, fe, params
             )
         out_split[h, 0] = f
         out_split[h, 1] = m

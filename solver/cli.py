@@ -176,12 +176,11 @@ def batch(
     ] = None,
     policy: Annotated[
         BatchPolicy,
-        typer.Option(
-            "--policy", "-p", help="mc: Monte Carlo best response; field, greedy: fast policies."
-        ),
+        typer.Option("--policy", help="mc: Monte Carlo best response; field, greedy: fast."),
     ] = BatchPolicy.mc,
     samples: Annotated[
-        int | None, typer.Option("--samples", "-n", min=1, help="Monte Carlo deals per hand.")
+        int | None,
+        typer.Option("--samples", "-n", min=1, help="Opponent hands dealt (mc; default 3000)."),
     ] = None,
     seed: Annotated[
         int,
@@ -191,7 +190,7 @@ def batch(
     ] = 0,
     players: Annotated[
         int | None,
-        typer.Option("--players", min=2, max=4, help="Players (default: the ruleset's)."),
+        typer.Option("--players", "-p", min=2, max=4, help="Players (default: the ruleset's)."),
     ] = None,
     workers: Annotated[
         int | None,
@@ -203,7 +202,9 @@ def batch(
     dask: Annotated[
         str | None,
         typer.Option(
-            "--dask", metavar="ADDRESS|local", help="Solve on a Dask cluster (needs capsa[dask])."
+            "--dask",
+            metavar="ADDRESS|local",
+            help="Solve on a Dask cluster: a scheduler address, or local (needs the dask extra).",
         ),
     ] = None,
     errors: Annotated[

@@ -79,6 +79,7 @@ class FieldTables(NamedTuple):
     ft: np.ndarray  # float64[3, NKEY] P(tie)
     fo: np.ndarray  # float64[3, NKEY] royalty an opponent collects by beating this row
     fe: np.ndarray  # float64[3] an opponent's expected row royalty
+    fx: np.ndarray  # float64[3, NKEY, 4] fw, ft, fo interleaved (fw/ft/fo are views of it)
     dist: np.ndarray  # float64[3, NKEY] the opponent's row-key distribution
     meta: dict
 
@@ -115,7 +116,11 @@ def tables_from_dist(dist: np.ndarray, rules: Rules, meta: dict | None = None) -
     fo = np.zeros_like(dist)
     fo[:, :-1] = tail[:, 1:]  # strictly stronger rows
     fe = paid.sum(axis=1)
-    return FieldTables(fw, ft, fo, fe, dist, dict(meta or {}))
+    fx = np.zeros((3, dist.shape[1], 4))
+    fx[..., 0], fx[..., 1], fx[..., 2] = fw, ft, fo
+    return FieldTables(
+        fw=fx[..., 0], ft=fx[..., 1], fo=fx[..., 2], fe=fe, fx=fx, dist=dist, meta=dict(meta or {})
+    )
 
 
 def _shipped_index() -> dict[str, Path]:
@@ -219,9 +224,9 @@ def set_sorted_hands(
     st = structure()
     if policy == "field":
         field = field or get_field(rules)
-        fw, ft, fo, fe = field.fw, field.ft, field.fo, field.fe
+        fx, fe = field.fx, field.fe
     else:
-        fw = ft = fo = np.zeros((3, 1))
+        fx = np.zeros((3, 1, 4))
         fe = np.zeros(3)
     n = len(hands)
     split = np.empty((n, 3), np.int32)
@@ -245,9 +250,7 @@ def set_sorted_hands(
             st.idx5,
             st.idx3,
             st.comb85,
-            fw,
-            ft,
-            fo,
+            fx,
             fe,
             ra.params,
             split[lo:hi],

@@ -128,13 +128,11 @@ def test_field_branch_and_bound_equals_full_scan():
                 st.idx5,
                 st.idx3,
                 st.comb85,
-                f.fw,
-                f.ft,
-                f.fo,
+                f.fx,
                 f.fe,
                 ra.params,
             )
-            b = K._field_best_scan(k3, k5, r3, r5, st.part, f.fw, f.ft, f.fo, f.fe, ra.params)
+            b = K._field_best_scan(k3, k5, r3, r5, st.part, f.fx, f.fe, ra.params)
             assert a[3] == pytest.approx(b[3], abs=1e-12)
 
 

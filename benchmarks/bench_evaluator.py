@@ -1,0 +1,20 @@
+"""Evaluator throughput: 5-card and 3-card lookups, the 13-card subset pass; comparisons."""
+
+from __future__ import annotations
+
+import pytest
+
+from solver import bench
+
+
+@pytest.mark.parametrize("name", ["eval5", "eval3", "subset_pass"])
+def test_evaluator(measure, name):
+    result = measure(name)
+    assert result.rate > 0
+
+
+@pytest.mark.parametrize("library", bench.COMPARE_LIBRARIES)
+def test_compare(measure, library):
+    """Other libraries' public 5-card evaluation on the same rows (``capsa[compare]``)."""
+    result = measure(f"compare:{library}")
+    assert result.extra["same_order"]

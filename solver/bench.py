@@ -1,0 +1,752 @@
+"""Speed measurements, shared by ``capsa bench`` and the pytest-benchmark suite.
+
+One function per measurement. Each prepares its inputs (outside the timing), makes a
+first call that compiles the numba kernels or loads them from the on-disk cache (timed
+apart, as ``first_call``), then times ``rounds`` calls through a *runner* and returns a
+:class:`Result`: the median seconds per call, the rate in items per second, and the
+DESIGN.md target with whether it is met. ``capsa bench`` uses the default runner
+(``time.perf_counter``); ``benchmarks/`` passes one that calls ``benchmark.pedantic``, so
+the suite and the command always time the same code on the same inputs.
+
+The comparison libraries (``capsa[compare]``: phevaluator, treys, eval7) are timed on
+the first hands of the same random 5-card rows through their public evaluation
+function; the card conversion happens before the timing.
+
+Library code: no printing, no rich, no typer. A measurement whose code has not been
+built yet (or whose library is missing) raises :class:`Unavailable`.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import platform
+import statistics
+import time
+import warnings
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import asdict, dataclass
+from dataclasses import field as dc_field
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "COMPARE_LIBRARIES",
+    "MEASUREMENTS",
+    "Measurement",
+    "Report",
+    "Result",
+    "Runner",
+    "Target",
+    "Unavailable",
+    "batch",
+    "compare",
+    "default_runner",
+    "eval3",
+    "eval5",
+    "field",
+    "greedy",
+    "machine_info",
+    "mc",
+    "pareto",
+    "random_hands",
+    "random_rows",
+    "run",
+    "splits",
+    "subset_pass",
+]
+
+#: A runner calls ``fn`` ``rounds`` times and returns the seconds of each call.
+Runner = Callable[[Callable[[], object], int], Sequence[float]]
+
+
+class Unavailable(RuntimeError):
+    """The code (or library) a measurement needs is not available; the message says what."""
+
+
+@dataclass(frozen=True)
+class Target:
+    """A DESIGN.md speed target: ``text`` as the table says it, ``rate`` in items/s."""
+
+    text: str
+    rate: float  # the result's rate must be at least this
+
+
+# DESIGN.md, "Speed" (2-core machine, after JIT warm-up).
+TARGET_EVAL5 = Target("≥ 80 M/s", 80e6)
+TARGET_SPLITS = Target("≤ 0.15 ms/hand", 1 / 0.15e-3)
+TARGET_FIELD = Target("≤ 0.3 ms/hand", 1 / 0.3e-3)
+TARGET_MC3000 = Target("≤ 1 s/hand", 1.0)
+TARGET_BATCH = Target("≥ 5,000 hands/s", 5000.0)
+
+
+@dataclass(frozen=True)
+class Result:
+    """One measurement. ``median`` is seconds per timed call of ``items`` items."""
+
+    name: str
+    description: str
+    items: int  # items per timed call
+    unit: str  # what an item is, e.g. "lookup", "hand"
+    median: float  # seconds per call (median over rounds)
+    rate: float  # items per second (items / median)
+    per_item: float  # seconds per item (median / items)
+    rounds: int
+    first_call: float  # seconds of the first call: numba compile or cache load, plus one run
+    threads: int  # numba threads available to the code
+    target: str | None = None  # DESIGN.md target, as text
+    target_rate: float | None = None  # the target in items/s
+    ok: bool | None = None  # target met (None: DESIGN.md sets none)
+    extra: dict[str, Any] = dc_field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """A registered measurement: its function and arguments for a full and a quick run."""
+
+    name: str
+    fn: Callable[..., Result]
+    full: dict[str, Any]
+    quick: dict[str, Any]
+
+
+@dataclass
+class Report:
+    """Everything ``run`` measured: results, skipped measurements, comparisons, machine."""
+
+    results: list[Result]
+    skipped: list[dict[str, str]]  # name, reason: code or library not available
+    failed: list[dict[str, str]]  # name, error: the measurement raised
+    compare: list[Result]
+    machine: dict[str, Any]
+    quick: bool
+    seconds: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "quick": self.quick,
+            "seconds": self.seconds,
+            "machine": self.machine,
+            "measurements": [r.to_dict() for r in self.results],
+            "compare": [r.to_dict() for r in self.compare],
+            "skipped": self.skipped,
+            "failed": self.failed,
+        }
+
+
+# ------------------------------------------------------------------------------ timing
+
+
+def default_runner(fn: Callable[[], object], rounds: int) -> list[float]:
+    """Seconds of each of ``rounds`` calls of ``fn`` (``time.perf_counter``)."""
+    times = []
+    for _ in range(rounds):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return times
+
+
+def _threads() -> int:
+    import numba
+
+    return int(numba.get_num_threads())
+
+
+def _measure(
+    name: str,
+    description: str,
+    fn: Callable[[], object],
+    items: int,
+    unit: str,
+    rounds: int,
+    runner: Runner | None,
+    target: Target | None = None,
+    extra: dict[str, Any] | None = None,
+    first_call: float | None = None,
+) -> Result:
+    """First call apart (compile or cache load), then ``rounds`` timed calls.
+
+    ``first_call``: the caller has made (and timed) the first call already.
+    """
+    if first_call is None:
+        t0 = time.perf_counter()
+        fn()
+        first_call = time.perf_counter() - t0
+    times = list((runner or default_runner)(fn, rounds))
+    if not times:
+        raise ValueError(f"runner returned no timings for {name}")
+    median = statistics.median(times)
+    rate = items / median if median > 0 else float("inf")
+    return Result(
+        name=name,
+        description=description,
+        items=items,
+        unit=unit,
+        median=median,
+        rate=rate,
+        per_item=median / items,
+        rounds=len(times),
+        first_call=first_call,
+        threads=_threads(),
+        target=target.text if target else None,
+        target_rate=target.rate if target else None,
+        ok=(rate >= target.rate) if target else None,
+        extra=extra or {},
+    )
+
+
+# ------------------------------------------------------------------------------ inputs
+
+
+def random_rows(n: int, k: int, seed: int = 0) -> np.ndarray:
+    """``n`` rows of ``k`` distinct random card ids in random (unsorted) order, uint8[n, k]."""
+    rng = np.random.default_rng(seed)
+    if k > 7:
+        return random_hands(n, seed, k)
+    rows = rng.integers(0, 52, size=(n, k), dtype=np.uint8)
+    while True:
+        srt = np.sort(rows, axis=1)
+        bad = np.flatnonzero((srt[:, 1:] == srt[:, :-1]).any(axis=1))
+        if not len(bad):
+            return rows
+        rows[bad] = rng.integers(0, 52, size=(len(bad), k), dtype=np.uint8)
+
+
+def random_hands(n: int, seed: int = 0, k: int = 13) -> np.ndarray:
+    """``n`` random hands of ``k`` (13) distinct cards in dealt order, uint8[n, k]."""
+    rng = np.random.default_rng(seed)
+    out = np.empty((n, k), np.uint8)
+    deck = np.arange(52, dtype=np.uint8)
+    step = 65536
+    for i in range(0, n, step):
+        m = min(step, n - i)
+        out[i : i + m] = rng.permuted(np.tile(deck, (m, 1)), axis=1)[:, :k]
+    return out
+
+
+def _rules(rules: Any = None) -> Any:
+    from solver.rules import load_rules
+
+    return load_rules(rules)
+
+
+def _need(module: str, attr: str | None = None) -> Any:
+    """Import ``module`` (and get ``attr``), or raise :class:`Unavailable`."""
+    try:
+        mod = importlib.import_module(module)
+    except ImportError as exc:
+        raise Unavailable(f"{module} is not available ({exc})") from None
+    if attr is None:
+        return mod
+    try:
+        return getattr(mod, attr)
+    except AttributeError:
+        raise Unavailable(f"{module}.{attr} is not available yet") from None
+
+
+# ------------------------------------------------------------------------- evaluator
+
+
+def eval5(
+    n: int = 1_000_000, rounds: int = 7, seed: int = 0, runner: Runner | None = None
+) -> Result:
+    """5-card strength lookups, ``n`` random unsorted rows, one thread (``_eval5_batch``)."""
+    from evaluator import _kernels as k
+    from evaluator import get_tables
+
+    t = get_tables()
+    rows = random_rows(n, 5, seed)
+    out = np.empty(n, np.int32)
+    return _measure(
+        "eval5",
+        f"5-card strength, {n:,} random unsorted rows, one thread",
+        lambda: k._eval5_batch(rows, t.multi5, t.flush5, out),
+        n,
+        "lookup",
+        rounds,
+        runner,
+        TARGET_EVAL5,
+    )
+
+
+def eval3(
+    n: int = 1_000_000, rounds: int = 7, seed: int = 0, runner: Runner | None = None
+) -> Result:
+    """3-card (front) strength lookups, ``n`` random unsorted rows, one thread."""
+    from evaluator import _kernels as k
+    from evaluator import get_tables
+
+    t = get_tables()
+    rows = random_rows(n, 3, seed)
+    out = np.empty(n, np.int32)
+    return _measure(
+        "eval3",
+        f"3-card strength, {n:,} random unsorted rows, one thread",
+        lambda: k._eval3_batch(rows, t.multi3, out),
+        n,
+        "lookup",
+        rounds,
+        runner,
+    )
+
+
+def subset_pass(
+    n: int = 20_000, rounds: int = 7, seed: int = 0, runner: Runner | None = None
+) -> Result:
+    """Strengths of all 1,287 five-card and 286 three-card subsets of a hand, one thread."""
+    from evaluator import _kernels as k
+    from evaluator import get_tables
+
+    t = get_tables()
+    hands = np.sort(random_hands(n, seed), axis=1)
+    out5 = np.empty((n, 1287), np.int16)
+    out3 = np.empty((n, 286), np.int16)
+    return _measure(
+        "subset_pass",
+        f"13-card subset pass (1,573 rows a hand), {n:,} hands, one thread",
+        lambda: k._subset_pass_batch(hands, t.multi5, t.flush5, t.multi3, out5, out3),
+        n,
+        "hand",
+        rounds,
+        runner,
+    )
+
+
+# ---------------------------------------------------------------------------- solver
+
+
+def splits(
+    n: int = 2_000,
+    rounds: int = 5,
+    seed: int = 0,
+    rules: Any = None,
+    runner: Runner | None = None,
+    pareto: bool = False,
+) -> Result:
+    """Rank the 72,072 splits of a hand and keep the legal ones (DESIGN's splits target);
+    with ``pareto``, also mark their Pareto front (what ``solve`` scores; no target).
+
+    The kernels ``solver.search.candidates`` runs for every hand: ``_prepare`` (subset
+    strengths, row keys and royalties), ``_legal_partitions`` and ``_pareto``, called
+    hand by hand from Python.
+    """
+    k = _need("solver._kernels")
+    for attr in ("_prepare", "_legal_partitions", "_pareto"):
+        if not hasattr(k, attr):
+            raise Unavailable(f"solver._kernels.{attr} is not available yet")
+    from evaluator import get_tables
+    from solver.policy import structure
+    from solver.settlement import compile_rules
+
+    r = _rules(rules)
+    t = get_tables()
+    ra = compile_rules(r)
+    part = structure().part
+    hands = np.sort(random_hands(n, seed), axis=1)
+    k5 = np.empty(1287, np.int64)
+    k3 = np.empty(286, np.int64)
+    r5 = np.empty((2, 1287))
+    r3 = np.empty(286)
+    legal = np.empty((36036, 3), np.int32)
+    keep = np.zeros(36036, np.bool_)
+    counts = np.zeros(n, np.int64)
+
+    def call() -> None:
+        for i in range(n):
+            k._prepare(
+                hands[i], t.multi5, t.flush5, t.multi3, ra.remap, ra.decisive, ra.suit_rank,
+                ra.roy, k5, k3, r5, r3,
+            )  # fmt: skip
+            m = k._legal_partitions(k3, k5, part, legal)
+            if pareto:
+                k._pareto(k3, k5, legal, m, keep)
+                counts[i] = keep[:m].sum()
+            else:
+                counts[i] = m
+
+    what = (
+        "rank all 72,072 splits, keep the legal ones and mark their Pareto front"
+        if pareto
+        else "rank all 72,072 splits and mark the legal ones"
+    )
+    res = _measure(
+        "pareto" if pareto else "splits",
+        f"{what}, {n:,} hands ({r.name}), one thread",
+        call,
+        n,
+        "hand",
+        rounds,
+        runner,
+        None if pareto else TARGET_SPLITS,
+    )
+    res.extra["pareto_front_mean" if pareto else "legal_partitions_mean"] = float(counts.mean())
+    return res
+
+
+def pareto(**kw: Any) -> Result:
+    """:func:`splits` with the Pareto front marked."""
+    return splits(pareto=True, **kw)
+
+
+def _set_hands_fn(policy: str) -> Callable[[np.ndarray, Any], np.ndarray]:
+    set_hands = _need("solver.policy", "set_hands")
+    return lambda hands, rules: set_hands(hands, rules, policy)
+
+
+def field(
+    n: int = 5_000,
+    rounds: int = 5,
+    seed: int = 0,
+    rules: Any = None,
+    runner: Runner | None = None,
+) -> Result:
+    """Set hands with the ``field`` strategy (``solver.policy.set_hands``)."""
+    fn = _set_hands_fn("field")
+    r = _rules(rules)
+    hands = random_hands(n, seed)
+    return _measure(
+        "field",
+        f"set a hand with the field strategy, {n:,} hands ({r.name})",
+        lambda: fn(hands, r),
+        n,
+        "hand",
+        rounds,
+        runner,
+        TARGET_FIELD,
+    )
+
+
+def greedy(
+    n: int = 5_000,
+    rounds: int = 5,
+    seed: int = 0,
+    rules: Any = None,
+    runner: Runner | None = None,
+) -> Result:
+    """Set hands with the ``greedy`` strategy (``solver.policy.set_hands``)."""
+    fn = _set_hands_fn("greedy")
+    r = _rules(rules)
+    hands = random_hands(n, seed)
+    return _measure(
+        "greedy",
+        f"set a hand with the greedy strategy, {n:,} hands ({r.name})",
+        lambda: fn(hands, r),
+        n,
+        "hand",
+        rounds,
+        runner,
+    )
+
+
+def mc(
+    opponents: int = 3_000,
+    hands: int = 3,
+    rounds: int = 3,
+    players: int = 4,
+    seed: int = 0,
+    rules: Any = None,
+    runner: Runner | None = None,
+) -> Result:
+    """A Monte Carlo ``solve`` of one hand against ``opponents`` opponent hands.
+
+    ``solve``'s ``samples`` counts opponent hands: with 4 players one shuffle of the
+    other 39 cards deals 3 of them, so 3,000 opponent hands are 1,000 shuffles.
+    """
+    solve = _need("solver.search", "solve")
+    r = _rules(rules)
+    deals = -(-opponents // (players - 1))
+    hs = random_hands(hands, seed)
+
+    def call() -> None:
+        for i, h in enumerate(hs):
+            solve(h, rules=r, players=players, policy="mc", samples=opponents, seed=seed + i, top=0)
+
+    return _measure(
+        f"mc{opponents}",
+        f"Monte Carlo solve, {opponents:,} opponent hands ({deals:,} deals, {players} "
+        f"players), {hands} hands ({r.name})",
+        call,
+        hands,
+        "hand",
+        rounds,
+        runner,
+        TARGET_MC3000 if opponents >= 3000 else None,
+        {"samples": opponents, "deals": deals, "players": players},
+    )
+
+
+def batch(
+    n: int = 100_000,
+    rounds: int = 3,
+    seed: int = 0,
+    rules: Any = None,
+    runner: Runner | None = None,
+) -> Result:
+    """``capsa batch --policy field`` on ``n`` hands: ``solver.batch.run_batch`` from a
+    file of hands to JSON lines (written to the null device), worker processes on every
+    core. Each round starts its workers afresh, as the command does; the first call (the
+    kernels compiled or loaded) is a run on the first ``min(n, 1000)`` hands."""
+    import tempfile
+
+    from evaluator import format_cards
+
+    run_batch = _need("solver.batch", "run_batch")
+    r = _rules(rules)
+    hands = random_hands(n, seed)
+    tmp = tempfile.TemporaryDirectory(prefix="capsa-bench-")
+    src = os.path.join(tmp.name, "hands.txt")
+    warm = os.path.join(tmp.name, "warm.txt")
+    for path, rows in ((src, hands), (warm, hands[:1000])):
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.writelines(format_cards(h) + "\n" for h in rows)
+
+    def run(path: str, want: int) -> None:
+        with open(os.devnull, "w", encoding="utf-8") as sink:
+            res = run_batch(path, sink, fmt="jsonl", rules=r, policy="field", seed=seed)
+        if res.hands != want:
+            raise RuntimeError(f"batch solved {res.hands} of {want} hands")
+
+    batch_error = _need("solver.batch", "BatchError")
+    try:
+        t0 = time.perf_counter()
+        try:
+            run(warm, min(n, 1000))  # the first call: kernels compiled or loaded
+        except batch_error as exc:
+            raise Unavailable(f"solver.batch.run_batch: {exc}") from None
+        first = time.perf_counter() - t0
+        return _measure(
+            "batch",
+            f"capsa batch --policy field, {n:,} hands ({r.name}), every core",
+            lambda: run(src, n),
+            n,
+            "hand",
+            rounds,
+            runner,
+            TARGET_BATCH,
+            first_call=first,
+        )
+    finally:
+        tmp.cleanup()
+
+
+# --------------------------------------------------------------------------- compare
+
+#: The libraries ``capsa bench --compare`` times, as ``capsa[compare]`` installs them.
+COMPARE_LIBRARIES = ("phevaluator", "treys", "eval7")
+
+
+def _compare_setup(library: str, rows: np.ndarray) -> tuple[Callable[[], object], Callable]:
+    """(timed loop over the converted rows, function giving their strengths untimed)."""
+    names = [[f"{'23456789TJQKA'[c >> 2]}{'cdhs'[c & 3]}" for c in row] for row in rows.tolist()]
+    if library == "phevaluator":
+        try:
+            from phevaluator import evaluate_cards
+        except ImportError as exc:
+            raise Unavailable(f"phevaluator is not installed ({exc})") from None
+        # phevaluator ids are ours (rank * 4 + suit, c d h s); lower is stronger.
+        conv = [tuple(int(c) for c in row) for row in rows.tolist()]
+
+        def loop() -> None:
+            for h in conv:
+                evaluate_cards(*h)
+
+        return loop, lambda: [-evaluate_cards(*h) for h in conv]
+    if library == "treys":
+        try:
+            from treys import Card, Evaluator
+        except ImportError as exc:
+            raise Unavailable(f"treys is not installed ({exc})") from None
+        ev = Evaluator()
+        # treys' public call is evaluate(hand, board); two cards + three make five.
+        pairs = [([Card.new(s) for s in row[:2]], [Card.new(s) for s in row[2:]]) for row in names]
+
+        def loop() -> None:
+            for h, b in pairs:
+                ev.evaluate(h, b)
+
+        return loop, lambda: [-ev.evaluate(h, b) for h, b in pairs]
+    if library == "eval7":
+        try:
+            with warnings.catch_warnings():  # eval7 builds its parsers with old pyparsing names
+                warnings.simplefilter("ignore", DeprecationWarning)
+                import eval7
+        except ImportError as exc:
+            raise Unavailable(f"eval7 is not installed ({exc})") from None
+        hands = [[eval7.Card(s) for s in row] for row in names]
+        evaluate = eval7.evaluate
+
+        def loop() -> None:
+            for h in hands:
+                evaluate(h)
+
+        return loop, lambda: [evaluate(h) for h in hands]  # higher is stronger
+    raise ValueError(f"unknown comparison library {library!r}: one of {COMPARE_LIBRARIES}")
+
+
+def _same_order(ours: np.ndarray, theirs: np.ndarray) -> bool:
+    """Whether two strength arrays (both higher-is-stronger) rank the rows the same way."""
+    o = np.argsort(ours, kind="stable")
+    a, b = ours[o], theirs[o]
+    same_a, same_b = a[1:] == a[:-1], b[1:] == b[:-1]
+    return bool(np.array_equal(same_a, same_b) and (b[1:] >= b[:-1]).all())
+
+
+def compare(
+    library: str,
+    n: int = 200_000,
+    rounds: int = 3,
+    seed: int = 0,
+    reference: Result | None = None,
+    runner: Runner | None = None,
+    population: int = 1_000_000,
+) -> Result:
+    """Time ``library``'s public 5-card evaluation on the first ``n`` rows of ``eval5``'s.
+
+    ``population`` and ``seed`` must be ``eval5``'s ``n`` and ``seed`` for the rows to be
+    the same.
+
+    ``extra`` holds ``ratio`` (our ``eval5`` rate over theirs, with ``reference``) and
+    ``same_order`` (their ranking of the rows agrees with ours).
+    """
+    from evaluator import evaluate5
+
+    rows = random_rows(max(n, population), 5, seed)[:n]  # the first n rows of eval5's
+    loop, strengths = _compare_setup(library, rows)
+    ours = np.asarray(evaluate5(rows), np.int64)
+    same = _same_order(ours, np.asarray(strengths(), np.int64))
+    version = _version(library)
+    res = _measure(
+        library,
+        f"{library} {version}: public 5-card evaluation, {n:,} of the same rows, a Python loop",
+        loop,
+        n,
+        "lookup",
+        rounds,
+        runner,
+        extra={"version": version, "same_order": same},
+    )
+    if reference is not None:
+        res.extra["ratio"] = reference.rate / res.rate
+    return res
+
+
+def _version(dist: str) -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(dist)
+    except PackageNotFoundError:
+        return "?"
+
+
+# ------------------------------------------------------------------------------- run
+
+MEASUREMENTS: tuple[Measurement, ...] = (
+    Measurement("eval5", eval5, {"n": 1_000_000, "rounds": 9}, {"n": 1_000_000, "rounds": 3}),
+    Measurement("eval3", eval3, {"n": 1_000_000, "rounds": 9}, {"n": 1_000_000, "rounds": 3}),
+    Measurement("subset_pass", subset_pass, {"n": 20_000, "rounds": 7}, {"n": 5_000, "rounds": 3}),
+    Measurement("splits", splits, {"n": 2_000, "rounds": 5}, {"n": 300, "rounds": 3}),
+    Measurement("pareto", pareto, {"n": 2_000, "rounds": 5}, {"n": 300, "rounds": 3}),
+    Measurement("greedy", greedy, {"n": 5_000, "rounds": 5}, {"n": 1_000, "rounds": 3}),
+    Measurement("field", field, {"n": 5_000, "rounds": 5}, {"n": 1_000, "rounds": 3}),
+    Measurement(
+        "mc1000",
+        mc,
+        {"opponents": 1000, "hands": 5, "rounds": 3},
+        {"opponents": 1000, "hands": 2, "rounds": 1},
+    ),
+    Measurement(
+        "mc3000",
+        mc,
+        {"opponents": 3000, "hands": 3, "rounds": 3},
+        {"opponents": 3000, "hands": 1, "rounds": 1},
+    ),
+    Measurement("batch", batch, {"n": 100_000, "rounds": 2}, {"n": 10_000, "rounds": 1}),
+)
+
+COMPARE_SIZES = {"full": {"n": 200_000, "rounds": 3}, "quick": {"n": 20_000, "rounds": 1}}
+
+
+def machine_info() -> dict[str, Any]:
+    """What the numbers were measured on."""
+    import numba
+
+    return {
+        "python": platform.python_version(),
+        "numpy": np.__version__,
+        "numba": numba.__version__,
+        "cpus": os.cpu_count(),
+        "numba_threads": _threads(),
+        "machine": platform.machine(),
+        "system": platform.system(),
+    }
+
+
+def run(
+    quick: bool = False,
+    with_compare: bool = False,
+    names: Iterable[str] | None = None,
+    progress: Callable[[str], None] | None = None,
+    runner: Runner | None = None,
+) -> Report:
+    """Run the registered measurements (all, or ``names``), then the comparisons.
+
+    ``progress(name)`` is called before each measurement starts. A measurement whose code
+    or library is missing is listed in ``Report.skipped`` with the reason; one that raises
+    is listed in ``Report.failed`` and the others still run. Unknown ``names`` raise
+    ``ValueError``.
+    """
+    t0 = time.perf_counter()
+    wanted = set(names) if names is not None else None
+    if wanted is not None:
+        unknown = wanted - {m.name for m in MEASUREMENTS}
+        if unknown:
+            raise ValueError(
+                f"unknown measurement {sorted(unknown)[0]!r}: one of "
+                + ", ".join(m.name for m in MEASUREMENTS)
+            )
+    results: list[Result] = []
+    skipped: list[dict[str, str]] = []
+    failed: list[dict[str, str]] = []
+    for m in MEASUREMENTS:
+        if wanted is not None and m.name not in wanted:
+            continue
+        if progress:
+            progress(m.name)
+        try:
+            results.append(m.fn(**(m.quick if quick else m.full), runner=runner))
+        except Unavailable as exc:
+            skipped.append({"name": m.name, "reason": str(exc)})
+        except Exception as exc:  # noqa: BLE001 - one broken measurement must not stop the rest
+            failed.append({"name": m.name, "error": f"{type(exc).__name__}: {exc}"})
+    compared: list[Result] = []
+    if with_compare:
+        reference = next((r for r in results if r.name == "eval5"), None)
+        for lib in COMPARE_LIBRARIES:
+            if progress:
+                progress(lib)
+            try:
+                compared.append(
+                    compare(
+                        lib,
+                        **COMPARE_SIZES["quick" if quick else "full"],
+                        reference=reference,
+                        runner=runner,
+                    )
+                )
+            except Unavailable as exc:
+                skipped.append({"name": lib, "reason": f"{exc}; pip install 'capsa[compare]'"})
+    return Report(
+        results=results,
+        skipped=skipped,
+        failed=failed,
+        compare=compared,
+        machine=machine_info(),
+        quick=quick,
+        seconds=time.perf_counter() - t0,
+    )

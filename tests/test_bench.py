@@ -1,0 +1,122 @@
+"""`capsa bench` and solver.bench: every measurement runs and reports sane numbers.
+
+No wall-clock bound is asserted anywhere: speed is the benchmarks' business.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from solver import bench
+from solver.cli import app
+
+EVALUATOR = {"eval5", "eval3", "subset_pass"}
+
+
+@pytest.fixture(scope="module")
+def quick_json() -> dict:
+    res = CliRunner().invoke(app, ["bench", "--quick", "--format", "json"])
+    assert res.exit_code == 0, res.output
+    return json.loads(res.stdout)
+
+
+def test_bench_quick_json_reports_every_measurement(quick_json):
+    d = quick_json
+    names = [r["name"] for r in d["measurements"]] + [s["name"] for s in d["skipped"]]
+    assert sorted(names) == sorted(m.name for m in bench.MEASUREMENTS)
+    assert EVALUATOR <= {r["name"] for r in d["measurements"]}
+    assert d["failed"] == [] and d["quick"] is True and d["compare"] == []
+    for r in d["measurements"]:
+        assert r["rate"] > 0 and r["median"] > 0 and r["first_call"] > 0, r["name"]
+        assert r["items"] > 0 and r["rounds"] >= 1 and r["threads"] >= 1
+        assert r["per_item"] == pytest.approx(r["median"] / r["items"])
+        assert r["rate"] == pytest.approx(r["items"] / r["median"])
+        assert (r["target"] is None) == (r["ok"] is None) == (r["target_rate"] is None)
+        if r["ok"] is not None:
+            assert r["ok"] == (r["rate"] >= r["target_rate"])
+    eval5 = next(r for r in d["measurements"] if r["name"] == "eval5")
+    assert eval5["target"] == "≥ 80 M/s" and eval5["items"] == 1_000_000
+    assert d["machine"]["numba_threads"] >= 1
+
+
+def test_bench_table_and_only():
+    res = CliRunner().invoke(app, ["bench", "--quick", "--only", "eval3"])
+    assert res.exit_code == 0, res.output
+    rows = [line.split()[0] for line in res.stdout.splitlines() if line.strip()]
+    assert "eval3" in rows and "eval5" not in rows
+    res = CliRunner().invoke(app, ["bench", "--quick", "--only", "nonsense"])
+    assert res.exit_code == 2
+    assert "unknown measurement" in res.stderr
+
+
+def test_runner_decides_the_timings():
+    """The same measurement through another runner (as benchmarks/ does): median of its
+    timings, rate = items / median; the first call is timed apart."""
+    seen = []
+
+    def runner(fn, rounds):
+        for _ in range(rounds):
+            fn()
+        seen.append(rounds)
+        return [0.5, 2.0, 1.0]
+
+    r = bench.eval3(n=1000, rounds=3, runner=runner)
+    assert seen == [3]
+    assert r.median == 1.0 and r.rate == 1000.0 and r.per_item == 1e-3 and r.rounds == 3
+    assert r.first_call > 0
+
+
+def test_target_flag():
+    def runner(fn, rounds):
+        return [1.0]
+
+    slow = bench.eval5(n=1000, rounds=1, runner=runner)
+    assert slow.rate == 1000.0 and slow.ok is False and slow.target_rate == 80e6
+
+
+def test_random_rows_are_distinct_and_unsorted():
+    rows = bench.random_rows(20_000, 5, seed=1)
+    assert rows.shape == (20_000, 5) and rows.dtype == np.uint8 and rows.max() <= 51
+    srt = np.sort(rows, axis=1)
+    assert (srt[:, 1:] != srt[:, :-1]).all()
+    assert not (np.diff(rows.astype(int), axis=1) > 0).all(axis=1).all()
+    hands = bench.random_hands(100, seed=1)
+    assert all(len(set(h.tolist())) == 13 for h in hands)
+
+
+@pytest.mark.parametrize("library", bench.COMPARE_LIBRARIES)
+def test_compare_library_agrees_on_order(library):
+    pytest.importorskip(library)
+
+    def once(fn, rounds):
+        fn()
+        return [1.0]
+
+    ref = bench.eval5(n=2000, rounds=1, runner=once)
+    r = bench.compare(library, n=2000, rounds=1, reference=ref, runner=once, population=2000)
+    assert r.extra["same_order"] is True
+    assert r.extra["ratio"] == pytest.approx(ref.rate / r.rate)
+    assert r.rate > 0
+
+
+def test_compare_unknown_library():
+    with pytest.raises(ValueError):
+        bench.compare("nope", n=10, rounds=1)
+
+
+def test_every_command_has_help_text():
+    runner = CliRunner()
+    names = []
+    for cmd in app.registered_commands:
+        name = cmd.name or cmd.callback.__name__.replace("_", "-")
+        names.append(name)
+        assert (cmd.help or cmd.callback.__doc__ or "").strip(), name
+        res = runner.invoke(app, [name, "--help"])
+        assert res.exit_code == 0, (name, res.output)
+    assert {"bench", "duel"} <= set(names)
+    assert isinstance(app, typer.Typer)
