@@ -5,7 +5,9 @@ from __future__ import annotations
 import pytest
 
 
-@pytest.mark.parametrize("name", ["splits", "pareto", "greedy", "field", "mc1000", "mc3000", "batch"])
+@pytest.mark.parametrize(
+    "name", ["splits", "pareto", "greedy", "field", "mc1000", "mc3000", "batch"]
+)
 def test_solver(measure, name):
     result = measure(name)
     assert result.rate > 0
