@@ -183,7 +183,7 @@ def _rows_text(hand: np.ndarray, split) -> tuple[str, str, str]:
 # ------------------------------------------------------------------ scoring
 
 
-def _field_scores(c: Candidates, rules: Rules) -> tuple[np.ndarray, np.ndarray]:
+def field_scores(c: Candidates, rules: Rules) -> tuple[np.ndarray, np.ndarray]:
     """Field value of every candidate, and per-row (win, tie) probabilities [n, 3, 2]."""
     from solver import _kernels as k
     from solver.policy import get_field
@@ -509,7 +509,7 @@ def solve(
     else:
         if policy == "greedy":
             c, best = _with_greedy(c, rules)
-        vals, wt = _field_scores(c, rules)
+        vals, wt = field_scores(c, rules)
         order = np.argsort(-vals, kind="stable")
         if policy == "field":
             best = int(order[0])

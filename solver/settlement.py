@@ -33,7 +33,6 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from evaluator import CardParseError, as_cards, format_card, get_tables, parse_hand
-from evaluator._jit import notice_if_uncached
 from evaluator.tables import NSTRENGTH
 from solver.rules import ROWS, Rules, load_rules
 
@@ -147,8 +146,14 @@ def warmup() -> None:
     evaluator.warmup()
     t = get_tables()
     ra = compile_rules(None)
-    kernels = (k._summarize_batch, k._settle_pairs, k._settle_against, k._settle,
-               k._settle_natural, k._find_natural_batch)
+    kernels = (
+        k._summarize_batch,
+        k._settle_pairs,
+        k._settle_against,
+        k._settle,
+        k._settle_natural,
+        k._find_natural_batch,
+    )
     with compile_notice("settlement kernels", kernels=kernels):
         s = np.arange(13, dtype=np.uint8).reshape(1, 13)
         keys = np.zeros((1, 3), np.int64)
@@ -348,6 +353,8 @@ def find_natural(hand13: Cards, rules: RulesLike = None) -> tuple[int, int, str]
     codes = _natural_codes(r)
     t = get_tables()
     ra = compile_rules(r)
+    from evaluator._jit import notice_if_uncached
+
     notice_if_uncached("natural detection", (k._find_natural,))
     split = np.empty(13, np.int64)
     nid, key = k._find_natural(h, codes, ra.remap, t.multi5, t.flush5, t.multi3, split)
@@ -379,6 +386,8 @@ def find_naturals(hands: np.ndarray, rules: RulesLike = None) -> tuple[np.ndarra
         return ids, keys
     t = get_tables()
     ra = compile_rules(r)
+    from evaluator._jit import notice_if_uncached
+
     notice_if_uncached("natural detection (batch)", (k._find_natural_batch,))
     k._find_natural_batch(arr, _natural_codes(r), ra.remap, t.multi5, t.flush5, t.multi3, ids, keys)
     return ids, keys
