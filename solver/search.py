@@ -105,6 +105,7 @@ class Candidates:
     roy: np.ndarray  # float64[n, 3] (after one royalty per hand)
     legal: int  # number of legal partitions
     pruned: bool  # whether the Pareto front was taken
+    rows: tuple | None = None  # prepare_hand's (k5, k3, r5, r3), when kept
 
 
 def pareto_safe(rules: Rules) -> bool:
@@ -131,33 +132,30 @@ def pareto_safe(rules: Rules) -> bool:
     return True
 
 
-def candidates(hand: np.ndarray, rules: Rules, prune: bool = True) -> Candidates:
-    """The splits of a sorted hand to score."""
+def prepare_hand(hand: np.ndarray, rules: Rules) -> tuple[np.ndarray, ...]:
+    """Row keys and royalties of every subset of a sorted hand under a ruleset:
+    (k5 int64[1287], k3 int64[286], r5 float64[2, 1287] as middle/back, r3 float64[286])."""
     from solver import _kernels as k
-    from solver.policy import structure
     from solver.settlement import compile_rules
 
     t = get_tables()
     ra = compile_rules(rules)
-    st = structure()
     k5 = np.empty(1287, np.int64)
     k3 = np.empty(286, np.int64)
     r5 = np.empty((2, 1287))
     r3 = np.empty(286)
-    k._prepare(
-        hand,
-        t.multi5,
-        t.flush5,
-        t.multi3,
-        ra.remap,
-        ra.decisive,
-        ra.suit_rank,
-        ra.roy,
-        k5,
-        k3,
-        r5,
-        r3,
-    )
+    k._prepare(hand, t.multi5, t.flush5, t.multi3, ra.remap, ra.decisive, ra.suit_rank, ra.roy,
+               k5, k3, r5, r3)  # fmt: skip
+    return k5, k3, r5, r3
+
+
+def candidates(hand: np.ndarray, rules: Rules, prune: bool = True) -> Candidates:
+    """The splits of a sorted hand to score."""
+    from solver import _kernels as k
+    from solver.policy import structure
+
+    st = structure()
+    k5, k3, r5, r3 = rows = prepare_hand(hand, rules)
     legal = np.empty((36036, 3), np.int32)
     n = k._legal_partitions(k3, k5, st.part, legal)
     legal = legal[:n]
@@ -171,7 +169,7 @@ def candidates(hand: np.ndarray, rules: Rules, prune: bool = True) -> Candidates
     if rules.one_royalty_per_hand:
         for i in range(len(roy)):
             k._one_per_hand(roy[i])
-    return Candidates(hand, np.ascontiguousarray(legal), keys, roy, n, pruned)
+    return Candidates(hand, np.ascontiguousarray(legal), keys, roy, n, pruned, rows)
 
 
 def _rows_text(hand: np.ndarray, split) -> tuple[str, str, str]:
@@ -230,28 +228,8 @@ def _with_greedy(c: Candidates, rules: Rules) -> tuple[Candidates, int]:
     """
     from solver import _kernels as k
     from solver.policy import structure
-    from solver.settlement import compile_rules
 
-    t = get_tables()
-    ra = compile_rules(rules)
-    k5 = np.empty(1287, np.int64)
-    k3 = np.empty(286, np.int64)
-    r5 = np.empty((2, 1287))
-    r3 = np.empty(286)
-    k._prepare(
-        c.hand,
-        t.multi5,
-        t.flush5,
-        t.multi3,
-        ra.remap,
-        ra.decisive,
-        ra.suit_rank,
-        ra.roy,
-        k5,
-        k3,
-        r5,
-        r3,
-    )
+    k5, k3, r5, r3 = c.rows if c.rows is not None else prepare_hand(c.hand, rules)
     f, m, b = k._greedy(k5, structure().mask5, structure().idx3)
     keys = np.array([k3[f], k5[m], k5[b]])
     hits = np.flatnonzero((c.keys == keys).all(axis=1))
@@ -267,6 +245,7 @@ def _with_greedy(c: Candidates, rules: Rules) -> tuple[Candidates, int]:
         np.vstack([c.roy, roy]),
         c.legal,
         c.pruned,
+        c.rows,
     )
     return grown, len(c.keys)
 

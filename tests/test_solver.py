@@ -11,7 +11,7 @@ import evaluator as ev
 from solver import _kernels as K
 from solver import policy as P
 from solver.rules import load_rules, rules_from_dict
-from solver.search import candidates, pareto_safe, solve
+from solver.search import candidates, pareto_safe, prepare_hand, solve
 from solver.settlement import compile_rules, settle
 from tests import reference as ref
 
@@ -43,25 +43,7 @@ def random_hands(n: int, seed: int) -> np.ndarray:
 
 
 def prepared(hand: np.ndarray, rules):
-    t = ev.get_tables()
-    ra = compile_rules(rules)
-    k5, k3 = np.empty(1287, np.int64), np.empty(286, np.int64)
-    r5, r3 = np.empty((2, 1287)), np.empty(286)
-    K._prepare(
-        hand,
-        t.multi5,
-        t.flush5,
-        t.multi3,
-        ra.remap,
-        ra.decisive,
-        ra.suit_rank,
-        ra.roy,
-        k5,
-        k3,
-        r5,
-        r3,
-    )
-    return k5, k3, r5, r3
+    return prepare_hand(hand, rules)
 
 
 # ---------------------------------------------------------------- structure and splits
