@@ -312,6 +312,15 @@ def _field_terms(k3, k5, r3, r5, fx, fe, mode, F, M, B):
 
 
 @kernel
+def _split_value(F, M, B, f, m, b, scoring, mult):
+    """Field value of the split (front f, middle m, back b) from the per-subset terms."""
+    return _field_value(
+        F[f, 0], F[f, 1], F[f, 2], M[m, 0], M[m, 1], M[m, 2], B[b, 0], B[b, 1], B[b, 2],
+        F[f, 3] + M[m, 3] + B[b, 3], scoring, mult,
+    )  # fmt: skip
+
+
+@kernel
 def _field_best(k3, k5, r3, r5, mask5, idx5, idx3, comb85, fx, fe, params):
     """Best legal split by field value: (front, middle, back) subset indices, value.
 
@@ -404,20 +413,7 @@ def _field_best(k3, k5, r3, r5, mask5, idx5, idx3, comb85, fx, fe, params):
             f = idx3[rest ^ mm]
             if k3[f] > k5[m]:
                 continue
-            v = _field_value(
-                F[f, 0],
-                F[f, 1],
-                F[f, 2],
-                M[m, 0],
-                M[m, 1],
-                M[m, 2],
-                B[b, 0],
-                B[b, 1],
-                B[b, 2],
-                F[f, 3] + M[m, 3] + B[b, 3],
-                scoring,
-                mult,
-            )
+            v = _split_value(F, M, B, f, m, b, scoring, mult)
             if v > best:
                 best = v
                 bf = f
@@ -453,20 +449,7 @@ def _field_best_scan(k3, k5, r3, r5, part, fx, fe, params):
             bk = b
         if k3[f] > k5[m]:
             continue
-        v = _field_value(
-            F[f, 0],
-            F[f, 1],
-            F[f, 2],
-            M[m, 0],
-            M[m, 1],
-            M[m, 2],
-            B[bk, 0],
-            B[bk, 1],
-            B[bk, 2],
-            F[f, 3] + M[m, 3] + B[bk, 3],
-            scoring,
-            mult,
-        )
+        v = _split_value(F, M, B, f, m, bk, scoring, mult)
         if v > best:
             best = v
             bf = f

@@ -464,7 +464,7 @@ def _fast_records(
 
     from evaluator import format_card
     from solver.policy import set_sorted_hands, split_cards
-    from solver.search import Candidates, Solution, field_scores
+    from solver.search import Candidates, Solution, field_row_stats, field_scores
     from solver.settlement import find_naturals
 
     names = [format_card(c) for c in range(52)]
@@ -490,14 +490,7 @@ def _fast_records(
             front, middle, back = (text(r) for r in split_cards(srt[i], split[j]))
             surrender = cost is not None and ev < -cost
             best = -float(cost) if surrender else ev
-            row_stats = {
-                name: {
-                    "win": round(float(wt[j, r, 0]), 4),
-                    "tie": round(float(wt[j, r, 1]), 4),
-                    "loss": round(float(1 - wt[j, r, 0] - wt[j, r, 1]), 4),
-                }
-                for r, name in enumerate(_ROWS)
-            }
+            row_stats = field_row_stats(wt[j])
             solution = Solution(
                 hand=text(srt[i][::-1]),
                 rules=rules.name,

@@ -393,9 +393,29 @@ def pareto(**kw: Any) -> Result:
     return splits(pareto=True, **kw)
 
 
-def _set_hands_fn(policy: str) -> Callable[[np.ndarray, Any], np.ndarray]:
+def _policy(
+    policy: str,
+    target: Target | None,
+    n: int,
+    rounds: int,
+    seed: int,
+    rules: Any,
+    runner: Runner | None,
+) -> Result:
+    """Set random hands with a strategy (``solver.policy.set_hands``)."""
     set_hands = _need("solver.policy", "set_hands")
-    return lambda hands, rules: set_hands(hands, rules, policy)
+    r = _rules(rules)
+    hands = random_hands(n, seed)
+    return _measure(
+        policy,
+        f"set a hand with the {policy} strategy, {n:,} hands ({r.name})",
+        lambda: set_hands(hands, r, policy),
+        n,
+        "hand",
+        rounds,
+        runner,
+        target,
+    )
 
 
 def field(
@@ -406,19 +426,7 @@ def field(
     runner: Runner | None = None,
 ) -> Result:
     """Set hands with the ``field`` strategy (``solver.policy.set_hands``)."""
-    fn = _set_hands_fn("field")
-    r = _rules(rules)
-    hands = random_hands(n, seed)
-    return _measure(
-        "field",
-        f"set a hand with the field strategy, {n:,} hands ({r.name})",
-        lambda: fn(hands, r),
-        n,
-        "hand",
-        rounds,
-        runner,
-        TARGET_FIELD,
-    )
+    return _policy("field", TARGET_FIELD, n, rounds, seed, rules, runner)
 
 
 def greedy(
@@ -429,18 +437,7 @@ def greedy(
     runner: Runner | None = None,
 ) -> Result:
     """Set hands with the ``greedy`` strategy (``solver.policy.set_hands``)."""
-    fn = _set_hands_fn("greedy")
-    r = _rules(rules)
-    hands = random_hands(n, seed)
-    return _measure(
-        "greedy",
-        f"set a hand with the greedy strategy, {n:,} hands ({r.name})",
-        lambda: fn(hands, r),
-        n,
-        "hand",
-        rounds,
-        runner,
-    )
+    return _policy("greedy", None, n, rounds, seed, rules, runner)
 
 
 def mc(

@@ -220,6 +220,18 @@ def field_scores(c: Candidates, rules: Rules) -> tuple[np.ndarray, np.ndarray]:
     return vals, np.stack([w, t], axis=2)
 
 
+def field_row_stats(wt: np.ndarray) -> dict[str, dict[str, float]]:
+    """Per-row win/tie/loss rates from one candidate's field (win, tie) rows, [3, 2]."""
+    return {
+        name: {
+            "win": round(float(wt[r, 0]), 4),
+            "tie": round(float(wt[r, 1]), 4),
+            "loss": round(float(1 - wt[r, 0] - wt[r, 1]), 4),
+        }
+        for r, name in enumerate(ROWS)
+    }
+
+
 def _with_greedy(c: Candidates, rules: Rules) -> tuple[Candidates, int]:
     """The candidates with the greedy setting among them, and its index.
 
@@ -493,14 +505,7 @@ def solve(
         if policy == "field":
             best = int(order[0])
         ev = float(vals[best])
-        row_stats = {
-            name: {
-                "win": round(float(wt[best, r, 0]), 4),
-                "tie": round(float(wt[best, r, 1]), 4),
-                "loss": round(float(1 - wt[best, r, 0] - wt[best, r, 1]), 4),
-            }
-            for r, name in enumerate(ROWS)
-        }
+        row_stats = field_row_stats(wt[best])
         for i in [j for j in order if j != best][:top]:
             f, m, b = _rows_text(h, c.split[i])
             alternatives.append(
