@@ -313,3 +313,38 @@ def test_settle_agrees_with_solution_rows():
     sol = solve(hand, rules=rules, against=opps)
     mine = (sol.front, sol.middle, sol.back)
     assert settle(mine, opps[0], rules) == pytest.approx(sol.ev_play)
+
+
+def test_custom_ruleset_trains_on_first_use_then_uses_the_cache(tmp_path, monkeypatch, caplog):
+    """A ruleset with no shipped tables is trained once (with a notice), cached, reused."""
+    import solver.train as T
+
+    monkeypatch.setenv("CAPSA_CACHE_DIR", str(tmp_path))
+    calls = []
+    real_train = T.train
+
+    def small_train(rules, **kw):
+        calls.append(rules.name)
+        return real_train(rules, rounds=3, hands_per_round=400, tol=1.0)
+
+    monkeypatch.setattr(T, "train", small_train)
+    base = load_rules("chinese-2-4").to_dict()
+    house = rules_from_dict(
+        {**base, "name": "house", "royalty_mode": "cancel", "scoop_multiplier": 3}, "house"
+    )
+    P.get_field.cache_clear()
+    try:
+        with caplog.at_level("WARNING", logger="capsa"):
+            first = P.get_field(house)
+        assert calls == ["house"]
+        assert any("training them now" in r.getMessage() for r in caplog.records)
+        assert P.field_cache_path(house).exists()
+        assert first.meta["play_digest"] == P.play_digest(house)
+        P.get_field.cache_clear()
+        again = P.get_field(house)  # from the cache: no second training
+        assert calls == ["house"]
+        assert np.allclose(again.fw, first.fw, atol=1e-6)
+        sol = solve(SPECIAL_HANDS["quads"], rules=house, policy="field")
+        assert sol.policy == "field" and calls == ["house"]
+    finally:
+        P.get_field.cache_clear()
