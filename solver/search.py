@@ -395,6 +395,7 @@ def solve(
     ``"front | middle | back"``; then the answer is exact for those opponents.
     """
     from solver import _kernels as k
+    from solver._settle_kernels import _settle_against
     from solver.settlement import compile_rules, find_natural, natural_setting, settle_natural
 
     rules = load_rules(rules)
@@ -429,8 +430,6 @@ def solve(
         vals = np.zeros(len(c.keys))
         for j in range(n_opp):
             tmp = np.empty(len(c.keys))
-            from solver._settle_kernels import _settle_against
-
             _settle_against(
                 c.keys,
                 c.roy,
