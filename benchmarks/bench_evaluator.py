@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from solver import bench
+from solver.apps import bench
 
 
 @pytest.mark.parametrize("name", ["eval5", "eval3", "subset_pass"])

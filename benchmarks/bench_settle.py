@@ -24,9 +24,9 @@ import numpy as np
 import pytest
 
 from evaluator import get_tables
-from solver import _settle_kernels as k
-from solver import settlement as S
-from solver.rules import PRESETS
+from solver.engine import _kernels as k
+from solver.engine import settlement as S
+from solver.engine.rules import PRESETS
 
 N = 1_000_000
 N_HANDS = 100_000

@@ -2,7 +2,7 @@
 
 Plain ``pytest`` does not collect these files (``testpaths = ["tests"]``); pyproject's
 ``python_files`` includes ``bench_*.py`` for when this folder is named. Every measurement
-lives in :mod:`solver.bench`, which ``capsa bench`` runs too, so the two never drift: the
+lives in :mod:`solver.apps.bench`, which ``capsa bench`` runs too, so the two never drift: the
 fixtures here only hand it a runner that times through ``benchmark.pedantic``. The first
 call (numba compile or cache load) happens before the timed rounds.
 """
@@ -14,12 +14,12 @@ from collections.abc import Callable
 
 import pytest
 
-from solver import bench
+from solver.apps import bench
 
 
 @pytest.fixture
 def runner(benchmark) -> bench.Runner:
-    """A :data:`solver.bench.Runner` timing through ``benchmark.pedantic``.
+    """A :data:`solver.apps.bench.Runner` timing through ``benchmark.pedantic``.
 
     The rounds are timed inside the call as well, so the result is the same whether or
     not pytest-benchmark is disabled (``--benchmark-disable`` runs the target once).
@@ -43,7 +43,7 @@ def runner(benchmark) -> bench.Runner:
 def measure(benchmark, runner) -> Callable[[str], bench.Result]:
     """Run measurement ``name`` at full size; skip it if its code or library is missing.
 
-    ``name`` is one of :data:`solver.bench.MEASUREMENTS` or ``compare:LIBRARY``.
+    ``name`` is one of :data:`solver.apps.bench.MEASUREMENTS` or ``compare:LIBRARY``.
     """
     registry = {m.name: m for m in bench.MEASUREMENTS}
 

@@ -1,6 +1,6 @@
 """capsa: optimal hand-setting for 13-card Chinese poker. Keep this module light (no numba)."""
 
-from solver.rules import PRESETS, Rules, RulesError, load_rules
+from solver.engine.rules import PRESETS, Rules, RulesError, load_rules
 
 __all__ = [
     "PRESETS",
@@ -19,14 +19,14 @@ __all__ = [
 
 # Loaded on first use, so that `import solver` (and `capsa --help`) never imports numba.
 _LAZY = {
-    "settle": "solver.settlement",
-    "settle_natural": "solver.settlement",
-    "compile_rules": "solver.settlement",
-    "find_natural": "solver.settlement",
-    "solve": "solver.search",
-    "Solution": "solver.search",
-    "set_hand": "solver.policy",
-    "set_hands": "solver.policy",
+    "settle": "solver.engine.settlement",
+    "settle_natural": "solver.engine.settlement",
+    "compile_rules": "solver.engine.settlement",
+    "find_natural": "solver.engine.settlement",
+    "solve": "solver.strategy.search",
+    "Solution": "solver.strategy.search",
+    "set_hand": "solver.strategy.policy",
+    "set_hands": "solver.strategy.policy",
 }
 
 

@@ -72,7 +72,7 @@ def bad_input_errors() -> tuple[type[Exception], ...]:
 
     errs: list[type[Exception]] = [CardParseError]
     try:
-        from solver.rules import RulesError
+        from solver.engine.rules import RulesError
 
         errs.append(RulesError)
     except ImportError:  # pragma: no cover - rules module always present once built
@@ -215,7 +215,7 @@ def batch(
     """Solve a file of hands: one record per hand, in input order, on every core."""
     import time
 
-    from solver.batch import BatchError, run_batch
+    from solver.apps.batch import BatchError, run_batch
 
     progress = None
     task = None
@@ -242,10 +242,10 @@ def batch(
         task = progress.add_task("batch", total=None, rate="")
     talk = progress.console if progress is not None else err
 
-    def on_bad(bad) -> None:  # noqa: ANN001 - solver.batch.BadLine
+    def on_bad(bad) -> None:  # noqa: ANN001 - solver.apps.batch.BadLine
         talk.print(f"capsa: {bad.message()}", markup=False)
 
-    def on_progress(p) -> None:  # noqa: ANN001 - solver.batch.BatchProgress
+    def on_progress(p) -> None:  # noqa: ANN001 - solver.apps.batch.BatchProgress
         rate = p.hands / p.elapsed if p.elapsed > 0 else 0.0
         progress.update(  # type: ignore[union-attr]
             task, total=p.total_lines, completed=p.line, rate=f"{rate:,.0f} hands/s"
@@ -322,7 +322,7 @@ def rules_command(
     fmt: FormatOpt = Format.table,
 ) -> None:
     """List the rule presets, or show one ruleset (a preset or a TOML file) in full."""
-    from solver.rules import PRESETS, RulesError, describe_rules, load_rules, rules_from_dict
+    from solver.engine.rules import PRESETS, RulesError, describe_rules, load_rules, rules_from_dict
 
     if name is None:
         rows = [(n, _rules_summary(r)) for n, r in PRESETS.items()]
@@ -403,7 +403,7 @@ def bench(
     fmt: FormatOpt = Format.table,
 ) -> None:
     """Measure speed next to DESIGN.md's targets: medians, rates, first-call (compile) time."""
-    from solver import bench as b
+    from solver.apps import bench as b
 
     with _status("bench") as status:
 
@@ -427,7 +427,7 @@ def bench(
         raise typer.Exit(1)
 
 
-def _bench_tables(report, quick: bool) -> None:  # noqa: ANN001 - solver.bench.Report
+def _bench_tables(report, quick: bool) -> None:  # noqa: ANN001 - solver.apps.bench.Report
     """The Rich tables of `capsa bench`: measurements, then the comparisons."""
     from rich import box
 
@@ -515,8 +515,8 @@ def duel(
     luck cancels. cmd:PROGRAM reads hands on stdin, one a line ('2c 7d ...'), and writes
     one setting a line ('front | middle | back'); bad or missing answers count as fouls.
     """
-    from solver.duel import DuelError
-    from solver.duel import duel as run_duel
+    from solver.apps.duel import DuelError
+    from solver.apps.duel import duel as run_duel
 
     with _status("duel") as status:
 
@@ -582,9 +582,12 @@ def _render_solution(d: dict) -> None:
     ev = f"{d['ev']:+.3f} units per opponent ({d['ev_total']:+.3f} for the table)"
     if d["stderr"] is not None and d["policy"] == "mc":
         ev = f"{d['ev']:+.3f} ± {d['stderr']:.3f} units per opponent ({d['ev_total']:+.3f} table)"
-    how = {"mc": f"Monte Carlo, {d['samples']} opponent hands, seed {d['seed']}",
-           "exact": "exact against the given opponents",
-           "field": "field model (no sampling)", "greedy": "greedy setting, field-model value"}
+    how = {
+        "mc": f"Monte Carlo, {d['samples']} opponent hands, seed {d['seed']}",
+        "exact": "exact against the given opponents",
+        "field": "field model (no sampling)",
+        "greedy": "greedy setting, field-model value",
+    }
     advice = {
         "play": "[green]play this setting[/]",
         "declare": "[bold magenta]declare the natural[/]",
@@ -600,8 +603,10 @@ def _render_solution(d: dict) -> None:
         )
     sur = d["surrender"]
     if sur["cost"] is not None:
-        out.print(f"surrender costs {sur['cost']} per opponent: "
-                  f"{'recommended' if sur['recommended'] else 'not recommended'}")
+        out.print(
+            f"surrender costs {sur['cost']} per opponent: "
+            f"{'recommended' if sur['recommended'] else 'not recommended'}"
+        )
     out.print(f"advice: {advice}")
     if d["alternatives"]:
         alt = Table(box=None, header_style="bold", title="runners-up", title_justify="left")
@@ -613,8 +618,13 @@ def _render_solution(d: dict) -> None:
             diff = f"{a['diff']:+.3f}"
             if a.get("diff_stderr"):
                 diff += f" ± {a['diff_stderr']:.3f}"
-            alt.add_row(pretty_cards(a["front"]), pretty_cards(a["middle"]),
-                        pretty_cards(a["back"]), f"{a['ev']:+.3f}", diff)
+            alt.add_row(
+                pretty_cards(a["front"]),
+                pretty_cards(a["middle"]),
+                pretty_cards(a["back"]),
+                f"{a['ev']:+.3f}",
+                diff,
+            )
         out.print(alt)
 
 
@@ -641,14 +651,17 @@ def solve(
     ] = "mc",
     against: Annotated[
         str | None,
-        typer.Option("--against", help="File of opponent settings 'front | middle | back' "
-                     "(one per line): exact answer against them."),
+        typer.Option(
+            "--against",
+            help="File of opponent settings 'front | middle | back' "
+            "(one per line): exact answer against them.",
+        ),
     ] = None,
     fmt: FormatOpt = Format.table,
 ) -> None:
     """Find the setting of a hand that wins the most units on average."""
-    from solver.search import POLICIES
-    from solver.search import solve as _solve
+    from solver.strategy.search import POLICIES
+    from solver.strategy.search import solve as _solve
 
     if policy not in POLICIES:
         fail(f"--policy must be one of {', '.join(POLICIES)}, got {policy!r}")
@@ -656,10 +669,18 @@ def solve(
         hand = sys.stdin.read().strip()
     try:
         opponents = _read_against(against) if against else None
-        from solver.rules import load_rules
+        from solver.engine.rules import load_rules
 
-        sol = _solve(hand, rules=load_rules(rules), players=players, policy=policy,
-                     samples=samples, seed=seed, against=opponents, top=top)
+        sol = _solve(
+            hand,
+            rules=load_rules(rules),
+            players=players,
+            policy=policy,
+            samples=samples,
+            seed=seed,
+            against=opponents,
+            top=top,
+        )
     except OSError as exc:
         fail(f"cannot read --against file: {exc}")
     except (*bad_input_errors(), ValueError) as exc:
@@ -679,17 +700,21 @@ def train(
     tol: Annotated[float, typer.Option(help="Stop when the tables move less than this.")] = 0.001,
     output: Annotated[
         str | None,
-        typer.Option("--output", "-o", help="Where to write the tables (default: the cache, "
-                     "or solver/data for a preset with --ship)."),
+        typer.Option(
+            "--output",
+            "-o",
+            help="Where to write the tables (default: the cache, "
+            "or solver/data for a preset with --ship).",
+        ),
     ] = None,
     ship: Annotated[bool, typer.Option(help="Write to solver/data/field-NAME.npz.")] = False,
 ) -> None:
     """Train the field strategy's tables for a ruleset by self-play (fictitious play)."""
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from solver import policy as pol
-    from solver.rules import load_rules
-    from solver.train import train as _train
+    from solver.engine.rules import load_rules
+    from solver.strategy import policy as pol
+    from solver.strategy.train import train as _train
 
     try:
         r = load_rules(rules)
@@ -701,21 +726,29 @@ def train(
         dest = pol.DATA_DIR / f"field-{r.name}.npz"
     else:
         dest = pol.field_cache_path(r)
-    with Progress(TextColumn("[bold]training[/] {task.description}"), BarColumn(),
-                  TextColumn("{task.completed}/{task.total} rounds"), TimeElapsedColumn(),
-                  console=err, disable=not err.is_terminal) as prog:
+    with Progress(
+        TextColumn("[bold]training[/] {task.description}"),
+        BarColumn(),
+        TextColumn("{task.completed}/{task.total} rounds"),
+        TimeElapsedColumn(),
+        console=err,
+        disable=not err.is_terminal,
+    ) as prog:
         task = prog.add_task(r.name, total=rounds)
 
-        def report(rep) -> None:  # noqa: ANN001 - solver.train.RoundReport
+        def report(rep) -> None:  # noqa: ANN001 - solver.strategy.train.RoundReport
             if rep.round == 0:
                 err.print(f"round 0: greedy start, {rep.hands} hands, {rep.seconds:.1f} s")
                 return
             prog.update(task, completed=rep.round)
-            err.print(f"round {rep.round}: tables moved {rep.change:.5f} "
-                      f"({rep.hands} hands, {rep.seconds:.1f} s)")
+            err.print(
+                f"round {rep.round}: tables moved {rep.change:.5f} "
+                f"({rep.hands} hands, {rep.seconds:.1f} s)"
+            )
 
-        tables = _train(r, rounds=rounds, hands_per_round=hands, seed=seed, tol=tol,
-                        progress=report)
+        tables = _train(
+            r, rounds=rounds, hands_per_round=hands, seed=seed, tol=tol, progress=report
+        )
     pol.save_field(tables, dest)
     pol.get_field.cache_clear()
     meta = tables.meta

@@ -9,7 +9,7 @@ Cards are ids ``rank * 4 + suit`` (rank 0 = deuce .. 12 = ace; suit 0 = c, 1 = d
 text such as ``"As Kd Th"`` into ids for hand-written tests.
 
 Functions that need a ruleset take a ``rules`` object, duck-typed: it needs the attributes
-of ``solver.rules.Rules`` (see notes/CONTRACT.md): ``scoring``, ``scoop_multiplier``,
+of ``solver.engine.rules.Rules`` (see notes/CONTRACT.md): ``scoring``, ``scoop_multiplier``,
 ``royalty_mode``, ``one_royalty_per_hand``, ``suit_order``, ``wheel``, ``royalties``
 (tuple of ``(row, hand, units)``) and ``naturals`` (tuple of ``(name, units)``).
 

@@ -1,4 +1,4 @@
-"""`capsa batch` and solver.batch: formats, order, bad lines, resume, workers, Dask."""
+"""`capsa batch` and solver.apps.batch: formats, order, bad lines, resume, workers, Dask."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ import pytest
 from typer.testing import CliRunner
 
 from evaluator import format_cards
-from solver import batch as B
+from solver.apps import batch as B
 from solver.cli import app
 
 CAPSA = [sys.executable, "-m", "solver"]
@@ -26,7 +26,7 @@ MC_ARGS = ["--policy", "mc", "--samples", "24"]
 
 def shifted_seed_solve(hand, **kw):
     """A custom solve_fn (top-level, so that it pickles into the workers)."""
-    from solver.search import solve
+    from solver.strategy.search import solve
 
     kw["seed"] += 1
     return solve(hand, **kw)
@@ -145,7 +145,7 @@ def test_order_ids_and_same_bytes_for_any_workers(tmp_path):
 
 
 def test_record_is_solve_to_dict(tmp_path):
-    from solver.search import solve
+    from solver.strategy.search import solve
 
     src = tmp_path / "in.txt"
     src.write_text(f"# one hand\nh7: {HAND}\n")
@@ -158,7 +158,7 @@ def test_record_is_solve_to_dict(tmp_path):
 def test_csv_output_columns(tmp_path):
     import csv
 
-    from solver.search import Solution
+    from solver.strategy.search import Solution
 
     src = write_hands(tmp_path / "in.txt", 12)
     src.write_text(src.read_text() + "six: As Ad Ks Kd Qs Qd Js Jd Ts Td 9s 9d 2c\n")

@@ -1,4 +1,4 @@
-"""`capsa bench` and solver.bench: every measurement runs and reports sane numbers.
+"""`capsa bench` and solver.apps.bench: every measurement runs and reports sane numbers.
 
 No wall-clock bound is asserted anywhere: speed is the benchmarks' business.
 """
@@ -12,7 +12,7 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from solver import bench
+from solver.apps import bench
 from solver.cli import app
 
 EVALUATOR = {"eval5", "eval3", "subset_pass"}

@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from solver.cli import app
-from solver.rules import PRESETS, describe_rules, load_rules
+from solver.engine.rules import PRESETS, describe_rules, load_rules
 
 
 def run(*args: str, input: str | None = None):

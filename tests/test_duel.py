@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from solver import duel as du
+from solver.apps import duel as du
 from solver.cli import app
-from solver.rules import load_rules
+from solver.engine.rules import load_rules
 
 PER_ROW = load_rules("per-row")  # no scoop bonus, no royalties: a foul loses exactly 3
 
@@ -178,12 +178,12 @@ def test_duel_is_antisymmetric():
 
 
 def test_score_duplicate_matches_settle():
-    from solver.settlement import settle
+    from solver.engine.settlement import settle
 
     hands = du.deal_hands(4, 3, seed=11)
     flat = hands.reshape(-1, 13)
     a = np.sort(flat, axis=1)
-    from solver.policy import set_hands
+    from solver.strategy.policy import set_hands
 
     b = set_hands(flat, PER_ROW, "greedy")
     s = du.score_duplicate(a, b, hands, load_rules("chinese-1-6"))

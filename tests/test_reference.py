@@ -29,7 +29,7 @@ DEFAULT_NATURALS = (("dragon", 13), ("three_straights", 3), ("six_pairs", 3), ("
 
 
 def rules(**overrides):
-    """A duck-typed stand-in for solver.rules.Rules (chinese-1-6 defaults)."""
+    """A duck-typed stand-in for solver.engine.rules.Rules (chinese-1-6 defaults)."""
     base = dict(
         name="test",
         scoring="1-6",

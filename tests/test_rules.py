@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import solver
-from solver.rules import (
+from solver.engine.rules import (
     DEFAULT_PRESET,
     PRESETS,
     Rules,
@@ -161,7 +161,10 @@ def test_package_exports():
 
 
 def test_importing_rules_stays_light():
-    code = "import sys, solver, solver.rules; print('numba' in sys.modules, 'typer' in sys.modules)"
+    code = (
+        "import sys, solver, solver.engine.rules; "
+        "print('numba' in sys.modules, 'typer' in sys.modules)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", "False"]
 
@@ -643,7 +646,7 @@ def test_digest_ignores_name_but_not_settings():
 
 
 def test_digest_is_stable_across_processes():
-    code = "from solver.rules import PRESETS; print(PRESETS['shisanshui'].digest())"
+    code = "from solver.engine.rules import PRESETS; print(PRESETS['shisanshui'].digest())"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == PRESETS["shisanshui"].digest()
 

@@ -29,9 +29,9 @@ from hypothesis import strategies as st
 
 import solver
 from evaluator import CardParseError, get_tables, parse_cards
-from solver import _settle_kernels as k
-from solver import settlement as S
-from solver.rules import PRESETS, Rules, load_rules
+from solver.engine import _kernels as k
+from solver.engine import settlement as S
+from solver.engine.rules import PRESETS, Rules, load_rules
 from tests import reference as R
 
 D = PRESETS["chinese-1-6"]
@@ -646,7 +646,7 @@ def test_lazy_exports_and_no_numba_on_import():
         solver.no_such_name  # noqa: B018
     code = (
         "import sys, solver; assert 'numba' not in sys.modules; "
-        "import solver.settlement; assert 'numba' not in sys.modules; "
+        "import solver.engine.settlement; assert 'numba' not in sys.modules; "
         "solver.settle(('2c 3c 4c', '5c 6c 7c 8c 9d', 'Tc Jc Qc Kc Ac'), "
         "('2d 3d 4d', '5d 6d 7d 8d 9c', 'Td Jd Qd Kd Ad'))"
     )

@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 
 import evaluator as ev
-from solver import _kernels as K
-from solver import policy as P
-from solver.rules import load_rules, rules_from_dict
-from solver.search import candidates, pareto_safe, prepare_hand, solve
-from solver.settlement import compile_rules, settle
+from solver.engine.rules import load_rules, rules_from_dict
+from solver.engine.settlement import compile_rules, settle
+from solver.strategy import _kernels as K
+from solver.strategy import policy as P
+from solver.strategy.search import candidates, pareto_safe, prepare_hand, solve
 from tests import reference as ref
 
 PRESETS = ["chinese-1-6", "chinese-2-4", "per-row", "capsa", "shisanshui"]
@@ -221,7 +221,7 @@ def test_against_rejects_clashing_or_bad_opponents():
 
 def test_mc_values_equal_the_oracle_against_the_dealt_opponents():
     """The MC kernel's totals are exact settlements against the field's opponent settings."""
-    from solver.search import _deal_opponents, _mc_values
+    from solver.strategy.search import _deal_opponents, _mc_values
 
     rules = load_rules("chinese-1-6")
     hand = sorted_hand("As Ks Qs Js Ts 9h 9d 9c 2s 3d 4c 5h 7d")
@@ -317,7 +317,7 @@ def test_settle_agrees_with_solution_rows():
 
 def test_custom_ruleset_trains_on_first_use_then_uses_the_cache(tmp_path, monkeypatch, caplog):
     """A ruleset with no shipped tables is trained once (with a notice), cached, reused."""
-    import solver.train as T
+    import solver.strategy.train as T
 
     monkeypatch.setenv("CAPSA_CACHE_DIR", str(tmp_path))
     calls = []

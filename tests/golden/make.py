@@ -91,7 +91,7 @@ def against_opponents(hand_text: str, n: int, seed: int) -> list[str]:
 
 def batch_records(opts: dict) -> tuple[str, list[str]]:
     """The output text of a batch run of HANDS, and its bad-line messages."""
-    from solver.batch import run_batch
+    from solver.apps.batch import run_batch
 
     buf = io.StringIO()
     bad: list[str] = []
@@ -101,7 +101,7 @@ def batch_records(opts: dict) -> tuple[str, list[str]]:
 
 def solve_records() -> str:
     from solver import solve
-    from solver.rules import rules_from_dict
+    from solver.engine.rules import rules_from_dict
 
     out = []
     for name, kw in SOLVE_RUNS:

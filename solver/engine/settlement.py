@@ -34,7 +34,7 @@ import numpy as np
 
 from evaluator import CardParseError, as_cards, format_card, get_tables, parse_hand
 from evaluator.tables import NSTRENGTH
-from solver.rules import ROWS, Rules, load_rules
+from solver.engine.rules import ROWS, Rules, load_rules
 
 __all__ = [
     "NATURAL_CODES",
@@ -141,7 +141,7 @@ def warmup() -> None:
         return
     import evaluator
     from evaluator._jit import compile_notice
-    from solver import _settle_kernels as k
+    from solver.engine import _kernels as k
 
     evaluator.warmup()
     t = get_tables()
@@ -252,7 +252,7 @@ def summarize(setting: Any, rules: RulesLike = None) -> tuple[np.ndarray, np.nda
     Keys are the row keys under ``rules`` (higher is stronger); royalties are after
     ``one_royalty_per_hand``; ``foul`` is True unless ``front <= middle <= back``.
     """
-    from solver import _settle_kernels as k
+    from solver.engine import _kernels as k
 
     r = _rules(rules)
     flat = _setting(setting, "setting")
@@ -271,7 +271,7 @@ def summarize_batch(
     """Summaries of settings uint8[n, 13] (front 3 + middle 5 + back 5 each):
     (keys int64[n, 3], royalties float64[n, 3], fouls bool[n]). Rows must hold 13
     distinct valid ids (checked)."""
-    from solver import _settle_kernels as k
+    from solver.engine import _kernels as k
 
     arr = np.asarray(settings)
     if arr.ndim != 2 or arr.shape[1] != 13:
@@ -305,7 +305,7 @@ def settle(a: Any, b: Any, rules: RulesLike = None) -> float:
     for a row of the wrong size, a bad card, a card twice in a setting, or a card held by
     both players. ``settle(a, b) == -settle(b, a)``.
     """
-    from solver import _settle_kernels as k
+    from solver.engine import _kernels as k
 
     r = _rules(rules)
     fa = _setting(a, "a")
@@ -344,7 +344,7 @@ def find_natural(hand13: Cards, rules: RulesLike = None) -> tuple[int, int, str]
     base 16); three straights / three flushes the best qualifying split compared back,
     then middle, then front on plain strengths under the ruleset's wheel (no suit order).
     """
-    from solver import _settle_kernels as k
+    from solver.engine import _kernels as k
 
     r = _rules(rules)
     if not r.naturals:
@@ -365,7 +365,7 @@ def find_natural(hand13: Cards, rules: RulesLike = None) -> tuple[int, int, str]
 
 def find_naturals(hands: np.ndarray, rules: RulesLike = None) -> tuple[np.ndarray, np.ndarray]:
     """Naturals of many hands, uint8[n, 13] -> (ids int64[n] (-1: none), keys int64[n])."""
-    from solver import _settle_kernels as k
+    from solver.engine import _kernels as k
 
     arr = np.asarray(hands)
     if arr.ndim != 2 or arr.shape[1] != 13:
@@ -403,7 +403,7 @@ def natural_setting(
     grouped by rank, highest first, back 5, middle 5, front 3. For display only; every
     split returned is legal.
     """
-    from solver import _settle_kernels as k
+    from solver.engine import _kernels as k
 
     r = _rules(rules)
     h = _hand(hand13)
@@ -464,7 +464,7 @@ def settle_natural(a_nat: Any, b_nat: Any, rules: RulesLike = None) -> float:
     collects its own payout from the weaker; the same natural compares keys (a full tie
     pays 0). No multiplier, no royalties. Both None: 0.0 (settle the hands with ``settle``).
     """
-    from solver import _settle_kernels as k
+    from solver.engine import _kernels as k
 
     r = _rules(rules)
     na, ka = _natural_id(a_nat, r, "a")

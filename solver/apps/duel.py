@@ -54,7 +54,7 @@ from typing import Any
 
 import numpy as np
 
-from solver.rules import Rules, load_rules
+from solver.engine.rules import Rules, load_rules
 
 __all__ = [
     "BAD",
@@ -162,7 +162,7 @@ def deal_hands(deals: int, players: int, seed: int) -> np.ndarray:
 
 def _policy(name: str) -> SetHands:
     def set_hands(hands: np.ndarray, rules: Rules, seed: int) -> np.ndarray:
-        from solver.policy import set_hands as policy_set_hands
+        from solver.strategy.policy import set_hands as policy_set_hands
 
         return policy_set_hands(hands, rules, name)
 
@@ -184,7 +184,7 @@ def _mc(samples: int | None, players: int) -> SetHands:
         from dataclasses import replace
 
         from evaluator import as_cards
-        from solver.search import solve
+        from solver.strategy.search import solve
 
         play = replace(rules, naturals=()) if rules.naturals else rules
         out = np.empty((len(hands), 13), np.uint8)
@@ -335,7 +335,7 @@ def _summaries(
     settings: np.ndarray, hands: np.ndarray, rules: Rules
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """(keys, royalties, fouls, bad) for settings of hands; a bad row is scored fouled."""
-    from solver.settlement import summarize_batch
+    from solver.engine.settlement import summarize_batch
 
     bad = ~_valid(settings, hands)
     safe = np.where(bad[:, None], hands, settings).astype(np.uint8)
@@ -354,8 +354,8 @@ def score_duplicate(
     against the whole table, averaged over the k seatings) and per-hand ``foul_a``,
     ``foul_b``, ``bad_a``, ``bad_b``, ``differ`` (bool[deals * k]).
     """
-    from solver import _settle_kernels as sk
-    from solver.settlement import compile_rules
+    from solver.engine import _kernels as sk
+    from solver.engine.settlement import compile_rules
 
     deals, k, _ = hands.shape
     flat = hands.reshape(deals * k, 13)

@@ -4,7 +4,7 @@ The field strategy scores a setting from three per-row tables indexed by row key
 probability of winning and of tying that row against an opponent who plays the field,
 and the royalty that opponent expects to collect on it. The tables are derived from the
 distribution of each row's key when many random hands are set with the field strategy
-itself (see solver.train); that distribution is what ships in ``solver/data``.
+itself (see solver.strategy.train); that distribution is what ships in ``solver/data``.
 """
 
 from __future__ import annotations
@@ -22,13 +22,13 @@ from typing import NamedTuple
 import numpy as np
 
 from evaluator import COMB3, COMB5, NSTRENGTH, get_tables, parse_hand
-from solver.rules import Rules, load_rules
+from solver.engine.rules import Rules, load_rules
 
 log = logging.getLogger("capsa")
 
 NKEY = NSTRENGTH * 4
 POLICIES = ("greedy", "field")
-DATA_DIR = Path(__file__).parent / "data"
+DATA_DIR = Path(__file__).parent.parent / "data"
 FIELD_VERSION = 1
 
 
@@ -73,7 +73,7 @@ def structure() -> Structure:
 
 
 class FieldTables(NamedTuple):
-    """Per-row field tables, indexed [row, key]; see solver._kernels."""
+    """Per-row field tables, indexed [row, key]; see solver.strategy._kernels."""
 
     fw: np.ndarray  # float64[3, NKEY] P(win the row)
     ft: np.ndarray  # float64[3, NKEY] P(tie)
@@ -91,7 +91,7 @@ def play_digest(rules: Rules) -> str:
 
 def royalty_by_key(rules: Rules) -> np.ndarray:
     """float64[3, NKEY]: a row's royalty by row key (royalty depends on strength only)."""
-    from solver.settlement import compile_rules
+    from solver.engine.settlement import compile_rules
 
     ra = compile_rules(rules)
     inv = np.empty(NSTRENGTH, np.int64)
@@ -182,7 +182,7 @@ def get_field(rules: Rules) -> FieldTables:
             return load_field_file(cached, rules)
         except Exception as exc:  # noqa: BLE001 - a bad cache is retrained
             log.warning("field table cache %s unreadable (%s); retraining", cached, exc)
-    from solver.train import train
+    from solver.strategy.train import train
 
     log.warning(
         "no field tables for ruleset %r yet: training them now (first use only, cached in %s)",
@@ -214,8 +214,8 @@ def set_sorted_hands(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Set sorted hands uint8[n, 13]: (split int32[n,3], keys int64[n,3], roy float64[n,3],
     value float64[n]). Split entries index COMB3 / COMB5 / COMB5 of each sorted hand."""
-    from solver import _kernels as k
-    from solver.settlement import compile_rules
+    from solver.engine.settlement import compile_rules
+    from solver.strategy import _kernels as k
 
     if policy not in POLICIES:
         raise ValueError(f"policy must be one of {', '.join(POLICIES)}, got {policy!r}")

@@ -230,7 +230,7 @@ def random_hands(n: int, seed: int = 0, k: int = 13) -> np.ndarray:
 
 
 def _rules(rules: Any = None) -> Any:
-    from solver.rules import load_rules
+    from solver.engine.rules import load_rules
 
     return load_rules(rules)
 
@@ -331,17 +331,17 @@ def splits(
     """Rank the 72,072 splits of a hand and keep the legal ones (DESIGN's splits target);
     with ``pareto``, also mark their Pareto front (what ``solve`` scores; no target).
 
-    The kernels ``solver.search.candidates`` runs for every hand: ``_prepare`` (subset
+    The kernels ``solver.strategy.search.candidates`` runs for every hand: ``_prepare`` (subset
     strengths, row keys and royalties), ``_legal_partitions`` and ``_pareto``, called
     hand by hand from Python.
     """
-    k = _need("solver._kernels")
+    k = _need("solver.strategy._kernels")
     for attr in ("_prepare", "_legal_partitions", "_pareto"):
         if not hasattr(k, attr):
-            raise Unavailable(f"solver._kernels.{attr} is not available yet")
+            raise Unavailable(f"solver.strategy._kernels.{attr} is not available yet")
     from evaluator import get_tables
-    from solver.policy import structure
-    from solver.settlement import compile_rules
+    from solver.engine.settlement import compile_rules
+    from solver.strategy.policy import structure
 
     r = _rules(rules)
     t = get_tables()
@@ -402,8 +402,8 @@ def _policy(
     rules: Any,
     runner: Runner | None,
 ) -> Result:
-    """Set random hands with a strategy (``solver.policy.set_hands``)."""
-    set_hands = _need("solver.policy", "set_hands")
+    """Set random hands with a strategy (``solver.strategy.policy.set_hands``)."""
+    set_hands = _need("solver.strategy.policy", "set_hands")
     r = _rules(rules)
     hands = random_hands(n, seed)
     return _measure(
@@ -425,7 +425,7 @@ def field(
     rules: Any = None,
     runner: Runner | None = None,
 ) -> Result:
-    """Set hands with the ``field`` strategy (``solver.policy.set_hands``)."""
+    """Set hands with the ``field`` strategy (``solver.strategy.policy.set_hands``)."""
     return _policy("field", TARGET_FIELD, n, rounds, seed, rules, runner)
 
 
@@ -436,7 +436,7 @@ def greedy(
     rules: Any = None,
     runner: Runner | None = None,
 ) -> Result:
-    """Set hands with the ``greedy`` strategy (``solver.policy.set_hands``)."""
+    """Set hands with the ``greedy`` strategy (``solver.strategy.policy.set_hands``)."""
     return _policy("greedy", None, n, rounds, seed, rules, runner)
 
 
@@ -454,7 +454,7 @@ def mc(
     ``solve``'s ``samples`` counts opponent hands: with 4 players one shuffle of the
     other 39 cards deals 3 of them, so 3,000 opponent hands are 1,000 shuffles.
     """
-    solve = _need("solver.search", "solve")
+    solve = _need("solver.strategy.search", "solve")
     r = _rules(rules)
     deals = -(-opponents // (players - 1))
     hs = random_hands(hands, seed)
@@ -484,7 +484,7 @@ def batch(
     rules: Any = None,
     runner: Runner | None = None,
 ) -> Result:
-    """``capsa batch --policy field`` on ``n`` hands: ``solver.batch.run_batch`` from a
+    """``capsa batch --policy field`` on ``n`` hands: ``solver.apps.batch.run_batch`` from a
     file of hands to JSON lines (written to the null device), worker processes on every
     core. Each round starts its workers afresh, as the command does; the first call (the
     kernels compiled or loaded) is a run on the first ``min(n, 1000)`` hands."""
@@ -492,7 +492,7 @@ def batch(
 
     from evaluator import format_cards
 
-    run_batch = _need("solver.batch", "run_batch")
+    run_batch = _need("solver.apps.batch", "run_batch")
     r = _rules(rules)
     hands = random_hands(n, seed)
     tmp = tempfile.TemporaryDirectory(prefix="capsa-bench-")
@@ -508,13 +508,13 @@ def batch(
         if res.hands != want:
             raise RuntimeError(f"batch solved {res.hands} of {want} hands")
 
-    batch_error = _need("solver.batch", "BatchError")
+    batch_error = _need("solver.apps.batch", "BatchError")
     try:
         t0 = time.perf_counter()
         try:
             run(warm, min(n, 1000))  # the first call: kernels compiled or loaded
         except batch_error as exc:
-            raise Unavailable(f"solver.batch.run_batch: {exc}") from None
+            raise Unavailable(f"solver.apps.batch.run_batch: {exc}") from None
         first = time.perf_counter() - t0
         return _measure(
             "batch",

@@ -6,7 +6,7 @@ index into the 286 three-subsets) and two 5-subsets (indices into the 1,287 five
 the stronger five always goes to the back, so the 72,072 ordered splits reduce to
 36,036 partitions (``part``, int16[36036, 3]: front, five A, five B).
 
-Row keys: ``key = strength' * 4 + suit component`` (see solver.settlement); a higher key
+Row keys: ``key = strength' * 4 + suit component`` (see solver.engine.settlement); a higher key
 wins, and a setting is legal when ``key_front <= key_middle <= key_back``.
 
 Field tables (per row r = 0 front, 1 middle, 2 back, indexed by key), interleaved in
@@ -21,9 +21,9 @@ import numpy as np
 
 from evaluator._jit import kernel
 from evaluator._kernels import _subset_pass
-from solver._settle_kernels import _settle_core, _settle_natural
+from solver.engine._kernels import _settle_core, _settle_natural
 
-# params layout (shared with solver.settlement.compile_rules)
+# params layout (shared with solver.engine.settlement.compile_rules)
 P_SCORING, P_MULT, P_MODE, P_ONE, P_ROY = 0, 1, 2, 3, 4
 SCORING_PER_ROW, SCORING_16, SCORING_24 = 0, 1, 2
 MODE_WINNER, MODE_CANCEL, MODE_ALWAYS = 0, 1, 2
@@ -513,9 +513,7 @@ def _set_hands(
             f, m, b = _greedy(k5, mask5, idx3)
             val = 0.0
         else:
-            f, m, b, val = _field_best(
-                k3, k5, r3, r5, mask5, idx5, idx3, comb85, fx, fe, params
-            )
+            f, m, b, val = _field_best(k3, k5, r3, r5, mask5, idx5, idx3, comb85, fx, fe, params)
         out_split[h, 0] = f
         out_split[h, 1] = m
         out_split[h, 2] = b
@@ -564,8 +562,21 @@ def _mc_values(ckeys, croy, okeys, oroy, onat, onatkey, n_opp, params, nat_units
                 q2 = oroy[j, 2]
                 for c in range(ckeys.shape[0]):
                     out[c, d] += _settle_core(
-                        ckeys[c, 0], ckeys[c, 1], ckeys[c, 2], croy[c, 0], croy[c, 1],
-                        croy[c, 2], False, b0, b1, b2, q0, q1, q2, False, params,
+                        ckeys[c, 0],
+                        ckeys[c, 1],
+                        ckeys[c, 2],
+                        croy[c, 0],
+                        croy[c, 1],
+                        croy[c, 2],
+                        False,
+                        b0,
+                        b1,
+                        b2,
+                        q0,
+                        q1,
+                        q2,
+                        False,
+                        params,
                     )
 
 

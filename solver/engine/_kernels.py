@@ -4,7 +4,7 @@ Tables are arguments, never globals (numba would freeze them into the cached cod
 
 * evaluator tables ``multi5``/``flush5`` int16[6188], ``multi3`` int16[455] (see
   ``evaluator._kernels``);
-* the ruleset's ``RuleArrays`` (``solver.settlement.compile_rules``): ``remap`` int16[7917]
+* the ruleset's ``RuleArrays`` (``solver.engine.settlement.compile_rules``): ``remap`` int16[7917]
   (strength -> strength under the ruleset's wheel), ``decisive`` int8[7917] (rank of the
   card whose suit breaks ties), ``suit_rank`` int64[4] (0..3 per suit id, 3 strongest; all
   0 without a suit order), ``roy`` float64[3, 7917] (royalty of a front/middle/back row by

@@ -27,7 +27,7 @@ byte whatever the worker count, backend or resume point: each hand's seed is der
 from ``--seed`` and its line number only (``hand_seed``).
 
 Policies: ``mc`` (the default) runs ``solve(hand, ..., top=0)`` per hand. ``field`` and
-``greedy`` set a chunk of hands at once (``solver.policy.set_sorted_hands``) and score
+``greedy`` set a chunk of hands at once (``solver.strategy.policy.set_sorted_hands``) and score
 the chosen settings with the field tables exactly as ``solve`` scores its candidates,
 so the record has the same keys and the same ``ev``, ``row_stats``, ``surrender`` and
 ``action``; hands holding a natural go through ``solve``. Differences from ``solve``:
@@ -68,7 +68,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, NamedTuple
 
-from solver.rules import Rules, load_rules
+from solver.engine.rules import Rules, load_rules
 
 __all__ = [
     "CSV_COLUMNS",
@@ -341,7 +341,7 @@ _WARM_HANDS = ("As Ks Qs Js Ts 9h 9d 9c 2s 3d 4c 5h 7d", "As Ad Ks Kd Qs Qd Js J
 
 
 def _real_solve() -> Callable[..., Any]:
-    from solver.search import solve
+    from solver.strategy.search import solve
 
     return solve
 
@@ -350,7 +350,8 @@ def _one_thread() -> None:
     """Kernels run single-threaded in a worker: the workers are the parallelism.
 
     ``numba.set_num_threads`` is per thread, so this also holds for Dask worker threads;
-    ``CAPSA_THREADS`` caps the thread pools of ``solver.policy`` and ``solver.search``.
+    ``CAPSA_THREADS`` caps the thread pools of ``solver.strategy.policy`` and
+    ``solver.strategy.search``.
     """
     import numba
 
@@ -452,7 +453,7 @@ def _fast_records(
 ) -> list[dict[str, Any]]:
     """Field and greedy hands of a chunk set together; the per-hand path's record shape.
 
-    ``solver.policy.set_sorted_hands`` sets the chunk, the field tables score the chosen
+    ``solver.strategy.policy.set_sorted_hands`` sets the chunk, the field tables score the chosen
     settings the way ``solve`` scores its candidates (so ``ev``, ``row_stats``,
     ``surrender`` and ``action`` are those ``solve`` gives for that setting), and hands
     holding a natural take the per-hand path. Two differences from ``solve``, both
@@ -463,9 +464,9 @@ def _fast_records(
     import numpy as np
 
     from evaluator import format_card
-    from solver.policy import set_sorted_hands, split_cards
-    from solver.search import Candidates, Solution, field_row_stats, field_scores
-    from solver.settlement import find_naturals
+    from solver.engine.settlement import find_naturals
+    from solver.strategy.policy import set_sorted_hands, split_cards
+    from solver.strategy.search import Candidates, Solution, field_row_stats, field_scores
 
     names = [format_card(c) for c in range(52)]
 

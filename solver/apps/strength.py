@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from solver.rules import Rules, load_rules
+from solver.engine.rules import Rules, load_rules
 
 
 @dataclass(frozen=True)
@@ -47,10 +47,10 @@ def compare_policies(
     progress: Callable[[int, int], None] | None = None,
 ) -> StrengthReport:
     """Mean units per opponent of each policy over the same random hands and opponents."""
-    from solver import _kernels as k
-    from solver.policy import set_sorted_hands
-    from solver.search import _deal_opponents, solve
-    from solver.settlement import compile_rules, find_natural, find_naturals, summarize
+    from solver.engine.settlement import compile_rules, find_natural, find_naturals, summarize
+    from solver.strategy import _kernels as k
+    from solver.strategy.policy import set_sorted_hands
+    from solver.strategy.search import _deal_opponents, solve
 
     rules = load_rules(rules)
     ra = compile_rules(rules)
@@ -65,8 +65,15 @@ def compare_policies(
         onat, onatkey = find_naturals(opp, rules)
         settings = []
         for i, p in enumerate(policies):
-            sol = solve(hand, rules=rules, players=players, policy=p, samples=samples,
-                        seed=int(rng.integers(2**63)), top=0)
+            sol = solve(
+                hand,
+                rules=rules,
+                players=players,
+                policy=p,
+                samples=samples,
+                seed=int(rng.integers(2**63)),
+                top=0,
+            )
             settings.append((sol.front, sol.middle, sol.back))
             if sol.action == "surrender":
                 values[i, h] = -float(rules.surrender_cost)
@@ -78,8 +85,20 @@ def compare_policies(
             else:
                 keys, roy, _ = summarize(settings[-1], rules)
                 out = np.zeros((1, eval_deals))
-                k._mc_values(keys.reshape(1, 3), roy.reshape(1, 3), okeys, oroy, onat, onatkey,
-                             n_opp, ra.params, ra.nat_units, 0, eval_deals, out)
+                k._mc_values(
+                    keys.reshape(1, 3),
+                    roy.reshape(1, 3),
+                    okeys,
+                    oroy,
+                    onat,
+                    onatkey,
+                    n_opp,
+                    ra.params,
+                    ra.nat_units,
+                    0,
+                    eval_deals,
+                    out,
+                )
                 values[i, h] = out.mean() / n_opp
         for i, a in enumerate(policies):
             for j in range(i + 1, len(policies)):
@@ -90,12 +109,20 @@ def compare_policies(
         if progress:
             progress(h + 1, n_hands)
     se = lambda x: float(x.std(ddof=1) / math.sqrt(len(x))) if len(x) > 1 else float("nan")  # noqa: E731
-    results = tuple(PolicyResult(p, float(values[i].mean()), se(values[i]))
-                    for i, p in enumerate(policies))
+    results = tuple(
+        PolicyResult(p, float(values[i].mean()), se(values[i])) for i, p in enumerate(policies)
+    )
     gains = {}
     for i, a in enumerate(policies):
         for j in range(i + 1, len(policies)):
             d = values[i] - values[j]
             gains[f"{a}-{policies[j]}"] = (float(d.mean()), se(d))
-    return StrengthReport(n_hands, players, eval_deals, rules.name, results, gains,
-                          {k_: v / n_hands for k_, v in differ.items()})
+    return StrengthReport(
+        n_hands,
+        players,
+        eval_deals,
+        rules.name,
+        results,
+        gains,
+        {k_: v / n_hands for k_, v in differ.items()},
+    )

@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from evaluator import format_cards, get_tables, parse_hand
-from solver.rules import Rules, load_rules
+from solver.engine.rules import Rules, load_rules
 
 DEFAULT_SAMPLES = 3000
 POLICIES = ("mc", "field", "greedy")
@@ -116,7 +116,7 @@ def pareto_safe(rules: Rules) -> bool:
     multiplier is not combined with royalties paid whoever wins (being scooped can then
     be worth more than not).
     """
-    from solver.settlement import compile_rules
+    from solver.engine.settlement import compile_rules
 
     if rules.one_royalty_per_hand:
         return False
@@ -135,8 +135,8 @@ def pareto_safe(rules: Rules) -> bool:
 def prepare_hand(hand: np.ndarray, rules: Rules) -> tuple[np.ndarray, ...]:
     """Row keys and royalties of every subset of a sorted hand under a ruleset:
     (k5 int64[1287], k3 int64[286], r5 float64[2, 1287] as middle/back, r3 float64[286])."""
-    from solver import _kernels as k
-    from solver.settlement import compile_rules
+    from solver.engine.settlement import compile_rules
+    from solver.strategy import _kernels as k
 
     t = get_tables()
     ra = compile_rules(rules)
@@ -151,8 +151,8 @@ def prepare_hand(hand: np.ndarray, rules: Rules) -> tuple[np.ndarray, ...]:
 
 def candidates(hand: np.ndarray, rules: Rules, prune: bool = True) -> Candidates:
     """The splits of a sorted hand to score."""
-    from solver import _kernels as k
-    from solver.policy import structure
+    from solver.strategy import _kernels as k
+    from solver.strategy.policy import structure
 
     st = structure()
     k5, k3, r5, r3 = rows = prepare_hand(hand, rules)
@@ -173,7 +173,7 @@ def candidates(hand: np.ndarray, rules: Rules, prune: bool = True) -> Candidates
 
 
 def _rows_text(hand: np.ndarray, split) -> tuple[str, str, str]:
-    from solver.policy import split_cards
+    from solver.strategy.policy import split_cards
 
     return tuple(format_cards(r) for r in split_cards(hand, split))
 
@@ -183,9 +183,9 @@ def _rows_text(hand: np.ndarray, split) -> tuple[str, str, str]:
 
 def field_scores(c: Candidates, rules: Rules) -> tuple[np.ndarray, np.ndarray]:
     """Field value of every candidate, and per-row (win, tie) probabilities [n, 3, 2]."""
-    from solver import _kernels as k
-    from solver.policy import get_field
-    from solver.settlement import compile_rules
+    from solver.engine.settlement import compile_rules
+    from solver.strategy import _kernels as k
+    from solver.strategy.policy import get_field
 
     f = get_field(rules)
     params = compile_rules(rules).params
@@ -238,8 +238,8 @@ def _with_greedy(c: Candidates, rules: Rules) -> tuple[Candidates, int]:
     Greedy can be dominated (an equal back of other suits may leave a better middle), so
     it is appended when the Pareto front does not hold its keys.
     """
-    from solver import _kernels as k
-    from solver.policy import structure
+    from solver.strategy import _kernels as k
+    from solver.strategy.policy import structure
 
     k5, k3, r5, r3 = c.rows if c.rows is not None else prepare_hand(c.hand, rules)
     f, m, b = k._greedy(k5, structure().mask5, structure().idx3)
@@ -263,7 +263,7 @@ def _with_greedy(c: Candidates, rules: Rules) -> tuple[Candidates, int]:
 
 
 def _threads() -> int:
-    from solver.policy import _threads as t
+    from solver.strategy.policy import _threads as t
 
     return t()
 
@@ -278,9 +278,9 @@ def _deal_opponents(hand: np.ndarray, n_opp: int, deals: int, seed: int | None) 
 
 def _mc_values(c: Candidates, rules: Rules, opp: np.ndarray, n_opp: int):
     """Per-deal totals [n_cand, deals], opponents' keys and natural ids."""
-    from solver import _kernels as k
-    from solver.policy import set_sorted_hands
-    from solver.settlement import compile_rules, find_naturals
+    from solver.engine.settlement import compile_rules, find_naturals
+    from solver.strategy import _kernels as k
+    from solver.strategy.policy import set_sorted_hands
 
     ra = compile_rules(rules)
     _, okeys, oroy, _ = set_sorted_hands(opp, rules, "field")
@@ -317,7 +317,7 @@ def _row_stats_from_keys(keys: np.ndarray, okeys: np.ndarray) -> dict[str, dict[
 
 def _parse_against(against: Sequence, hand: np.ndarray, rules: Rules) -> tuple:
     from evaluator import CardParseError
-    from solver.settlement import summarize
+    from solver.engine.settlement import summarize
 
     keys, roys, fouls = [], [], []
     used = set(hand.tolist())
@@ -359,8 +359,8 @@ def _notice_compile() -> None:
     """Say on stderr (the "capsa" logger) when the solver's kernels are about to compile."""
     from evaluator import _kernels as ek
     from evaluator._jit import notice_if_uncached
-    from solver import _kernels as k
-    from solver import _settle_kernels as sk
+    from solver.engine import _kernels as sk
+    from solver.strategy import _kernels as k
 
     notice_if_uncached(
         "solver kernels",
@@ -394,9 +394,14 @@ def solve(
     ``against`` is a list of opponent settings, each (front, middle, back) or the text
     ``"front | middle | back"``; then the answer is exact for those opponents.
     """
-    from solver import _kernels as k
-    from solver._settle_kernels import _settle_against
-    from solver.settlement import compile_rules, find_natural, natural_setting, settle_natural
+    from solver.engine._kernels import _settle_against
+    from solver.engine.settlement import (
+        compile_rules,
+        find_natural,
+        natural_setting,
+        settle_natural,
+    )
+    from solver.strategy import _kernels as k
 
     rules = load_rules(rules)
     if policy not in POLICIES:

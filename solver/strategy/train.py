@@ -16,7 +16,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from solver.policy import (
+from solver.engine.rules import Rules
+from solver.strategy.policy import (
     FIELD_VERSION,
     NKEY,
     FieldTables,
@@ -24,7 +25,6 @@ from solver.policy import (
     set_sorted_hands,
     tables_from_dist,
 )
-from solver.rules import Rules
 
 DEFAULT_ROUNDS = 30
 DEFAULT_HANDS = 20_000
