@@ -86,11 +86,10 @@ def warmup() -> None:
     if _warm:
         return
     from evaluator import _kernels as k
-    from evaluator._jit import compile_notice
+    from evaluator._jit import compiling
 
     t = get_tables()
-    kernels = (k._eval5_batch, k._eval3_batch, k._subset_pass)
-    with compile_notice("evaluator kernels", kernels=kernels):
+    with compiling("evaluator", "evaluator kernels"):
         k._eval5_batch(
             np.zeros((1, 5), np.uint8) + np.arange(5, dtype=np.uint8),
             t.multi5,

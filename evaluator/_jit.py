@@ -1,17 +1,37 @@
-"""One decorator policy for every numba kernel in the project, and the compile notice.
+"""One decorator policy for every numba kernel in the project, the kernel cache, and the
+compile notice.
 
 Every kernel compiles the same way: ``cache=True`` (compiled code is kept on disk, so
 only the first run of a machine pays for it), ``nogil=True`` (threads can run kernels
 side by side) and numpy's error model (no ZeroDivisionError checks in hot loops).
-``parallel=True`` kernels are compiled with the same options.
+``parallel=True`` kernels are never cached (pynndescent's experience: a cached parallel
+build may not reload under another thread count); no kernel uses it today.
+
+**The cache follows the kernels' sources.** numba checks a cached kernel against its own
+file only: a kernel inlines the kernels it calls and reads module constants as
+compile-time values, and a change to either in another file would leave stale machine
+code in the cache. So the cache lives in a folder named after a digest of every file
+kernels are built from (``KERNEL_SOURCES``: the ``_kernels.py`` modules, this module and
+``solver/engine/layout.py``): any change there starts a fresh cache. The folder is
+``$NUMBA_CACHE_DIR`` or the user cache folder (``platformdirs``), under
+``capsa-kernels-DIGEST``.
+
+**The compile notice** (``compiling``) does not read numba's internals: after a group of
+kernels has run once, a marker file is written into that cache folder; while a group's
+marker is missing, the notice says that group is compiling.
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import logging
+import os
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import TypeVar
 
 import numba
 
@@ -19,66 +39,107 @@ log = logging.getLogger("capsa")
 
 _OPTIONS = {"cache": True, "nogil": True, "error_model": "numpy"}
 
+_ROOT = Path(__file__).resolve().parent.parent
+#: Files whose contents every cached kernel depends on (relative to the folder holding
+#: the evaluator and solver packages). A kernel may call only kernels of these modules
+#: and read only constants defined in them.
+KERNEL_SOURCES: tuple[str, ...] = (
+    "evaluator/_jit.py",
+    "evaluator/_kernels.py",
+    "solver/engine/layout.py",
+    "solver/engine/_kernels.py",
+    "solver/strategy/_kernels.py",
+)
 
-def kernel(fn=None, **extra):
-    """``@kernel`` / ``@kernel(parallel=True)``: numba.njit with the project's options."""
-    opts = {**_OPTIONS, **extra}
-    if fn is None:
-        return lambda f: numba.njit(**opts)(f)
-    return numba.njit(**opts)(fn)
+
+def sources_digest(root: Path = _ROOT) -> str:
+    """16 hex digits over the contents of ``KERNEL_SOURCES`` (a missing file counts too)."""
+    h = hashlib.sha256(f"numba {numba.__version__};".encode())
+    for rel in KERNEL_SOURCES:
+        try:
+            h.update(rel.encode() + b"\0" + (root / rel).read_bytes() + b"\0")
+        except OSError:
+            h.update(rel.encode() + b"\0missing\0")
+    return h.hexdigest()[:16]
 
 
-def is_cached(dispatcher) -> bool:
-    """Whether numba holds a valid on-disk cache index for a kernel (its source unchanged).
+def _pick_cache_dir() -> Path | None:
+    """The writable kernel cache folder, or None (numba's default locations then)."""
+    base = os.environ.get("NUMBA_CACHE_DIR")
+    if not base:
+        import platformdirs
 
-    Uses numba's cache internals; when they cannot be read, assume cached (no notice).
-    """
+        base = platformdirs.user_cache_dir("capsa")
+    path = Path(base) / f"capsa-kernels-{sources_digest()}"
     try:
-        return bool(dispatcher._cache._cache_file._load_index())
-    except Exception:  # noqa: BLE001 - internals of another library: never fail on them
-        return True
+        path.mkdir(parents=True, exist_ok=True)
+        probe = path / f".probe-{os.getpid()}"
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as exc:
+        log.warning("kernel cache folder %s is not writable (%s); using numba's default", path, exc)
+        return None
+    return path
 
 
-_noticed: set[str] = set()
+CACHE_DIR: Path | None = _pick_cache_dir()
+
+F = TypeVar("F", bound=Callable)
 
 
-def notice_if_uncached(what: str, kernels) -> None:
-    """Log (once per process per `what`) that numba is about to compile, when it is."""
-    if what in _noticed:
-        return
-    _noticed.add(what)
-    missing = [k for k in kernels if not is_cached(k)]
-    if missing:
-        log.warning(
-            "compiling %s with numba (first run only, cached afterwards; %d kernels)...",
-            what,
-            len(missing),
-        )
+def kernel(fn: F | None = None, **extra) -> F:
+    """``@kernel`` / ``@kernel(...)``: numba.njit with the project's options."""
+    opts = {**_OPTIONS, **extra}
+    if opts.get("parallel"):
+        opts["cache"] = False
+
+    def wrap(f):
+        if CACHE_DIR is not None:
+            # numba reads this when the dispatcher is made; set it every time, since numba
+            # reloads its config from the environment when NUMBA_* variables change.
+            numba.config.CACHE_DIR = str(CACHE_DIR)
+        return numba.njit(**opts)(f)
+
+    return wrap if fn is None else wrap(fn)
+
+
+# --------------------------------------------------------------------------- notice
+
+_lock = threading.Lock()
+_done: set[str] = set()
+_inside = threading.local()  # a group's block is running in this thread
 
 
 @contextlib.contextmanager
-def compile_notice(what: str = "kernels", delay: float = 0.4, kernels=()) -> Iterator[None]:
-    """Say on the "capsa" logger that numba is compiling, while it is.
+def compiling(group: str, what: str | None = None) -> Iterator[None]:
+    """Wrap the first calls of a group of kernels: says when numba is compiling them.
 
-    With ``kernels``, the notice is logged up front when any of them has no valid disk
-    cache. Without, it is logged if the block takes longer than ``delay`` seconds:
-    loading cached machine code takes well under that.
+    When ``group`` has never completed with this cache folder (no marker file), log once
+    per process on the "capsa" logger that numba is compiling ``what`` (default: the
+    group's name), before the block runs; when the block completes, write the marker.
+    A group entered inside another group's block says nothing: the outer notice covers it.
+    Cheap after the first time in a process (a set lookup).
     """
-    if kernels:
-        notice_if_uncached(what, kernels)
+    if group in _done or CACHE_DIR is None:
         yield
         return
-    done = threading.Event()
-
-    def notify() -> None:
-        if not done.is_set():
-            log.warning("compiling %s with numba (first run only, cached afterwards)...", what)
-
-    timer = threading.Timer(delay, notify)
-    timer.daemon = True
-    timer.start()
+    marker = CACHE_DIR / f"warm-{group}"
+    with _lock:
+        first = group not in _done and not marker.exists()
+        _done.add(group)
+    outer = getattr(_inside, "group", None)
+    if first and outer is None:  # nested groups compile within the outer one's notice
+        log.warning(
+            "compiling %s with numba (first run only, cached in %s)...", what or group, CACHE_DIR
+        )
+    t0 = time.perf_counter()
+    _inside.group = outer or group
     try:
         yield
     finally:
-        done.set()
-        timer.cancel()
+        _inside.group = outer
+    if first:
+        try:
+            marker.write_text(f"{time.perf_counter() - t0:.1f} s\n")
+        except OSError:
+            pass

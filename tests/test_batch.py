@@ -17,6 +17,7 @@ from typer.testing import CliRunner
 from evaluator import format_cards
 from solver.apps import batch as B
 from solver.cli import app
+from solver.engine.layout import ROWS
 
 CAPSA = [sys.executable, "-m", "solver"]
 #: Monte Carlo with few deals: the per-hand path, quick enough for tests.
@@ -332,7 +333,7 @@ def test_policy_fast_path_matches_solve(tmp_path, policy):
         for key in a:
             if key == "candidates":
                 assert b[key] is None or a["natural"] is not None
-            elif key in B._ROWS:
+            elif key in ROWS:
                 ranks = [sorted(c[0] for c in x[key].split()) for x in (a, b)]
                 assert ranks[0] == ranks[1]
                 differ += a[key] != b[key]

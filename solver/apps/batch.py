@@ -68,6 +68,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, NamedTuple
 
+from solver.engine.layout import POLICIES, ROWS
 from solver.engine.rules import Rules, load_rules
 
 __all__ = [
@@ -84,14 +85,12 @@ __all__ = [
     "sidecar_path",
 ]
 
-POLICIES = ("mc", "field", "greedy")
 #: Lines longer than this (bytes) are reported as bad without being parsed.
 MAX_LINE = 65536
 #: Hands per chunk: Monte Carlo hands take about a second, policy hands well under a ms.
 DEFAULT_CHUNK = {"mc": 2, "field": 1024, "greedy": 1024}
 SIDECAR_SUFFIX = ".capsa-run.json"
 _SIDECAR_VERSION = 1
-_ROWS = ("front", "middle", "back")
 
 CSV_COLUMNS: tuple[str, ...] = (
     "line",
@@ -111,7 +110,7 @@ CSV_COLUMNS: tuple[str, ...] = (
     "ev_play",
     "stderr",
     "candidates",
-    *(f"{row}_{k}" for row in _ROWS for k in ("win", "tie", "loss")),
+    *(f"{row}_{k}" for row in ROWS for k in ("win", "tie", "loss")),
     "natural",
     "natural_declared",
     "natural_ev_declare",
@@ -280,7 +279,7 @@ def csv_row(record: dict[str, Any]) -> list[str]:
     """A record flattened into the ``CSV_COLUMNS`` cells."""
     flat = dict(record)
     stats = record.get("row_stats") or {}
-    for row in _ROWS:
+    for row in ROWS:
         for k in ("win", "tie", "loss"):
             flat[f"{row}_{k}"] = (stats.get(row) or {}).get(k)
     natural = record.get("natural") or {}

@@ -17,12 +17,10 @@ suit order. A **summary** of a setting is ``keys`` int64[3] (front, middle, back
 ``roy`` float64[3] (row royalties after ``one_royalty_per_hand``) and ``foul`` (bool,
 ``not keys[0] <= keys[1] <= keys[2]``).
 
-``params``: [0] scoring (0 per-row, 1 1-6, 2 2-4), [1] scoop multiplier, [2] royalty mode
-(0 winner, 1 cancel, 2 always), [3] one royalty per hand (0/1), [4] royalties on (0/1).
-
-Natural codes (``codes`` int64[k], in the ruleset's strongest-first order): 0 dragon,
-1 three straights, 2 six pairs, 3 three flushes. A natural id is an index into ``codes``
-(-1: none); its tie key is int64 (see ``_find_natural``).
+``params`` float64[NPARAMS] and the scoring, royalty-mode and natural codes are laid out
+in ``solver.engine.layout`` (``P_*``, ``SCORING_*``, ``MODE_*``, ``NATURAL_CODES``).
+Natural codes (``codes`` int64[k]) are in the ruleset's strongest-first order; a natural
+id is an index into ``codes`` (-1: none); its tie key is int64 (see ``_find_natural``).
 """
 
 from __future__ import annotations
@@ -31,9 +29,21 @@ import numpy as np
 
 from evaluator._jit import kernel
 from evaluator._kernels import _eval3, _eval5
-
-NSTRENGTH = 7917
-DRAGON, THREE_STRAIGHTS, SIX_PAIRS, THREE_FLUSHES = 0, 1, 2, 3
+from solver.engine.layout import (
+    DRAGON,
+    MODE_ALWAYS,
+    MODE_CANCEL,
+    NSTRENGTH,
+    P_MODE,
+    P_MULT,
+    P_ONE,
+    P_SCORING,
+    SCORING_16,
+    SCORING_24,
+    SIX_PAIRS,
+    THREE_FLUSHES,
+    THREE_STRAIGHTS,
+)
 
 # --------------------------------------------------------------------------- row keys
 
@@ -148,7 +158,7 @@ def _summarize(
     r0 = roy[0, sf]
     r1 = roy[1, sm]
     r2 = roy[2, sb]
-    if params[3] != 0.0:
+    if params[P_ONE] != 0.0:
         r0, r1, r2 = _one_royalty(r0, r1, r2)
     roy_out[0] = r0
     roy_out[1] = r1
@@ -195,22 +205,22 @@ def _settle_core(a0, a1, a2, ra0, ra1, ra2, fa, b0, b1, b2, rb0, rb1, rb2, fb, p
         else:
             sign = -1.0
             royalty = 0.0 + rb0 + rb1 + rb2
-        scoring = params[0]
+        scoring = params[P_SCORING]
         units = 3.0
-        if scoring == 1.0:
+        if scoring == SCORING_16:
             units = 6.0
-        elif scoring == 2.0:
+        elif scoring == SCORING_24:
             units = 4.0
-        return sign * (units + royalty) * params[1]
+        return sign * (units + royalty) * params[P_MULT]
     w0 = np.int64(a0 > b0) - np.int64(a0 < b0)
     w1 = np.int64(a1 > b1) - np.int64(a1 < b1)
     w2 = np.int64(a2 > b2) - np.int64(a2 < b2)
-    mode = params[2]
-    if mode == 2.0:  # always: each side's own royalties, whoever wins
+    mode = params[P_MODE]
+    if mode == MODE_ALWAYS:  # always: each side's own royalties, whoever wins
         royalty = 0.0 + (ra0 - rb0) + (ra1 - rb1) + (ra2 - rb2)
     else:  # winner / cancel: the row's loser pays the winner's royalty
         royalty = 0.0
-        cancel = mode == 1.0
+        cancel = mode == MODE_CANCEL
         if w0 != 0 and not (cancel and ra0 > 0.0 and rb0 > 0.0):
             royalty += ra0 if w0 > 0 else -rb0
         if w1 != 0 and not (cancel and ra1 > 0.0 and rb1 > 0.0):
@@ -220,20 +230,20 @@ def _settle_core(a0, a1, a2, ra0, ra1, ra2, fa, b0, b1, b2, rb0, rb1, rb2, fb, p
     won = np.int64(w0 > 0) + np.int64(w1 > 0) + np.int64(w2 > 0)
     lost = np.int64(w0 < 0) + np.int64(w1 < 0) + np.int64(w2 < 0)
     units = float(w0 + w1 + w2)
-    scoring = params[0]
-    if scoring == 1.0:
+    scoring = params[P_SCORING]
+    if scoring == SCORING_16:
         if won == 3:
             units += 3.0
         elif lost == 3:
             units -= 3.0
-    elif scoring == 2.0:
+    elif scoring == SCORING_24:
         if won > lost:
             units += 1.0
         elif lost > won:
             units -= 1.0
     units += royalty
     if won == 3 or lost == 3:
-        units *= params[1]
+        units *= params[P_MULT]
     return units
 
 

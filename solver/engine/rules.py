@@ -33,6 +33,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from solver.engine.errors import InputError
+
 __all__ = [
     "DEFAULT_NATURALS",
     "DEFAULT_PRESET",
@@ -52,7 +54,7 @@ __all__ = [
 ]
 
 
-class RulesError(ValueError):
+class RulesError(InputError):
     """A ruleset that cannot be built: the message is one line and names the key."""
 
 

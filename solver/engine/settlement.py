@@ -33,8 +33,20 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from evaluator import CardParseError, as_cards, format_card, get_tables, parse_hand
-from evaluator.tables import NSTRENGTH
-from solver.engine.rules import ROWS, Rules, load_rules
+from solver.engine.layout import (
+    MODE_CODES,
+    NATURAL_CODES,
+    NPARAMS,
+    NSTRENGTH,
+    P_MODE,
+    P_MULT,
+    P_ONE,
+    P_ROY,
+    P_SCORING,
+    ROWS,
+    SCORING_CODES,
+)
+from solver.engine.rules import Rules, load_rules
 
 __all__ = [
     "NATURAL_CODES",
@@ -50,16 +62,6 @@ __all__ = [
     "warmup",
 ]
 
-#: Kernel code of each natural (``RuleArrays.nat_units`` is indexed by position in the
-#: ruleset's list, not by these codes).
-NATURAL_CODES: dict[str, int] = {
-    "dragon": 0,
-    "three_straights": 1,
-    "six_pairs": 2,
-    "three_flushes": 3,
-}
-_SCORING = {"per-row": 0.0, "1-6": 1.0, "2-4": 2.0}
-_MODE = {"winner": 0.0, "cancel": 1.0, "always": 2.0}
 # Royalty hand of each evaluator category (a royal flush is looked up apart).
 _ROYALTY_HAND = {3: "three_of_a_kind", 6: "full_house", 7: "four_of_a_kind", 8: "straight_flush"}
 
@@ -111,12 +113,12 @@ def _compile(rules: Rules) -> RuleArrays:
                     hand = _ROYALTY_HAND.get(int(t.category[s]))
                     if hand is not None:
                         roy[row_index, s] = rules.royalty(row, hand)
-    params = np.zeros(8, np.float64)
-    params[0] = _SCORING[rules.scoring]
-    params[1] = float(rules.scoop_multiplier)
-    params[2] = _MODE[rules.royalty_mode]
-    params[3] = 1.0 if rules.one_royalty_per_hand else 0.0
-    params[4] = 1.0 if rules.royalties else 0.0
+    params = np.zeros(NPARAMS, np.float64)
+    params[P_SCORING] = SCORING_CODES[rules.scoring]
+    params[P_MULT] = float(rules.scoop_multiplier)
+    params[P_MODE] = MODE_CODES[rules.royalty_mode]
+    params[P_ONE] = 1.0 if rules.one_royalty_per_hand else 0.0
+    params[P_ROY] = 1.0 if rules.royalties else 0.0
     nat_units = np.array([float(u) for _, u in rules.naturals], dtype=np.float64)
     return RuleArrays(*(_readonly(a) for a in (remap, decisive, suit_rank, roy, params, nat_units)))
 
@@ -140,21 +142,13 @@ def warmup() -> None:
     if _warm:
         return
     import evaluator
-    from evaluator._jit import compile_notice
+    from evaluator._jit import compiling
     from solver.engine import _kernels as k
 
     evaluator.warmup()
     t = get_tables()
     ra = compile_rules(None)
-    kernels = (
-        k._summarize_batch,
-        k._settle_pairs,
-        k._settle_against,
-        k._settle,
-        k._settle_natural,
-        k._find_natural_batch,
-    )
-    with compile_notice("settlement kernels", kernels=kernels):
+    with compiling("settlement", "settlement kernels"):
         s = np.arange(13, dtype=np.uint8).reshape(1, 13)
         keys = np.zeros((1, 3), np.int64)
         roys = np.zeros((1, 3), np.float64)
@@ -353,11 +347,11 @@ def find_natural(hand13: Cards, rules: RulesLike = None) -> tuple[int, int, str]
     codes = _natural_codes(r)
     t = get_tables()
     ra = compile_rules(r)
-    from evaluator._jit import notice_if_uncached
+    from evaluator._jit import compiling
 
-    notice_if_uncached("natural detection", (k._find_natural,))
     split = np.empty(13, np.int64)
-    nid, key = k._find_natural(h, codes, ra.remap, t.multi5, t.flush5, t.multi3, split)
+    with compiling("natural", "natural detection"):
+        nid, key = k._find_natural(h, codes, ra.remap, t.multi5, t.flush5, t.multi3, split)
     if nid < 0:
         return None
     return int(nid), int(key), r.naturals[nid][0]
@@ -386,10 +380,12 @@ def find_naturals(hands: np.ndarray, rules: RulesLike = None) -> tuple[np.ndarra
         return ids, keys
     t = get_tables()
     ra = compile_rules(r)
-    from evaluator._jit import notice_if_uncached
+    from evaluator._jit import compiling
 
-    notice_if_uncached("natural detection (batch)", (k._find_natural_batch,))
-    k._find_natural_batch(arr, _natural_codes(r), ra.remap, t.multi5, t.flush5, t.multi3, ids, keys)
+    with compiling("natural-batch", "natural detection (batch)"):
+        k._find_natural_batch(
+            arr, _natural_codes(r), ra.remap, t.multi5, t.flush5, t.multi3, ids, keys
+        )
     return ids, keys
 
 

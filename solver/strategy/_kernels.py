@@ -22,13 +22,15 @@ import numpy as np
 from evaluator._jit import kernel
 from evaluator._kernels import _subset_pass
 from solver.engine._kernels import _settle_core, _settle_natural
-
-# params layout (shared with solver.engine.settlement.compile_rules)
-P_SCORING, P_MULT, P_MODE, P_ONE, P_ROY = 0, 1, 2, 3, 4
-SCORING_PER_ROW, SCORING_16, SCORING_24 = 0, 1, 2
-MODE_WINNER, MODE_CANCEL, MODE_ALWAYS = 0, 1, 2
-
-POLICY_GREEDY, POLICY_FIELD = 0, 1
+from solver.engine.layout import (
+    MODE_ALWAYS,
+    P_MODE,
+    P_MULT,
+    P_SCORING,
+    POLICY_GREEDY,
+    SCORING_16,
+    SCORING_24,
+)
 
 
 @kernel

@@ -22,12 +22,13 @@ from typing import NamedTuple
 import numpy as np
 
 from evaluator import COMB3, COMB5, NSTRENGTH, get_tables, parse_hand
+from solver.engine.layout import NKEY, POLICY_FIELD, POLICY_GREEDY, Policy
 from solver.engine.rules import Rules, load_rules
 
 log = logging.getLogger("capsa")
 
-NKEY = NSTRENGTH * 4
-POLICIES = ("greedy", "field")
+#: The policies that set a hand without sampling (``mc`` is solve()'s alone).
+POLICIES: tuple[str, ...] = (Policy.greedy.value, Policy.field.value)
 DATA_DIR = Path(__file__).parent.parent / "data"
 FIELD_VERSION = 1
 
@@ -233,7 +234,7 @@ def set_sorted_hands(
     keys = np.empty((n, 3), np.int64)
     roy = np.empty((n, 3), np.float64)
     val = np.empty(n, np.float64)
-    code = k.POLICY_FIELD if policy == "field" else k.POLICY_GREEDY
+    code = POLICY_FIELD if policy == "field" else POLICY_GREEDY
 
     def run(lo: int, hi: int) -> None:
         k._set_hands(

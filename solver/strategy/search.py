@@ -28,11 +28,10 @@ from typing import Any
 import numpy as np
 
 from evaluator import format_cards, get_tables, parse_hand
+from solver.engine.layout import MODE_ALWAYS, P_MODE, P_MULT, P_SCORING, POLICIES, ROWS
 from solver.engine.rules import Rules, load_rules
 
 DEFAULT_SAMPLES = 3000
-POLICIES = ("mc", "field", "greedy")
-ROWS = ("front", "middle", "back")
 
 
 @dataclass
@@ -189,12 +188,12 @@ def field_scores(c: Candidates, rules: Rules) -> tuple[np.ndarray, np.ndarray]:
 
     f = get_field(rules)
     params = compile_rules(rules).params
-    scoring, mult, mode = int(params[k.P_SCORING]), float(params[k.P_MULT]), int(params[k.P_MODE])
+    scoring, mult, mode = int(params[P_SCORING]), float(params[P_MULT]), int(params[P_MODE])
     rows = np.arange(3)
     w = f.fw[rows, c.keys]
     t = f.ft[rows, c.keys]
     l = 1.0 - w - t
-    if mode == k.MODE_ALWAYS:
+    if mode == MODE_ALWAYS:
         rt = (c.roy - f.fe[None, :]).sum(axis=1)
     else:
         rt = (w * c.roy - f.fo[rows, c.keys]).sum(axis=1)
@@ -355,29 +354,6 @@ def _parse_against(against: Sequence, hand: np.ndarray, rules: Rules) -> tuple:
 # ------------------------------------------------------------------ solve
 
 
-def _notice_compile() -> None:
-    """Say on stderr (the "capsa" logger) when the solver's kernels are about to compile."""
-    from evaluator import _kernels as ek
-    from evaluator._jit import notice_if_uncached
-    from solver.engine import _kernels as sk
-    from solver.strategy import _kernels as k
-
-    notice_if_uncached(
-        "solver kernels",
-        (
-            ek._subset_pass,
-            k._prepare,
-            k._legal_partitions,
-            k._pareto,
-            k._set_hands,
-            k._mc_values,
-            sk._settle_against,
-            sk._find_natural,
-            sk._find_natural_batch,
-        ),
-    )
-
-
 def solve(
     hand: str | Sequence[int] | np.ndarray,
     rules: Rules | str | None = None,
@@ -394,14 +370,7 @@ def solve(
     ``against`` is a list of opponent settings, each (front, middle, back) or the text
     ``"front | middle | back"``; then the answer is exact for those opponents.
     """
-    from solver.engine._kernels import _settle_against
-    from solver.engine.settlement import (
-        compile_rules,
-        find_natural,
-        natural_setting,
-        settle_natural,
-    )
-    from solver.strategy import _kernels as k
+    from evaluator._jit import compiling
 
     rules = load_rules(rules)
     if policy not in POLICIES:
@@ -414,7 +383,20 @@ def solve(
     if top < 0:
         raise ValueError(f"top must be 0 or more, got {top}")
     h = np.sort(parse_hand(hand))
-    _notice_compile()
+    with compiling("solve", "solver kernels"):
+        return _solve(h, rules, players, policy, samples, seed, against, top)
+
+
+def _solve(h, rules, players, policy, samples, seed, against, top) -> Solution:
+    from solver.engine._kernels import _settle_against
+    from solver.engine.settlement import (
+        compile_rules,
+        find_natural,
+        natural_setting,
+        settle_natural,
+    )
+    from solver.strategy import _kernels as k
+
     ra = compile_rules(rules)
     c = candidates(h, rules)
     natural = find_natural(h, rules)

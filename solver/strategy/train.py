@@ -16,10 +16,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from solver.engine.layout import NKEY
 from solver.engine.rules import Rules
 from solver.strategy.policy import (
     FIELD_VERSION,
-    NKEY,
     FieldTables,
     play_digest,
     set_sorted_hands,
