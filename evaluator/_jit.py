@@ -24,16 +24,16 @@ marker is missing, the notice says that group is compiling.
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import logging
 import os
 import threading
 import time
 from collections.abc import Callable, Iterator
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import TypeVar
-
-import numba
 
 log = logging.getLogger("capsa")
 
@@ -53,8 +53,13 @@ KERNEL_SOURCES: tuple[str, ...] = (
 
 
 def sources_digest(root: Path = _ROOT) -> str:
-    """16 hex digits over the contents of ``KERNEL_SOURCES`` (a missing file counts too)."""
-    h = hashlib.sha256(f"numba {numba.__version__};".encode())
+    """16 hex digits over numba's version and the contents of ``KERNEL_SOURCES`` (a missing
+    file counts too)."""
+    try:
+        numba_version = version("numba")
+    except PackageNotFoundError:  # pragma: no cover - numba is a dependency
+        numba_version = "?"
+    h = hashlib.sha256(f"numba {numba_version};".encode())
     for rel in KERNEL_SOURCES:
         try:
             h.update(rel.encode() + b"\0" + (root / rel).read_bytes() + b"\0")
@@ -63,7 +68,8 @@ def sources_digest(root: Path = _ROOT) -> str:
     return h.hexdigest()[:16]
 
 
-def _pick_cache_dir() -> Path | None:
+@functools.cache
+def cache_dir() -> Path | None:
     """The writable kernel cache folder, or None (numba's default locations then)."""
     base = os.environ.get("NUMBA_CACHE_DIR")
     if not base:
@@ -82,8 +88,6 @@ def _pick_cache_dir() -> Path | None:
     return path
 
 
-CACHE_DIR: Path | None = _pick_cache_dir()
-
 F = TypeVar("F", bound=Callable)
 
 
@@ -94,10 +98,13 @@ def kernel(fn: F | None = None, **extra) -> F:
         opts["cache"] = False
 
     def wrap(f):
-        if CACHE_DIR is not None:
+        import numba
+
+        folder = cache_dir()
+        if folder is not None:
             # numba reads this when the dispatcher is made; set it every time, since numba
             # reloads its config from the environment when NUMBA_* variables change.
-            numba.config.CACHE_DIR = str(CACHE_DIR)
+            numba.config.CACHE_DIR = str(folder)
         return numba.njit(**opts)(f)
 
     return wrap if fn is None else wrap(fn)
@@ -120,17 +127,18 @@ def compiling(group: str, what: str | None = None) -> Iterator[None]:
     A group entered inside another group's block says nothing: the outer notice covers it.
     Cheap after the first time in a process (a set lookup).
     """
-    if group in _done or CACHE_DIR is None:
+    folder = cache_dir() if group not in _done else None
+    if folder is None:
         yield
         return
-    marker = CACHE_DIR / f"warm-{group}"
+    marker = folder / f"warm-{group}"
     with _lock:
         first = group not in _done and not marker.exists()
         _done.add(group)
     outer = getattr(_inside, "group", None)
     if first and outer is None:  # nested groups compile within the outer one's notice
         log.warning(
-            "compiling %s with numba (first run only, cached in %s)...", what or group, CACHE_DIR
+            "compiling %s with numba (first run only, cached in %s)...", what or group, folder
         )
     t0 = time.perf_counter()
     _inside.group = outer or group

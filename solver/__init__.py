@@ -23,8 +23,8 @@ _LAZY = {
     "settle_natural": "solver.engine.settlement",
     "compile_rules": "solver.engine.settlement",
     "find_natural": "solver.engine.settlement",
-    "solve": "solver.strategy.search",
-    "Solution": "solver.strategy.search",
+    "solve": "solver.strategy.solve",
+    "Solution": "solver.strategy.solve",
     "set_hand": "solver.strategy.policy",
     "set_hands": "solver.strategy.policy",
 }

@@ -660,8 +660,8 @@ def solve(
     fmt: FormatOpt = Format.table,
 ) -> None:
     """Find the setting of a hand that wins the most units on average."""
-    from solver.strategy.search import POLICIES
-    from solver.strategy.search import solve as _solve
+    from solver.engine.layout import POLICIES
+    from solver.strategy.solve import solve as _solve
 
     if policy not in POLICIES:
         fail(f"--policy must be one of {', '.join(POLICIES)}, got {policy!r}")
@@ -713,7 +713,7 @@ def train(
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
     from solver.engine.rules import load_rules
-    from solver.strategy import policy as pol
+    from solver.strategy import field as pol
     from solver.strategy.train import train as _train
 
     try:
@@ -750,7 +750,7 @@ def train(
             r, rounds=rounds, hands_per_round=hands, seed=seed, tol=tol, progress=report
         )
     pol.save_field(tables, dest)
-    pol.get_field.cache_clear()
+    pol.forget_fields()
     meta = tables.meta
     state = "converged" if meta["converged"] else "NOT converged (raise --rounds)"
     err.print(f"{state} after {meta['rounds']} rounds (tol {tol}); wrote {dest}")

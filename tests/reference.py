@@ -604,3 +604,36 @@ def ref_best_setting(hand13: Sequence[int], opponents, rules) -> tuple[float, tu
         if best_value is None or value > best_value:
             best_value, best_setting = value, setting
     return best_value, best_setting
+
+
+# ----------------------------------------------------------------------- the field model
+
+
+def ref_field_value(win, tie, royalty_term, scoring: str, scoop_multiplier: float) -> float:
+    """The field model's value of one setting, by enumerating the 27 joint row outcomes.
+
+    The field strategy (solver.strategy) scores a setting as if its three rows were won,
+    tied or lost independently, row r with probabilities ``win[r]``, ``tie[r]`` and
+    ``1 - win[r] - tie[r]``. For each joint outcome the rows pay +1/0/-1, the scoring adds
+    its bonus (1-6: 3 for a scoop; 2-4: 1 to whoever won more rows), and a scoop
+    multiplies those units; ``royalty_term`` (the expected royalties, already weighted by
+    the row probabilities) is added outside the multiplier. Returns the expectation.
+    """
+    total = 0.0
+    for outcome in itertools.product((1, 0, -1), repeat=3):
+        p = 1.0
+        for r, o in enumerate(outcome):
+            lose = 1.0 - win[r] - tie[r]
+            p *= win[r] if o == 1 else tie[r] if o == 0 else lose
+        won, lost = outcome.count(1), outcome.count(-1)
+        units = float(sum(outcome))
+        if scoring == "1-6" and won == 3:
+            units += 3
+        elif scoring == "1-6" and lost == 3:
+            units -= 3
+        elif scoring == "2-4":
+            units += (won > lost) - (lost > won)
+        if won == 3 or lost == 3:
+            units *= scoop_multiplier
+        total += p * units
+    return total + sum(royalty_term)

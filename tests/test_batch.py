@@ -27,7 +27,7 @@ MC_ARGS = ["--policy", "mc", "--samples", "24"]
 
 def shifted_seed_solve(hand, **kw):
     """A custom solve_fn (top-level, so that it pickles into the workers)."""
-    from solver.strategy.search import solve
+    from solver.strategy.solve import solve
 
     kw["seed"] += 1
     return solve(hand, **kw)
@@ -146,7 +146,7 @@ def test_order_ids_and_same_bytes_for_any_workers(tmp_path):
 
 
 def test_record_is_solve_to_dict(tmp_path):
-    from solver.strategy.search import solve
+    from solver.strategy.solve import solve
 
     src = tmp_path / "in.txt"
     src.write_text(f"# one hand\nh7: {HAND}\n")
@@ -159,7 +159,7 @@ def test_record_is_solve_to_dict(tmp_path):
 def test_csv_output_columns(tmp_path):
     import csv
 
-    from solver.strategy.search import Solution
+    from solver.strategy.solve import Solution
 
     src = write_hands(tmp_path / "in.txt", 12)
     src.write_text(src.read_text() + "six: As Ad Ks Kd Qs Qd Js Jd Ts Td 9s 9d 2c\n")

@@ -160,7 +160,7 @@ def test_train_writes_tables_that_load(tmp_path):
     )
     assert res.exit_code == 0, res.output
     assert "converged after 3 rounds" in res.stderr and "round 3: tables moved" in res.stderr
-    from solver.strategy.policy import load_field_file
+    from solver.strategy.field import load_field_file
 
     t = load_field_file(dest, load_rules("per-row"))
     assert t.meta["seed"] == 20261130 and t.meta["rounds"] == 3

@@ -462,10 +462,13 @@ def test_antisymmetry_and_zero_sum(settings_, r):
         totals[i] += u
         totals[j] -= u
     assert sum(totals) == pytest.approx(0.0, abs=1e-9)
-    # The table kernel gives the same per-player totals.
+    # The batch settlement of every pair gives the same per-player totals.
     keys, roys, fouls = S.summarize_batch(settings_, r)
-    out = np.empty(len(players))
-    k._settle_table(keys, roys, fouls, S.compile_rules(r).params, out)
+    ii, jj = np.triu_indices(len(players), 1)
+    pair = S.settle_pairs((keys[ii], roys[ii], fouls[ii]), (keys[jj], roys[jj], fouls[jj]), r)
+    out = np.zeros(len(players))
+    np.add.at(out, ii, pair)
+    np.add.at(out, jj, -pair)
     np.testing.assert_allclose(out, totals, atol=1e-9)
     assert abs(out.sum()) < 1e-9
 
@@ -475,24 +478,30 @@ def test_antisymmetry_and_zero_sum(settings_, r):
 
 def test_compile_rules_fields():
     t = get_tables()
-    ra = S.compile_rules(D)
-    assert ra._fields == ("remap", "decisive", "suit_rank", "roy", "params", "nat_units")
+    cr = S.compile_rules(D)
+    ra = cr.arrays
+    assert ra._fields == (
+        "remap", "decisive", "suit_rank", "roy", "params", "nat_units", "nat_codes"
+    )  # fmt: skip
     assert ra.remap.dtype == np.int16 and ra.remap.shape == (7917,)
     assert ra.decisive.dtype == np.int8 and ra.decisive.shape == (7917,)
     assert ra.suit_rank.dtype == np.int64 and ra.suit_rank.tolist() == [0, 0, 0, 0]
     assert ra.roy.dtype == np.float64 and ra.roy.shape == (3, 7917)
     assert ra.params.dtype == np.float64 and ra.params.tolist() == [1, 1, 0, 0, 1, 0, 0, 0]
     assert ra.nat_units.tolist() == [13, 3, 3, 3]
+    assert ra.nat_codes.tolist() == [0, 1, 2, 3]  # dragon, three straights, six pairs, flushes
     assert (ra.remap == np.arange(7917)).all()
-    assert S.compile_rules(D) is ra  # cached
-    assert S.compile_rules("chinese-1-6") is ra
-    assert S.compile_rules(None) is ra
-    sh = S.compile_rules(PRESETS["shisanshui"])
+    assert S.compile_rules(D) is cr  # cached
+    assert S.compile_rules("chinese-1-6") is cr
+    assert S.compile_rules(None) is cr
+    assert S.compile_rules(cr) is cr
+    assert cr.params is ra.params and cr.rules is D and cr.pareto_safe
+    sh = S.compile_rules(PRESETS["shisanshui"]).arrays
     assert (sh.remap == t.wheel_second).all()
     assert sh.suit_rank.tolist() == [1, 0, 2, 3]  # c d h s under s > h > c > d
     assert sh.params.tolist() == [0, 2, 0, 0, 1, 0, 0, 0]
-    assert S.compile_rules(PRESETS["per-row"]).nat_units.shape == (0,)
-    assert not S.compile_rules(PRESETS["capsa"]).roy.any()
+    assert S.compile_rules(PRESETS["per-row"]).arrays.nat_units.shape == (0,)
+    assert not S.compile_rules(PRESETS["capsa"]).arrays.roy.any()
     r = rules(scoring="2-4", royalty_mode="always", one_royalty_per_hand=True)
     assert S.compile_rules(r).params.tolist()[:5] == [2, 1, 2, 1, 1]
     assert S.compile_rules(rules(royalty_mode="cancel")).params[2] == 1
@@ -520,7 +529,7 @@ def test_royalty_table_by_strength():
     t = get_tables()
     reps = class_representatives()
     for r in (D, PRESETS["shisanshui"], PRESETS["capsa"], CUSTOM["fractions"]):
-        roy = S.compile_rules(r).roy
+        roy = S.compile_rules(r).arrays.roy
         for s, cards in reps.items():
             if len(cards) == 3:
                 assert roy[0, s] == R.ref_row_royalty("front", cards, r)
@@ -562,33 +571,30 @@ def test_summarize():
             assert np.sign(ka[i, row] - kb[i, row]) == want
 
 
-def test_row_key_forms_agree():
-    t = get_tables()
-    rng = np.random.default_rng(3)
-    for r in (D, PRESETS["shisanshui"], rules(suit_order="dchs")):
-        ra = S.compile_rules(r)
-        hand = np.sort(rng.permutation(52)[:13]).astype(np.uint8)  # _subset_pass sorts
-        s5 = np.empty(1287, np.int16)
-        s3 = np.empty(286, np.int16)
-        from evaluator import COMB3, COMB5
-        from evaluator._kernels import _subset_pass
+def test_subset_keys_and_royalties_match_the_oracle():
+    """The keys and royalties of every subset (``_keys_and_royalties``, what solve ranks
+    splits with) order rows exactly as the oracle does, suits included, and pay the
+    oracle's royalties."""
+    from evaluator import COMB3, COMB5
+    from solver.strategy.splits import prepare_hand
 
-        _subset_pass(hand, t.multi5, t.flush5, t.multi3, s5, s3)
-        keys5 = np.empty(1287, np.int64)
-        keys3 = np.empty(286, np.int64)
-        k._subset_keys(
-            hand, s5, s3, COMB5, COMB3, ra.remap, ra.decisive, ra.suit_rank, keys5, keys3
-        )
-        for i in range(0, 1287, 37):
-            row = hand[COMB5[i]]
-            assert keys5[i] == k._row_key(row, s5[i], ra.remap, ra.decisive, ra.suit_rank)
-            assert keys5[i] == k._row_key5(*row, s5[i], ra.remap, ra.decisive, ra.suit_rank)
-            want = R._cmp_key(row.tolist(), r.wheel, r.suit_order)[1]
-            assert keys5[i] % 4 == want
-        for i in range(0, 286, 11):
-            row = hand[COMB3[i]]
-            assert keys3[i] == k._row_key(row, s3[i], ra.remap, ra.decisive, ra.suit_rank)
-            assert keys3[i] == k._row_key3(*row, s3[i], ra.remap, ra.decisive, ra.suit_rank)
+    rng = np.random.default_rng(3)
+    for r in (D, PRESETS["shisanshui"], rules(suit_order="dchs"), CUSTOM["fractions"]):
+        cr = S.compile_rules(r)
+        hand = np.sort(rng.permutation(52)[:13]).astype(np.uint8)
+        k5, k3, r5, r3 = prepare_hand(hand, cr)
+        rows = [hand[c].tolist() for c in COMB5] + [hand[c].tolist() for c in COMB3]
+        keys = np.concatenate([k5, k3])
+        for i in rng.choice(len(rows), 60, replace=False):
+            for j in rng.choice(len(rows), 40, replace=False):
+                want = R.ref_compare_rows(rows[i], rows[j], r.wheel, r.suit_order)
+                assert np.sign(keys[i] - keys[j]) == want, (rows[i], rows[j])
+        for i in range(0, 1287, 7):
+            assert k5[i] % 4 == R._cmp_key(rows[i], r.wheel, r.suit_order)[1]
+            assert r5[0, i] == R.ref_row_royalty("middle", rows[i], r)
+            assert r5[1, i] == R.ref_row_royalty("back", rows[i], r)
+        for i in range(286):
+            assert r3[i] == R.ref_row_royalty("front", rows[1287 + i], r)
 
 
 def test_settle_against_one_opponent():

@@ -8,11 +8,16 @@ import numpy as np
 import pytest
 
 import evaluator as ev
+from solver.engine.compiled import compile_rules
+from solver.engine.errors import InputError
 from solver.engine.rules import load_rules, rules_from_dict
-from solver.engine.settlement import compile_rules, settle
+from solver.engine.settlement import settle
 from solver.strategy import _kernels as K
+from solver.strategy import field as FT
 from solver.strategy import policy as P
-from solver.strategy.search import candidates, pareto_safe, prepare_hand, solve
+from solver.strategy import splits as SP
+from solver.strategy.solve import solve
+from solver.strategy.splits import candidates, prepare_hand
 from tests import reference as ref
 
 PRESETS = ["chinese-1-6", "chinese-2-4", "per-row", "capsa", "shisanshui"]
@@ -43,14 +48,18 @@ def random_hands(n: int, seed: int) -> np.ndarray:
 
 
 def prepared(hand: np.ndarray, rules):
-    return prepare_hand(hand, rules)
+    return prepare_hand(hand, compile_rules(rules))
+
+
+def pareto_safe(rules) -> bool:
+    return compile_rules(rules).pareto_safe
 
 
 # ---------------------------------------------------------------- structure and splits
 
 
 def test_partition_structure():
-    st = P.structure()
+    st = SP.structure()
     assert st.part.shape == (36036, 3)
     seen = set()
     for f, a, b in st.part.tolist():
@@ -62,11 +71,15 @@ def test_partition_structure():
 
 
 def test_legal_split_counts_match_the_oracle():
+    """The legal partitions ``_legal_partitions`` keeps are the oracle's legal splits (a
+    partition of two equal fives is legal both ways round)."""
     rules = load_rules("chinese-1-6")
-    st = P.structure()
+    st = SP.structure()
     for hand in random_hands(2, 11):
         k5, k3, _, _ = prepared(hand, rules)
-        mine = K._count_legal_splits(k3, k5, st.part)
+        legal = np.empty((36036, 3), np.int32)
+        n = K._legal_partitions(k3, k5, st.part, legal)
+        mine = n + int((k5[legal[:n, 1]] == k5[legal[:n, 2]]).sum())
         oracle = sum(ref.ref_is_legal(*s) for s in ref.ref_all_splits(hand.tolist()))
         assert mine == oracle
         assert 15_000 < mine < 33_000
@@ -76,7 +89,7 @@ def test_legal_split_counts_match_the_oracle():
 def test_pareto_front_is_exact(preset):
     """Every legal split not on the front is dominated; none on it is (brute force)."""
     rules = load_rules(preset)
-    st = P.structure()
+    st = SP.structure()
     legal = np.empty((36036, 3), np.int32)
     for hand in random_hands(12, 5):
         k5, k3, _, _ = prepared(hand, rules)
@@ -93,29 +106,36 @@ def test_pareto_front_is_exact(preset):
             assert not ge.any()
 
 
-def test_field_branch_and_bound_equals_full_scan():
-    for preset in ("chinese-1-6", "chinese-2-4", "shisanshui"):
+def test_field_best_is_the_best_legal_split_by_the_field_oracle():
+    """``_field_best`` (branch and bound over backs) finds the legal split of highest field
+    value, the value computed by the oracle's 27-outcome enumeration (tests/reference.py)."""
+    for preset, mode in (("chinese-1-6", "winner"), ("chinese-2-4", "winner"),
+                         ("shisanshui", "winner"), ("chinese-1-6", "always")):  # fmt: skip
         rules = load_rules(preset)
-        ra = compile_rules(rules)
-        f = P.get_field(rules)
-        st = P.structure()
-        for hand in random_hands(150, 3):
+        if mode != rules.royalty_mode:
+            rules = rules_from_dict({**rules.to_dict(), "royalty_mode": mode, "name": "x"}, "x")
+        cr = compile_rules(rules)
+        f = FT.get_field(load_rules(preset))
+        st = SP.structure()
+        for hand in random_hands(12, 3):
             k5, k3, r5, r3 = prepared(hand, rules)
-            a = K._field_best(
-                k3,
-                k5,
-                r3,
-                r5,
-                st.mask5,
-                st.idx5,
-                st.idx3,
-                st.comb85,
-                f.fx,
-                f.fe,
-                ra.params,
-            )
-            b = K._field_best_scan(k3, k5, r3, r5, st.part, f.fx, f.fe, ra.params)
-            assert a[3] == pytest.approx(b[3], abs=1e-12)
+            fb, mb, bb, value = K._field_best(k3, k5, r3, r5, st, f.fx, f.fe, cr.params)
+            every = candidates(hand, cr, prune=False)
+            w = np.take_along_axis(f.fw, every.keys.T, 1).T
+            t = np.take_along_axis(f.ft, every.keys.T, 1).T
+            if mode == "always":
+                rt = every.roy - f.fe[None, :]
+            else:
+                rt = w * every.roy - np.take_along_axis(f.fo, every.keys.T, 1).T
+            oracle = np.array([
+                ref.ref_field_value(w[i], t[i], rt[i], rules.scoring, rules.scoop_multiplier)
+                for i in range(len(every))
+            ])  # fmt: skip
+            assert value == pytest.approx(oracle.max(), abs=1e-12)
+            chosen = (k3[fb], k5[mb], k5[bb])
+            assert chosen[0] <= chosen[1] <= chosen[2]  # legal
+            hit = np.flatnonzero((every.keys == chosen).all(axis=1))
+            assert oracle[hit].max() == pytest.approx(value, abs=1e-12)
 
 
 def test_greedy_is_best_back_then_best_middle():
@@ -205,7 +225,7 @@ def test_exact_mode_with_unsafe_pareto_scores_every_legal_split():
     sol = solve(hand, rules=rules, against=opps)
     value, _ = ref.ref_best_setting(hand.tolist(), opps, rules)
     assert sol.ev_play * 2 == pytest.approx(value)
-    assert sol.candidates == candidates(hand, rules).legal
+    assert sol.candidates == candidates(hand, compile_rules(rules)).legal
 
 
 def test_against_rejects_clashing_or_bad_opponents():
@@ -220,31 +240,36 @@ def test_against_rejects_clashing_or_bad_opponents():
 
 
 def test_mc_values_equal_the_oracle_against_the_dealt_opponents():
-    """The MC kernel's totals are exact settlements against the field's opponent settings."""
-    from solver.strategy.search import _deal_opponents, _mc_values
+    """The MC scorer's per-deal values are exact settlements against the field's opponent
+    settings (opponents' declared naturals included), checked with the oracle."""
+    from solver.strategy.scoring import deal_opponents, score_against
 
     rules = load_rules("chinese-1-6")
+    cr = compile_rules(rules)
     hand = sorted_hand("As Ks Qs Js Ts 9h 9d 9c 2s 3d 4c 5h 7d")
-    c = candidates(hand, rules)
-    opp = _deal_opponents(hand, 3, 4, seed=5)
-    vals, okeys, onat, _ = _mc_values(c, rules, opp, 3)
-    settings = P.set_hands(opp, rules, "field")
+    c = candidates(hand, cr)
+    opp = deal_opponents(hand, cr, 3, 6, seed=5)
+    scores = score_against(c, cr, opp)
+    from solver.strategy.deal import deal_hands
+
+    hands = deal_hands(np.random.default_rng(5), 6, 3, exclude=hand).reshape(18, 13)
+    settings = P.set_hands(hands, rules, "field")
     for ci in range(0, len(c.keys), max(1, len(c.keys) // 5)):
-        mine = ev.format_cards  # noqa: F841 - keep the namespace honest
-        f, m, b = P.split_cards(hand, c.split[ci])
-        for d in range(4):
+        f, m, b = SP.split_cards(hand, c.split[ci])
+        mine = (f.tolist(), m.tolist(), b.tolist())
+        for d in range(6):
             total = 0.0
             for o in range(3):
                 row = settings[3 * d + o]
-                if onat[3 * d + o] >= 0:
+                nat = ref.ref_best_natural(hands[3 * d + o].tolist(), rules)
+                assert (opp.nat[3 * d + o] >= 0) == (nat is not None)
+                if nat is not None:
+                    total += ref.ref_settle_natural(None, nat, rules)
                     continue
                 total += ref.ref_settle(
-                    (f.tolist(), m.tolist(), b.tolist()),
-                    (row[:3].tolist(), row[3:8].tolist(), row[8:].tolist()),
-                    rules,
+                    mine, (row[:3].tolist(), row[3:8].tolist(), row[8:].tolist()), rules
                 )
-            if (onat[3 * d : 3 * d + 3] < 0).all():
-                assert vals[ci, d] == pytest.approx(total)
+            assert scores.per_unit[ci, d] * 3 == pytest.approx(total)
 
 
 def test_same_seed_same_answer_whatever_the_thread_count(monkeypatch):
@@ -301,8 +326,13 @@ def test_solve_validates_its_input():
         solve("As Ks Qs Js Ts 9s 8s 7s 6s 5s 4s 3s")
     with pytest.raises(ValueError, match="policy must be one of"):
         solve(SPECIAL_HANDS["junk"], policy="best")
-    with pytest.raises(ValueError, match="players must be 2 to 4"):
+    with pytest.raises(ValueError, match="players must be from 2 to 4, got 5"):
         solve(SPECIAL_HANDS["junk"], players=5)
+    with pytest.raises(InputError, match="samples must be from 1 to 1,000,000"):
+        solve(SPECIAL_HANDS["junk"], samples=100_000_000_000)
+    with pytest.raises(InputError, match="against gives 1 opponent, so 2 players, but players"):
+        solve(SPECIAL_HANDS["junk"], players=4, against=["Ac Ad Ah | Kc Kd Kh 3d 5c | "
+                                                          "Qc Qd Qh Qs Jc"])  # fmt: skip
 
 
 def test_settle_agrees_with_solution_rows():
@@ -332,19 +362,19 @@ def test_custom_ruleset_trains_on_first_use_then_uses_the_cache(tmp_path, monkey
     house = rules_from_dict(
         {**base, "name": "house", "royalty_mode": "cancel", "scoop_multiplier": 3}, "house"
     )
-    P.get_field.cache_clear()
+    FT.forget_fields()
     try:
         with caplog.at_level("WARNING", logger="capsa"):
-            first = P.get_field(house)
+            first = FT.get_field(house)
         assert calls == ["house"]
         assert any("training them now" in r.getMessage() for r in caplog.records)
-        assert P.field_cache_path(house).exists()
-        assert first.meta["play_digest"] == P.play_digest(house)
-        P.get_field.cache_clear()
-        again = P.get_field(house)  # from the cache: no second training
+        assert FT.field_cache_path(house).exists()
+        assert first.meta["play_digest"] == FT.play_digest(house)
+        FT.forget_fields()
+        again = FT.get_field(house)  # from the cache: no second training
         assert calls == ["house"]
         assert np.allclose(again.fw, first.fw, atol=1e-6)
         sol = solve(SPECIAL_HANDS["quads"], rules=house, policy="field")
         assert sol.policy == "field" and calls == ["house"]
     finally:
-        P.get_field.cache_clear()
+        FT.forget_fields()

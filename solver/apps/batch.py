@@ -340,7 +340,7 @@ _WARM_HANDS = ("As Ks Qs Js Ts 9h 9d 9c 2s 3d 4c 5h 7d", "As Ad Ks Kd Qs Qd Js J
 
 
 def _real_solve() -> Callable[..., Any]:
-    from solver.strategy.search import solve
+    from solver.strategy.solve import solve
 
     return solve
 
@@ -350,7 +350,7 @@ def _one_thread() -> None:
 
     ``numba.set_num_threads`` is per thread, so this also holds for Dask worker threads;
     ``CAPSA_THREADS`` caps the thread pools of ``solver.strategy.policy`` and
-    ``solver.strategy.search``.
+    ``solver.strategy.solve``.
     """
     import numba
 
@@ -452,65 +452,46 @@ def _fast_records(
 ) -> list[dict[str, Any]]:
     """Field and greedy hands of a chunk set together; the per-hand path's record shape.
 
-    ``solver.strategy.policy.set_sorted_hands`` sets the chunk, the field tables score the chosen
-    settings the way ``solve`` scores its candidates (so ``ev``, ``row_stats``,
-    ``surrender`` and ``action`` are those ``solve`` gives for that setting), and hands
-    holding a natural take the per-hand path. Two differences from ``solve``, both
-    documented: ``candidates`` is null (the Pareto front is not built), and among
-    settings of equal row keys (the same ranks, suits swapped between rows, equal
-    value) the policy may show another one than ``solve`` does.
+    ``solver.strategy.policy.set_sorted_hands`` sets the chunk, the field model scores the
+    chosen settings the way ``solve`` scores its candidates, and ``solve``'s own
+    ``assemble`` makes each record (so ``ev``, ``row_stats``, ``surrender`` and ``action``
+    are those ``solve`` gives for that setting); hands holding a natural take the
+    per-hand path. Two differences from ``solve``, both documented: ``candidates`` is null
+    (the Pareto front is not built), and among settings of equal row keys (the same
+    ranks, suits swapped between rows, equal value) the policy may show another one than
+    ``solve`` does.
     """
     import numpy as np
 
-    from evaluator import format_card
+    from solver.engine.compiled import compile_rules
     from solver.engine.settlement import find_naturals
-    from solver.strategy.policy import set_sorted_hands, split_cards
-    from solver.strategy.search import Candidates, Solution, field_row_stats, field_scores
+    from solver.strategy.field import field_values
+    from solver.strategy.policy import set_sorted_hands
+    from solver.strategy.scoring import field_scores
+    from solver.strategy.solve import assemble
+    from solver.strategy.splits import Candidates
 
-    names = [format_card(c) for c in range(52)]
-
-    def text(cards: Any) -> str:  # evaluator.format_cards, quicker for short rows
-        return " ".join([names[c] for c in cards.tolist()])
-
-    rules = job.rules
+    cr = compile_rules(job.rules)
     srt = np.sort(np.stack([h for _, _, h in good]), axis=1)
-    naturals, _ = find_naturals(srt, rules)
+    naturals, _ = find_naturals(srt, cr)
     out: list[dict[str, Any] | None] = [None] * len(good)
     for i in np.flatnonzero(naturals >= 0).tolist():
         out[i] = _solve_one(job, *good[i], bad)
     play = np.flatnonzero(naturals < 0)
     if len(play):
-        split, keys, roy, _ = set_sorted_hands(srt[play], rules, job.policy, threads=1)
-        values, wt = field_scores(Candidates(srt[play], split, keys, roy, 0, False), rules)
-        cost = rules.surrender_cost
-        n_opp = job.players - 1
+        split, keys, roy, _ = set_sorted_hands(srt[play], cr, job.policy, threads=1)
+        vals, wt = field_values(keys, roy, cr)
         for j, i in enumerate(play.tolist()):
             line, ident, _ = good[i]
-            ev = float(values[j])
-            front, middle, back = (text(r) for r in split_cards(srt[i], split[j]))
-            surrender = cost is not None and ev < -cost
-            best = -float(cost) if surrender else ev
-            row_stats = field_row_stats(wt[j])
-            solution = Solution(
-                hand=text(srt[i][::-1]),
-                rules=rules.name,
-                policy=job.policy,
+            one = Candidates(srt[i], split[j : j + 1], keys[j : j + 1], roy[j : j + 1], 0, False)
+            solution = assemble(
+                one,
+                field_scores(vals[j : j + 1], wt[j : j + 1], cr, job.policy),
+                cr,
                 players=job.players,
-                samples=None,
+                top=0,
                 seed=hand_seed(job.seed, line),
-                front=front,
-                middle=middle,
-                back=back,
-                ev=best,
-                ev_total=best * n_opp,
-                stderr=None,
-                row_stats=row_stats,
-                alternatives=[],
-                natural=None,
-                surrender={"cost": cost, "recommended": surrender, "ev_play": round(ev, 6)},
-                action="surrender" if surrender else "play",
-                candidates=None,  # type: ignore[arg-type]
-                ev_play=ev,
+                candidates=None,
             )
             out[i] = {"line": line, "id": ident, **solution.to_dict()}
     return [r for r in out if r is not None]

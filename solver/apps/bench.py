@@ -331,7 +331,7 @@ def splits(
     """Rank the 72,072 splits of a hand and keep the legal ones (DESIGN's splits target);
     with ``pareto``, also mark their Pareto front (what ``solve`` scores; no target).
 
-    The kernels ``solver.strategy.search.candidates`` runs for every hand: ``_prepare`` (subset
+    The kernels ``solver.strategy.splits.candidates`` runs for every hand: ``_prepare`` (subset
     strengths, row keys and royalties), ``_legal_partitions`` and ``_pareto``, called
     hand by hand from Python.
     """
@@ -339,13 +339,11 @@ def splits(
     for attr in ("_prepare", "_legal_partitions", "_pareto"):
         if not hasattr(k, attr):
             raise Unavailable(f"solver.strategy._kernels.{attr} is not available yet")
-    from evaluator import get_tables
-    from solver.engine.settlement import compile_rules
-    from solver.strategy.policy import structure
+    from solver.engine.compiled import compile_rules
+    from solver.strategy.splits import structure
 
     r = _rules(rules)
-    t = get_tables()
-    ra = compile_rules(r)
+    cr = compile_rules(r)
     part = structure().part
     hands = np.sort(random_hands(n, seed), axis=1)
     k5 = np.empty(1287, np.int64)
@@ -358,10 +356,7 @@ def splits(
 
     def call() -> None:
         for i in range(n):
-            k._prepare(
-                hands[i], t.multi5, t.flush5, t.multi3, ra.remap, ra.decisive, ra.suit_rank,
-                ra.roy, k5, k3, r5, r3,
-            )  # fmt: skip
+            k._prepare(hands[i], cr.lookup, cr.arrays, k5, k3, r5, r3)
             m = k._legal_partitions(k3, k5, part, legal)
             if pareto:
                 k._pareto(k3, k5, legal, m, keep)
@@ -454,7 +449,7 @@ def mc(
     ``solve``'s ``samples`` counts opponent hands: with 4 players one shuffle of the
     other 39 cards deals 3 of them, so 3,000 opponent hands are 1,000 shuffles.
     """
-    solve = _need("solver.strategy.search", "solve")
+    solve = _need("solver.strategy.solve", "solve")
     r = _rules(rules)
     deals = -(-opponents // (players - 1))
     hs = random_hands(hands, seed)

@@ -184,7 +184,7 @@ def _mc(samples: int | None, players: int) -> SetHands:
         from dataclasses import replace
 
         from evaluator import as_cards
-        from solver.strategy.search import solve
+        from solver.strategy.solve import solve
 
         play = replace(rules, naturals=()) if rules.naturals else rules
         out = np.empty((len(hands), 13), np.uint8)
@@ -354,8 +354,7 @@ def score_duplicate(
     against the whole table, averaged over the k seatings) and per-hand ``foul_a``,
     ``foul_b``, ``bad_a``, ``bad_b``, ``differ`` (bool[deals * k]).
     """
-    from solver.engine import _kernels as sk
-    from solver.engine.settlement import compile_rules
+    from solver.engine.settlement import settle_pairs
 
     deals, k, _ = hands.shape
     flat = hands.reshape(deals * k, 13)
@@ -365,10 +364,7 @@ def score_duplicate(
     base = (np.arange(deals) * k)[:, None]
     ia = (base + ii[None, :]).ravel()
     ib = (base + jj[None, :]).ravel()
-    out = np.empty(len(ia), np.float64)
-    sk._settle_pairs(
-        ka[ia], ra[ia], fa[ia], kb[ib], rb[ib], fb[ib], compile_rules(rules).params, out
-    )
+    out = settle_pairs((ka[ia], ra[ia], fa[ia]), (kb[ib], rb[ib], fb[ib]), rules)
     x = out.reshape(deals, len(ii)).sum(axis=1) / k
 
     def canon(s: np.ndarray) -> np.ndarray:

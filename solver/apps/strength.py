@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from solver.engine.rules import Rules, load_rules
+from solver.engine.rules import Rules
 
 
 @dataclass(frozen=True)
@@ -47,59 +47,39 @@ def compare_policies(
     progress: Callable[[int, int], None] | None = None,
 ) -> StrengthReport:
     """Mean units per opponent of each policy over the same random hands and opponents."""
-    from solver.engine.settlement import compile_rules, find_natural, find_naturals, summarize
-    from solver.strategy import _kernels as k
-    from solver.strategy.policy import set_sorted_hands
-    from solver.strategy.search import _deal_opponents, solve
+    from evaluator import parse_cards
+    from solver.engine.compiled import compile_rules
+    from solver.engine.settlement import find_natural
+    from solver.strategy.scoring import deal_opponents, score_against
+    from solver.strategy.solve import solve
+    from solver.strategy.splits import Candidates, split_of
 
-    rules = load_rules(rules)
-    ra = compile_rules(rules)
+    cr = compile_rules(rules)
+    rules = cr.rules
     n_opp = players - 1
     rng = np.random.default_rng(seed)
     values = np.zeros((len(policies), n_hands))
     differ = {f"{a}-{b}": 0 for i, a in enumerate(policies) for b in policies[i + 1 :]}
+    none = (np.empty((0, 3), np.int32), np.empty((0, 3), np.int64), np.empty((0, 3)))
     for h in range(n_hands):
         hand = np.sort(rng.permutation(52)[:13].astype(np.uint8))
-        opp = _deal_opponents(hand, n_opp, eval_deals, int(rng.integers(2**63)))
-        _, okeys, oroy, _ = set_sorted_hands(opp, rules, "field")
-        onat, onatkey = find_naturals(opp, rules)
-        settings = []
-        for i, p in enumerate(policies):
-            sol = solve(
-                hand,
-                rules=rules,
-                players=players,
-                policy=p,
-                samples=samples,
-                seed=int(rng.integers(2**63)),
-                top=0,
-            )
-            settings.append((sol.front, sol.middle, sol.back))
+        opp = deal_opponents(hand, cr, n_opp, eval_deals, int(rng.integers(2**63)))
+        sols = [
+            solve(hand, rules=cr, players=players, policy=p, samples=samples,
+                  seed=int(rng.integers(2**63)), top=0)
+            for p in policies
+        ]  # fmt: skip
+        settings = [(sol.front, sol.middle, sol.back) for sol in sols]
+        split = [split_of(hand, *(parse_cards(r) for r in st)) for st in settings]
+        cands = Candidates(hand, *none, 0, False).with_split(np.array(split), cr)
+        scores = score_against(cands, cr, opp)
+        for i, sol in enumerate(sols):
             if sol.action == "surrender":
                 values[i, h] = -float(rules.surrender_cost)
             elif sol.action == "declare":
-                nat = find_natural(hand, rules)
-                dv = np.empty(len(onat))
-                k._natural_values(nat[0], nat[1], onat, onatkey, ra.nat_units, dv)
-                values[i, h] = dv.mean()
+                values[i, h] = scores.declare(find_natural(hand, cr))
             else:
-                keys, roy, _ = summarize(settings[-1], rules)
-                out = np.zeros((1, eval_deals))
-                k._mc_values(
-                    keys.reshape(1, 3),
-                    roy.reshape(1, 3),
-                    okeys,
-                    oroy,
-                    onat,
-                    onatkey,
-                    n_opp,
-                    ra.params,
-                    ra.nat_units,
-                    0,
-                    eval_deals,
-                    out,
-                )
-                values[i, h] = out.mean() / n_opp
+                values[i, h] = scores.ev[i]
         for i, a in enumerate(policies):
             for j in range(i + 1, len(policies)):
                 if set(settings[i][0].split()) != set(settings[j][0].split()) or set(

@@ -2,9 +2,10 @@
 
 Tables are arguments, never globals (numba would freeze them into the cached code):
 
-* evaluator tables ``multi5``/``flush5`` int16[6188], ``multi3`` int16[455] (see
-  ``evaluator._kernels``);
-* the ruleset's ``RuleArrays`` (``solver.engine.settlement.compile_rules``): ``remap`` int16[7917]
+* ``lk``: the evaluator's ``Lookup`` (``multi5``/``flush5`` int16[6188], ``multi3``
+  int16[455]; see ``evaluator._kernels``), one NamedTuple argument;
+* ``ra``: the ruleset's ``RuleArrays`` (``solver.engine.compiled``), one NamedTuple
+  argument, or its arrays one by one in the hot scalar kernels: ``remap`` int16[7917]
   (strength -> strength under the ruleset's wheel), ``decisive`` int8[7917] (rank of the
   card whose suit breaks ties), ``suit_rank`` int64[4] (0..3 per suit id, 3 strongest; all
   0 without a suit order), ``roy`` float64[3, 7917] (royalty of a front/middle/back row by
@@ -49,20 +50,6 @@ from solver.engine.layout import (
 
 
 @kernel
-def _row_key(row, strength, remap, decisive, suit_rank):
-    """Key (int64) of a row given as a 1-D array of 3 or 5 card ids and its strength."""
-    d = decisive[strength]
-    best = 0
-    for i in range(row.shape[0]):
-        c = np.int64(row[i])
-        if (c >> 2) == d:
-            v = suit_rank[c & 3]
-            if v > best:
-                best = v
-    return np.int64(remap[strength]) * 4 + best
-
-
-@kernel
 def _suit_part(c, d, suit_rank, best):
     """max(best, suit_rank of card c) when c has rank d."""
     c = np.int64(c)
@@ -95,35 +82,6 @@ def _row_key5(c0, c1, c2, c3, c4, strength, remap, decisive, suit_rank):
     return np.int64(remap[strength]) * 4 + best
 
 
-@kernel
-def _subset_keys(hand, s5, s3, comb5, comb3, remap, decisive, suit_rank, keys5, keys3):
-    """Keys of every subset of a hand: hand uint8[13] (the order s5/s3 were computed in),
-    s5 int16[1287] / s3 int16[286] strengths, comb5 int8[1287, 5] / comb3 int8[286, 3]
-    positions -> keys5 int64[1287], keys3 int64[286]."""
-    for i in range(comb5.shape[0]):
-        keys5[i] = _row_key5(
-            hand[comb5[i, 0]],
-            hand[comb5[i, 1]],
-            hand[comb5[i, 2]],
-            hand[comb5[i, 3]],
-            hand[comb5[i, 4]],
-            s5[i],
-            remap,
-            decisive,
-            suit_rank,
-        )
-    for i in range(comb3.shape[0]):
-        keys3[i] = _row_key3(
-            hand[comb3[i, 0]],
-            hand[comb3[i, 1]],
-            hand[comb3[i, 2]],
-            s3[i],
-            remap,
-            decisive,
-            suit_rank,
-        )
-
-
 # --------------------------------------------------------------------------- summaries
 
 
@@ -138,27 +96,27 @@ def _one_royalty(r0, r1, r2):
 
 
 @kernel
-def _summarize(
-    setting, multi5, flush5, multi3, remap, decisive, suit_rank, roy, params, keys_out, roy_out
-):
-    """Summary of one setting: setting uint8[13] = front(3) + middle(5) + back(5) card ids.
+def _summarize(setting, lk, ra, keys_out, roy_out):
+    """Summary of one setting: setting uint8[13] = front(3) + middle(5) + back(5) card ids,
+    lk the evaluator's Lookup, ra the ruleset's RuleArrays.
 
     Writes keys_out int64[3] and roy_out float64[3]; returns foul (bool).
     """
     c = setting
-    sf = _eval3(c[0], c[1], c[2], multi3)
-    sm = _eval5(c[3], c[4], c[5], c[6], c[7], multi5, flush5)
-    sb = _eval5(c[8], c[9], c[10], c[11], c[12], multi5, flush5)
+    remap, decisive, suit_rank = ra.remap, ra.decisive, ra.suit_rank
+    sf = _eval3(c[0], c[1], c[2], lk.multi3)
+    sm = _eval5(c[3], c[4], c[5], c[6], c[7], lk.multi5, lk.flush5)
+    sb = _eval5(c[8], c[9], c[10], c[11], c[12], lk.multi5, lk.flush5)
     kf = _row_key3(c[0], c[1], c[2], sf, remap, decisive, suit_rank)
     km = _row_key5(c[3], c[4], c[5], c[6], c[7], sm, remap, decisive, suit_rank)
     kb = _row_key5(c[8], c[9], c[10], c[11], c[12], sb, remap, decisive, suit_rank)
     keys_out[0] = kf
     keys_out[1] = km
     keys_out[2] = kb
-    r0 = roy[0, sf]
-    r1 = roy[1, sm]
-    r2 = roy[2, sb]
-    if params[P_ONE] != 0.0:
+    r0 = ra.roy[0, sf]
+    r1 = ra.roy[1, sm]
+    r2 = ra.roy[2, sb]
+    if ra.params[P_ONE] != 0.0:
         r0, r1, r2 = _one_royalty(r0, r1, r2)
     roy_out[0] = r0
     roy_out[1] = r1
@@ -167,24 +125,10 @@ def _summarize(
 
 
 @kernel
-def _summarize_batch(
-    settings, multi5, flush5, multi3, remap, decisive, suit_rank, roy, params, keys, roys, fouls
-):
+def _summarize_batch(settings, lk, ra, keys, roys, fouls):
     """settings uint8[n, 13] -> keys int64[n, 3], roys float64[n, 3], fouls bool[n]."""
     for i in range(settings.shape[0]):
-        fouls[i] = _summarize(
-            settings[i],
-            multi5,
-            flush5,
-            multi3,
-            remap,
-            decisive,
-            suit_rank,
-            roy,
-            params,
-            keys[i],
-            roys[i],
-        )
+        fouls[i] = _summarize(settings[i], lk, ra, keys[i], roys[i])
 
 
 # --------------------------------------------------------------------------- settlement
@@ -334,20 +278,6 @@ def _settle_pairs(ka, ra, fa, kb, rb, fb, params, out):
         out[i] = _settle_at(ka, ra, fa, i, kb, rb, fb, i, params)
 
 
-@kernel
-def _settle_table(keys, roys, fouls, params, out):
-    """A table of m players (keys int64[m,3], roys float64[m,3], fouls bool[m]) ->
-    out float64[m]: each player's units summed over every opponent."""
-    m = keys.shape[0]
-    for i in range(m):
-        out[i] = 0.0
-    for i in range(m):
-        for j in range(i + 1, m):
-            u = _settle_at(keys, roys, fouls, i, keys, roys, fouls, j, params)
-            out[i] += u
-            out[j] -= u
-
-
 # --------------------------------------------------------------------------- naturals
 
 
@@ -430,7 +360,7 @@ def _row_ok5(c0, c1, c2, c3, c4, flushes):
 
 
 @kernel
-def _best_rows(hand, flushes, remap, multi5, flush5, multi3, split):
+def _best_rows(hand, flushes, lk, remap, split):
     """Best three-straights (flushes=False) or three-flushes (True) split of hand uint8[13].
 
     Key = (remap[back] * 7917 + remap[middle]) * 7917 + remap[front] over the splits
@@ -458,7 +388,7 @@ def _best_rows(hand, flushes, remap, multi5, flush5, multi3, split):
                     if p != a and p != b and p != c:
                         rest[k] = p
                         k += 1
-                sf = np.int64(remap[_eval3(x0, x1, x2, multi3)])
+                sf = np.int64(remap[_eval3(x0, x1, x2, lk.multi3)])
                 for i0 in range(6):
                     for i1 in range(i0 + 1, 7):
                         for i2 in range(i1 + 1, 8):
@@ -481,13 +411,10 @@ def _best_rows(hand, flushes, remap, multi5, flush5, multi3, split):
                                             q += 1
                                     if not _row_ok5(bk[0], bk[1], bk[2], bk[3], bk[4], flushes):
                                         continue
-                                    sm = np.int64(remap[_eval5(m0, m1, m2, m3, m4, multi5, flush5)])
+                                    m5, f5 = lk.multi5, lk.flush5
+                                    sm = np.int64(remap[_eval5(m0, m1, m2, m3, m4, m5, f5)])
                                     sb = np.int64(
-                                        remap[
-                                            _eval5(
-                                                bk[0], bk[1], bk[2], bk[3], bk[4], multi5, flush5
-                                            )
-                                        ]
+                                        remap[_eval5(bk[0], bk[1], bk[2], bk[3], bk[4], m5, f5)]
                                     )
                                     key = (sb * NSTRENGTH + sm) * NSTRENGTH + sf
                                     if key > best:
@@ -509,7 +436,7 @@ def _best_rows(hand, flushes, remap, multi5, flush5, multi3, split):
 
 
 @kernel
-def _find_natural(hand, codes, remap, multi5, flush5, multi3, split):
+def _find_natural(hand, codes, lk, remap, split):
     """Strongest natural of hand uint8[13] among codes int64[k] (strongest first).
 
     Returns (id, key): id indexes codes (-1: none, key 0). Keys (int64, higher wins,
@@ -553,22 +480,22 @@ def _find_natural(hand, codes, remap, multi5, flush5, multi3, split):
                     break
                 packed += rc[r] << (2 * r)
             if ok and _straights_possible(packed):
-                key = _best_rows(hand, False, remap, multi5, flush5, multi3, split)
+                key = _best_rows(hand, False, lk, remap, split)
                 if key >= 0:
                     return j, key
         elif code == THREE_FLUSHES:
             if _flushes_possible(sc):
-                key = _best_rows(hand, True, remap, multi5, flush5, multi3, split)
+                key = _best_rows(hand, True, lk, remap, split)
                 if key >= 0:
                     return j, key
     return -1, np.int64(0)
 
 
 @kernel
-def _find_natural_batch(hands, codes, remap, multi5, flush5, multi3, ids, keys):
+def _find_natural_batch(hands, codes, lk, remap, ids, keys):
     """hands uint8[n, 13] -> ids int64[n] (-1 none), keys int64[n]."""
     split = np.empty(13, np.int64)
     for i in range(hands.shape[0]):
-        nid, key = _find_natural(hands[i], codes, remap, multi5, flush5, multi3, split)
+        nid, key = _find_natural(hands[i], codes, lk, remap, split)
         ids[i] = nid
         keys[i] = key

@@ -1,8 +1,9 @@
 """Settling two players under a ruleset, and naturals: validating wrappers over the kernels.
 
-``compile_rules(rules)`` turns a ``Rules`` into the arrays the kernels take
-(``RuleArrays``, cached per ruleset). A setting is summarised once into row keys,
-row royalties and a foul flag (``summarize``); two summaries settle with ``_settle``.
+``compile_rules(rules)`` (solver.engine.compiled) turns a ``Rules`` into what the kernels
+take, once per ruleset. A setting is summarised once into row keys, row royalties and a
+foul flag (``summarize``); two summaries settle with ``_settle``. Every function here
+takes a ``Rules``, a preset name, a ruleset file or an already ``CompiledRules``.
 
 Row keys: ``strength' * 4 + suit component``, where ``strength'`` is the evaluator
 strength under the ruleset's wheel and the suit component is the rank (0..3, 3 the
@@ -10,7 +11,7 @@ strongest) of the suit of the row's decisive card under the suit order (0 withou
 Higher is stronger, on one scale for 3- and 5-card rows, so a setting is legal when
 ``front <= middle <= back`` on keys.
 
-Interpretations (the same as tests/reference.py, which is the oracle):
+Interpretations (docs/rules.md "Interpretations"; tests/reference.py is the oracle):
 
 * ``one_royalty_per_hand``: a hand's row royalties are reduced, from the hand alone, to
   its largest one (equal values: back, then middle, then front); the royalty mode then
@@ -26,152 +27,35 @@ The kernels are imported on first use, so importing this module does not compile
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Sequence
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
-from evaluator import CardParseError, as_cards, format_card, get_tables, parse_hand
-from solver.engine.layout import (
-    MODE_CODES,
-    NATURAL_CODES,
-    NPARAMS,
-    NSTRENGTH,
-    P_MODE,
-    P_MULT,
-    P_ONE,
-    P_ROY,
-    P_SCORING,
-    ROWS,
-    SCORING_CODES,
-)
-from solver.engine.rules import Rules, load_rules
+from evaluator import CardParseError, as_cards, format_card, parse_hand
+from evaluator._jit import compiling
+from solver.engine.compiled import CompiledRules, RuleArrays, compile_rules
+from solver.engine.layout import NATURAL_CODES, ROWS
+from solver.engine.rules import Rules
 
 __all__ = [
     "NATURAL_CODES",
+    "CompiledRules",
     "RuleArrays",
     "compile_rules",
     "find_natural",
     "find_naturals",
     "natural_setting",
     "settle",
+    "settle_against",
     "settle_natural",
+    "settle_pairs",
     "summarize",
     "summarize_batch",
-    "warmup",
 ]
 
-# Royalty hand of each evaluator category (a royal flush is looked up apart).
-_ROYALTY_HAND = {3: "three_of_a_kind", 6: "full_house", 7: "four_of_a_kind", 8: "straight_flush"}
-
-RulesLike = Rules | str | None
+RulesLike = Rules | CompiledRules | str | None
 Cards = str | Sequence[int] | np.ndarray
-
-
-class RuleArrays(NamedTuple):
-    """A ruleset as kernel arguments (read-only numpy arrays); see notes/CONTRACT.md."""
-
-    remap: np.ndarray  # int16[7917] strength -> strength under the ruleset's wheel
-    decisive: np.ndarray  # int8[7917] rank of the card whose suit breaks ties
-    suit_rank: np.ndarray  # int64[4] rank 0..3 of each suit id (3 strongest; all 0 if none)
-    roy: np.ndarray  # float64[3, 7917] royalty of a front/middle/back row by ORIGINAL strength
-    params: np.ndarray  # float64[8] scoring, scoop mult, royalty mode, one per hand, roy on
-    nat_units: np.ndarray  # float64[k] natural payouts, strongest first (index = natural id)
-
-
-def _readonly(a: np.ndarray) -> np.ndarray:
-    a.setflags(write=False)
-    return a
-
-
-def _rules(rules: RulesLike) -> Rules:
-    return rules if isinstance(rules, Rules) else load_rules(rules)
-
-
-@functools.lru_cache(maxsize=64)
-def _compile(rules: Rules) -> RuleArrays:
-    t = get_tables()
-    if rules.wheel == "second":
-        remap = np.array(t.wheel_second, dtype=np.int16)
-    else:
-        remap = np.arange(NSTRENGTH, dtype=np.int16)
-    decisive = np.array(t.decisive_rank, dtype=np.int8)
-    suit_rank = np.zeros(4, np.int64)
-    if rules.suit_order:
-        for pos, letter in enumerate(rules.suit_order):
-            suit_rank["cdhs".index(letter)] = 3 - pos
-    roy = np.zeros((3, NSTRENGTH), np.float64)
-    if rules.royalties:
-        for row_index, row in enumerate(ROWS):
-            for s in range(NSTRENGTH):
-                if bool(t.is_five[s]) != (row != "front"):
-                    continue  # a front is a 3-card class, middle and back 5-card classes
-                if t.royal[s]:
-                    roy[row_index, s] = rules.royalty(row, "royal_flush")
-                else:
-                    hand = _ROYALTY_HAND.get(int(t.category[s]))
-                    if hand is not None:
-                        roy[row_index, s] = rules.royalty(row, hand)
-    params = np.zeros(NPARAMS, np.float64)
-    params[P_SCORING] = SCORING_CODES[rules.scoring]
-    params[P_MULT] = float(rules.scoop_multiplier)
-    params[P_MODE] = MODE_CODES[rules.royalty_mode]
-    params[P_ONE] = 1.0 if rules.one_royalty_per_hand else 0.0
-    params[P_ROY] = 1.0 if rules.royalties else 0.0
-    nat_units = np.array([float(u) for _, u in rules.naturals], dtype=np.float64)
-    return RuleArrays(*(_readonly(a) for a in (remap, decisive, suit_rank, roy, params, nat_units)))
-
-
-def compile_rules(rules: RulesLike = None) -> RuleArrays:
-    """The ruleset's kernel arrays (cached per ``Rules``; a preset name or path works too)."""
-    return _compile(_rules(rules))
-
-
-@functools.lru_cache(maxsize=64)
-def _natural_codes(rules: Rules) -> np.ndarray:
-    return _readonly(np.array([NATURAL_CODES[n] for n, _ in rules.naturals], dtype=np.int64))
-
-
-_warm = False
-
-
-def warmup() -> None:
-    """Compile (or load from the disk cache) every settlement kernel, once per process."""
-    global _warm
-    if _warm:
-        return
-    import evaluator
-    from evaluator._jit import compiling
-    from solver.engine import _kernels as k
-
-    evaluator.warmup()
-    t = get_tables()
-    ra = compile_rules(None)
-    with compiling("settlement", "settlement kernels"):
-        s = np.arange(13, dtype=np.uint8).reshape(1, 13)
-        keys = np.zeros((1, 3), np.int64)
-        roys = np.zeros((1, 3), np.float64)
-        fouls = np.zeros(1, np.bool_)
-        k._summarize_batch(s, t.multi5, t.flush5, t.multi3, *ra[:5], keys, roys, fouls)
-        out = np.zeros(1, np.float64)
-        k._settle_pairs(keys, roys, fouls, keys, roys, fouls, ra.params, out)
-        k._settle_against(keys, roys, fouls, keys[0], roys[0], fouls[0], ra.params, out)
-        k._settle(keys[0], roys[0], False, keys[0], roys[0], False, ra.params)
-        k._settle_natural(0, 0, -1, 0, np.ones(1))
-        codes = np.arange(4, dtype=np.int64)
-        k._find_natural_batch(
-            s,
-            codes,
-            ra.remap,
-            t.multi5,
-            t.flush5,
-            t.multi3,
-            np.zeros(1, np.int64),
-            np.zeros(1, np.int64),
-        )
-        k._find_natural(s[0], codes, ra.remap, t.multi5, t.flush5, t.multi3, np.zeros(13, np.int64))
-    _warm = True
 
 
 # --------------------------------------------------------------------------- settings
@@ -248,14 +132,12 @@ def summarize(setting: Any, rules: RulesLike = None) -> tuple[np.ndarray, np.nda
     """
     from solver.engine import _kernels as k
 
-    r = _rules(rules)
+    cr = compile_rules(rules)
     flat = _setting(setting, "setting")
-    ra = compile_rules(r)
-    t = get_tables()
-    warmup()
     keys = np.zeros(3, np.int64)
     roy = np.zeros(3, np.float64)
-    foul = k._summarize(flat, t.multi5, t.flush5, t.multi3, *ra[:5], keys, roy)
+    with compiling("settle", "settlement kernels"):
+        foul = k._summarize(flat, cr.lookup, cr.arrays, keys, roy)
     return keys, roy, bool(foul)
 
 
@@ -279,14 +161,13 @@ def summarize_batch(
     dup = (srt[:, 1:] == srt[:, :-1]).any(axis=1)
     if dup.any():
         raise CardParseError(f"duplicate card in setting {int(np.flatnonzero(dup)[0])}")
-    ra = compile_rules(rules)
-    t = get_tables()
-    warmup()
+    cr = compile_rules(rules)
     n = len(arr)
     keys = np.zeros((n, 3), np.int64)
     roys = np.zeros((n, 3), np.float64)
     fouls = np.zeros(n, np.bool_)
-    k._summarize_batch(arr, t.multi5, t.flush5, t.multi3, *ra[:5], keys, roys, fouls)
+    with compiling("settle-batch", "settlement kernels"):
+        k._summarize_batch(arr, cr.lookup, cr.arrays, keys, roys, fouls)
     return keys, roys, fouls
 
 
@@ -301,20 +182,56 @@ def settle(a: Any, b: Any, rules: RulesLike = None) -> float:
     """
     from solver.engine import _kernels as k
 
-    r = _rules(rules)
+    cr = compile_rules(rules)
     fa = _setting(a, "a")
     fb = _setting(b, "b")
     shared = np.intersect1d(fa, fb)
     if shared.size:
         raise CardParseError(f"card {format_card(int(shared[0]))!r} is in both a and b")
-    ra = compile_rules(r)
-    t = get_tables()
-    warmup()
     ka, kb = np.zeros(3, np.int64), np.zeros(3, np.int64)
     qa, qb = np.zeros(3, np.float64), np.zeros(3, np.float64)
-    foul_a = k._summarize(fa, t.multi5, t.flush5, t.multi3, *ra[:5], ka, qa)
-    foul_b = k._summarize(fb, t.multi5, t.flush5, t.multi3, *ra[:5], kb, qb)
-    return float(k._settle(ka, qa, foul_a, kb, qb, foul_b, ra.params))
+    with compiling("settle", "settlement kernels"):
+        foul_a = k._summarize(fa, cr.lookup, cr.arrays, ka, qa)
+        foul_b = k._summarize(fb, cr.lookup, cr.arrays, kb, qb)
+        return float(k._settle(ka, qa, foul_a, kb, qb, foul_b, cr.params))
+
+
+def settle_against(
+    a: tuple[np.ndarray, np.ndarray, np.ndarray],
+    b: tuple[np.ndarray, np.ndarray, bool],
+    rules: RulesLike = None,
+) -> np.ndarray:
+    """Units each of many players wins from one opponent: ``a`` summaries (keys int64[n, 3],
+    royalties float64[n, 3], fouls bool[n]), ``b`` one summary (keys int64[3], royalties
+    float64[3], foul)."""
+    from solver.engine import _kernels as k
+
+    cr = compile_rules(rules)
+    (ka, ra, fa), (kb, rb, fb) = a, b
+    out = np.empty(len(ka), np.float64)
+    with compiling("settle-batch", "settlement kernels"):
+        k._settle_against(ka, ra, fa, kb, rb, bool(fb), cr.params, out)
+    return out
+
+
+def settle_pairs(
+    a: tuple[np.ndarray, np.ndarray, np.ndarray],
+    b: tuple[np.ndarray, np.ndarray, np.ndarray],
+    rules: RulesLike = None,
+) -> np.ndarray:
+    """Units a[i] wins from b[i] for every i: ``a`` and ``b`` are summaries from
+    ``summarize_batch`` (keys int64[n, 3], royalties float64[n, 3], fouls bool[n])."""
+    from solver.engine import _kernels as k
+
+    cr = compile_rules(rules)
+    (ka, ra, fa), (kb, rb, fb) = a, b
+    n = len(ka)
+    if not (len(ra) == len(fa) == len(kb) == len(rb) == len(fb) == n):
+        raise ValueError("settle_pairs: the summaries must have the same length")
+    out = np.empty(n, np.float64)
+    with compiling("settle-batch", "settlement kernels"):
+        k._settle_pairs(ka, ra, fa, kb, rb, fb, cr.params, out)
+    return out
 
 
 # --------------------------------------------------------------------------- naturals
@@ -333,28 +250,23 @@ def find_natural(hand13: Cards, rules: RulesLike = None) -> tuple[int, int, str]
     or None (also when naturals are off).
 
     ``id`` is the natural's position in the ruleset's list (0 = strongest), the index of
-    ``compile_rules(rules).nat_units``. ``key`` (int) breaks ties between two hands with
+    ``compile_rules(rules).arrays.nat_units``. ``key`` (int) breaks ties between two hands with
     the same natural, higher wins: dragon 0; six pairs the pair ranks highest first (in
     base 16); three straights / three flushes the best qualifying split compared back,
     then middle, then front on plain strengths under the ruleset's wheel (no suit order).
     """
     from solver.engine import _kernels as k
 
-    r = _rules(rules)
-    if not r.naturals:
+    cr = compile_rules(rules)
+    if not cr.rules.naturals:
         return None
     h = _hand(hand13)
-    codes = _natural_codes(r)
-    t = get_tables()
-    ra = compile_rules(r)
-    from evaluator._jit import compiling
-
     split = np.empty(13, np.int64)
     with compiling("natural", "natural detection"):
-        nid, key = k._find_natural(h, codes, ra.remap, t.multi5, t.flush5, t.multi3, split)
+        nid, key = k._find_natural(h, cr.arrays.nat_codes, cr.lookup, cr.arrays.remap, split)
     if nid < 0:
         return None
-    return int(nid), int(key), r.naturals[nid][0]
+    return int(nid), int(key), cr.rules.naturals[nid][0]
 
 
 def find_naturals(hands: np.ndarray, rules: RulesLike = None) -> tuple[np.ndarray, np.ndarray]:
@@ -372,20 +284,15 @@ def find_naturals(hands: np.ndarray, rules: RulesLike = None) -> tuple[np.ndarra
     dup = (np.diff(np.sort(arr, axis=1), axis=1) == 0).any(axis=1)
     if dup.any():
         raise CardParseError(f"duplicate card in hand {int(np.flatnonzero(dup)[0])}")
-    r = _rules(rules)
+    cr = compile_rules(rules)
     n = len(arr)
     ids = np.full(n, -1, np.int64)
     keys = np.zeros(n, np.int64)
-    if not r.naturals or n == 0:
+    if not cr.rules.naturals or n == 0:
         return ids, keys
-    t = get_tables()
-    ra = compile_rules(r)
-    from evaluator._jit import compiling
-
+    ra = cr.arrays
     with compiling("natural-batch", "natural detection (batch)"):
-        k._find_natural_batch(
-            arr, _natural_codes(r), ra.remap, t.multi5, t.flush5, t.multi3, ids, keys
-        )
+        k._find_natural_batch(arr, ra.nat_codes, cr.lookup, ra.remap, ids, keys)
     return ids, keys
 
 
@@ -401,21 +308,20 @@ def natural_setting(
     """
     from solver.engine import _kernels as k
 
-    r = _rules(rules)
+    cr = compile_rules(rules)
     h = _hand(hand13)
-    found = find_natural(h, r)
+    found = find_natural(h, cr)
     if found is None:
         return None
     _, _, name = found
     if name in ("three_straights", "three_flushes"):
-        t = get_tables()
-        ra = compile_rules(r)
         split = np.empty(13, np.int64)
         codes = np.array([NATURAL_CODES[name]], np.int64)
-        k._find_natural(h, codes, ra.remap, t.multi5, t.flush5, t.multi3, split)
+        with compiling("natural", "natural detection"):
+            k._find_natural(h, codes, cr.lookup, cr.arrays.remap, split)
         cards = h[split]
         front, middle, back = cards[:3].copy(), cards[3:8].copy(), cards[8:].copy()
-        if summarize((front, middle, back), r)[2]:
+        if summarize((front, middle, back), cr)[2]:
             # Equal-ranked rows split by the suit order: the stronger suit goes to the back.
             middle, back = back, middle
         return front, middle, back
@@ -462,7 +368,8 @@ def settle_natural(a_nat: Any, b_nat: Any, rules: RulesLike = None) -> float:
     """
     from solver.engine import _kernels as k
 
-    r = _rules(rules)
-    na, ka = _natural_id(a_nat, r, "a")
-    nb, kb = _natural_id(b_nat, r, "b")
-    return float(k._settle_natural(na, ka, nb, kb, compile_rules(r).nat_units))
+    cr = compile_rules(rules)
+    na, ka = _natural_id(a_nat, cr.rules, "a")
+    nb, kb = _natural_id(b_nat, cr.rules, "b")
+    with compiling("settle", "settlement kernels"):
+        return float(k._settle_natural(na, ka, nb, kb, cr.arrays.nat_units))

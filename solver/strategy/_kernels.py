@@ -21,11 +21,18 @@ import numpy as np
 
 from evaluator._jit import kernel
 from evaluator._kernels import _subset_pass
-from solver.engine._kernels import _settle_core, _settle_natural
+from solver.engine._kernels import (
+    _one_royalty,
+    _row_key3,
+    _row_key5,
+    _settle_core,
+    _settle_natural,
+)
 from solver.engine.layout import (
     MODE_ALWAYS,
     P_MODE,
     P_MULT,
+    P_ONE,
     P_SCORING,
     POLICY_GREEDY,
     SCORING_16,
@@ -34,14 +41,15 @@ from solver.engine.layout import (
 
 
 @kernel
-def _keys_and_royalties(hand, s5, s3, remap, decisive, suit_rank, roy, k5, k3, r5, r3):
+def _keys_and_royalties(hand, s5, s3, ra, k5, k3, r5, r3):
     """Row keys and royalties of every subset of a sorted hand.
 
-    s5 int16[1287], s3 int16[286] strengths (evaluator order); remap int16[7917];
-    decisive int8[7917]; suit_rank int64[4]; roy float64[3, 7917] by strength.
+    hand uint8[13] sorted; s5 int16[1287], s3 int16[286] strengths (evaluator order,
+    itertools.combinations of positions); ra the ruleset's RuleArrays.
     Out: k5 int64[1287], k3 int64[286], r5 float64[2, 1287] (as middle, as back),
-    r3 float64[286].
+    r3 float64[286]. Keys are solver.engine's row keys (``_row_key5``/``_row_key3``).
     """
+    remap, decisive, suit_rank, roy = ra.remap, ra.decisive, ra.suit_rank, ra.roy
     suited = suit_rank.max() > 0
     n = 0
     for a in range(9):
@@ -50,14 +58,13 @@ def _keys_and_royalties(hand, s5, s3, remap, decisive, suit_rank, roy, k5, k3, r
                 for d in range(c + 1, 12):
                     for e in range(d + 1, 13):
                         s = s5[n]
-                        comp = 0
                         if suited:
-                            dr = decisive[s]
-                            for p in (a, b, c, d, e):
-                                card = hand[p]
-                                if card >> 2 == dr and suit_rank[card & 3] > comp:
-                                    comp = suit_rank[card & 3]
-                        k5[n] = np.int64(remap[s]) * 4 + comp
+                            k5[n] = _row_key5(
+                                hand[a], hand[b], hand[c], hand[d], hand[e],
+                                s, remap, decisive, suit_rank,
+                            )  # fmt: skip
+                        else:
+                            k5[n] = np.int64(remap[s]) * 4
                         r5[0, n] = roy[1, s]
                         r5[1, n] = roy[2, s]
                         n += 1
@@ -66,25 +73,43 @@ def _keys_and_royalties(hand, s5, s3, remap, decisive, suit_rank, roy, k5, k3, r
         for b in range(a + 1, 12):
             for c in range(b + 1, 13):
                 s = s3[n]
-                comp = 0
                 if suited:
-                    dr = decisive[s]
-                    for p in (a, b, c):
-                        card = hand[p]
-                        if card >> 2 == dr and suit_rank[card & 3] > comp:
-                            comp = suit_rank[card & 3]
-                k3[n] = np.int64(remap[s]) * 4 + comp
+                    k3[n] = _row_key3(hand[a], hand[b], hand[c], s, remap, decisive, suit_rank)
+                else:
+                    k3[n] = np.int64(remap[s]) * 4
                 r3[n] = roy[0, s]
                 n += 1
 
 
 @kernel
-def _prepare(hand, multi5, flush5, multi3, remap, decisive, suit_rank, roy, k5, k3, r5, r3):
-    """Subset strengths, then keys and royalties (see _keys_and_royalties)."""
+def _prepare(hand, lk, ra, k5, k3, r5, r3):
+    """Subset strengths, then keys and royalties (see _keys_and_royalties); lk the
+    evaluator's Lookup."""
     s5 = np.empty(1287, np.int16)
     s3 = np.empty(286, np.int16)
-    _subset_pass(hand, multi5, flush5, multi3, s5, s3)
-    _keys_and_royalties(hand, s5, s3, remap, decisive, suit_rank, roy, k5, k3, r5, r3)
+    _subset_pass(hand, lk.multi5, lk.flush5, lk.multi3, s5, s3)
+    _keys_and_royalties(hand, s5, s3, ra, k5, k3, r5, r3)
+
+
+@kernel
+def _candidate_rows(split, k3, k5, r3, r5, one_per_hand, keys, roy):
+    """Keys and royalties of splits: split int32[n, 3] (front, middle, back subsets) ->
+    keys int64[n, 3], roy float64[n, 3] (after one royalty per hand when asked)."""
+    for i in range(split.shape[0]):
+        f = split[i, 0]
+        m = split[i, 1]
+        b = split[i, 2]
+        keys[i, 0] = k3[f]
+        keys[i, 1] = k5[m]
+        keys[i, 2] = k5[b]
+        q0 = r3[f]
+        q1 = r5[0, m]
+        q2 = r5[1, b]
+        if one_per_hand:
+            q0, q1, q2 = _one_royalty(q0, q1, q2)
+        roy[i, 0] = q0
+        roy[i, 1] = q1
+        roy[i, 2] = q2
 
 
 @kernel
@@ -106,21 +131,6 @@ def _legal_partitions(k3, k5, part, out):
         out[n, 1] = m
         out[n, 2] = bk
         n += k3[f] <= k5[m]
-    return n
-
-
-@kernel
-def _count_legal_splits(k3, k5, part):
-    """Legal splits among all 72,072 ordered ones (equal fives count both ways)."""
-    n = 0
-    for p in range(part.shape[0]):
-        kf = k3[part[p, 0]]
-        ka = k5[part[p, 1]]
-        kb = k5[part[p, 2]]
-        if kf <= ka and ka <= kb:
-            n += 1
-        if kf <= kb and kb <= ka:
-            n += 1
     return n
 
 
@@ -289,6 +299,26 @@ def _field_value(wf, tf, lf, wm, tm, lm, wb, tb, lb, rsum, scoring, mult):
 
 
 @kernel
+def _field_values(keys, roy, fx, fe, params, vals, wt):
+    """Field value of settings given by their row keys int64[n, 3] and royalties
+    float64[n, 3] -> vals float64[n], and wt float64[n, 3, 2] each row's (win, tie)."""
+    scoring = np.int64(params[P_SCORING])
+    mult = params[P_MULT]
+    mode = np.int64(params[P_MODE])
+    for i in range(keys.shape[0]):
+        wf, tf, lf, rf = _row_terms(keys[i, 0], roy[i, 0], fx, fe, 0, mode)
+        wm, tm, lm, rm = _row_terms(keys[i, 1], roy[i, 1], fx, fe, 1, mode)
+        wb, tb, lb, rb = _row_terms(keys[i, 2], roy[i, 2], fx, fe, 2, mode)
+        vals[i] = _field_value(wf, tf, lf, wm, tm, lm, wb, tb, lb, rf + rm + rb, scoring, mult)
+        wt[i, 0, 0] = wf
+        wt[i, 0, 1] = tf
+        wt[i, 1, 0] = wm
+        wt[i, 1, 1] = tm
+        wt[i, 2, 0] = wb
+        wt[i, 2, 1] = tb
+
+
+@kernel
 def _field_terms(k3, k5, r3, r5, fx, fe, mode, F, M, B):
     """Per-subset (win, tie, loss, royalty term, row value) for front, middle, back use."""
     for j in range(286):
@@ -323,7 +353,7 @@ def _split_value(F, M, B, f, m, b, scoring, mult):
 
 
 @kernel
-def _field_best(k3, k5, r3, r5, mask5, idx5, idx3, comb85, fx, fe, params):
+def _field_best(k3, k5, r3, r5, st, fx, fe, params):
     """Best legal split by field value: (front, middle, back) subset indices, value.
 
     Exact branch and bound: backs are taken strongest first; a back is expanded (its 56
@@ -331,7 +361,10 @@ def _field_best(k3, k5, r3, r5, mask5, idx5, idx3, comb85, fx, fe, params):
     split with that back beats the best so far. The bound adds the back's own row value,
     the best middle and front row values among rows no stronger than the back, and a
     bound on the joint bonus (scoop, 2-4, multiplier) that can only overstate it.
+    st is the split Structure (solver.strategy.splits); returns (front, middle, back,
+    value) with the subset indices.
     """
+    mask5, idx5, idx3, comb85 = st.mask5, st.idx5, st.idx3, st.comb85
     scoring = np.int64(params[P_SCORING])
     mult = params[P_MULT]
     mode = np.int64(params[P_MODE])
@@ -425,42 +458,6 @@ def _field_best(k3, k5, r3, r5, mask5, idx5, idx3, comb85, fx, fe, params):
 
 
 @kernel
-def _field_best_scan(k3, k5, r3, r5, part, fx, fe, params):
-    """Best legal split by field value, scanning all 36,036 partitions (the slow twin of
-    _field_best, kept to test it)."""
-    scoring = np.int64(params[P_SCORING])
-    mult = params[P_MULT]
-    mode = np.int64(params[P_MODE])
-    F = np.empty((286, 5))
-    M = np.empty((1287, 5))
-    B = np.empty((1287, 5))
-    _field_terms(k3, k5, r3, r5, fx, fe, mode, F, M, B)
-    best = -1e300
-    bf = -1
-    bm = -1
-    bb = -1
-    for p in range(part.shape[0]):
-        f = part[p, 0]
-        a = part[p, 1]
-        b = part[p, 2]
-        if k5[a] > k5[b]:
-            m = b
-            bk = a
-        else:
-            m = a
-            bk = b
-        if k3[f] > k5[m]:
-            continue
-        v = _split_value(F, M, B, f, m, bk, scoring, mult)
-        if v > best:
-            best = v
-            bf = f
-            bm = m
-            bb = bk
-    return bf, bm, bb, best
-
-
-@kernel
 def _greedy(k5, mask5, idx3):
     """Best back, then best middle of the rest, front the rest: subset indices."""
     back = 0
@@ -477,67 +474,42 @@ def _greedy(k5, mask5, idx3):
 
 
 @kernel
-def _set_hands(
-    hands,
-    policy,
-    multi5,
-    flush5,
-    multi3,
-    remap,
-    decisive,
-    suit_rank,
-    roy,
-    mask5,
-    idx5,
-    idx3,
-    comb85,
-    fx,
-    fe,
-    params,
-    out_split,
-    out_keys,
-    out_roy,
-    out_val,
-):
-    """Set many sorted hands with a policy (greedy or field).
+def _set_hands(hands, policy, lk, ra, st, fx, fe, out_split, out_keys, out_roy, out_val):
+    """Set many sorted hands uint8[n, 13] with a policy (POLICY_GREEDY or POLICY_FIELD).
 
-    Out: out_split int32[n, 3] (front 3-subset, middle 5-subset, back 5-subset indices),
-    out_keys int64[n, 3] row keys, out_roy float64[n, 3] row royalties, out_val float64[n]
-    the field value (greedy too, when tables are given).
+    lk the evaluator's Lookup, ra the RuleArrays, st the split Structure, fx/fe the field
+    tables (unused by greedy). Out: out_split int32[n, 3] (front 3-subset, middle 5-subset,
+    back 5-subset indices), out_keys int64[n, 3] row keys, out_roy float64[n, 3] row
+    royalties (after one royalty per hand), out_val float64[n] the field value (0 for
+    greedy).
     """
     k5 = np.empty(1287, np.int64)
     k3 = np.empty(286, np.int64)
     r5 = np.empty((2, 1287))
     r3 = np.empty(286)
+    one = ra.params[P_ONE] != 0.0
     for h in range(hands.shape[0]):
-        _prepare(hands[h], multi5, flush5, multi3, remap, decisive, suit_rank, roy, k5, k3, r5, r3)
+        _prepare(hands[h], lk, ra, k5, k3, r5, r3)
         if policy == POLICY_GREEDY:
-            f, m, b = _greedy(k5, mask5, idx3)
+            f, m, b = _greedy(k5, st.mask5, st.idx3)
             val = 0.0
         else:
-            f, m, b, val = _field_best(k3, k5, r3, r5, mask5, idx5, idx3, comb85, fx, fe, params)
+            f, m, b, val = _field_best(k3, k5, r3, r5, st, fx, fe, ra.params)
         out_split[h, 0] = f
         out_split[h, 1] = m
         out_split[h, 2] = b
         out_keys[h, 0] = k3[f]
         out_keys[h, 1] = k5[m]
         out_keys[h, 2] = k5[b]
-        out_roy[h, 0] = r3[f]
-        out_roy[h, 1] = r5[0, m]
-        out_roy[h, 2] = r5[1, b]
+        q0 = r3[f]
+        q1 = r5[0, m]
+        q2 = r5[1, b]
+        if one:
+            q0, q1, q2 = _one_royalty(q0, q1, q2)
+        out_roy[h, 0] = q0
+        out_roy[h, 1] = q1
+        out_roy[h, 2] = q2
         out_val[h] = val
-
-
-@kernel
-def _one_per_hand(roy):
-    """Keep only the largest of three row royalties in place (ties: back, middle, front)."""
-    best = 2
-    for i in (1, 0):
-        if roy[i] > roy[best]:
-            best = i
-    for i in range(3):
-        if i != best:
-            roy[i] = 0.0
 
 
 @kernel

@@ -16,15 +16,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from solver.engine.compiled import compile_rules
 from solver.engine.layout import NKEY
 from solver.engine.rules import Rules
-from solver.strategy.policy import (
-    FIELD_VERSION,
-    FieldTables,
-    play_digest,
-    set_sorted_hands,
-    tables_from_dist,
-)
+from solver.strategy.deal import random_hands
+from solver.strategy.field import FIELD_VERSION, FieldTables, play_digest, tables_from_dist
+from solver.strategy.policy import set_sorted_hands
 
 DEFAULT_ROUNDS = 30
 DEFAULT_HANDS = 20_000
@@ -38,13 +35,6 @@ class RoundReport:
     change: float  # sup-norm movement of the win tables this round
     hands: int
     seconds: float
-
-
-def random_sorted_hands(rng: np.random.Generator, n: int) -> np.ndarray:
-    """n uniformly random 13-card hands (four per shuffled deck), each sorted."""
-    decks = -(-n // 4)
-    d = rng.permuted(np.tile(np.arange(52, dtype=np.uint8), (decks, 1)), axis=1)
-    return np.sort(d.reshape(decks * 4, 13)[:n], axis=1)
 
 
 def row_distribution(keys: np.ndarray) -> np.ndarray:
@@ -71,10 +61,11 @@ def train(
     progress: Callable[[RoundReport], None] | None = None,
 ) -> FieldTables:
     """Train field tables for a ruleset by fictitious play; deterministic for a seed."""
+    cr = compile_rules(rules)
     rng = np.random.default_rng(seed)
     t0 = time.perf_counter()
-    hands = random_sorted_hands(rng, hands_per_round)
-    _, keys, _, _ = set_sorted_hands(hands, rules, "greedy")
+    hands = random_hands(rng, hands_per_round)
+    _, keys, _, _ = set_sorted_hands(hands, cr, "greedy")
     dist = row_distribution(keys)
     changes: list[float] = []
     if progress:
@@ -82,9 +73,9 @@ def train(
     done = 0
     for it in range(1, rounds + 1):
         t1 = time.perf_counter()
-        tables = tables_from_dist(dist, rules)
-        hands = random_sorted_hands(rng, hands_per_round)
-        _, keys, _, _ = set_sorted_hands(hands, rules, "field", field=tables)
+        tables = tables_from_dist(dist, cr)
+        hands = random_hands(rng, hands_per_round)
+        _, keys, _, _ = set_sorted_hands(hands, cr, "field", field=tables)
         new = dist + (row_distribution(keys) - dist) / (it + 1)
         change = table_change(dist, new)
         dist = new
@@ -105,4 +96,4 @@ def train(
         "changes": changes,
         "converged": bool(changes and changes[-1] < tol),
     }
-    return tables_from_dist(dist, rules, meta)
+    return tables_from_dist(dist, cr, meta)

@@ -1,0 +1,165 @@
+"""A ruleset compiled once into what the kernels take, and handed down whole.
+
+``compile_rules(rules)`` (cached per ``Rules``) gives a :class:`CompiledRules`: the
+``Rules`` themselves, the evaluator's lookup tables and the ruleset's kernel arrays
+(:class:`RuleArrays`, a NamedTuple that numba receives as one argument), plus the facts
+about the ruleset that the solver asks again and again (is the Pareto front safe, the
+royalty of a row by key). Every function below the public wrappers takes the compiled
+bundle; none compiles a ruleset again. See docs/architecture.md.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import numpy as np
+
+from evaluator import get_tables
+from evaluator.tables import Tables
+from solver.engine.layout import (
+    MODE_CODES,
+    NATURAL_CODES,
+    NPARAMS,
+    NSTRENGTH,
+    P_MODE,
+    P_MULT,
+    P_ONE,
+    P_ROY,
+    P_SCORING,
+    ROWS,
+    SCORING_CODES,
+)
+from solver.engine.rules import Rules, load_rules
+
+RulesLike = Rules | str | None
+
+# Royalty hand of each evaluator category (a royal flush is looked up apart).
+_ROYALTY_HAND = {3: "three_of_a_kind", 6: "full_house", 7: "four_of_a_kind", 8: "straight_flush"}
+
+
+class Lookup(NamedTuple):
+    """The evaluator's small lookup tables, as one kernel argument (see evaluator._kernels)."""
+
+    multi5: np.ndarray  # int16[6188] non-flush 5-card strength by rank-multiset index
+    flush5: np.ndarray  # int16[6188] flush strength by rank-multiset index
+    multi3: np.ndarray  # int16[455] 3-card strength by rank-multiset index
+
+
+class RuleArrays(NamedTuple):
+    """A ruleset as one kernel argument (read-only arrays; layout in solver.engine.layout)."""
+
+    remap: np.ndarray  # int16[7917] strength -> strength under the ruleset's wheel
+    decisive: np.ndarray  # int8[7917] rank of the card whose suit breaks ties
+    suit_rank: np.ndarray  # int64[4] rank 0..3 of each suit id (3 strongest; all 0 if none)
+    roy: np.ndarray  # float64[3, 7917] royalty of a front/middle/back row by ORIGINAL strength
+    params: np.ndarray  # float64[NPARAMS]: P_SCORING, P_MULT, P_MODE, P_ONE, P_ROY
+    nat_units: np.ndarray  # float64[k] natural payouts, strongest first (index = natural id)
+    nat_codes: np.ndarray  # int64[k] NATURAL_CODES of the ruleset's naturals, same order
+
+
+@dataclass(frozen=True, eq=False)
+class CompiledRules:
+    """A ruleset ready for the kernels. Build it with :func:`compile_rules`."""
+
+    rules: Rules
+    tables: Tables  # every evaluator table (category, royal, wheel remap...)
+    lookup: Lookup  # the three small tables the kernels evaluate rows with
+    arrays: RuleArrays
+    #: Whether a split at least as strong in every row is never worth less (so only the
+    #: Pareto front of the legal splits need be scored); see :func:`_pareto_safe`.
+    pareto_safe: bool
+
+    @property
+    def params(self) -> np.ndarray:
+        return self.arrays.params
+
+    @functools.cached_property
+    def royalty_by_key(self) -> np.ndarray:
+        """float64[3, NKEY]: a row's royalty by row key (royalty depends on strength only)."""
+        inv = np.empty(NSTRENGTH, np.int64)
+        inv[self.arrays.remap.astype(np.int64)] = np.arange(NSTRENGTH)
+        by_strength = self.arrays.roy[:, inv]  # [row, strength'] with strength' the remapped
+        return _readonly(np.repeat(by_strength, 4, axis=1))
+
+
+def _readonly(a: np.ndarray) -> np.ndarray:
+    a.setflags(write=False)
+    return a
+
+
+def _arrays(rules: Rules, t: Tables) -> RuleArrays:
+    if rules.wheel == "second":
+        remap = np.array(t.wheel_second, dtype=np.int16)
+    else:
+        remap = np.arange(NSTRENGTH, dtype=np.int16)
+    decisive = np.array(t.decisive_rank, dtype=np.int8)
+    suit_rank = np.zeros(4, np.int64)
+    if rules.suit_order:
+        for pos, letter in enumerate(rules.suit_order):
+            suit_rank["cdhs".index(letter)] = 3 - pos
+    roy = np.zeros((3, NSTRENGTH), np.float64)
+    if rules.royalties:
+        for row_index, row in enumerate(ROWS):
+            for s in range(NSTRENGTH):
+                if bool(t.is_five[s]) != (row != "front"):
+                    continue  # a front is a 3-card class, middle and back 5-card classes
+                if t.royal[s]:
+                    roy[row_index, s] = rules.royalty(row, "royal_flush")
+                else:
+                    hand = _ROYALTY_HAND.get(int(t.category[s]))
+                    if hand is not None:
+                        roy[row_index, s] = rules.royalty(row, hand)
+    params = np.zeros(NPARAMS, np.float64)
+    params[P_SCORING] = SCORING_CODES[rules.scoring]
+    params[P_MULT] = float(rules.scoop_multiplier)
+    params[P_MODE] = MODE_CODES[rules.royalty_mode]
+    params[P_ONE] = 1.0 if rules.one_royalty_per_hand else 0.0
+    params[P_ROY] = 1.0 if rules.royalties else 0.0
+    nat_units = np.array([float(u) for _, u in rules.naturals], dtype=np.float64)
+    nat_codes = np.array([NATURAL_CODES[n] for n, _ in rules.naturals], dtype=np.int64)
+    return RuleArrays(
+        *(_readonly(a) for a in (remap, decisive, suit_rank, roy, params, nat_units, nat_codes))
+    )
+
+
+def _pareto_safe(rules: Rules, ra: RuleArrays, t: Tables) -> bool:
+    """Whether a split that is at least as strong in every row is never worth less.
+
+    True when each row's royalty never decreases with strength, royalties are not cut
+    to one per hand (the kept royalty could move to a row that loses), and a scoop
+    multiplier is not combined with royalties paid whoever wins (being scooped can then
+    be worth more than not).
+    """
+    if rules.one_royalty_per_hand:
+        return False
+    if rules.royalty_mode == "always" and rules.scoop_multiplier != 1 and rules.royalties:
+        return False
+    order = np.argsort(ra.remap)  # original strengths in ruleset order
+    for row, five in ((0, False), (1, True), (2, True)):
+        sel = order[t.is_five[order] == five]
+        if np.any(np.diff(ra.roy[row, sel]) < 0):
+            return False
+    return True
+
+
+@functools.lru_cache(maxsize=64)
+def _compile(rules: Rules) -> CompiledRules:
+    t = get_tables()
+    ra = _arrays(rules, t)
+    return CompiledRules(
+        rules=rules,
+        tables=t,
+        lookup=Lookup(t.multi5, t.flush5, t.multi3),
+        arrays=ra,
+        pareto_safe=_pareto_safe(rules, ra, t),
+    )
+
+
+def compile_rules(rules: RulesLike | CompiledRules = None) -> CompiledRules:
+    """The compiled ruleset (cached per ``Rules``); a preset name or a path works too, and
+    a ``CompiledRules`` is returned as it is."""
+    if isinstance(rules, CompiledRules):
+        return rules
+    return _compile(rules if isinstance(rules, Rules) else load_rules(rules))

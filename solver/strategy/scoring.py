@@ -1,0 +1,291 @@
+"""Scorers: the value of every candidate setting of a hand, each its own way.
+
+Every scorer takes the candidates (``solver.strategy.splits.Candidates``) and the
+compiled ruleset and returns :class:`Scores`: the expected units per opponent of each
+candidate, how sure that is, each row's win/tie/loss rates, and what declaring a natural
+would be worth against the same opponents. ``solver.strategy.solve.assemble`` turns
+Scores into a ``Solution``; nothing else does.
+
+- ``score_exact``: settled exactly against known opponent settings (``against``).
+- ``score_mc``: a Monte Carlo best response. The unseen cards are dealt to the opponents
+  ``deals`` times, each opponent hand is set by the field strategy (and declares any
+  natural it holds), and every candidate is settled against every opponent with the
+  exact rules. All candidates meet the same opponents (common random numbers), so their
+  differences are sharp.
+- ``score_field``: the field model's value (no sampling).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from evaluator import CardParseError, as_cards, format_cards
+from solver.engine.compiled import CompiledRules
+from solver.engine.errors import InputError
+from solver.engine.layout import ROWS
+from solver.engine.settlement import find_naturals, settle_against, settle_natural, summarize
+from solver.strategy.deal import deal_hands
+from solver.strategy.field import field_row_stats, field_values
+from solver.strategy.policy import set_sorted_hands
+from solver.strategy.splits import Candidates
+from solver.strategy.threads import Stop, run_ranges
+
+Natural = tuple[int, int, str]
+RowStats = dict[str, dict[str, float]]
+
+#: Memory the Monte Carlo matrix (candidates x deals, float64) may take.
+MC_MEMORY = 2 << 30
+#: Settlements per chunk of Monte Carlo work (tens of milliseconds; Ctrl-C waits one).
+_MC_CHUNK_WORK = 2_000_000
+
+
+@dataclass
+class Scores:
+    """What a scorer found for every candidate.
+
+    ``ev[i]``: expected units per opponent of candidate i. ``per_unit`` (Monte Carlo only):
+    float64[n, deals], candidate i's units per opponent in each deal, for paired errors.
+    ``exact``: the values are exact (against known opponents). ``row_stats(i)``: rows'
+    win/tie/loss rates of candidate i (None when there is nothing to compare with).
+    ``declare(natural)``: what declaring the hand's natural is worth per opponent.
+    """
+
+    method: str  # "mc", "exact", "field" or "greedy"
+    ev: np.ndarray
+    row_stats: Callable[[int], RowStats | None]
+    declare: Callable[[Natural], float]
+    per_unit: np.ndarray | None = None
+    exact: bool = False
+
+    def stderr(self, i: int) -> float | None:
+        """Standard error of ``ev[i]``: 0 when exact, None for a model's value."""
+        if self.per_unit is not None:
+            x = self.per_unit[i]
+            return float(x.std(ddof=1) / math.sqrt(len(x)))
+        return 0.0 if self.exact else None
+
+    def diff(self, i: int, j: int) -> tuple[float, float | None]:
+        """``ev[i] - ev[j]`` and its paired standard error (0 exact, None for a model)."""
+        if self.per_unit is not None:
+            d = self.per_unit[i] - self.per_unit[j]
+            return float(d.mean()), float(d.std(ddof=1) / math.sqrt(len(d)))
+        return float(self.ev[i] - self.ev[j]), (0.0 if self.exact else None)
+
+
+def row_stats_against(keys: np.ndarray, okeys: np.ndarray) -> RowStats:
+    """Win/tie/loss rates of a setting's row keys int64[3] against opponents' keys [m, 3]."""
+    out = {}
+    for r, name in enumerate(ROWS):
+        if len(okeys) == 0:
+            out[name] = {"win": 0.0, "tie": 0.0, "loss": 0.0}
+            continue
+        w = float(np.mean(keys[r] > okeys[:, r]))
+        t = float(np.mean(keys[r] == okeys[:, r]))
+        out[name] = {"win": round(w, 4), "tie": round(t, 4), "loss": round(1 - w - t, 4)}
+    return out
+
+
+# --------------------------------------------------------------------------- exact
+
+
+def parse_against(
+    against: Sequence, hand: np.ndarray, cr: CompiledRules
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Opponent settings (each (front, middle, back) or ``"front | middle | back"``) as
+    summaries: keys int64[m, 3], royalties float64[m, 3], fouls bool[m]. Raises
+    CardParseError naming the opponent for a bad setting or a card already dealt."""
+    keys, roys, fouls = [], [], []
+    used = set(hand.tolist())
+    for i, setting in enumerate(against, start=1):
+        if isinstance(setting, str):
+            parts = setting.split("|")
+            if len(parts) != 3:
+                raise CardParseError(
+                    f"opponent {i}: expected 'front | middle | back', got {setting!r}"
+                )
+            setting = parts
+        try:
+            kk, rr, ff = summarize(setting, cr)
+            cards = np.concatenate([as_cards(x) for x in setting]).tolist()
+        except ValueError as exc:
+            raise CardParseError(f"opponent {i}: {exc}") from None
+        clash = used.intersection(cards)
+        if clash:
+            raise CardParseError(
+                f"opponent {i}: card {format_cards([min(clash)])!r} is already dealt"
+            )
+        used.update(cards)
+        keys.append(kk)
+        roys.append(rr)
+        fouls.append(ff)
+    return (
+        np.array(keys, np.int64).reshape(-1, 3),
+        np.array(roys).reshape(-1, 3),
+        np.array(fouls, np.bool_),
+    )
+
+
+def score_exact(
+    cands: Candidates, cr: CompiledRules, okeys: np.ndarray, oroy: np.ndarray, ofoul: np.ndarray
+) -> Scores:
+    """Every candidate settled exactly against each known opponent (summaries)."""
+    n_opp = len(okeys)
+    n = len(cands)
+    vals = np.zeros(n)
+    mine = (cands.keys, cands.roy, np.zeros(n, np.bool_))
+    for j in range(n_opp):
+        vals += settle_against(mine, (okeys[j], oroy[j], ofoul[j]), cr)
+    per_opp = vals / n_opp
+    legal_opp = okeys[~ofoul]
+
+    def row_stats(i: int) -> RowStats | None:
+        return row_stats_against(cands.keys[i], legal_opp) if len(legal_opp) else None
+
+    return Scores(
+        "exact",
+        per_opp,
+        row_stats,
+        declare=lambda nat: float(settle_natural(nat, None, cr)),
+        exact=True,
+    )
+
+
+# --------------------------------------------------------------------------- Monte Carlo
+
+
+def mc_deals(samples: int, n_opp: int) -> int:
+    """Deals of the unseen cards for ``samples`` opponent hands (one deal seats them all)."""
+    return max(2, math.ceil(samples / n_opp))
+
+
+def check_mc_memory(n_cand: int, deals: int) -> None:
+    """Refuse (InputError) a Monte Carlo run whose matrix would not fit ``MC_MEMORY``."""
+    need = n_cand * deals * 8
+    if need > MC_MEMORY:
+        most = MC_MEMORY // (8 * n_cand)
+        raise InputError(
+            f"too many samples for this hand: {n_cand} candidate settings x {deals:,} deals "
+            f"need {need / 2**30:.1f} GiB; at most {most:,} deals (try fewer --samples)"
+        )
+
+
+@dataclass
+class Opponents:
+    """Opponent hands dealt and set by the field: ``n_opp`` seats a deal, hands in deal
+    order (deal d, seat o is row ``d * n_opp + o``). Naturals are declared (ids >= 0)."""
+
+    n_opp: int
+    keys: np.ndarray  # int64[deals * n_opp, 3]
+    roy: np.ndarray  # float64[deals * n_opp, 3]
+    nat: np.ndarray  # int64[deals * n_opp] natural id, -1 none
+    nat_key: np.ndarray  # int64[deals * n_opp]
+
+    @property
+    def deals(self) -> int:
+        return len(self.keys) // self.n_opp
+
+
+def deal_opponents(
+    hand: np.ndarray,
+    cr: CompiledRules,
+    n_opp: int,
+    deals: int,
+    seed: int | None,
+    stop: Stop | None = None,
+) -> Opponents:
+    """``deals`` deals of the cards unseen by ``hand`` to ``n_opp`` field opponents."""
+    rng = np.random.default_rng(seed)
+    opp = deal_hands(rng, deals, n_opp, exclude=hand).reshape(deals * n_opp, 13)
+    _, okeys, oroy, _ = set_sorted_hands(opp, cr, "field", stop=stop)
+    onat, onatkey = find_naturals(opp, cr)
+    return Opponents(n_opp, okeys, oroy, onat, onatkey)
+
+
+def score_against(
+    cands: Candidates, cr: CompiledRules, opp: Opponents, stop: Stop | None = None
+) -> Scores:
+    """Every candidate settled exactly against every deal of opponents (common random
+    numbers); values per opponent, per deal."""
+    from solver.strategy import _kernels as k
+
+    deals = opp.deals
+    check_mc_memory(len(cands), deals)
+    ra = cr.arrays
+    out = np.zeros((len(cands), deals))
+
+    def run(lo: int, hi: int) -> None:
+        k._mc_values(cands.keys, cands.roy, opp.keys, opp.roy, opp.nat, opp.nat_key, opp.n_opp,
+                     ra.params, ra.nat_units, lo, hi, out)  # fmt: skip
+
+    chunk = max(64, _MC_CHUNK_WORK // max(1, len(cands) * opp.n_opp))
+    run_ranges(run, deals, chunk=chunk, stop=stop)
+    per_deal = out / opp.n_opp
+    played = opp.nat < 0
+
+    def declare(nat: Natural) -> float:
+        dv = np.empty(len(opp.nat))
+        k._natural_values(nat[0], nat[1], opp.nat, opp.nat_key, ra.nat_units, dv)
+        return float(dv.mean())
+
+    return Scores(
+        "mc",
+        per_deal.mean(axis=1),
+        lambda i: row_stats_against(cands.keys[i], opp.keys[played]),
+        declare,
+        per_unit=per_deal,
+    )
+
+
+def score_mc(
+    cands: Candidates,
+    cr: CompiledRules,
+    n_opp: int,
+    deals: int,
+    seed: int | None,
+    stop: Stop | None = None,
+) -> Scores:
+    """Monte Carlo values of every candidate against ``deals`` deals of field opponents."""
+    check_mc_memory(len(cands), deals)
+    return score_against(cands, cr, deal_opponents(cands.hand, cr, n_opp, deals, seed, stop), stop)
+
+
+# --------------------------------------------------------------------------- field model
+
+
+def score_field(cands: Candidates, cr: CompiledRules, method: str = "field") -> Scores:
+    """The field model's value of every candidate (per opponent; no sampling)."""
+    return field_scores(*field_values(cands.keys, cands.roy, cr), cr, method)
+
+
+def field_scores(vals: np.ndarray, wt: np.ndarray, cr: CompiledRules, method: str) -> Scores:
+    """Scores from field values float64[n] and rows' (win, tie) float64[n, 3, 2]
+    (``solver.strategy.field.field_values``)."""
+    return Scores(
+        method,
+        vals,
+        lambda i: field_row_stats(wt[i]),
+        declare=lambda nat: float(settle_natural(nat, None, cr)),
+    )
+
+
+def with_greedy(cands: Candidates, cr: CompiledRules) -> tuple[Candidates, int]:
+    """The candidates with the greedy setting among them, and its index.
+
+    Greedy can be dominated (an equal back of other suits may leave a better middle), so
+    it is appended when the candidates do not hold its keys.
+    """
+    from solver.strategy import _kernels as k
+    from solver.strategy.splits import prepare_hand, structure
+
+    rows = cands.rows if cands.rows is not None else prepare_hand(cands.hand, cr)
+    st = structure()
+    f, m, b = k._greedy(rows.k5, st.mask5, st.idx3)
+    keys = np.array([rows.k3[f], rows.k5[m], rows.k5[b]])
+    hits = np.flatnonzero((cands.keys == keys).all(axis=1))
+    if len(hits):
+        return cands, int(hits[0])
+    return cands.with_split(np.array([[f, m, b]]), cr), len(cands)

@@ -1,0 +1,280 @@
+"""solve(): the setting of a hand that wins the most units on average.
+
+Data flow (docs/architecture.md): validate -> compile the ruleset once -> sort the hand
+-> candidates (keys and royalties of the 1,287 + 286 subsets, the legal splits, their
+Pareto front when the ruleset allows) -> a scorer (solver.strategy.scoring: ``mc``,
+``exact`` against given opponents, ``field``, ``greedy``) -> ``assemble``: the best
+setting, its value and error, the runners-up, and the natural and surrender advice.
+
+Naturals are declared only when that is worth more than playing; surrender is advised
+when the best expected value is below minus its cost.
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from evaluator import format_cards, parse_hand
+from solver.engine.compiled import CompiledRules, compile_rules
+from solver.engine.errors import InputError
+from solver.engine.layout import MAX_SAMPLES, POLICIES
+from solver.engine.rules import Rules
+from solver.strategy.scoring import Natural, Scores
+from solver.strategy.splits import Candidates
+from solver.strategy.threads import Stop
+
+DEFAULT_SAMPLES = 3000
+
+
+@dataclass
+class Solution:
+    """The answer for one hand. ``ev`` is units per opponent, ``ev_total`` for the table."""
+
+    hand: str
+    rules: str
+    policy: str
+    players: int
+    samples: int | None
+    seed: int | None
+    front: str
+    middle: str
+    back: str
+    ev: float
+    ev_total: float
+    stderr: float | None
+    row_stats: dict[str, dict[str, float]] | None
+    alternatives: list[dict[str, Any]] = field(default_factory=list)
+    natural: dict[str, Any] | None = None
+    surrender: dict[str, Any] = field(default_factory=dict)
+    action: str = "play"
+    candidates: int | None = 0
+    ev_play: float = 0.0
+
+    @property
+    def setting(self) -> tuple[str, str, str]:
+        return self.front, self.middle, self.back
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON shape printed by ``capsa solve --format json`` (see README)."""
+        return {
+            "hand": self.hand,
+            "rules": self.rules,
+            "policy": self.policy,
+            "players": self.players,
+            "samples": self.samples,
+            "seed": self.seed,
+            "action": self.action,
+            "front": self.front,
+            "middle": self.middle,
+            "back": self.back,
+            "ev": _r(self.ev),
+            "ev_total": _r(self.ev_total),
+            "ev_play": _r(self.ev_play),
+            "stderr": _r(self.stderr),
+            "row_stats": self.row_stats,
+            "alternatives": self.alternatives,
+            "natural": self.natural,
+            "surrender": self.surrender,
+            "candidates": self.candidates,
+        }
+
+
+def _r(x: float | None, nd: int = 6) -> float | None:
+    return None if x is None else round(float(x), nd)
+
+
+# --------------------------------------------------------------------------- assemble
+
+
+def assemble(
+    cands: Candidates,
+    scores: Scores,
+    cr: CompiledRules,
+    *,
+    players: int,
+    natural: Natural | None = None,
+    best: int | None = None,
+    top: int = 3,
+    samples: int | None = None,
+    seed: int | None = None,
+    candidates: int | None = None,
+) -> Solution:
+    """The Solution from a scorer's Scores: the best candidate (``best``, or the highest
+    ``ev``), the runners-up, and the natural and surrender advice."""
+    from solver.engine.settlement import natural_setting
+
+    rules = cr.rules
+    order = np.argsort(-scores.ev, kind="stable")
+    if best is None:
+        best = int(order[0])
+    ev = float(scores.ev[best])
+    alternatives: list[dict[str, Any]] = []
+    for i in [j for j in order.tolist() if j != best][:top]:
+        f, m, b = cands.text(i)
+        d, se = scores.diff(i, best)
+        alternatives.append(
+            {"front": f, "middle": m, "back": b, "ev": _r(scores.ev[i]), "diff": _r(d),
+             "diff_stderr": _r(se)}
+        )  # fmt: skip
+    front, middle, back = cands.text(best)
+    action = "play"
+    nat_info = None
+    best_ev = ev
+    if natural is not None:
+        ev_declare = scores.declare(natural)
+        declared = ev_declare > ev
+        nat_info = {
+            "name": natural[2],
+            "declared": bool(declared),
+            "ev_declare": _r(ev_declare),
+            "ev_play": _r(ev),
+        }
+        if declared:
+            action = "declare"
+            best_ev = ev_declare
+            shown = natural_setting(cands.hand, cr)
+            if shown is not None:
+                front, middle, back = (format_cards(np.sort(r)[::-1]) for r in shown)
+    cost = rules.surrender_cost
+    recommend = cost is not None and best_ev < -cost
+    if recommend:
+        action = "surrender"
+        best_ev = -float(cost)
+    n_opp = players - 1
+    return Solution(
+        hand=format_cards(cands.hand[::-1]),
+        rules=rules.name,
+        policy=scores.method,
+        players=players,
+        samples=samples,
+        seed=seed,
+        front=front,
+        middle=middle,
+        back=back,
+        ev=best_ev,
+        ev_total=best_ev * n_opp,
+        stderr=scores.stderr(best),
+        row_stats=scores.row_stats(best),
+        alternatives=alternatives,
+        natural=nat_info,
+        surrender={"cost": cost, "recommended": bool(recommend), "ev_play": _r(ev)},
+        action=action,
+        candidates=candidates,
+        ev_play=ev,
+    )
+
+
+# --------------------------------------------------------------------------- solve
+
+
+def _whole(value: Any, name: str, low: int, high: int | None = None) -> int:
+    """An integer in [low, high], else InputError naming ``name``."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise InputError(f"{name} must be a whole number, got {value!r}")
+    value = int(value)
+    if value < low or (high is not None and value > high):
+        bound = f"from {low:,} to {high:,}" if high is not None else f"at least {low:,}"
+        raise InputError(f"{name} must be {bound}, got {value:,}")
+    return value
+
+
+def solve(
+    hand: str | Sequence[int] | np.ndarray,
+    rules: Rules | CompiledRules | str | None = None,
+    players: int | None = None,
+    policy: str = "mc",
+    samples: int | None = None,
+    seed: int | None = None,
+    against: Sequence | None = None,
+    top: int = 3,
+    *,
+    stop: Stop | None = None,
+) -> Solution:
+    """The best setting of a 13-card hand under a ruleset; see the module docstring.
+
+    ``policy`` is ``mc`` (Monte Carlo best response, the default), ``field`` or
+    ``greedy``. ``samples`` is the number of opponent hands dealt for ``mc`` (default
+    3,000, at most ``MAX_SAMPLES``); ``against`` is a list of opponent settings, each
+    (front, middle, back) or the text ``"front | middle | back"``: the answer is then
+    exact for those opponents, and ``players`` (if given) must count them. ``stop`` (a
+    threading.Event) ends a long run early (``solver.strategy.threads.Stopped``); so does
+    Ctrl-C (KeyboardInterrupt). Bad arguments raise ``InputError`` or ``CardParseError``.
+    """
+    from evaluator._jit import compiling
+
+    cr = compile_rules(rules)
+    if policy not in POLICIES:
+        raise InputError(f"policy must be one of {', '.join(POLICIES)}, got {policy!r}")
+    if players is not None:
+        players = _whole(players, "players", 2, 4)
+    if samples is not None:
+        samples = _whole(samples, "samples", 1, MAX_SAMPLES)
+    if seed is not None:
+        seed = _whole(seed, "seed", 0)
+    top = _whole(top, "top", 0)
+    h = np.sort(parse_hand(hand))
+    with compiling("solve", "solver kernels"):
+        return _solve(h, cr, players, policy, samples, seed, against, top, stop)
+
+
+def _solve(
+    h: np.ndarray,
+    cr: CompiledRules,
+    players: int | None,
+    policy: str,
+    samples: int | None,
+    seed: int | None,
+    against: Sequence | None,
+    top: int,
+    stop: Stop | None,
+) -> Solution:
+    from solver.engine.settlement import find_natural
+    from solver.strategy import scoring as sc
+    from solver.strategy.splits import candidates
+
+    if against is not None:
+        okeys, oroy, ofoul = sc.parse_against(against, h, cr)
+        n_opp = len(okeys)
+        if n_opp == 0:
+            raise InputError("against: give at least one opponent setting")
+        if n_opp > 3:
+            raise InputError(f"against: at most 3 opponents, got {n_opp}")
+        if players is not None and players != n_opp + 1:
+            raise InputError(
+                f"against gives {n_opp} opponent{'s' * (n_opp > 1)}, so {n_opp + 1} players,"
+                f" but players is {players}"
+            )
+        players = n_opp + 1
+    elif players is None:
+        players = cr.rules.players
+    cands = candidates(h, cr)
+    natural = find_natural(h, cr)
+    best = None
+    used_samples = None
+    if against is not None:
+        scores = sc.score_exact(cands, cr, okeys, oroy, ofoul)
+    elif policy == "mc":
+        used_samples = samples or DEFAULT_SAMPLES
+        deals = sc.mc_deals(used_samples, players - 1)
+        scores = sc.score_mc(cands, cr, players - 1, deals, seed, stop=stop)
+    else:
+        if policy == "greedy":
+            cands, best = sc.with_greedy(cands, cr)
+        scores = sc.score_field(cands, cr, method=policy)
+    return assemble(
+        cands,
+        scores,
+        cr,
+        players=players,
+        natural=natural,
+        best=best,
+        top=top,
+        samples=used_samples,
+        seed=seed,
+        candidates=len(cands),
+    )

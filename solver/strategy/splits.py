@@ -1,0 +1,168 @@
+"""The splits of a hand: subsets, partitions, the legal ones and their Pareto front.
+
+A hand is sorted (13 ``uint8`` ids, low to high). A *split* is a front 3-subset and two
+5-subsets of its positions (indices into ``evaluator.COMB3`` / ``COMB5``); the stronger
+five always goes to the back, so the 72,072 ordered splits reduce to 36,036 partitions.
+``candidates`` ranks every subset once, keeps the legal partitions and, when the ruleset
+makes payoffs monotone in row strength (``CompiledRules.pareto_safe``), only those on
+the Pareto front: a setting whose every row is matched or beaten by another setting's
+can never be worth more.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import numpy as np
+
+from evaluator import COMB3, COMB5, format_cards
+from solver.engine.compiled import CompiledRules
+from solver.engine.layout import NPART, NSUB3, NSUB5
+
+
+class Structure(NamedTuple):
+    """Index arrays for splits of a sorted 13-card hand (positions 0..12); one kernel
+    argument."""
+
+    part: np.ndarray  # int16[36036, 3]: front 3-subset, five A, five B
+    mask5: np.ndarray  # int64[1287] position bitmask of each five
+    mask3: np.ndarray  # int64[286]
+    idx5: np.ndarray  # int64[8192] five index of a bitmask (-1 if not a five)
+    idx3: np.ndarray  # int64[8192] three index of a bitmask
+    comb85: np.ndarray  # int64[56, 5] the 5-subsets of 8 positions
+
+
+@functools.cache
+def structure() -> Structure:
+    weights = 1 << np.arange(13, dtype=np.int64)
+    mask5 = (weights[COMB5.astype(np.int64)]).sum(axis=1)
+    mask3 = (weights[COMB3.astype(np.int64)]).sum(axis=1)
+    idx5 = np.full(8192, -1, np.int64)
+    idx5[mask5] = np.arange(NSUB5)
+    idx3 = np.full(8192, -1, np.int64)
+    idx3[mask3] = np.arange(NSUB3)
+    rows = []
+    for j, m3 in enumerate(mask3.tolist()):
+        rest = 0x1FFF ^ m3
+        low = rest & -rest
+        inside = np.flatnonzero(((mask5 & rest) == mask5) & ((mask5 & low) != 0))
+        rows.append(np.stack([np.full(len(inside), j), inside, idx5[rest ^ mask5[inside]]], 1))
+    part = np.concatenate(rows).astype(np.int16)
+    if part.shape != (NPART, 3):
+        raise AssertionError(f"expected {NPART} partitions, built {part.shape[0]}")
+    comb85 = np.array(list(itertools.combinations(range(8), 5)), dtype=np.int64)
+    for a in (part, mask5, mask3, idx5, idx3, comb85):
+        a.setflags(write=False)
+    return Structure(part, mask5, mask3, idx5, idx3, comb85)
+
+
+class HandRows(NamedTuple):
+    """Row keys and royalties of every subset of a sorted hand under a ruleset."""
+
+    k5: np.ndarray  # int64[1287] key of each five
+    k3: np.ndarray  # int64[286] key of each three (as a front)
+    r5: np.ndarray  # float64[2, 1287] royalty of each five as middle, as back
+    r3: np.ndarray  # float64[286] royalty of each three as a front
+
+
+def prepare_hand(hand: np.ndarray, cr: CompiledRules) -> HandRows:
+    """Keys and royalties of every subset of a sorted hand (uint8[13], low to high)."""
+    from solver.strategy import _kernels as k
+
+    rows = HandRows(
+        np.empty(NSUB5, np.int64), np.empty(NSUB3, np.int64), np.empty((2, NSUB5)), np.empty(NSUB3)
+    )
+    k._prepare(hand, cr.lookup, cr.arrays, *rows)
+    return rows
+
+
+@dataclass
+class Candidates:
+    """Settings of a sorted hand to score: the Pareto front, all legal splits, or any
+    settings given (a played one, a policy's choice)."""
+
+    hand: np.ndarray  # uint8[13], sorted
+    split: np.ndarray  # int32[n, 3] subset indices (front, middle, back)
+    keys: np.ndarray  # int64[n, 3]
+    roy: np.ndarray  # float64[n, 3] (after one royalty per hand)
+    legal: int  # number of legal partitions of the hand (0: not counted)
+    pruned: bool  # whether the Pareto front was taken
+    rows: HandRows | None = None  # the hand's subset rows, when computed
+
+    def __len__(self) -> int:
+        return len(self.split)
+
+    def text(self, i: int) -> tuple[str, str, str]:
+        """(front, middle, back) of candidate i as text, each row high card first."""
+        return setting_text(self.hand, self.split[i])
+
+    def with_split(self, split: np.ndarray, cr: CompiledRules) -> Candidates:
+        """These candidates and the given splits int32[m, 3] appended (keys and royalties
+        computed from the hand's rows)."""
+        from solver.strategy import _kernels as k
+
+        rows = self.rows if self.rows is not None else prepare_hand(self.hand, cr)
+        split = np.ascontiguousarray(split, np.int32).reshape(-1, 3)
+        keys = np.empty((len(split), 3), np.int64)
+        roy = np.empty((len(split), 3), np.float64)
+        k._candidate_rows(split, rows.k3, rows.k5, rows.r3, rows.r5, cr.rules.one_royalty_per_hand,
+                          keys, roy)  # fmt: skip
+        return Candidates(
+            self.hand,
+            np.vstack([self.split, split]).astype(np.int32),
+            np.vstack([self.keys, keys]),
+            np.vstack([self.roy, roy]),
+            self.legal,
+            self.pruned,
+            rows,
+        )
+
+
+def candidates(hand: np.ndarray, cr: CompiledRules, prune: bool = True) -> Candidates:
+    """The legal splits of a sorted hand worth scoring (the Pareto front when safe)."""
+    from solver.strategy import _kernels as k
+
+    st = structure()
+    rows = prepare_hand(hand, cr)
+    legal = np.empty((NPART, 3), np.int32)
+    n = k._legal_partitions(rows.k3, rows.k5, st.part, legal)
+    legal = legal[:n]
+    pruned = prune and cr.pareto_safe
+    if pruned:
+        keep = np.zeros(n, np.bool_)
+        k._pareto(rows.k3, rows.k5, legal, n, keep)
+        legal = legal[keep]
+    legal = np.ascontiguousarray(legal)
+    keys = np.empty((len(legal), 3), np.int64)
+    roy = np.empty((len(legal), 3), np.float64)
+    k._candidate_rows(legal, rows.k3, rows.k5, rows.r3, rows.r5, cr.rules.one_royalty_per_hand,
+                      keys, roy)  # fmt: skip
+    return Candidates(hand, legal, keys, roy, n, pruned, rows)
+
+
+def split_cards(hand_sorted: np.ndarray, split) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(front, middle, back) card arrays of a split of a sorted hand, each sorted high first."""
+    f, m, b = (int(x) for x in split)
+    rows = (hand_sorted[COMB3[f]], hand_sorted[COMB5[m]], hand_sorted[COMB5[b]])
+    return tuple(np.sort(r)[::-1].copy() for r in rows)
+
+
+def setting_text(hand_sorted: np.ndarray, split) -> tuple[str, str, str]:
+    """(front, middle, back) of a split as text (``As Kd Th``), each row high card first."""
+    return tuple(format_cards(r) for r in split_cards(hand_sorted, split))
+
+
+def split_of(hand_sorted: np.ndarray, front, middle, back) -> np.ndarray:
+    """The split int32[3] (subset indices) of a setting of a sorted hand's own cards."""
+    pos = {int(c): i for i, c in enumerate(hand_sorted.tolist())}
+    st = structure()
+    out = np.empty(3, np.int32)
+    for j, (row, idx) in enumerate(((front, st.idx3), (middle, st.idx5), (back, st.idx5))):
+        mask = 0
+        for c in np.asarray(row).tolist():
+            mask |= 1 << pos[int(c)]
+        out[j] = idx[mask]
+    return out
