@@ -765,8 +765,24 @@ def main() -> None:
     try:
         app()
     except KeyboardInterrupt:
-        err.print("capsa: interrupted")
+        err.print("capsa: interrupted", markup=False)
         sys.exit(130)
+    except SystemExit as exc:
+        # Typer turns Ctrl-C into a silent exit 130: say what happened.
+        if exc.code == 130 and _caused_by_interrupt(exc):
+            err.print("capsa: interrupted", markup=False)
+        raise
+
+
+def _caused_by_interrupt(exc: BaseException) -> bool:
+    seen: set[int] = set()
+    cur: BaseException | None = exc
+    while cur is not None and id(cur) not in seen:
+        if isinstance(cur, KeyboardInterrupt):
+            return True
+        seen.add(id(cur))
+        cur = cur.__cause__ or cur.__context__
+    return False
 
 
 __all__ = ["app", "main", "Path"]
