@@ -486,7 +486,7 @@ def _fast_records(
             one = Candidates(srt[i], split[j : j + 1], keys[j : j + 1], roy[j : j + 1], 0, False)
             solution = assemble(
                 one,
-                field_scores(vals[j : j + 1], wt[j : j + 1], cr, job.policy),
+                field_scores(vals[j : j + 1], wt[j : j + 1], cr, job.policy, job.players - 1),
                 cr,
                 players=job.players,
                 top=0,

@@ -260,13 +260,16 @@ def find_natural(hand13: Cards, rules: RulesLike = None) -> tuple[int, int, str]
     cr = compile_rules(rules)
     if not cr.rules.naturals:
         return None
-    h = _hand(hand13)
-    split = np.empty(13, np.int64)
-    with compiling("natural", "natural detection"):
-        nid, key = k._find_natural(h, cr.arrays.nat_codes, cr.lookup, cr.arrays.remap, split)
+    h = _hand(hand13).reshape(1, 13)
+    ids = np.empty(1, np.int64)
+    keys = np.empty(1, np.int64)
+    # The batch kernel for one hand too: one kernel to load, not two.
+    with compiling("natural-batch", "natural detection"):
+        k._find_natural_batch(h, cr.arrays.nat_codes, cr.lookup, cr.arrays.remap, ids, keys)
+    nid = int(ids[0])
     if nid < 0:
         return None
-    return int(nid), int(key), cr.rules.naturals[nid][0]
+    return nid, int(keys[0]), cr.rules.naturals[nid][0]
 
 
 def find_naturals(hands: np.ndarray, rules: RulesLike = None) -> tuple[np.ndarray, np.ndarray]:

@@ -263,6 +263,33 @@ def _pareto(k3, k5, legal, n, keep):
 
 
 @kernel
+def _candidates(hand, lk, ra, part, prune, k5, k3, r5, r3, split, keys, roy):
+    """The candidate settings of a sorted hand uint8[13], in one call.
+
+    Ranks every subset (``_prepare`` into k5 int64[1287], k3 int64[286], r5 float64[2,
+    1287], r3 float64[286]), keeps the legal partitions of part int16[36036, 3]
+    (``_legal_partitions``) and, with ``prune``, only their Pareto front (``_pareto``).
+    Writes the kept splits to split int32[36036, 3] with their keys int64[36036, 3] and
+    royalties float64[36036, 3] (``_candidate_rows``); returns (legal count, kept count).
+    """
+    _prepare(hand, lk, ra, k5, k3, r5, r3)
+    n = _legal_partitions(k3, k5, part, split)
+    m = n
+    if prune:
+        keep = np.zeros(n, np.bool_)
+        _pareto(k3, k5, split, n, keep)
+        m = 0
+        for i in range(n):
+            if keep[i]:
+                split[m, 0] = split[i, 0]
+                split[m, 1] = split[i, 1]
+                split[m, 2] = split[i, 2]
+                m += 1
+    _candidate_rows(split[:m], k3, k5, r3, r5, ra.params[P_ONE] != 0.0, keys[:m], roy[:m])
+    return n, m
+
+
+@kernel
 def _row_terms(key, myroy, fx, fe, r, mode):
     """(win, tie, loss, royalty term) of one row of key `key` against the field.
 
@@ -513,18 +540,24 @@ def _set_hands(hands, policy, lk, ra, st, fx, fe, out_split, out_keys, out_roy, 
 
 
 @kernel
-def _mc_values(ckeys, croy, okeys, oroy, onat, onatkey, n_opp, params, nat_units, lo, hi, out):
-    """Monte Carlo totals: out[c, d] += what candidate c wins from every opponent of deal d.
+def _mc_values(ckeys, croy, cfoul, okeys, oroy, onat, onatkey, weights, params, nat_units, lo,
+               hi, out):  # fmt: skip
+    """Monte Carlo totals: out[c, d] += what candidate c wins from every opponent of deal d,
+    each opponent's units times its weight.
 
-    ckeys int64[nc, 3], croy float64[nc, 3] candidates (legal); okeys/oroy [deals*n_opp, 3]
-    opponents set by the field; onat/onatkey the opponents' declared naturals (-1 none).
-    Deals lo..hi only (threads take disjoint ranges; each writes its own columns).
+    ckeys int64[nc, 3], croy float64[nc, 3], cfoul bool[nc] candidate summaries;
+    okeys/oroy [deals * n_opp, 3] opponents set by the field (deal d, seat o at row
+    d * n_opp + o); onat/onatkey the opponents' declared naturals (-1 none); weights
+    float64[n_opp] a weight per seat (stakes; 1.0 each for plain units). Deals lo..hi only
+    (threads take disjoint ranges; each writes its own columns).
     """
+    n_opp = weights.shape[0]
     for d in range(lo, hi):
         for o in range(n_opp):
             j = d * n_opp + o
+            w = weights[o]
             if onat[j] >= 0:
-                v = _settle_natural(-1, 0, onat[j], onatkey[j], nat_units)
+                v = w * _settle_natural(-1, 0, onat[j], onatkey[j], nat_units)
                 for c in range(ckeys.shape[0]):
                     out[c, d] += v
             else:
@@ -535,23 +568,10 @@ def _mc_values(ckeys, croy, okeys, oroy, onat, onatkey, n_opp, params, nat_units
                 q1 = oroy[j, 1]
                 q2 = oroy[j, 2]
                 for c in range(ckeys.shape[0]):
-                    out[c, d] += _settle_core(
-                        ckeys[c, 0],
-                        ckeys[c, 1],
-                        ckeys[c, 2],
-                        croy[c, 0],
-                        croy[c, 1],
-                        croy[c, 2],
-                        False,
-                        b0,
-                        b1,
-                        b2,
-                        q0,
-                        q1,
-                        q2,
-                        False,
-                        params,
-                    )
+                    out[c, d] += w * _settle_core(
+                        ckeys[c, 0], ckeys[c, 1], ckeys[c, 2], croy[c, 0], croy[c, 1],
+                        croy[c, 2], cfoul[c], b0, b1, b2, q0, q1, q2, False, params,
+                    )  # fmt: skip
 
 
 @kernel

@@ -18,6 +18,7 @@ Scores into a ``Solution``; nothing else does.
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -26,7 +27,7 @@ import numpy as np
 from evaluator import CardParseError, as_cards, format_cards
 from solver.engine.compiled import CompiledRules
 from solver.engine.errors import InputError
-from solver.engine.layout import ROWS
+from solver.engine.layout import MAX_UNITS, ROWS
 from solver.engine.settlement import find_naturals, settle_against, settle_natural, summarize
 from solver.strategy.deal import deal_hands
 from solver.strategy.field import field_row_stats, field_values
@@ -47,33 +48,69 @@ _MC_CHUNK_WORK = 2_000_000
 class Scores:
     """What a scorer found for every candidate.
 
-    ``ev[i]``: expected units per opponent of candidate i. ``per_unit`` (Monte Carlo only):
-    float64[n, deals], candidate i's units per opponent in each deal, for paired errors.
-    ``exact``: the values are exact (against known opponents). ``row_stats(i)``: rows'
-    win/tie/loss rates of candidate i (None when there is nothing to compare with).
-    ``declare(natural)``: what declaring the hand's natural is worth per opponent.
+    ``value[i]``: what candidate i is chosen by: its expected units per opponent, or,
+    with stakes, its expected staked total (sum over opponents of stake x units).
+    ``per_unit`` (Monte Carlo only): float64[n, deals], ``value`` per deal, for paired
+    errors. ``exact``: the values are exact (against known opponents).
+    ``by_opponent(i)``: expected units from each opponent, float64[n_opp]; ``ev(i)``
+    their mean. ``row_stats(i)``: rows' win/tie/loss rates (None when there is nothing
+    to compare with). ``declare(natural)``: what declaring the hand's natural is worth
+    per opponent; ``declare_by_opponent(natural)`` from each opponent.
     """
 
     method: str  # "mc", "exact", "field" or "greedy"
-    ev: np.ndarray
+    value: np.ndarray
     row_stats: Callable[[int], RowStats | None]
+    by_opponent: Callable[[int], np.ndarray]
     declare: Callable[[Natural], float]
+    declare_by_opponent: Callable[[Natural], np.ndarray]
     per_unit: np.ndarray | None = None
     exact: bool = False
+    stakes: np.ndarray | None = None  # float64[n_opp] when the value is staked
+
+    def ev(self, i: int) -> float:
+        """Expected units per opponent of candidate i (unstaked)."""
+        if self.stakes is None:
+            return float(self.value[i])
+        return float(self.by_opponent(i).mean())
 
     def stderr(self, i: int) -> float | None:
-        """Standard error of ``ev[i]``: 0 when exact, None for a model's value."""
+        """Standard error of ``value[i]``: 0 when exact, None for a model's value."""
         if self.per_unit is not None:
             x = self.per_unit[i]
             return float(x.std(ddof=1) / math.sqrt(len(x)))
         return 0.0 if self.exact else None
 
     def diff(self, i: int, j: int) -> tuple[float, float | None]:
-        """``ev[i] - ev[j]`` and its paired standard error (0 exact, None for a model)."""
+        """``value[i] - value[j]`` and its paired standard error (0 exact, None model)."""
         if self.per_unit is not None:
             d = self.per_unit[i] - self.per_unit[j]
             return float(d.mean()), float(d.std(ddof=1) / math.sqrt(len(d)))
-        return float(self.ev[i] - self.ev[j]), (0.0 if self.exact else None)
+        return float(self.value[i] - self.value[j]), (0.0 if self.exact else None)
+
+
+def check_stakes(stakes: Sequence | None, n_opp: int) -> np.ndarray | None:
+    """Stakes as float64[n_opp] (each finite, > 0, at most MAX_UNITS), or None."""
+    if stakes is None:
+        return None
+    if isinstance(stakes, str) or not isinstance(stakes, Sequence | np.ndarray):
+        raise InputError(f"stakes must be a list of {n_opp} numbers, got {stakes!r}")
+    if len(stakes) != n_opp:
+        raise InputError(
+            f"stakes: give one per opponent ({n_opp} opponent{'s' * (n_opp > 1)}),"
+            f" got {len(stakes)}"
+        )
+    out = np.empty(n_opp)
+    for i, x in enumerate(stakes):
+        if isinstance(x, bool) or not isinstance(x, numbers.Real):
+            raise InputError(f"stakes: stake {i + 1} must be a number, got {x!r}")
+        v = float(x)
+        if not (math.isfinite(v) and 0 < v <= MAX_UNITS):
+            raise InputError(
+                f"stakes: stake {i + 1} must be above 0 and at most {MAX_UNITS:,}, got {x!r}"
+            )
+        out[i] = v
+    return out
 
 
 def row_stats_against(keys: np.ndarray, okeys: np.ndarray) -> RowStats:
@@ -130,27 +167,42 @@ def parse_against(
 
 
 def score_exact(
-    cands: Candidates, cr: CompiledRules, okeys: np.ndarray, oroy: np.ndarray, ofoul: np.ndarray
+    cands: Candidates,
+    cr: CompiledRules,
+    okeys: np.ndarray,
+    oroy: np.ndarray,
+    ofoul: np.ndarray,
+    stakes: np.ndarray | None = None,
 ) -> Scores:
     """Every candidate settled exactly against each known opponent (summaries)."""
     n_opp = len(okeys)
     n = len(cands)
-    vals = np.zeros(n)
-    mine = (cands.keys, cands.roy, np.zeros(n, np.bool_))
+    per_opp = np.empty((n, n_opp))
+    total = np.zeros(n)
+    staked = np.zeros(n)
+    mine = (cands.keys, cands.roy, cands.fouls)
     for j in range(n_opp):
-        vals += settle_against(mine, (okeys[j], oroy[j], ofoul[j]), cr)
-    per_opp = vals / n_opp
+        per_opp[:, j] = settle_against(mine, (okeys[j], oroy[j], ofoul[j]), cr)
+        total += per_opp[:, j]
+        if stakes is not None:
+            staked += stakes[j] * per_opp[:, j]
     legal_opp = okeys[~ofoul]
 
     def row_stats(i: int) -> RowStats | None:
         return row_stats_against(cands.keys[i], legal_opp) if len(legal_opp) else None
 
+    def declare_by_opponent(nat: Natural) -> np.ndarray:
+        return np.full(n_opp, settle_natural(nat, None, cr))
+
     return Scores(
         "exact",
-        per_opp,
+        total / n_opp if stakes is None else staked,
         row_stats,
+        by_opponent=lambda i: per_opp[i].copy(),
         declare=lambda nat: float(settle_natural(nat, None, cr)),
+        declare_by_opponent=declare_by_opponent,
         exact=True,
+        stakes=stakes,
     )
 
 
@@ -206,37 +258,58 @@ def deal_opponents(
 
 
 def score_against(
-    cands: Candidates, cr: CompiledRules, opp: Opponents, stop: Stop | None = None
+    cands: Candidates,
+    cr: CompiledRules,
+    opp: Opponents,
+    stop: Stop | None = None,
+    stakes: np.ndarray | None = None,
 ) -> Scores:
     """Every candidate settled exactly against every deal of opponents (common random
-    numbers); values per opponent, per deal."""
+    numbers); values per opponent per deal, or staked totals per deal with stakes."""
     from solver.strategy import _kernels as k
 
-    deals = opp.deals
+    deals, n_opp = opp.deals, opp.n_opp
     check_mc_memory(len(cands), deals)
     ra = cr.arrays
     out = np.zeros((len(cands), deals))
+    ones = np.ones(n_opp)
+    weights = ones if stakes is None else np.ascontiguousarray(stakes, np.float64)
+    fouls = cands.fouls
 
     def run(lo: int, hi: int) -> None:
-        k._mc_values(cands.keys, cands.roy, opp.keys, opp.roy, opp.nat, opp.nat_key, opp.n_opp,
-                     ra.params, ra.nat_units, lo, hi, out)  # fmt: skip
+        k._mc_values(cands.keys, cands.roy, fouls, opp.keys, opp.roy, opp.nat, opp.nat_key,
+                     weights, ra.params, ra.nat_units, lo, hi, out)  # fmt: skip
 
-    chunk = max(64, _MC_CHUNK_WORK // max(1, len(cands) * opp.n_opp))
+    chunk = max(64, _MC_CHUNK_WORK // max(1, len(cands) * n_opp))
     run_ranges(run, deals, chunk=chunk, stop=stop)
-    per_deal = out / opp.n_opp
+    per_deal = out / n_opp if stakes is None else out
     played = opp.nat < 0
 
-    def declare(nat: Natural) -> float:
+    def by_opponent(i: int) -> np.ndarray:
+        seat = np.empty(n_opp)
+        one = np.zeros((1, deals))
+        for o in range(n_opp):
+            one[:] = 0.0
+            k._mc_values(cands.keys[i : i + 1], cands.roy[i : i + 1], fouls[i : i + 1],
+                         opp.keys, opp.roy, opp.nat, opp.nat_key, np.eye(n_opp)[o], ra.params,
+                         ra.nat_units, 0, deals, one)  # fmt: skip
+            seat[o] = one.mean()
+        return seat
+
+    def natural_values(nat: Natural) -> np.ndarray:
         dv = np.empty(len(opp.nat))
         k._natural_values(nat[0], nat[1], opp.nat, opp.nat_key, ra.nat_units, dv)
-        return float(dv.mean())
+        return dv
 
     return Scores(
         "mc",
         per_deal.mean(axis=1),
         lambda i: row_stats_against(cands.keys[i], opp.keys[played]),
-        declare,
+        by_opponent,
+        declare=lambda nat: float(natural_values(nat).mean()),
+        declare_by_opponent=lambda nat: natural_values(nat).reshape(deals, n_opp).mean(axis=0),
         per_unit=per_deal,
+        stakes=stakes,
     )
 
 
@@ -247,28 +320,51 @@ def score_mc(
     deals: int,
     seed: int | None,
     stop: Stop | None = None,
+    stakes: np.ndarray | None = None,
 ) -> Scores:
     """Monte Carlo values of every candidate against ``deals`` deals of field opponents."""
     check_mc_memory(len(cands), deals)
-    return score_against(cands, cr, deal_opponents(cands.hand, cr, n_opp, deals, seed, stop), stop)
+    opp = deal_opponents(cands.hand, cr, n_opp, deals, seed, stop)
+    return score_against(cands, cr, opp, stop, stakes)
 
 
 # --------------------------------------------------------------------------- field model
 
 
-def score_field(cands: Candidates, cr: CompiledRules, method: str = "field") -> Scores:
+def score_field(
+    cands: Candidates,
+    cr: CompiledRules,
+    method: str = "field",
+    n_opp: int = 1,
+    stakes: np.ndarray | None = None,
+) -> Scores:
     """The field model's value of every candidate (per opponent; no sampling)."""
-    return field_scores(*field_values(cands.keys, cands.roy, cr), cr, method)
+    return field_scores(*field_values(cands.keys, cands.roy, cr), cr, method, n_opp, stakes)
 
 
-def field_scores(vals: np.ndarray, wt: np.ndarray, cr: CompiledRules, method: str) -> Scores:
+def field_scores(
+    vals: np.ndarray,
+    wt: np.ndarray,
+    cr: CompiledRules,
+    method: str,
+    n_opp: int = 1,
+    stakes: np.ndarray | None = None,
+) -> Scores:
     """Scores from field values float64[n] and rows' (win, tie) float64[n, 3, 2]
-    (``solver.strategy.field.field_values``)."""
+    (``solver.strategy.field.field_values``). Every seat meets the same field, so a
+    setting's staked value is its value times the sum of the stakes."""
+
+    def declare_by_opponent(nat: Natural) -> np.ndarray:
+        return np.full(n_opp, settle_natural(nat, None, cr))
+
     return Scores(
         method,
-        vals,
+        vals if stakes is None else vals * stakes.sum(),
         lambda i: field_row_stats(wt[i]),
+        by_opponent=lambda i: np.full(n_opp, vals[i]),
         declare=lambda nat: float(settle_natural(nat, None, cr)),
+        declare_by_opponent=declare_by_opponent,
+        stakes=stakes,
     )
 
 

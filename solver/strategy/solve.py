@@ -54,6 +54,9 @@ class Solution:
     action: str = "play"
     candidates: int | None = 0
     ev_play: float = 0.0
+    stakes: list[float] | None = None
+    ev_staked: float | None = None
+    ev_by_opponent: list[float] | None = None
 
     @property
     def setting(self) -> tuple[str, str, str]:
@@ -81,6 +84,11 @@ class Solution:
             "natural": self.natural,
             "surrender": self.surrender,
             "candidates": self.candidates,
+            "stakes": self.stakes,
+            "ev_staked": _r(self.ev_staked),
+            "ev_by_opponent": None
+            if self.ev_by_opponent is None
+            else [_r(x) for x in self.ev_by_opponent],
         }
 
 
@@ -109,25 +117,31 @@ def assemble(
     from solver.engine.settlement import natural_setting
 
     rules = cr.rules
-    order = np.argsort(-scores.ev, kind="stable")
+    stakes = scores.stakes
+    order = np.argsort(-scores.value, kind="stable")
     if best is None:
         best = int(order[0])
-    ev = float(scores.ev[best])
+    ev = scores.ev(best)
     alternatives: list[dict[str, Any]] = []
     for i in [j for j in order.tolist() if j != best][:top]:
         f, m, b = cands.text(i)
         d, se = scores.diff(i, best)
-        alternatives.append(
-            {"front": f, "middle": m, "back": b, "ev": _r(scores.ev[i]), "diff": _r(d),
-             "diff_stderr": _r(se)}
-        )  # fmt: skip
+        alt = {"front": f, "middle": m, "back": b, "ev": _r(scores.ev(i))}
+        if stakes is not None:
+            alt["ev_staked"] = _r(scores.value[i])
+        alternatives.append({**alt, "diff": _r(d), "diff_stderr": _r(se)})
     front, middle, back = cands.text(best)
     action = "play"
     nat_info = None
     best_ev = ev
+    by_opponent = scores.by_opponent(best)
     if natural is not None:
         ev_declare = scores.declare(natural)
-        declared = ev_declare > ev
+        declare_by = scores.declare_by_opponent(natural)
+        if stakes is None:
+            declared = ev_declare > ev
+        else:
+            declared = float(stakes @ declare_by) > float(scores.value[best])
         nat_info = {
             "name": natural[2],
             "declared": bool(declared),
@@ -137,14 +151,19 @@ def assemble(
         if declared:
             action = "declare"
             best_ev = ev_declare
+            by_opponent = declare_by
             shown = natural_setting(cands.hand, cr)
             if shown is not None:
                 front, middle, back = (format_cards(np.sort(r)[::-1]) for r in shown)
     cost = rules.surrender_cost
-    recommend = cost is not None and best_ev < -cost
+    if stakes is None:
+        recommend = cost is not None and best_ev < -cost
+    else:
+        recommend = cost is not None and float(stakes @ by_opponent) < -cost * stakes.sum()
     if recommend:
         action = "surrender"
         best_ev = -float(cost)
+        by_opponent = np.full(len(by_opponent), -float(cost))
     n_opp = players - 1
     return Solution(
         hand=format_cards(cands.hand[::-1]),
@@ -166,6 +185,9 @@ def assemble(
         action=action,
         candidates=candidates,
         ev_play=ev,
+        stakes=None if stakes is None else stakes.tolist(),
+        ev_staked=None if stakes is None else float(stakes @ by_opponent),
+        ev_by_opponent=[float(x) for x in by_opponent],
     )
 
 
@@ -193,6 +215,7 @@ def solve(
     against: Sequence | None = None,
     top: int = 3,
     *,
+    stakes: Sequence[float] | None = None,
     stop: Stop | None = None,
 ) -> Solution:
     """The best setting of a 13-card hand under a ruleset; see the module docstring.
@@ -201,7 +224,10 @@ def solve(
     ``greedy``. ``samples`` is the number of opponent hands dealt for ``mc`` (default
     3,000, at most ``MAX_SAMPLES``); ``against`` is a list of opponent settings, each
     (front, middle, back) or the text ``"front | middle | back"``: the answer is then
-    exact for those opponents, and ``players`` (if given) must count them. ``stop`` (a
+    exact for those opponents, and ``players`` (if given) must count them. ``stakes``:
+    money per unit against each opponent (one per opponent, in order; default 1 each):
+    the setting chosen maximises the staked total, and naturals and surrender are
+    weighed the same way (docs/rules.md#stakes). ``stop`` (a
     threading.Event) ends a long run early (``solver.strategy.threads.Stopped``); so does
     Ctrl-C (KeyboardInterrupt). Bad arguments raise ``InputError`` or ``CardParseError``.
     """
@@ -219,7 +245,7 @@ def solve(
     top = _whole(top, "top", 0)
     h = np.sort(parse_hand(hand))
     with compiling("solve", "solver kernels"):
-        return _solve(h, cr, players, policy, samples, seed, against, top, stop)
+        return _solve(h, cr, players, policy, samples, seed, against, top, stakes, stop)
 
 
 def _solve(
@@ -231,6 +257,7 @@ def _solve(
     seed: int | None,
     against: Sequence | None,
     top: int,
+    stakes: Sequence[float] | None,
     stop: Stop | None,
 ) -> Solution:
     from solver.engine.settlement import find_natural
@@ -252,20 +279,22 @@ def _solve(
         players = n_opp + 1
     elif players is None:
         players = cr.rules.players
+    n_opp = players - 1
+    weights = sc.check_stakes(stakes, n_opp)
     cands = candidates(h, cr)
     natural = find_natural(h, cr)
     best = None
     used_samples = None
     if against is not None:
-        scores = sc.score_exact(cands, cr, okeys, oroy, ofoul)
+        scores = sc.score_exact(cands, cr, okeys, oroy, ofoul, weights)
     elif policy == "mc":
         used_samples = samples or DEFAULT_SAMPLES
-        deals = sc.mc_deals(used_samples, players - 1)
-        scores = sc.score_mc(cands, cr, players - 1, deals, seed, stop=stop)
+        deals = sc.mc_deals(used_samples, n_opp)
+        scores = sc.score_mc(cands, cr, n_opp, deals, seed, stop=stop, stakes=weights)
     else:
         if policy == "greedy":
             cands, best = sc.with_greedy(cands, cr)
-        scores = sc.score_field(cands, cr, method=policy)
+        scores = sc.score_field(cands, cr, method=policy, n_opp=n_opp, stakes=weights)
     return assemble(
         cands,
         scores,

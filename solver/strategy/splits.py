@@ -95,6 +95,12 @@ class Candidates:
     def __len__(self) -> int:
         return len(self.split)
 
+    @property
+    def fouls(self) -> np.ndarray:
+        """bool[n]: which candidates are fouled (only a played setting can be)."""
+        k = self.keys
+        return ~((k[:, 0] <= k[:, 1]) & (k[:, 1] <= k[:, 2]))
+
     def text(self, i: int) -> tuple[str, str, str]:
         """(front, middle, back) of candidate i as text, each row high card first."""
         return setting_text(self.hand, self.split[i])
@@ -125,22 +131,16 @@ def candidates(hand: np.ndarray, cr: CompiledRules, prune: bool = True) -> Candi
     """The legal splits of a sorted hand worth scoring (the Pareto front when safe)."""
     from solver.strategy import _kernels as k
 
-    st = structure()
-    rows = prepare_hand(hand, cr)
-    legal = np.empty((NPART, 3), np.int32)
-    n = k._legal_partitions(rows.k3, rows.k5, st.part, legal)
-    legal = legal[:n]
+    rows = HandRows(
+        np.empty(NSUB5, np.int64), np.empty(NSUB3, np.int64), np.empty((2, NSUB5)), np.empty(NSUB3)
+    )
+    split = np.empty((NPART, 3), np.int32)
+    keys = np.empty((NPART, 3), np.int64)
+    roy = np.empty((NPART, 3), np.float64)
     pruned = prune and cr.pareto_safe
-    if pruned:
-        keep = np.zeros(n, np.bool_)
-        k._pareto(rows.k3, rows.k5, legal, n, keep)
-        legal = legal[keep]
-    legal = np.ascontiguousarray(legal)
-    keys = np.empty((len(legal), 3), np.int64)
-    roy = np.empty((len(legal), 3), np.float64)
-    k._candidate_rows(legal, rows.k3, rows.k5, rows.r3, rows.r5, cr.rules.one_royalty_per_hand,
-                      keys, roy)  # fmt: skip
-    return Candidates(hand, legal, keys, roy, n, pruned, rows)
+    n, m = k._candidates(hand, cr.lookup, cr.arrays, structure().part, pruned, *rows,
+                         split, keys, roy)  # fmt: skip
+    return Candidates(hand, split[:m].copy(), keys[:m].copy(), roy[:m].copy(), n, pruned, rows)
 
 
 def split_cards(hand_sorted: np.ndarray, split) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
