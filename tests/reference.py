@@ -23,29 +23,33 @@ for every hand of a category. A front row is padded with ``PAD = -1`` ("two more
 below a deuce"), which puts it just below every 5-card row with the same leading ranks:
 front K K 5 -> (1, (11, 3, -1, -1)) < middle K K 5 3 2 -> (1, (11, 3, 1, 0)).
 
-Interpretations made here (each is listed, with its reason, under "Interpretations" in
-docs/rules.md; the anchor is given after each line):
+Interpretations made here, each explained under "Interpretations" in docs/rules.md (the
+anchor follows each one):
   * one_royalty_per_hand: a player's royalties are first reduced, from the hand alone,
     to its single largest one (on equal values the back is kept before the middle before
     the front); the royalty mode then decides whether it is paid.
-    (docs/rules.md#one-royalty-per-hand-is-decided-from-the-hand-alone)
+    (docs/rules.md#one-royalty-per-hand-from-the-hand-alone)
   * a fouled hand's own royalties are void: it collects nothing, and in "cancel" mode they
-    do not cancel the legal opponent's royalties. (docs/rules.md#a-fouled-hands-royalties-are-void)
+    do not cancel the legal opponent's royalties. (docs/rules.md#fouled-royalties-are-void)
   * "cancel" is decided row by row: a row's royalty is not paid when both players' hands
-    earn a royalty in that same row. (docs/rules.md#cancel-is-decided-row-by-row)
+    earn a royalty in that same row. (docs/rules.md#cancel-is-row-by-row)
   * naturals ignore the suit order (a full tie pays nothing); a straight flush counts as a
     straight for three straights and as a flush for three flushes.
-    (docs/rules.md#naturals-ignore-the-suit-order)
-  * royalties_dealt (docs/rules.md#royalties-for-dealt-cards and the
-    "dealt-..." interpretations there): the combinations are every four of a kind and
-    every straight flush among the 13 cards; the player keeps a card-disjoint set of them
-    with the largest total, each paid the back row's line, collected from every opponent
-    whoever wins the rows (cancel never cancels them), inside the scoop multiplier, void
-    when the hand fouls; rows then earn nothing for those hands. With
-    one_royalty_per_hand the hand keeps the single largest of all its royalties, a dealt
-    one before a row one of the same size (so the best single combination is picked).
+    (docs/rules.md#natural-tie-keys, docs/rules.md#qualifying-splits-for-naturals)
+  * royalties_dealt (docs/rules.md#royalties-for-dealt-cards): the combinations are every
+    four of a kind and every straight flush among the 13 cards
+    (docs/rules.md#dealt-combinations); the player is paid for card-disjoint ones with the
+    largest total (docs/rules.md#disjoint-dealt-combinations), each at the back row's line
+    (docs/rules.md#dealt-royalties-use-the-back-line), collected from every opponent
+    whoever wins the rows, never cancelled, inside the scoop multiplier
+    (docs/rules.md#dealt-royalties-are-always-paid), void when the hand fouls
+    (docs/rules.md#dealt-royalties-and-fouls); rows then earn nothing for those hands
+    (docs/rules.md#rows-under-dealt-royalties). With one_royalty_per_hand the hand keeps
+    the single largest of all its royalties, a dealt one before a row one of the same
+    size, so the best single combination is the pick
+    (docs/rules.md#dealt-royalties-and-one-royalty-per-hand).
   * stakes: ``ref_best_setting`` maximises ``sum(stake_j * units_j)``; ties keep the
-    first split. (docs/rules.md#stakes)
+    first split. (docs/rules.md#staked-best-setting)
 """
 
 from __future__ import annotations
@@ -248,7 +252,7 @@ def ref_decisive_card(cards: Sequence[int], suit_order: str | None = None) -> in
     pair, the trips of a full house; for straights, flushes and high cards the highest
     rank, so the ace of A-2-3-4-5). Among the row's cards of that rank it is the one of the
     strongest suit: under ``suit_order`` when given, else the highest card id
-    (s > h > d > c, the id order).
+    (s > h > d > c, the id order). (docs/rules.md#decisive-card)
     """
     cards = _ints(cards)
     rank = _rank_groups(cards)[0]
@@ -291,7 +295,8 @@ def ref_is_legal(
     wheel: str = "low",
     suit_order: str | None = None,
 ) -> bool:
-    """front <= middle <= back on the one scale (equal allowed)."""
+    """front <= middle <= back on the one scale (equal allowed; with a suit order, equal
+    rows are ordered by suits: docs/rules.md#suit-order-in-the-foul-check)."""
     return (
         ref_compare_rows(front, middle, wheel, suit_order) <= 0
         and ref_compare_rows(middle, back, wheel, suit_order) <= 0
@@ -456,6 +461,7 @@ def _hand_summary(setting, rules) -> tuple:
 
 
 def _settle_summaries(sa: tuple, sb: tuple, rules) -> float:
+    """docs/rules.md#the-settlement-step-by-step, step by step."""
     legal_a, keys_a, roy_a, dealt_a = sa
     legal_b, keys_b, roy_b, dealt_b = sb
 

@@ -1,4 +1,4 @@
-"""Hand-written checks of the oracle (tests/reference.py) against RULES.md statements."""
+"""Hand-written checks of the oracle (tests/reference.py) against docs/rules.md."""
 
 from __future__ import annotations
 
