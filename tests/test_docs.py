@@ -17,7 +17,13 @@ from pathlib import Path
 import pytest
 
 import solver
-from solver.rules import FILE_KEYS, PRESETS, ROYAL_FLUSH_ROYALTIES, load_rules, rules_from_dict
+from solver.engine.rules import (
+    FILE_KEYS,
+    PRESETS,
+    ROYAL_FLUSH_ROYALTIES,
+    load_rules,
+    rules_from_dict,
+)
 from tests import reference as R
 
 ROOT = Path(__file__).resolve().parent.parent

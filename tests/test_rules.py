@@ -1,4 +1,4 @@
-"""Rulesets: presets, TOML files, validation messages, digests (solver/rules.py)."""
+"""Rulesets: presets, TOML files, validation messages, digests (solver/engine/rules.py)."""
 
 from __future__ import annotations
 
