@@ -1,17 +1,18 @@
 """Slow, obviously correct reference implementation of the game (the test oracle).
 
-Written straight from /work/shared/RULES.md, in pure Python (itertools only), and
-independent of ``evaluator`` and ``solver``: every fast kernel in the project is tested
-against these functions, so they favour clarity over speed.
+Written straight from the game's specification, docs/rules.md, in pure Python (itertools
+only), and independent of ``evaluator`` and ``solver``: every fast kernel in the project
+is tested against these functions, so they favour clarity over speed.
 
 Cards are ids ``rank * 4 + suit`` (rank 0 = deuce .. 12 = ace; suit 0 = c, 1 = d, 2 = h,
 3 = s). Any sequence of ints (tuples, lists, numpy arrays) is accepted; ``ref_cards`` turns
 text such as ``"As Kd Th"`` into ids for hand-written tests.
 
 Functions that need a ruleset take a ``rules`` object, duck-typed: it needs the attributes
-of ``solver.engine.rules.Rules`` (see notes/CONTRACT.md): ``scoring``, ``scoop_multiplier``,
+of ``solver.engine.rules.Rules`` (docs/rules.md#ruleset-files): ``scoring``, ``scoop_multiplier``,
 ``royalty_mode``, ``one_royalty_per_hand``, ``suit_order``, ``wheel``, ``royalties``
-(tuple of ``(row, hand, units)``) and ``naturals`` (tuple of ``(name, units)``).
+(tuple of ``(row, hand, units)``) and ``naturals`` (tuple of ``(name, units)``);
+``royalties_dealt`` is read with ``getattr(rules, "royalties_dealt", False)``.
 
 Row keys
 --------
@@ -22,16 +23,33 @@ for every hand of a category. A front row is padded with ``PAD = -1`` ("two more
 below a deuce"), which puts it just below every 5-card row with the same leading ranks:
 front K K 5 -> (1, (11, 3, -1, -1)) < middle K K 5 3 2 -> (1, (11, 3, 1, 0)).
 
-Interpretations of RULES.md made here (documented where they are implemented):
-  * one_royalty_per_hand: a player's row royalties are first reduced, from the hand alone,
+Interpretations made here, each explained under "Interpretations" in docs/rules.md (the
+anchor follows each one):
+  * one_royalty_per_hand: a player's royalties are first reduced, from the hand alone,
     to its single largest one (on equal values the back is kept before the middle before
     the front); the royalty mode then decides whether it is paid.
+    (docs/rules.md#one-royalty-per-hand-from-the-hand-alone)
   * a fouled hand's own royalties are void: it collects nothing, and in "cancel" mode they
-    do not cancel the legal opponent's royalties.
+    do not cancel the legal opponent's royalties. (docs/rules.md#fouled-royalties-are-void)
   * "cancel" is decided row by row: a row's royalty is not paid when both players' hands
-    earn a royalty in that same row.
+    earn a royalty in that same row. (docs/rules.md#cancel-is-row-by-row)
   * naturals ignore the suit order (a full tie pays nothing); a straight flush counts as a
     straight for three straights and as a flush for three flushes.
+    (docs/rules.md#natural-tie-keys, docs/rules.md#qualifying-splits-for-naturals)
+  * royalties_dealt (docs/rules.md#royalties-for-dealt-cards): the combinations are every
+    four of a kind and every straight flush among the 13 cards
+    (docs/rules.md#dealt-combinations); the player is paid for card-disjoint ones with the
+    largest total (docs/rules.md#disjoint-dealt-combinations), each at the back row's line
+    (docs/rules.md#dealt-royalties-use-the-back-line), collected from every opponent
+    whoever wins the rows, never cancelled, inside the scoop multiplier
+    (docs/rules.md#dealt-royalties-are-always-paid), void when the hand fouls
+    (docs/rules.md#dealt-royalties-and-fouls); rows then earn nothing for those hands
+    (docs/rules.md#rows-under-dealt-royalties). With one_royalty_per_hand the hand keeps
+    the single largest of all its royalties, a dealt one before a row one of the same
+    size, so the best single combination is the pick
+    (docs/rules.md#dealt-royalties-and-one-royalty-per-hand).
+  * stakes: ``ref_best_setting`` maximises ``sum(stake_j * units_j)``; ties keep the
+    first split. (docs/rules.md#staked-best-setting)
 """
 
 from __future__ import annotations
@@ -39,6 +57,7 @@ from __future__ import annotations
 import itertools
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
+from typing import NamedTuple
 
 RANKS = "23456789TJQKA"
 SUITS = "cdhs"
@@ -233,7 +252,7 @@ def ref_decisive_card(cards: Sequence[int], suit_order: str | None = None) -> in
     pair, the trips of a full house; for straights, flushes and high cards the highest
     rank, so the ace of A-2-3-4-5). Among the row's cards of that rank it is the one of the
     strongest suit: under ``suit_order`` when given, else the highest card id
-    (s > h > d > c, the id order).
+    (s > h > d > c, the id order). (docs/rules.md#decisive-card)
     """
     cards = _ints(cards)
     rank = _rank_groups(cards)[0]
@@ -276,7 +295,8 @@ def ref_is_legal(
     wheel: str = "low",
     suit_order: str | None = None,
 ) -> bool:
-    """front <= middle <= back on the one scale (equal allowed)."""
+    """front <= middle <= back on the one scale (equal allowed; with a suit order, equal
+    rows are ordered by suits: docs/rules.md#suit-order-in-the-foul-check)."""
     return (
         ref_compare_rows(front, middle, wheel, suit_order) <= 0
         and ref_compare_rows(middle, back, wheel, suit_order) <= 0
@@ -293,11 +313,17 @@ def _royalty_table(rules) -> dict[tuple[str, str], float]:
     return {(row, hand): float(units) for row, hand, units in table}
 
 
+def _royalties_dealt(rules) -> bool:
+    return bool(getattr(rules, "royalties_dealt", False))
+
+
 def ref_row_royalty(row: str, cards: Sequence[int], rules) -> float:
     """Royalty units the row earns (before royalty mode / one-per-hand are applied).
 
     The front (3 cards) is ranked as trips/pair/high card only. A royal flush is paid the
     row's ``royal_flush`` line when the table has one, else the ``straight_flush`` line.
+    Under ``royalties_dealt`` a row earns nothing for four of a kind, a straight flush or
+    a royal flush: those are paid for the dealt cards instead (``ref_dealt_royalties``).
     """
     if row not in ROWS:
         raise ValueError(f"row must be one of {ROWS}, got {row!r}")
@@ -305,6 +331,8 @@ def ref_row_royalty(row: str, cards: Sequence[int], rules) -> float:
     if not table:
         return 0.0
     category = ref_key(cards)[0]  # the wheel does not change any category
+    if category in (QUADS, STRAIGHT_FLUSH) and _royalties_dealt(rules):
+        return 0.0
     if category == STRAIGHT_FLUSH and ref_is_royal(cards) and (row, "royal_flush") in table:
         return table[(row, "royal_flush")]
     hand = _ROYALTY_HAND.get(category)
@@ -319,18 +347,106 @@ def _one_per_hand(royalties: list[float]) -> list[float]:
     return [royalties[i] if i == best else 0.0 for i in range(3)]
 
 
+# ------------------------------------------------------- royalties for the dealt cards
+#
+# Under royalties_dealt, four of a kind and straight flushes are paid for the 13 cards
+# dealt (the union of the three rows), not for the rows they end up in.
+
+# The rank sets of the ten straights, lowest first; the wheel A-2-3-4-5 is listed first
+# and counts whatever the ruleset's wheel setting (that only decides how it ranks).
+_STRAIGHT_RANKS = (frozenset({12, 0, 1, 2, 3}),) + tuple(
+    frozenset(range(top - 4, top + 1)) for top in range(4, 13)
+)
+_BROADWAY = frozenset({8, 9, 10, 11, 12})
+
+
+def ref_dealt_combinations(hand13: Sequence[int], rules) -> list[tuple[str, tuple, float]]:
+    """Every four of a kind and every straight flush among the cards, with what it earns.
+
+    Returns ``(hand, cards, units)`` triples: quads by rank, then straight flushes by
+    suit and height. ``hand`` is ``"four_of_a_kind"``, ``"straight_flush"`` or
+    ``"royal_flush"`` (T-J-Q-K-A of one suit); ``units`` is the BACK row's line for it
+    (a royal flush without a back ``royal_flush`` line earns the ``straight_flush``
+    line; a missing line earns 0). Combinations may share cards (six suited cards in
+    sequence hold two straight flushes; a quad may share a card with one).
+    """
+    cards = _ints(hand13)
+    table = _royalty_table(rules)
+    found = []
+    for rank in range(13):
+        quad = tuple(sorted(c for c in cards if rank_of(c) == rank))
+        if len(quad) == 4:
+            found.append(("four_of_a_kind", quad, table.get(("back", "four_of_a_kind"), 0.0)))
+    for suit in range(4):
+        suited = {rank_of(c): c for c in cards if suit_of(c) == suit}
+        for ranks in _STRAIGHT_RANKS:
+            if not ranks <= suited.keys():
+                continue
+            five = tuple(sorted(suited[r] for r in ranks))
+            straight_flush = table.get(("back", "straight_flush"), 0.0)
+            if ranks == _BROADWAY:
+                units = table.get(("back", "royal_flush"), straight_flush)
+                found.append(("royal_flush", five, units))
+            else:
+                found.append(("straight_flush", five, straight_flush))
+    return found
+
+
+def ref_dealt_royalties(
+    hand13: Sequence[int], rules
+) -> tuple[tuple[tuple[str, tuple, float], ...], float]:
+    """The dealt combinations the player is paid for, and their total: ``(picked, total)``.
+
+    The player picks combinations (``ref_dealt_combinations``) that share no card, with
+    the largest total; combinations that earn 0 are never picked. Ties between picks of
+    the same total keep the one with fewer combinations, then the first in
+    ``itertools.combinations`` order (only the total is ever paid, so the choice does not
+    matter). With ``one_royalty_per_hand`` only one royalty of the hand will count, so
+    the player's best choice is the single most valuable combination (any one
+    combination is a card-disjoint pick): ``picked`` holds that one alone.
+
+    This is what the combinations are worth when ``royalties_dealt`` is on; the flag
+    itself is not read here.
+    """
+    combos = [c for c in ref_dealt_combinations(hand13, rules) if c[2] > 0]
+    if not combos:
+        return (), 0.0
+    if getattr(rules, "one_royalty_per_hand", False):
+        best = max(combos, key=lambda c: c[2])  # the first of the largest
+        return (best,), best[2]
+    best_pick: tuple = ()
+    best_total = 0.0
+    for size in range(1, len(combos) + 1):
+        for pick in itertools.combinations(combos, size):
+            used = [card for _hand, five, _units in pick for card in five]
+            if len(used) != len(set(used)):
+                continue  # two combinations share a card
+            total = sum(units for _hand, _five, units in pick)
+            if total > best_total:
+                best_pick, best_total = pick, total
+    return best_pick, float(best_total)
+
+
 # ------------------------------------------------------------------- settlement
 #
-# A hand is summarised once as (legal, (3 row comparison keys), (3 royalties)); the
-# pairwise settlement works on two summaries. ref_settle and ref_best_setting share it.
+# A hand is summarised once as (legal, (3 row comparison keys), (3 row royalties), dealt
+# royalty); the pairwise settlement works on two summaries. ref_settle and
+# ref_best_setting share it.
 
 
-def _summarise(rows_cmp: tuple, rows_royalty: list[float], rules) -> tuple:
+def _summarise(rows_cmp: tuple, rows_royalty: list[float], rules, dealt: float = 0.0) -> tuple:
+    """``dealt`` is ``ref_dealt_royalties(...)[1]`` under royalties_dealt, else 0."""
     legal = rows_cmp[0] <= rows_cmp[1] <= rows_cmp[2]
     royalties = list(rows_royalty)
     if getattr(rules, "one_royalty_per_hand", False):
-        royalties = _one_per_hand(royalties)
-    return (legal, tuple(rows_cmp), tuple(royalties))
+        # The single largest of all the hand's royalties; a dealt one is kept over a row
+        # royalty of the same size, then back, middle, front among the rows.
+        if dealt > 0 and dealt >= max(royalties):
+            royalties = [0.0, 0.0, 0.0]
+        else:
+            royalties = _one_per_hand(royalties)
+            dealt = 0.0
+    return (legal, tuple(rows_cmp), tuple(royalties), float(dealt))
 
 
 def _hand_summary(setting, rules) -> tuple:
@@ -340,12 +456,14 @@ def _hand_summary(setting, rules) -> tuple:
     rows = (front, middle, back)
     cmp_keys = tuple(_cmp_key(r, rules.wheel, rules.suit_order) for r in rows)
     royalties = [ref_row_royalty(name, r, rules) for name, r in zip(ROWS, rows, strict=True)]
-    return _summarise(cmp_keys, royalties, rules)
+    dealt = ref_dealt_royalties(front + middle + back, rules)[1] if _royalties_dealt(rules) else 0.0
+    return _summarise(cmp_keys, royalties, rules, dealt)
 
 
 def _settle_summaries(sa: tuple, sb: tuple, rules) -> float:
-    legal_a, keys_a, roy_a = sa
-    legal_b, keys_b, roy_b = sb
+    """docs/rules.md#the-settlement-step-by-step, step by step."""
+    legal_a, keys_a, roy_a, dealt_a = sa
+    legal_b, keys_b, roy_b, dealt_b = sb
 
     # Row results from A's side: +1 won, -1 lost, 0 tied.
     if not legal_a and not legal_b:
@@ -359,9 +477,9 @@ def _settle_summaries(sa: tuple, sb: tuple, rules) -> float:
 
     # A fouled hand collects no royalties (and, being void, cancels none).
     if not legal_a:
-        roy_a = (0.0, 0.0, 0.0)
+        roy_a, dealt_a = (0.0, 0.0, 0.0), 0.0
     if not legal_b:
-        roy_b = (0.0, 0.0, 0.0)
+        roy_b, dealt_b = (0.0, 0.0, 0.0), 0.0
 
     won_a = results.count(1)
     won_b = results.count(-1)
@@ -397,6 +515,8 @@ def _settle_summaries(sa: tuple, sb: tuple, rules) -> float:
                 royalty -= roy_b[i]
         else:
             raise ValueError(f"royalty_mode must be winner/cancel/always, got {mode!r}")
+    # Dealt royalties are paid whoever wins the rows, in every mode (never cancelled).
+    royalty += dealt_a - dealt_b
     units += royalty
 
     if won_a == 3 or won_b == 3:
@@ -564,17 +684,42 @@ def ref_all_splits(hand13: Sequence[int]) -> Iterator[tuple[tuple[int, ...], ...
             )
 
 
-def ref_best_setting(hand13: Sequence[int], opponents, rules) -> tuple[float, tuple]:
-    """Brute force: (value, setting) maximising sum(ref_settle(setting, opp) for opp).
+class RefBest(NamedTuple):
+    """What ``ref_best_setting`` found: the staked value, the setting, and the units won
+    from each opponent, so that ``value == sum(stake * u for stake, u in zip(stakes,
+    units))`` and ``units[j] == ref_settle(setting, opponents[j], rules)``."""
 
-    Every one of the 72,072 splits is scored, fouled ones included. On equal values the
-    first split in ``ref_all_splits`` order wins. Row keys and royalties are computed once
-    per card subset (1,287 fives, 286 threes) and the settlement is the same
-    ``_settle_summaries`` that ref_settle uses.
+    value: float
+    setting: tuple
+    units: tuple[float, ...]
+
+
+def _stakes(stakes, n_opponents: int) -> tuple[float, ...]:
+    if stakes is None:
+        return (1.0,) * n_opponents
+    stakes = tuple(float(s) for s in stakes)
+    if len(stakes) != n_opponents:
+        raise ValueError(f"one stake per opponent: {n_opponents} opponents, {len(stakes)} stakes")
+    if not all(s > 0 for s in stakes):  # also rejects NaN
+        raise ValueError(f"stakes must be positive numbers, got {stakes}")
+    return stakes
+
+
+def ref_best_setting(hand13: Sequence[int], opponents, rules, stakes=None) -> RefBest:
+    """Brute force: the setting maximising ``sum(stakes[j] * ref_settle(setting, opp_j))``.
+
+    ``stakes`` is one positive number per opponent (money per unit; default all 1, which
+    is the plain sum of units). Every one of the 72,072 splits is scored, fouled ones
+    included. On equal values the first split in ``ref_all_splits`` order wins. Row keys
+    and royalties are computed once per card subset (1,287 fives, 286 threes), the dealt
+    royalty (``royalties_dealt``) once per hand, and the settlement is the same
+    ``_settle_summaries`` that ref_settle uses. Returns ``RefBest(value, setting, units)``.
     """
     opponents = [tuple(opp) for opp in opponents]
+    stakes = _stakes(stakes, len(opponents))
     opp_summaries = [_hand_summary(opp, rules) for opp in opponents]
     wheel, suit_order = rules.wheel, rules.suit_order
+    dealt = ref_dealt_royalties(hand13, rules)[1] if _royalties_dealt(rules) else 0.0
 
     row_cache: dict[tuple[int, ...], tuple] = {}
 
@@ -593,17 +738,18 @@ def ref_best_setting(hand13: Sequence[int], opponents, rules) -> tuple[float, tu
             row_cache[cards] = info
         return info
 
-    best_value, best_setting = None, None
+    best = None
     for setting in ref_all_splits(hand13):
         front, middle, back = setting
         f, m, b = row_info(front), row_info(middle), row_info(back)
-        summary = _summarise((f[0], m[0], b[0]), [f[1], m[1], b[2]], rules)
+        summary = _summarise((f[0], m[0], b[0]), [f[1], m[1], b[2]], rules, dealt)
+        units = tuple(_settle_summaries(summary, opp, rules) for opp in opp_summaries)
         value = 0.0
-        for opp in opp_summaries:
-            value += _settle_summaries(summary, opp, rules)
-        if best_value is None or value > best_value:
-            best_value, best_setting = value, setting
-    return best_value, best_setting
+        for stake, u in zip(stakes, units, strict=True):
+            value += stake * u
+        if best is None or value > best.value:
+            best = RefBest(value, setting, units)
+    return best
 
 
 # ----------------------------------------------------------------------- the field model

@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from solver.cli import app
-from solver.engine.rules import PRESETS, describe_rules, load_rules
+from solver.engine.rules import PRESETS, describe_rules, load_rules, to_toml
 
 
 def run(*args: str, input: str | None = None):
@@ -136,3 +136,45 @@ def test_has_help_and_imports_no_numba():
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
+
+
+def capsa(*args: str, input: str | None = None) -> subprocess.CompletedProcess:
+    """The installed command line, in a subprocess, as a user runs it."""
+    cmd = [sys.executable, "-m", "solver", *args]
+    return subprocess.run(cmd, capture_output=True, text=True, input=input, timeout=120)
+
+
+def test_royalties_dealt_is_shown_and_round_trips(tmp_path):
+    """docs/rules.md#royalties-for-dealt-cards: `capsa rules` shows the key, off or on."""
+    res = capsa("rules", "chinese-1-6")
+    assert res.returncode == 0, res.stderr
+    line = next(x for x in res.stdout.splitlines() if x.split()[:1] == ["royalties_dealt"])
+    assert line.split()[1] == "no"
+    path = tmp_path / "dealt.toml"
+    path.write_text('base = "chinese-2-4"\nroyalties_dealt = true\n')
+    res = capsa("rules", str(path))
+    assert res.returncode == 0, res.stderr
+    line = next(x for x in res.stdout.splitlines() if x.split()[:1] == ["royalties_dealt"])
+    assert line.split()[1] == "yes"
+    assert load_rules(str(path)).digest() in res.stdout
+    res = capsa("rules", str(path), "--format", "json")
+    data = json.loads(res.stdout)
+    assert data["royalties_dealt"] is True
+    # the ruleset written as TOML (to_toml) and read back from stdin is the same ruleset
+    res = capsa("rules", "-", "--format", "json", input=to_toml(load_rules(str(path))))
+    assert res.returncode == 0, res.stderr
+    assert json.loads(res.stdout) == data
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"), [('"yes"', "'yes'"), ("1", "1"), ("[true]", "an array")]
+)
+def test_bad_royalties_dealt_is_one_line_exit_2(tmp_path, value, shown):
+    path = tmp_path / "bad.toml"
+    path.write_text(f"royalties_dealt = {value}\n")
+    res = capsa("rules", str(path))
+    assert res.returncode == 2
+    assert res.stdout == ""
+    assert res.stderr.strip() == (
+        f"capsa: error: bad.toml: royalties_dealt must be true or false, got {shown}"
+    )

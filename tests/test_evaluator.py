@@ -17,7 +17,7 @@ from tests import reference as ref
 
 FIVE_DIGEST = "6d18b4e52b65fbae18ffd88dd70de48d6f804fc73d2d0b91d6b9f3224f36a413"
 THREE_DIGEST = "97adb0aaef58790c0524ee22f9ad7ff188a0a875b98c6179937079df34c7647c"
-# Straight flush .. high card, as RULES.md and STYLE.md count them.
+# High card .. straight flush, as docs/rules.md#five-card-rows counts them.
 CATEGORY_COUNTS = [1302540, 1098240, 123552, 54912, 10200, 5108, 3744, 624, 40]
 CLASS_COUNTS = [1277, 2860, 858, 858, 10, 1277, 156, 156, 10]
 

@@ -1,4 +1,4 @@
-"""Hand-written checks of the oracle (tests/reference.py) against RULES.md statements."""
+"""Hand-written checks of the oracle (tests/reference.py) against docs/rules.md."""
 
 from __future__ import annotations
 
@@ -11,8 +11,10 @@ import pytest
 
 try:  # tests/ on sys.path (pytest's default rootdir-less import) or tests as a package
     import reference as R
+    import rich_hands as H
 except ImportError:  # pragma: no cover
     from tests import reference as R
+    from tests import rich_hands as H
 
 C = R.ref_cards
 
@@ -667,16 +669,16 @@ FOULED_OPPONENT = setting("Jc Jd Js", "Tc 9d 8c 6s 5s", "4c 4d 4h 9c 7s")
 def test_best_setting_against_fouled_opponent():
     opp = FOULED_OPPONENT
     assert not R.ref_is_legal(*opp)
-    value, best = R.ref_best_setting(QUADS_HAND, [opp], rules())
+    value, best, _ = R.ref_best_setting(QUADS_HAND, [opp], rules())
     # 6 for the scoop + front trips 3 + middle quads 8 + back quads 4
     assert value == 21
     front, middle, back = best
     assert R.ref_category3(front) == "three of a kind"
     assert R.ref_category5(middle) == R.ref_category5(back) == "four of a kind"
     assert R.ref_settle(best, opp, rules()) == 21
-    value, _ = R.ref_best_setting(QUADS_HAND, [opp], rules(one_royalty_per_hand=True))
+    value, _, _ = R.ref_best_setting(QUADS_HAND, [opp], rules(one_royalty_per_hand=True))
     assert value == 6 + 8
-    value, _ = R.ref_best_setting(QUADS_HAND, [opp] * 3, rules(scoop_multiplier=2))
+    value, _, _ = R.ref_best_setting(QUADS_HAND, [opp] * 3, rules(scoop_multiplier=2))
     assert value == 3 * 2 * 21
 
 
@@ -690,9 +692,386 @@ def test_best_setting_matches_settle_sum():
         h = deck[13 * i : 13 * i + 13]
         opps.append(next(s for s in R.ref_all_splits(h) if R.ref_is_legal(*s)))
     r = rules(scoring="2-4", royalty_mode="always", suit_order="shcd")
-    value, best = R.ref_best_setting(hand, opps, r)
-    assert value == sum(R.ref_settle(best, o, r) for o in opps)
+    value, best, units = R.ref_best_setting(hand, opps, r)
+    assert units == tuple(R.ref_settle(best, o, r) for o in opps)
+    assert value == sum(units)
     assert R.ref_is_legal(*best, suit_order="shcd")
     # no split does better (checked on a sample of splits, every 97th)
     for s in itertools.islice(R.ref_all_splits(hand), 0, None, 97):
         assert sum(R.ref_settle(s, o, r) for o in opps) <= value
+
+
+# ------------------------------------------------------ royalties for the dealt cards
+#
+# docs/rules.md#royalties-for-dealt-cards. Default table: a dealt four of a kind earns the
+# back line 4, a straight flush 5 (a royal flush 7 where the back has a royal line).
+
+DEALT = dict(royalties_dealt=True)
+
+# The seed's example: four sevens dealt, three set as front trips, one in a middle
+# straight. FOUR_SEVENS wins the front, loses the middle (straight < flush) and the back
+# (flush < full house) against OPP_FLUSH_FH, which holds no dealt combination.
+FOUR_SEVENS = setting("7c 7d 7h", "3s 4d 5c 6h 7s", "2h 9h Jh Qh Kh")
+OPP_FLUSH_FH = setting("Ac Kd 2c", "As Ks Qs 9s 4s", "Tc Td Ts 3c 3d")
+# Loses every row to FOUR_SEVENS and holds 8s 9s Ts Js Qs (a straight flush) broken up.
+OPP_BROKEN_SF = setting("Qs Qc 2c", "2d 3c 4c 5d 6c", "8s 9s Ts Js Qd")
+
+
+def dealt(text: str, **overrides):
+    """(picked combinations as (hand, cards text), total) of ref_dealt_royalties."""
+    picked, total = R.ref_dealt_royalties(C(text), rules(**DEALT, **overrides))
+    return [(hand, R.ref_format(cards)) for hand, cards, _units in picked], total
+
+
+def test_dealt_combinations_are_listed_with_the_back_line():
+    hand = C("9c 9d 9h 9s 5s 6s 7s 8s Ah 2h 3h 4h 5h")
+    found = R.ref_dealt_combinations(hand, rules())
+    assert [(h, R.ref_format(c), u) for h, c, u in found] == [
+        ("four_of_a_kind", "9c 9d 9h 9s", 4),
+        ("straight_flush", "2h 3h 4h 5h Ah", 5),  # the steel wheel
+        ("straight_flush", "5s 6s 7s 8s 9s", 5),  # shares 9s with the quad
+    ]
+    # the wheel setting does not matter: A-2-3-4-5 suited is a straight flush either way
+    assert R.ref_dealt_combinations(hand, rules(wheel="second")) == found
+    # the back line is paid, never the middle one (8 / 10); a missing line earns 0
+    table = (("middle", "four_of_a_kind", 8), ("back", "straight_flush", 6))
+    assert [u for _, _, u in R.ref_dealt_combinations(hand, rules(royalties=table))] == [0, 6, 6]
+    assert R.ref_dealt_royalties(hand, rules(royalties=table))[1] == 12  # two SFs, 1 card apart
+    assert R.ref_dealt_combinations(C("2c 3d 4h 5s 6c 7d 8h 9s Tc Jd Qh Ks Ad"), rules()) == []
+
+
+def test_four_sevens_from_the_seed():
+    a, b = FOUR_SEVENS, OPP_FLUSH_FH
+    check_disjoint(a, b)
+    assert R.ref_is_legal(*a) and R.ref_is_legal(*b)
+    assert R.ref_row_results(a, b, rules()) == (1, -1, -1)
+    assert dealt("7c 7d 7h 3s 4d 5c 6h 7s 2h 9h Jh Qh Kh") == (
+        [("four_of_a_kind", "7c 7d 7h 7s")],
+        4,
+    )
+    # without the rule: rows -1, front trips +3 (A won the front)
+    assert R.ref_settle(a, b, rules()) == 2
+    # with it: the four sevens are paid 4 as well, although no row holds them
+    assert R.ref_settle(a, b, rules(**DEALT)) == 6
+    assert R.ref_settle(b, a, rules(**DEALT)) == -6
+    for mode in ("cancel", "always"):  # only A has royalties: every mode pays the same
+        assert R.ref_settle(a, b, rules(**DEALT, royalty_mode=mode)) == 6
+    # royalties off: nothing to pay, for the rows or the dealt cards
+    assert R.ref_settle(a, b, rules(**DEALT, royalties=())) == -1
+    assert dealt("7c 7d 7h 3s 4d 5c 6h 7s 2h 9h Jh Qh Kh", royalties=()) == ([], 0)
+
+
+def test_two_disjoint_straight_flushes():
+    assert dealt("2h 3h 4h 5h 6h 9s Ts Js Qs Ks Ac 7d 8c") == (
+        [("straight_flush", "2h 3h 4h 5h 6h"), ("straight_flush", "9s Ts Js Qs Ks")],
+        10,
+    )
+    # ten suited cards in a row hold six straight flushes; only 2-6 and 7-J share no card
+    assert dealt("2h 3h 4h 5h 6h 7h 8h 9h Th Jh Ac Ad 5s") == (
+        [("straight_flush", "2h 3h 4h 5h 6h"), ("straight_flush", "7h 8h 9h Th Jh")],
+        10,
+    )
+
+
+def test_overlapping_straight_flushes_count_once():
+    # six suited cards in sequence: 4-8 and 5-9 share four cards, one of them counts
+    picked, total = dealt("4h 5h 6h 7h 8h 9h Ac Kd Qs Jc 2d 2s 3c")
+    assert total == 5 and len(picked) == 1
+    assert len(R.ref_dealt_combinations(C("4h 5h 6h 7h 8h 9h Ac Kd Qs Jc 2d 2s 3c"), rules())) == 2
+
+
+def test_quad_sharing_a_card_with_a_straight_flush():
+    hand = "9c 9d 9h 9s 5s 6s 7s 8s Ac Kd Qh 2d 3c"
+    # one or the other, not both: the straight flush (5) beats the quad (4) ...
+    assert dealt(hand) == ([("straight_flush", "5s 6s 7s 8s 9s")], 5)
+    # ... and a table paying the quad more keeps the quad instead
+    table = (("back", "four_of_a_kind", 6), ("back", "straight_flush", 5))
+    assert dealt(hand, royalties=table) == ([("four_of_a_kind", "9c 9d 9h 9s")], 6)
+    # a quad and a straight flush with no card in common are both paid
+    assert dealt("9c 9d 9h 9s 4s 5s 6s 7s 8s Ac Kd Qh 2d")[1] == 9
+
+
+def test_royal_flush_with_and_without_a_royal_line():
+    hand = "Th Jh Qh Kh Ah 2c 3d 4s 6c 7d 8s 9c 9d"
+    assert dealt(hand) == ([("royal_flush", "Th Jh Qh Kh Ah")], 5)  # the straight flush line
+    assert dealt(hand, royalties=DEFAULT_ROYALTIES + ROYAL_LINES)[1] == 7
+    # the back royal line is paid, not the middle's 14, even when no back SF line exists
+    assert (
+        dealt(hand, royalties=(("middle", "royal_flush", 14), ("back", "royal_flush", 7)))[1] == 7
+    )
+    assert dealt(hand, royalties=(("middle", "royal_flush", 14),))[1] == 0
+    # 9-K and T-A of hearts overlap: the royal is kept where it pays more
+    hand = "9h Th Jh Qh Kh Ah 2c 3d 4s 6c 7d 8s 9c"
+    assert dealt(hand, royalties=DEFAULT_ROYALTIES + ROYAL_LINES) == (
+        [("royal_flush", "Th Jh Qh Kh Ah")],
+        7,
+    )
+    assert dealt(hand)[1] == 5
+
+
+def test_rows_earn_no_royalty_for_quads_or_straight_flushes():
+    r = rules(**DEALT)
+    assert R.ref_row_royalty("back", C("2h 2d 2c 2s 5d"), r) == 0
+    assert R.ref_row_royalty("middle", C("2h 2d 2c 2s 5d"), r) == 0
+    assert R.ref_row_royalty("middle", C("5d 4d 3d 2d Ad"), r) == 0
+    assert (
+        R.ref_row_royalty("back", C("Ts Js Qs Ks As"), rules(**DEALT, royalties=ROYAL_LINES)) == 0
+    )
+    # front trips and a middle full house still earn theirs
+    assert R.ref_row_royalty("front", C("2h 2d 2c"), r) == 3
+    assert R.ref_row_royalty("middle", C("2h 2d 2c 5s 5d"), r) == 2
+    # a quad kept whole in the back is paid as dealt cards: even when the row loses
+    a = setting("3s 4d 5c", "6h 9h Jh Qh Kh", "7c 7d 7h 7s 2h")
+    b = setting("Ac Kd 2c", "As Ks Qs 9s 4s", "Tc Td Ts Th 3d")
+    check_disjoint(a, b)
+    assert R.ref_row_results(a, b, rules()) == (-1, -1, -1)
+    assert R.ref_settle(a, b, rules()) == -6 - 4  # winner: only B's back quads are paid
+    assert R.ref_settle(a, b, rules(**DEALT)) == -6 + 4 - 4  # each quad is paid to its holder
+    assert R.ref_settle(a, b, rules(**DEALT, scoop_multiplier=2)) == -12
+
+
+def test_one_royalty_per_hand_with_dealt_royalties():
+    # A: front trips 2 (a row royalty), four nines broken between middle and back.
+    a = setting("2c 2d 2h", "9c Tc Jd Qd Kh", "9d 9h 9s 4c 4d")
+    # B: front trips aces (B wins the front), a lower straight, a higher full house.
+    b = setting("Ac Ad Ah", "3s 4h 5s 6s 7h", "Kc Kd Ks 7c 7d")
+    check_disjoint(a, b)
+    assert R.ref_is_legal(*a) and R.ref_is_legal(*b)
+    assert R.ref_row_results(a, b, rules()) == (-1, 1, -1)
+    assert dealt("2c 2d 2h 9c Tc Jd Qd Kh 9d 9h 9s 4c 4d") == (
+        [("four_of_a_kind", "9c 9d 9h 9s")],
+        4,
+    )
+    bigger = (("front", "three_of_a_kind", 5), ("back", "four_of_a_kind", 4))
+    equal = (("front", "three_of_a_kind", 4), ("back", "four_of_a_kind", 4))
+    # every royalty: rows -1, A's dealt quad +4, B's front trips -5 (A's trips lost)
+    assert R.ref_settle(a, b, rules(**DEALT, royalties=bigger)) == -1 + 4 - 5
+    # one per hand, the row royalty bigger: A keeps its front trips (5), lost with the row
+    r = rules(**DEALT, royalties=bigger, one_royalty_per_hand=True)
+    assert R.ref_settle(a, b, r) == -1 - 5
+    # equal sizes: the dealt one is kept, and it is paid whoever wins the rows
+    r = rules(**DEALT, royalties=equal, one_royalty_per_hand=True)
+    assert R.ref_settle(a, b, r) == -1 + 4 - 4
+    assert R.ref_settle(b, a, r) == 1 - 4 + 4
+    # two quads each sharing a card with a royal flush: alone, the quads total 8 > 5; with
+    # one royalty per hand only one counts, so the player's best pick is the straight flush
+    hand = "Ac Ad Ah As Kc Kd Kh Ks Th Jh Qh 2c 3d"
+    assert dealt(hand) == (
+        [("four_of_a_kind", "Kc Kd Kh Ks"), ("four_of_a_kind", "Ac Ad Ah As")],
+        8,
+    )
+    assert dealt(hand, one_royalty_per_hand=True) == ([("royal_flush", "Th Jh Qh Kh Ah")], 5)
+
+
+def test_a_foul_voids_dealt_royalties():
+    fouled = setting("7c 7d 7h", "2h 3s 4d 9h Qh", "5c 6h 7s Jh Kh")  # trips over high card
+    b = OPP_BROKEN_SF
+    check_disjoint(fouled, b)
+    assert not R.ref_is_legal(*fouled) and R.ref_is_legal(*b)
+    # scooped; its four sevens pay nothing; B collects its dealt straight flush (5)
+    assert R.ref_settle(fouled, b, rules()) == -6
+    assert R.ref_settle(fouled, b, rules(**DEALT)) == -6 - 5
+    assert R.ref_settle(b, fouled, rules(**DEALT)) == 6 + 5
+    assert R.ref_settle(fouled, b, rules(**DEALT, scoop_multiplier=2)) == -22
+    for mode in ("cancel", "always"):
+        assert R.ref_settle(fouled, b, rules(**DEALT, royalty_mode=mode)) == -11
+    # two fouled hands settle 0, dealt royalties or not
+    fouled_b = setting("Qs Qc Qd", "2d 3c 4c 5d 8s", "6c 9s Ts Js 2s")
+    check_disjoint(fouled, fouled_b)
+    assert R.ref_settle(fouled, fouled_b, rules(**DEALT)) == 0
+
+
+def test_a_fouled_opponent_pays_dealt_royalties():
+    fouled = setting("Qs Qc Qd", "2d 3c 4c 5d 8s", "6c 9s Ts Js 2s")  # holds 8s-Qs broken
+    check_disjoint(FOUR_SEVENS, fouled)
+    assert not R.ref_is_legal(*fouled)
+    # scoop 6, front trips 3 as though won, the four sevens 4; the fouled SF pays nothing
+    assert R.ref_settle(FOUR_SEVENS, fouled, rules(**DEALT)) == 6 + 3 + 4
+    assert R.ref_settle(FOUR_SEVENS, fouled, rules(**DEALT, scoop_multiplier=2)) == 26
+    assert R.ref_settle(FOUR_SEVENS, fouled, rules(**DEALT, royalty_mode="always")) == 13
+    # one per hand: the dealt 4 is kept over the front's 3
+    assert R.ref_settle(FOUR_SEVENS, fouled, rules(**DEALT, one_royalty_per_hand=True)) == 6 + 4
+
+
+def test_scoop_multiplier_multiplies_dealt_royalties():
+    a, b = FOUR_SEVENS, OPP_BROKEN_SF
+    check_disjoint(a, b)
+    assert R.ref_row_results(a, b, rules()) == (1, 1, 1)
+    assert dealt("Qs Qc 2c 2d 3c 4c 5d 6c 8s 9s Ts Js Qd") == (
+        [("straight_flush", "8s 9s Ts Js Qs")],
+        5,
+    )
+    # scoop 6 + front trips 3 + A's four sevens 4 - B's straight flush 5 (B is scooped,
+    # but its dealt royalty is still paid to it)
+    assert R.ref_settle(a, b, rules(**DEALT)) == 8
+    assert R.ref_settle(a, b, rules(**DEALT, scoop_multiplier=2)) == 16
+    assert R.ref_settle(b, a, rules(**DEALT, scoop_multiplier=2)) == -16
+    assert R.ref_settle(a, b, rules(scoop_multiplier=2)) == 18
+    # per-row scoring, multiplier 3: (3 + 3 + 4 - 5) * 3
+    assert R.ref_settle(a, b, rules(**DEALT, scoring="per-row", scoop_multiplier=3)) == 15
+
+
+def test_cancel_mode_never_cancels_dealt_royalties():
+    a = FOUR_SEVENS
+    b = setting("Qs Qc Qd", "2d 3c 4c 5d 6c", "8s 9s Ts Js 2s")  # front trips, SF broken
+    check_disjoint(a, b)
+    assert R.ref_is_legal(*b)
+    assert R.ref_row_results(a, b, rules()) == (-1, 1, 1)
+    # winner: rows +1, B's front trips -3, dealt +4 - 5
+    assert R.ref_settle(a, b, rules(**DEALT)) == 1 - 3 + 4 - 5
+    # cancel: both fronts hold trips, so the front royalty is cancelled; the dealt ones stay
+    assert R.ref_settle(a, b, rules(**DEALT, royalty_mode="cancel")) == 1 + 4 - 5
+    assert R.ref_settle(a, b, rules(royalty_mode="cancel")) == 1
+    # always: 3 - 3 for the fronts, 4 - 5 dealt
+    assert R.ref_settle(a, b, rules(**DEALT, royalty_mode="always")) == 1 + 4 - 5
+
+
+def test_naturals_ignore_royalties_dealt():
+    hand = C("Ac Ad Ah As Kc Kd Kh Ks Qc Qd Jc Jd 2c")  # six pairs, two quads
+    assert R.ref_naturals(hand, rules(**DEALT)) == R.ref_naturals(hand, rules())
+    assert R.ref_best_natural(hand, rules(**DEALT)) == ("six_pairs", (12, 12, 11, 11, 10, 9))
+
+
+DEALT_VARIANTS = [
+    rules(**DEALT),
+    rules(**DEALT, royalty_mode="cancel"),
+    rules(**DEALT, royalty_mode="always", scoring="2-4"),
+    rules(**DEALT, one_royalty_per_hand=True),
+    rules(**DEALT, one_royalty_per_hand=True, royalty_mode="always", scoop_multiplier=2),
+    rules(
+        **DEALT,
+        scoring="per-row",
+        scoop_multiplier=2,
+        suit_order="shcd",
+        wheel="second",
+        royalties=DEFAULT_ROYALTIES + ROYAL_LINES,
+    ),
+    rules(**DEALT, royalty_mode="cancel", scoop_multiplier=3, royalties=ROYAL_LINES),
+]
+
+
+def test_rich_hands_generator():
+    """tests/rich_hands.py plants what it promises (the kernel tests rely on it)."""
+    rng = random.Random(5)
+    pairs = list(H.rich_pairs(rng, 200))
+    hands = [s[0] + s[1] + s[2] for pair in pairs for s in pair]
+    assert all(len(set(a[0] + a[1] + a[2] + b[0] + b[1] + b[2])) == 26 for a, b in pairs)
+    combos = [R.ref_dealt_combinations(h, rules()) for h in hands]
+    assert sum(bool(c) for c in combos) > 0.8 * len(hands)
+    assert sum(len(c) >= 2 for c in combos) > 0.3 * len(hands)
+    overlapping = sum(
+        len(set(c[i][1]) & set(c[j][1])) > 0
+        for c in combos
+        for i in range(len(c))
+        for j in range(i)
+    )
+    assert overlapping > 50
+    settings_ = [s for pair in pairs for s in pair]
+    legal = sum(R.ref_is_legal(*s) for s in settings_)
+    assert 0.8 * len(settings_) < legal < len(settings_)  # ~10% random, some of them fouled
+    # combinations broken up, kept whole in a row, and broken into front trips
+    whole = sum(R.ref_key(s[2])[0] in (R.QUADS, R.STRAIGHT_FLUSH) for s in settings_)
+    trips = sum(R.ref_key(s[0])[0] == R.TRIPS for s in settings_)
+    assert whole > 50 and trips > 10
+    assert len(settings_) - whole > 200
+
+
+def test_dealt_settlement_is_antisymmetric_on_rich_pairs():
+    rng = random.Random(20240610)
+    for a, b in H.rich_pairs(rng, 150):
+        for r in DEALT_VARIANTS:
+            assert R.ref_settle(a, b, r) == -R.ref_settle(b, a, r)
+    rng = random.Random(11)
+    for a, b in H.rich_pairs(rng, 60, wheel="second", suit_order="shcd"):
+        r = DEALT_VARIANTS[5]
+        assert R.ref_settle(a, b, r) == -R.ref_settle(b, a, r)
+
+
+def test_dealt_royalties_are_a_side_payment_inside_the_multiplier():
+    """Without one royalty per hand, the dealt rule is: rows paid as if the table had no
+    four of a kind / straight flush / royal lines, plus (dealt A - dealt B) for legal
+    hands, multiplied with the rest on a scoop."""
+    rng = random.Random(99)
+    combo_hands = {"four_of_a_kind", "straight_flush", "royal_flush"}
+    for a, b in H.rich_pairs(rng, 150):
+        for r in DEALT_VARIANTS:
+            if r.one_royalty_per_hand:
+                continue
+            plain = rules(
+                **{k: v for k, v in vars(r).items() if k != "royalties_dealt"},
+            )
+            plain.royalties = tuple(line for line in r.royalties if line[1] not in combo_hands)
+            legal_a = R.ref_is_legal(*a, r.wheel, r.suit_order)
+            legal_b = R.ref_is_legal(*b, r.wheel, r.suit_order)
+            da = R.ref_dealt_royalties(a[0] + a[1] + a[2], r)[1] if legal_a else 0
+            db = R.ref_dealt_royalties(b[0] + b[1] + b[2], r)[1] if legal_b else 0
+            results = R.ref_row_results(a, b, r)
+            scoop = results in ((1, 1, 1), (-1, -1, -1))
+            side = (da - db) * (r.scoop_multiplier if scoop else 1)
+            if not legal_a and not legal_b:
+                side = 0
+            assert R.ref_settle(a, b, r) == R.ref_settle(a, b, plain) + side
+
+
+def test_best_setting_breaks_the_four_sevens_up_only_under_royalties_dealt():
+    """Brute force over the 72,072 splits: without the rule the quads stay whole in the
+    back (3 units); with it the seed's setting is best (6 units)."""
+    hand = C("7c 7d 7h 3s 4d 5c 6h 7s 2h 9h Jh Qh Kh")
+    plain = R.ref_best_setting(hand, [OPP_FLUSH_FH], rules())
+    assert plain.value == 3
+    assert R.ref_format(plain.setting[2]) == "7c 7d 7h 7s Kh"
+    assert R.ref_category5(plain.setting[1]) == "flush"
+    best = R.ref_best_setting(hand, [OPP_FLUSH_FH], rules(**DEALT))
+    assert best.value == 6 and best.units == (6,)
+    assert best.setting == FOUR_SEVENS
+    assert R.ref_settle(plain.setting, OPP_FLUSH_FH, rules(**DEALT)) == 3
+
+
+# ----------------------------------------------------------------------- stakes
+#
+# docs/rules.md#stakes. Found by a search over random deals: at $100 a unit against the
+# first opponent and $10 against the others, the player gives up the middle full house
+# (a royalty against the weaker two) for a front pair that beats the first opponent's
+# ace-high front and scoops it.
+
+STAKES_HAND = C("Kh 9c 8h 8d 7s 6h 6d 6c 4h 4d 4c 2h 2d")
+STAKES_OPPONENTS = [
+    setting("Ac Td 4s", "Jh Tc 9s 9h 3d", "Ks Qs Qc Ts 2s"),
+    setting("Qh 7d 5s", "Qd 5d 3s 3c 2c", "Ah Ad Jc 8s 6s"),
+    setting("Jd 5c 3h", "Js Th 8c 7c 5h", "As Kd Kc 9d 7h"),
+]
+
+
+def test_staked_best_differs_from_the_unstaked_best():
+    check_disjoint(*STAKES_OPPONENTS)
+    assert not set(STAKES_HAND) & {c for s in STAKES_OPPONENTS for row in s for c in row}
+    r = rules()
+    plain = R.ref_best_setting(STAKES_HAND, STAKES_OPPONENTS, r)
+    staked = R.ref_best_setting(STAKES_HAND, STAKES_OPPONENTS, r, stakes=(100, 10, 10))
+    assert plain.setting == setting("Kh 9c 7s", "8h 8d 4h 4d 4c", "6h 6d 6c 2h 2d")
+    assert staked.setting == setting("Kh 8h 8d", "9c 7s 6h 6d 6c", "4h 4d 4c 2h 2d")
+    assert plain.units == (3, 8, 8) and plain.value == 19
+    assert staked.units == (6, 6, 6) and staked.value == 100 * 6 + 10 * 6 + 10 * 6
+    for best in (plain, staked):
+        assert best.units == tuple(R.ref_settle(best.setting, o, r) for o in STAKES_OPPONENTS)
+    # each is strictly better by its own measure
+    assert sum(staked.units) < plain.value
+    assert 100 * 3 + 10 * 8 + 10 * 8 < staked.value
+    # stakes all equal change nothing but the scale; the order follows the opponents
+    assert R.ref_best_setting(STAKES_HAND, STAKES_OPPONENTS, r, stakes=(10, 10, 10)) == (
+        190,
+        plain.setting,
+        plain.units,
+    )
+    assert R.ref_best_setting(STAKES_HAND, STAKES_OPPONENTS, r, stakes=(10, 100, 10)).setting == (
+        plain.setting
+    )
+
+
+@pytest.mark.parametrize(
+    ("stakes", "message"),
+    [((1, 1), "one stake per opponent"), ((1, 0, 1), "positive"), ((1, -2, 1), "positive")],
+)
+def test_bad_stakes(stakes, message):
+    with pytest.raises(ValueError, match=message):
+        R.ref_best_setting(STAKES_HAND, STAKES_OPPONENTS, rules(), stakes=stakes)

@@ -1,4 +1,4 @@
-"""Rulesets: presets, TOML files, validation messages, digests (solver/rules.py)."""
+"""Rulesets: presets, TOML files, validation messages, digests (solver/engine/rules.py)."""
 
 from __future__ import annotations
 
@@ -45,7 +45,7 @@ SHISANSHUI_ROYALTIES = (
 )
 DEFAULT_NATURALS = (("dragon", 13), ("three_straights", 3), ("six_pairs", 3), ("three_flushes", 3))
 
-# RULES.md "Presets", "Surrender", "Table size", field by field.
+# docs/rules.md#presets, #surrender, #table-size, field by field.
 EXPECTED = {
     "chinese-1-6": dict(
         scoring="1-6",
@@ -58,6 +58,7 @@ EXPECTED = {
         players=4,
         royalties=DEFAULT_ROYALTIES,
         naturals=DEFAULT_NATURALS,
+        royalties_dealt=False,
     ),
     "chinese-2-4": dict(
         scoring="2-4",
@@ -70,6 +71,7 @@ EXPECTED = {
         players=4,
         royalties=DEFAULT_ROYALTIES,
         naturals=DEFAULT_NATURALS,
+        royalties_dealt=False,
     ),
     "per-row": dict(
         scoring="per-row",
@@ -82,6 +84,7 @@ EXPECTED = {
         players=4,
         royalties=(),
         naturals=(),
+        royalties_dealt=False,
     ),
     "capsa": dict(
         scoring="1-6",
@@ -94,6 +97,7 @@ EXPECTED = {
         players=4,
         royalties=(),
         naturals=DEFAULT_NATURALS,
+        royalties_dealt=False,
     ),
     "shisanshui": dict(
         scoring="per-row",
@@ -106,6 +110,7 @@ EXPECTED = {
         players=4,
         royalties=SHISANSHUI_ROYALTIES,
         naturals=DEFAULT_NATURALS,
+        royalties_dealt=False,
     ),
 }
 
@@ -457,6 +462,12 @@ def test_rules_from_dict_without_file():
         ('royalty_mode = "winer"', ["royalty_mode", "'winner', 'cancel', 'always'", "'winer'"]),
         ('wheel = "high"', ["wheel", "'low', 'second'"]),
         ('one_royalty_per_hand = "yes"', ["one_royalty_per_hand", "true or false"]),
+        ('royalties_dealt = "yes"', ["royalties_dealt must be true or false", "'yes'"]),
+        ("royalties_dealt = 1", ["royalties_dealt must be true or false", "got 1"]),
+        (
+            "royalties_delt = true",
+            ["unknown key 'royalties_delt'", "did you mean 'royalties_dealt'"],
+        ),
         ("scoop_multiplier = 0.5", ["scoop_multiplier", ">= 1", "0.5"]),
         ('scoop_multiplier = "2"', ["scoop_multiplier", ">= 1"]),
         ("scoop_multiplier = true", ["scoop_multiplier", ">= 1"]),
@@ -637,6 +648,7 @@ def test_digest_ignores_name_but_not_settings():
         dataclasses.replace(base, suit_order="shcd"),
         dataclasses.replace(base, royalty_mode="always"),
         dataclasses.replace(base, one_royalty_per_hand=True),
+        dataclasses.replace(base, royalties_dealt=True),
         dataclasses.replace(base, scoop_multiplier=2),
         dataclasses.replace(base, naturals=tuple(reversed(base.naturals))),
         dataclasses.replace(base, royalties=base.royalties[1:]),
@@ -651,6 +663,37 @@ def test_digest_is_stable_across_processes():
     assert out.stdout.strip() == PRESETS["shisanshui"].digest()
 
 
+def test_royalties_dealt_key(tmp_path):
+    """docs/rules.md#royalties-for-dealt-cards: a flag, off in every preset, on by file."""
+    assert all(r.royalties_dealt is False for r in PRESETS.values())
+    assert Rules().royalties_dealt is False
+    on = load_rules(write(tmp_path, 'base = "shisanshui"\nroyalties_dealt = true\n'))
+    assert on.royalties_dealt is True
+    assert fields_of(on) == dict(EXPECTED["shisanshui"], royalties_dealt=True)
+    off = load_rules(write(tmp_path, "royalties_dealt = false\n", name="off.toml"))
+    assert off == dataclasses.replace(PRESETS["chinese-1-6"], name="off")
+    # the digest moves only when the key is true: the presets' digests (pinned above,
+    # and the key of the shipped field tables) are those from before the key existed
+    assert off.digest() == PRESETS["chinese-1-6"].digest()
+    assert on.digest() != PRESETS["shisanshui"].digest()
+    assert on.digest() == dataclasses.replace(PRESETS["shisanshui"], royalties_dealt=True).digest()
+    # the dict, the TOML text and a file carry it both ways
+    assert on.to_dict()["royalties_dealt"] is True
+    assert rules_from_dict(on.to_dict(), name="ignored") == on
+    assert "\nroyalties_dealt = true\n" in to_toml(on)
+    assert "\nroyalties_dealt = false\n" in to_toml(off)
+    path = write(tmp_path, to_toml(on), name="again.toml")
+    assert load_rules(path) == on
+    assert dict(describe_rules(on))["royalties_dealt"].startswith("yes")
+    assert dict(describe_rules(off))["royalties_dealt"].startswith("no")
+    # validated like the other flags, on construction too
+    for bad in ("yes", 1, 0, None):
+        with pytest.raises(RulesError, match="^royalties_dealt must be true or false"):
+            Rules(royalties_dealt=bad)  # type: ignore[arg-type]
+    with pytest.raises(RulesError, match="royalties_dealt"):
+        dataclasses.replace(PRESETS["capsa"], royalties_dealt="true")
+
+
 def test_to_dict_shape():
     d = PRESETS["chinese-1-6"].to_dict()
     assert d == {
@@ -659,6 +702,7 @@ def test_to_dict_shape():
         "scoop_multiplier": 1,
         "royalty_mode": "winner",
         "one_royalty_per_hand": False,
+        "royalties_dealt": False,
         "suit_order": "none",
         "wheel": "low",
         "surrender_cost": 3,
@@ -693,6 +737,7 @@ def test_describe_rules():
     assert table["surrender_cost"] == "3 per opponent"
     assert table["suit_order"].startswith("none")
     assert table["players"].startswith("4")
+    assert table["royalties_dealt"].startswith("no")
     assert table["digest"] == PRESETS["chinese-1-6"].digest()
     capsa = dict(describe_rules(PRESETS["capsa"]))
     assert capsa["royalties"] == "off"
@@ -743,6 +788,7 @@ settings_dicts = st.fixed_dictionaries(
         ),
         "royalty_mode": st.sampled_from(["winner", "cancel", "always"]),
         "one_royalty_per_hand": st.booleans(),
+        "royalties_dealt": st.booleans(),
         "suit_order": suit_orders,
         "wheel": st.sampled_from(["low", "second"]),
         "surrender_cost": st.one_of(st.just(False), st.just("none"), units),
@@ -784,7 +830,14 @@ def test_settings_match_the_dict(data):
     """Each given key lands in its field; keys left out keep the base's values."""
     rules = rules_from_dict(data, name="random")
     base = PRESETS[data.get("base", "chinese-1-6")]
-    for key in ("scoring", "royalty_mode", "one_royalty_per_hand", "wheel", "players"):
+    for key in (
+        "scoring",
+        "royalty_mode",
+        "one_royalty_per_hand",
+        "royalties_dealt",
+        "wheel",
+        "players",
+    ):
         assert getattr(rules, key) == data.get(key, getattr(base, key))
     assert rules.scoop_multiplier == data.get("scoop_multiplier", base.scoop_multiplier)
     order = data.get("suit_order", base.suit_order or "none")

@@ -208,7 +208,7 @@ def test_exact_mode_equals_brute_force(name, preset):
     hand = sorted_hand(SPECIAL_HANDS[name])
     opps = opponents_for(hand, 3, seed=len(name), rules=rules, foul_one=(name == "junk"))
     sol = solve(hand, rules=rules, against=opps, top=2)
-    value, setting = ref.ref_best_setting(hand.tolist(), opps, rules)
+    value, setting, _ = ref.ref_best_setting(hand.tolist(), opps, rules)
     assert sol.ev_play * 3 == pytest.approx(value, abs=1e-9)
     chosen = tuple(ev.parse_cards(getattr(sol, r)).tolist() for r in ("front", "middle", "back"))
     if sol.action != "declare":
@@ -223,7 +223,7 @@ def test_exact_mode_with_unsafe_pareto_scores_every_legal_split():
     hand = sorted_hand(SPECIAL_HANDS["trips everywhere"])
     opps = opponents_for(hand, 2, seed=4, rules=rules)
     sol = solve(hand, rules=rules, against=opps)
-    value, _ = ref.ref_best_setting(hand.tolist(), opps, rules)
+    value, _, _ = ref.ref_best_setting(hand.tolist(), opps, rules)
     assert sol.ev_play * 2 == pytest.approx(value)
     assert sol.candidates == candidates(hand, compile_rules(rules)).legal
 

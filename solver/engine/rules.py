@@ -1,7 +1,8 @@
 """Rulesets: the ``Rules`` dataclass, the presets, and TOML ruleset files.
 
-A ruleset is every setting that varies between tables (RULES.md "Scoring", "Naturals",
-"Surrender", "Table size", "Presets"). ``Rules`` is a frozen, hashable dataclass (tuples
+A ruleset is every setting that varies between tables (docs/rules.md: settling two
+players, naturals, surrender, table size, presets; every key is in
+docs/rules.md#ruleset-files). ``Rules`` is a frozen, hashable dataclass (tuples
 only, no dicts), so it can key an ``functools.lru_cache``. It validates and normalises
 itself on construction, so ``Rules(...)``, ``dataclasses.replace(...)``,
 ``rules_from_dict(...)`` and ``load_rules(...)`` all give checked values.
@@ -114,6 +115,7 @@ FILE_KEYS: tuple[str, ...] = (
     "scoop_multiplier",
     "royalty_mode",
     "one_royalty_per_hand",
+    "royalties_dealt",
     "suit_order",
     "wheel",
     "surrender_cost",
@@ -126,7 +128,7 @@ _DIGEST_VERSION = "capsa-rules-1"
 
 
 def default_surrender_cost(scoring: str) -> int | None:
-    """The surrender cost a ruleset gets when it does not set one (RULES.md "Surrender")."""
+    """The surrender cost a ruleset gets when it does not set one (docs/rules.md#surrender)."""
     return SURRENDER_DEFAULTS[scoring]
 
 
@@ -274,11 +276,14 @@ def _fmt(x: float | int | None) -> str:
 class Rules:
     """One table's rules. Frozen and hashable; build with ``load_rules``.
 
-    Field meanings follow RULES.md; see the module docstring for the normal forms.
+    Field meanings follow docs/rules.md; see the module docstring for the normal forms.
     ``royalties`` lines are ``(row, hand, units)``; a ``royal_flush`` line is paid to a
     royal flush *instead of* the ``straight_flush`` line of that row, and without one a
     royal flush earns the straight flush line. ``naturals`` are ``(name, units)``,
-    strongest first; ``()`` turns royalties or naturals off.
+    strongest first; ``()`` turns royalties or naturals off. ``royalties_dealt`` pays
+    four of a kind and straight flushes for the 13 cards dealt rather than for the rows
+    (docs/rules.md#royalties-for-dealt-cards); it is the last field, so that positional
+    construction of the older fields is unchanged.
     """
 
     name: str = DEFAULT_PRESET
@@ -292,6 +297,7 @@ class Rules:
     players: int = 4
     royalties: tuple[tuple[str, str, float], ...] = DEFAULT_ROYALTIES
     naturals: tuple[tuple[str, float], ...] = DEFAULT_NATURALS
+    royalties_dealt: bool = False
 
     def __post_init__(self) -> None:
         def put(field: str, value: Any) -> None:
@@ -306,6 +312,7 @@ class Rules:
         )
         put("royalty_mode", _choice(self.royalty_mode, "royalty_mode", ROYALTY_MODES))
         put("one_royalty_per_hand", _flag(self.one_royalty_per_hand, "one_royalty_per_hand"))
+        put("royalties_dealt", _flag(self.royalties_dealt, "royalties_dealt"))
         put("suit_order", _suit_order(self.suit_order))
         put("wheel", _choice(self.wheel, "wheel", WHEELS))
         put("surrender_cost", _surrender(self.surrender_cost, self.scoring))
@@ -406,6 +413,7 @@ class Rules:
             "scoop_multiplier": self.scoop_multiplier,
             "royalty_mode": self.royalty_mode,
             "one_royalty_per_hand": self.one_royalty_per_hand,
+            "royalties_dealt": self.royalties_dealt,
             "suit_order": self.suit_order if self.suit_order is not None else "none",
             "wheel": self.wheel,
             "surrender_cost": self.surrender_cost if self.surrender_cost is not None else False,
@@ -419,6 +427,9 @@ class Rules:
 
         Equal settings give equal digests whatever the name, field order in a file, or
         int/float spelling of a number; naturals' order is part of the game.
+        ``royalties_dealt`` enters the payload only when it is true, so every ruleset
+        without it keeps the digest it had before the key existed (the shipped field
+        tables are keyed by digest).
         """
         payload = [
             _DIGEST_VERSION,
@@ -433,6 +444,8 @@ class Rules:
             [list(line) for line in self.royalties],
             [list(line) for line in self.naturals],
         ]
+        if self.royalties_dealt:
+            payload.append({"royalties_dealt": True})
         text = json.dumps(payload, separators=(",", ":"), allow_nan=False)
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
@@ -550,6 +563,7 @@ def rules_from_dict(data: Mapping[str, Any], name: str = "custom") -> Rules:
         "scoop_multiplier",
         "royalty_mode",
         "one_royalty_per_hand",
+        "royalties_dealt",
         "suit_order",
         "wheel",
         "players",
@@ -681,6 +695,12 @@ def describe_rules(rules: Rules) -> list[tuple[str, str]]:
         ("royalties", royalties),
         ("royalty_mode", _MODE_TEXT[rules.royalty_mode]),
         ("one_royalty_per_hand", "yes" if rules.one_royalty_per_hand else "no"),
+        (
+            "royalties_dealt",
+            "yes (four of a kind and straight flushes paid for the dealt 13 cards)"
+            if rules.royalties_dealt
+            else "no (paid for the rows)",
+        ),
         ("naturals", naturals),
         ("suit_order", suits),
         ("wheel", _WHEEL_TEXT[rules.wheel]),

@@ -11,16 +11,17 @@ strongest) of the suit of the row's decisive card under the suit order (0 withou
 Higher is stronger, on one scale for 3- and 5-card rows, so a setting is legal when
 ``front <= middle <= back`` on keys.
 
-Interpretations (docs/rules.md "Interpretations"; tests/reference.py is the oracle):
+Interpretations (docs/rules.md#interpretations; tests/reference.py is the oracle):
 
 * ``one_royalty_per_hand``: a hand's row royalties are reduced, from the hand alone, to
   its largest one (equal values: back, then middle, then front); the royalty mode then
-  decides whether it is paid.
-* ``cancel`` is decided row by row; a fouled hand's royalties are void (it collects
-  nothing and cancels nothing).
+  decides whether it is paid (docs/rules.md#one-royalty-per-hand-from-the-hand-alone).
+* ``cancel`` is decided row by row (docs/rules.md#cancel-is-row-by-row); a fouled hand's
+  royalties are void: it collects nothing and cancels nothing
+  (docs/rules.md#fouled-royalties-are-void).
 * Natural tie keys use plain strengths on the ruleset's wheel; the suit order plays no
   part (two equal naturals tie). A straight flush counts as a straight for three
-  straights and as a flush for three flushes.
+  straights and as a flush for three flushes (docs/rules.md#natural-tie-keys).
 
 The kernels are imported on first use, so importing this module does not compile them.
 """
