@@ -628,6 +628,19 @@ def _render_solution(d: dict) -> None:
         out.print(alt)
 
 
+def parse_stakes(text: str | None) -> list[float] | None:
+    """``--stakes 100,10,10`` -> [100.0, 10.0, 10.0]; a bad number is bad input (exit 2)."""
+    if text is None:
+        return None
+    out = []
+    for i, part in enumerate(text.split(","), start=1):
+        try:
+            out.append(float(part))
+        except ValueError:
+            fail(f"--stakes: stake {i} {part.strip()!r} is not a number")
+    return out
+
+
 def _read_against(path: str) -> list[str]:
     """Opponent settings, one 'front | middle | back' per line ('-' = stdin)."""
     text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
@@ -657,6 +670,15 @@ def solve(
             "(one per line): exact answer against them.",
         ),
     ] = None,
+    stakes: Annotated[
+        str | None,
+        typer.Option(
+            "--stakes",
+            metavar="S1,S2,...",
+            help="Money per unit against each opponent, in order (default 1 each): "
+            "the setting maximises the staked total.",
+        ),
+    ] = None,
     fmt: FormatOpt = Format.table,
 ) -> None:
     """Find the setting of a hand that wins the most units on average."""
@@ -680,6 +702,7 @@ def solve(
             seed=seed,
             against=opponents,
             top=top,
+            stakes=parse_stakes(stakes),
         )
     except OSError as exc:
         fail(f"cannot read --against file: {exc}")

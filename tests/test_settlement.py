@@ -369,7 +369,7 @@ def test_one_royalty_per_hand_keeps_the_back_on_equal_values():
     a = ("4c 4d 4h", "9c 9d 9h 8c 8d", "Kc Kd Kh Ks 3c")
     b = ("Ac Ad Ah", "Tc Td Th 3d 3h", "Qc Qd Qh Qs 2d")
     assert R.ref_row_results(ids(a), ids(b), r) == (-1, -1, 1)
-    assert S.summarize(a, r)[1].tolist() == [0, 0, 3]
+    assert S.summarize(a, r)[1].tolist() == [0, 0, 3, 0]
     assert both(a, b, r) == -1 + 3  # B's front royalty is gone, A's back one is paid
     assert both(a, b, dataclasses.replace(r, one_royalty_per_hand=False)) == -1 - 3 + 3
 
@@ -481,8 +481,10 @@ def test_compile_rules_fields():
     cr = S.compile_rules(D)
     ra = cr.arrays
     assert ra._fields == (
-        "remap", "decisive", "suit_rank", "roy", "params", "nat_units", "nat_codes"
+        "remap", "decisive", "suit_rank", "roy", "params", "nat_units", "nat_codes",
+        "dealt_units",
     )  # fmt: skip
+    assert ra.dealt_units.tolist() == [0, 0, 0]  # royalties_dealt off
     assert ra.remap.dtype == np.int16 and ra.remap.shape == (7917,)
     assert ra.decisive.dtype == np.int8 and ra.decisive.shape == (7917,)
     assert ra.suit_rank.dtype == np.int64 and ra.suit_rank.tolist() == [0, 0, 0, 0]
@@ -551,10 +553,10 @@ def ev_strength(cards) -> int:
 def test_summarize():
     keys, roy, foul = S.summarize(RA, D)
     assert keys.dtype == np.int64 and roy.dtype == np.float64 and isinstance(foul, bool)
-    assert not foul and roy.tolist() == [3, 8, 5]
+    assert not foul and roy.tolist() == [3, 8, 5, 0]
     assert keys[0] <= keys[1] <= keys[2]
     assert [int(x) >> 2 for x in keys] == [ev_strength(c) for c in ids(RA)]
-    assert S.summarize(RA, rules(one_royalty_per_hand=True))[1].tolist() == [0, 8, 0]
+    assert S.summarize(RA, rules(one_royalty_per_hand=True))[1].tolist() == [0, 8, 0, 0]
     assert S.summarize(F, D)[2] is True
     # 13 ids in front, middle, back order work too.
     flat = parse_cards(" ".join(RA))

@@ -117,6 +117,9 @@ CSV_COLUMNS: tuple[str, ...] = (
     "natural_ev_play",
     "surrender_cost",
     "surrender_recommended",
+    "ev_staked",
+    *(f"stake_{j}" for j in (1, 2, 3)),
+    *(f"ev_opponent_{j}" for j in (1, 2, 3)),
 )
 
 
@@ -290,6 +293,12 @@ def csv_row(record: dict[str, Any]) -> list[str]:
     surrender = record.get("surrender") or {}
     flat["surrender_cost"] = surrender.get("cost")
     flat["surrender_recommended"] = surrender.get("recommended")
+    for name, values in (
+        ("stake", record.get("stakes")),
+        ("ev_opponent", record.get("ev_by_opponent")),
+    ):
+        for j, v in enumerate(values or (), start=1):
+            flat[f"{name}_{j}"] = v
     return [_cell(flat.get(col)) for col in CSV_COLUMNS]
 
 

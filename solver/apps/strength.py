@@ -60,7 +60,7 @@ def compare_policies(
     rng = np.random.default_rng(seed)
     values = np.zeros((len(policies), n_hands))
     differ = {f"{a}-{b}": 0 for i, a in enumerate(policies) for b in policies[i + 1 :]}
-    none = (np.empty((0, 3), np.int32), np.empty((0, 3), np.int64), np.empty((0, 3)))
+    none = (np.empty((0, 3), np.int32), np.empty((0, 3), np.int64), np.empty((0, 4)))
     for h in range(n_hands):
         hand = np.sort(rng.permutation(52)[:13].astype(np.uint8))
         opp = deal_opponents(hand, cr, n_opp, eval_deals, int(rng.integers(2**63)))

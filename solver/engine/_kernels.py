@@ -15,8 +15,8 @@ A row's **key** is ``remap[strength] * 4 + suit component`` (int64, higher is st
 one scale for 3- and 5-card rows): the suit component is the ``suit_rank`` of the
 strongest-suited card of rank ``decisive[strength]`` in the row, so it is 0 without a
 suit order. A **summary** of a setting is ``keys`` int64[3] (front, middle, back),
-``roy`` float64[3] (row royalties after ``one_royalty_per_hand``) and ``foul`` (bool,
-``not keys[0] <= keys[1] <= keys[2]``).
+``roy`` float64[4] (the three rows' royalties and the dealt cards' royalty, after
+``one_royalty_per_hand``) and ``foul`` (bool, ``not keys[0] <= keys[1] <= keys[2]``).
 
 ``params`` float64[NPARAMS] and the scoring, royalty-mode and natural codes are laid out
 in ``solver.engine.layout`` (``P_*``, ``SCORING_*``, ``MODE_*``, ``NATURAL_CODES``).
@@ -96,11 +96,94 @@ def _one_royalty(r0, r1, r2):
 
 
 @kernel
+def _one_royalty_with_dealt(r0, r1, r2, rd):
+    """One royalty per hand over the rows' and the dealt cards' royalties: the largest
+    is kept (a dealt one over a row one of the same size; then back, middle, front)."""
+    if rd > 0.0 and rd >= r0 and rd >= r1 and rd >= r2:
+        return 0.0, 0.0, 0.0, rd
+    r0, r1, r2 = _one_royalty(r0, r1, r2)
+    return r0, r1, r2, 0.0
+
+
+@kernel
+def _dealt_royalty(cards, dealt_units, single):
+    """Royalty of the four of a kinds and straight flushes among 13 dealt cards uint8[13].
+
+    dealt_units float64[3]: the back row's line for four of a kind, straight flush and
+    royal flush (all 0: royalties_dealt off). Combinations may share cards; the largest
+    total over card-disjoint picks is returned, or, with ``single``, the largest one
+    (docs/rules.md#disjoint-dealt-combinations). A-2-3-4-5 suited counts.
+    """
+    if dealt_units[0] <= 0.0 and dealt_units[1] <= 0.0 and dealt_units[2] <= 0.0:
+        return 0.0
+    masks = np.zeros(16, np.int64)  # card bit masks (positions in `cards`) of the combos
+    units = np.zeros(16, np.float64)
+    n = 0
+    for rank in range(13):
+        m = np.int64(0)
+        for p in range(13):
+            if np.int64(cards[p]) >> 2 == rank:
+                m |= np.int64(1) << p
+        if m != 0 and (m & (m - 1)) != 0:  # more than one card
+            cnt = 0
+            x = m
+            while x:
+                x &= x - 1
+                cnt += 1
+            if cnt == 4 and dealt_units[0] > 0.0:
+                masks[n] = m
+                units[n] = dealt_units[0]
+                n += 1
+    for suit in range(4):
+        pos = np.full(13, -1, np.int64)  # position of the card of each rank in this suit
+        for p in range(13):
+            c = np.int64(cards[p])
+            if c & 3 == suit:
+                pos[c >> 2] = p
+        for top in range(3, 13):  # top rank of the straight; 3 is the wheel (5-high)
+            m = np.int64(0)
+            ok = True
+            for r in range(top - 4, top + 1):
+                rr = 12 if r < 0 else r
+                if pos[rr] < 0:
+                    ok = False
+                    break
+                m |= np.int64(1) << pos[rr]
+            if ok:
+                u = dealt_units[2] if top == 12 else dealt_units[1]
+                if u > 0.0 and n < 16:
+                    masks[n] = m
+                    units[n] = u
+                    n += 1
+    best = 0.0
+    if single:
+        for i in range(n):
+            if units[i] > best:
+                best = units[i]
+        return best
+    for pick in range(1, 1 << n):  # card-disjoint subsets (n is small: a few combos)
+        used = np.int64(0)
+        total = 0.0
+        ok = True
+        for i in range(n):
+            if pick >> i & 1:
+                if used & masks[i]:
+                    ok = False
+                    break
+                used |= masks[i]
+                total += units[i]
+        if ok and total > best:
+            best = total
+    return best
+
+
+@kernel
 def _summarize(setting, lk, ra, keys_out, roy_out):
     """Summary of one setting: setting uint8[13] = front(3) + middle(5) + back(5) card ids,
     lk the evaluator's Lookup, ra the ruleset's RuleArrays.
 
-    Writes keys_out int64[3] and roy_out float64[3]; returns foul (bool).
+    Writes keys_out int64[3] and roy_out float64[4] (front, middle, back and the dealt
+    cards' royalty, after one royalty per hand); returns foul (bool).
     """
     c = setting
     remap, decisive, suit_rank = ra.remap, ra.decisive, ra.suit_rank
@@ -113,20 +196,23 @@ def _summarize(setting, lk, ra, keys_out, roy_out):
     keys_out[0] = kf
     keys_out[1] = km
     keys_out[2] = kb
+    one = ra.params[P_ONE] != 0.0
     r0 = ra.roy[0, sf]
     r1 = ra.roy[1, sm]
     r2 = ra.roy[2, sb]
-    if ra.params[P_ONE] != 0.0:
-        r0, r1, r2 = _one_royalty(r0, r1, r2)
+    rd = _dealt_royalty(c, ra.dealt_units, one)
+    if one:
+        r0, r1, r2, rd = _one_royalty_with_dealt(r0, r1, r2, rd)
     roy_out[0] = r0
     roy_out[1] = r1
     roy_out[2] = r2
+    roy_out[3] = rd
     return not (kf <= km and km <= kb)
 
 
 @kernel
 def _summarize_batch(settings, lk, ra, keys, roys, fouls):
-    """settings uint8[n, 13] -> keys int64[n, 3], roys float64[n, 3], fouls bool[n]."""
+    """settings uint8[n, 13] -> keys int64[n, 3], roys float64[n, 4], fouls bool[n]."""
     for i in range(settings.shape[0]):
         fouls[i] = _summarize(settings[i], lk, ra, keys[i], roys[i])
 
@@ -135,10 +221,11 @@ def _summarize_batch(settings, lk, ra, keys, roys, fouls):
 
 
 @kernel
-def _settle_core(a0, a1, a2, ra0, ra1, ra2, fa, b0, b1, b2, rb0, rb1, rb2, fb, params):
+def _settle_core(a0, a1, a2, ra0, ra1, ra2, rda, fa, b0, b1, b2, rb0, rb1, rb2, rdb, fb, params):
     """``_settle`` on scalars: row keys a0..a2 / b0..b2 (int64), row royalties
-    ra0..ra2 / rb0..rb2 (float64), fouls fa / fb (bool). The hot loops use this form
-    (no array views), which is several times faster than passing rows of arrays."""
+    ra0..ra2 / rb0..rb2 and dealt-card royalties rda / rdb (float64), fouls fa / fb
+    (bool). The hot loops use this form (no array views), which is several times faster
+    than passing rows of arrays."""
     if fa or fb:
         if fa and fb:
             return 0.0
@@ -146,9 +233,11 @@ def _settle_core(a0, a1, a2, ra0, ra1, ra2, fa, b0, b1, b2, rb0, rb1, rb2, fb, p
         if fb:
             sign = 1.0
             royalty = 0.0 + ra0 + ra1 + ra2
+            royalty += rda
         else:
             sign = -1.0
             royalty = 0.0 + rb0 + rb1 + rb2
+            royalty += rdb
         scoring = params[P_SCORING]
         units = 3.0
         if scoring == SCORING_16:
@@ -171,6 +260,8 @@ def _settle_core(a0, a1, a2, ra0, ra1, ra2, fa, b0, b1, b2, rb0, rb1, rb2, fb, p
             royalty += ra1 if w1 > 0 else -rb1
         if w2 != 0 and not (cancel and ra2 > 0.0 and rb2 > 0.0):
             royalty += ra2 if w2 > 0 else -rb2
+    # Dealt-card royalties are paid whoever wins the rows, in every mode.
+    royalty += rda - rdb
     won = np.int64(w0 > 0) + np.int64(w1 > 0) + np.int64(w2 > 0)
     lost = np.int64(w0 < 0) + np.int64(w1 < 0) + np.int64(w2 < 0)
     units = float(w0 + w1 + w2)
@@ -194,86 +285,51 @@ def _settle_core(a0, a1, a2, ra0, ra1, ra2, fa, b0, b1, b2, rb0, rb1, rb2, fb, p
 @kernel
 def _settle(ka, ra, fa, kb, rb, fb, params):
     """Units A wins from B (float64). ka/kb int64[3] row keys (front, middle, back),
-    ra/rb float64[3] row royalties (already reduced for one royalty per hand), fa/fb foul.
+    ra/rb float64[4] royalties of the rows and of the dealt cards (after one royalty per
+    hand), fa/fb foul.
 
     Rows: +1 won, -1 lost, 0 tied; per-row sums them, 1-6 adds 3 for a scoop, 2-4 adds 1
     to whoever won more rows. Royalties: winner (paid by the row's loser), cancel (as
-    winner, none when both rows earn one), always (each side's own, whoever wins). A
-    scoop multiplies the whole pair settlement, royalties included. A fouled hand loses
-    every row to a legal one, pays all the legal hand's royalties and collects nothing;
-    two fouled hands settle 0. Same arithmetic order as tests/reference.py (bit-exact).
+    winner, none when both rows earn one), always (each side's own, whoever wins); the
+    dealt cards' royalties are paid whoever wins. A scoop multiplies the whole pair
+    settlement, royalties included. A fouled hand loses every row to a legal one, pays
+    all the legal hand's royalties and collects nothing; two fouled hands settle 0.
+    Same arithmetic order as tests/reference.py (bit-exact); docs/rules.md#fouls.
     """
-    return _settle_core(
-        ka[0],
-        ka[1],
-        ka[2],
-        ra[0],
-        ra[1],
-        ra[2],
-        fa,
-        kb[0],
-        kb[1],
-        kb[2],
-        rb[0],
-        rb[1],
-        rb[2],
-        fb,
-        params,
-    )
+    return _settle_core(ka[0], ka[1], ka[2], ra[0], ra[1], ra[2], ra[3], fa,
+                        kb[0], kb[1], kb[2], rb[0], rb[1], rb[2], rb[3], fb, params)  # fmt: skip
 
 
 @kernel
 def _settle_at(keys_a, roys_a, fouls_a, i, keys_b, roys_b, fouls_b, j, params):
-    """``_settle`` of summary i of (keys_a int64[n,3], roys_a float64[n,3], fouls_a bool[n])
+    """``_settle`` of summary i of (keys_a int64[n,3], roys_a float64[n,4], fouls_a bool[n])
     against summary j of the b arrays, by index (no array views)."""
     return _settle_core(
-        keys_a[i, 0],
-        keys_a[i, 1],
-        keys_a[i, 2],
-        roys_a[i, 0],
-        roys_a[i, 1],
-        roys_a[i, 2],
-        fouls_a[i],
-        keys_b[j, 0],
-        keys_b[j, 1],
-        keys_b[j, 2],
-        roys_b[j, 0],
-        roys_b[j, 1],
-        roys_b[j, 2],
-        fouls_b[j],
+        keys_a[i, 0], keys_a[i, 1], keys_a[i, 2],
+        roys_a[i, 0], roys_a[i, 1], roys_a[i, 2], roys_a[i, 3], fouls_a[i],
+        keys_b[j, 0], keys_b[j, 1], keys_b[j, 2],
+        roys_b[j, 0], roys_b[j, 1], roys_b[j, 2], roys_b[j, 3], fouls_b[j],
         params,
-    )
+    )  # fmt: skip
 
 
 @kernel
 def _settle_against(keys, roys, fouls, kb, rb, fb, params, out):
-    """Every summary of (keys int64[n,3], roys float64[n,3], fouls bool[n]) against one
-    opponent (kb int64[3], rb float64[3], fb bool) -> out float64[n] (units won)."""
+    """Every summary of (keys int64[n,3], roys float64[n,4], fouls bool[n]) against one
+    opponent (kb int64[3], rb float64[4], fb bool) -> out float64[n] (units won)."""
     b0, b1, b2 = kb[0], kb[1], kb[2]
-    r0, r1, r2 = rb[0], rb[1], rb[2]
+    r0, r1, r2, r3 = rb[0], rb[1], rb[2], rb[3]
     for i in range(keys.shape[0]):
         out[i] = _settle_core(
-            keys[i, 0],
-            keys[i, 1],
-            keys[i, 2],
-            roys[i, 0],
-            roys[i, 1],
-            roys[i, 2],
-            fouls[i],
-            b0,
-            b1,
-            b2,
-            r0,
-            r1,
-            r2,
-            fb,
-            params,
-        )
+            keys[i, 0], keys[i, 1], keys[i, 2],
+            roys[i, 0], roys[i, 1], roys[i, 2], roys[i, 3], fouls[i],
+            b0, b1, b2, r0, r1, r2, r3, fb, params,
+        )  # fmt: skip
 
 
 @kernel
 def _settle_pairs(ka, ra, fa, kb, rb, fb, params, out):
-    """Pair i of two summary arrays (int64[n,3], float64[n,3], bool[n] each) -> out[i]."""
+    """Pair i of two summary arrays (int64[n,3], float64[n,4], bool[n] each) -> out[i]."""
     for i in range(ka.shape[0]):
         out[i] = _settle_at(ka, ra, fa, i, kb, rb, fb, i, params)
 

@@ -37,6 +37,8 @@ RulesLike = Rules | str | None
 
 # Royalty hand of each evaluator category (a royal flush is looked up apart).
 _ROYALTY_HAND = {3: "three_of_a_kind", 6: "full_house", 7: "four_of_a_kind", 8: "straight_flush"}
+# Categories paid for the dealt cards, not the rows, under royalties_dealt.
+_DEALT_CATEGORIES = (7, 8)
 
 
 class Lookup(NamedTuple):
@@ -57,6 +59,9 @@ class RuleArrays(NamedTuple):
     params: np.ndarray  # float64[NPARAMS]: P_SCORING, P_MULT, P_MODE, P_ONE, P_ROY
     nat_units: np.ndarray  # float64[k] natural payouts, strongest first (index = natural id)
     nat_codes: np.ndarray  # int64[k] NATURAL_CODES of the ruleset's naturals, same order
+    #: float64[3] royalties_dealt: the back line for four of a kind, straight flush and
+    #: royal flush among the dealt cards (all 0 when royalties_dealt is off)
+    dealt_units: np.ndarray
 
 
 @dataclass(frozen=True, eq=False)
@@ -100,11 +105,14 @@ def _arrays(rules: Rules, t: Tables) -> RuleArrays:
         for pos, letter in enumerate(rules.suit_order):
             suit_rank["cdhs".index(letter)] = 3 - pos
     roy = np.zeros((3, NSTRENGTH), np.float64)
+    dealt = rules.royalties_dealt and bool(rules.royalties)
     if rules.royalties:
         for row_index, row in enumerate(ROWS):
             for s in range(NSTRENGTH):
                 if bool(t.is_five[s]) != (row != "front"):
                     continue  # a front is a 3-card class, middle and back 5-card classes
+                if dealt and int(t.category[s]) in _DEALT_CATEGORIES:
+                    continue  # paid for the dealt cards instead (royalties_dealt)
                 if t.royal[s]:
                     roy[row_index, s] = rules.royalty(row, "royal_flush")
                 else:
@@ -119,9 +127,15 @@ def _arrays(rules: Rules, t: Tables) -> RuleArrays:
     params[P_ROY] = 1.0 if rules.royalties else 0.0
     nat_units = np.array([float(u) for _, u in rules.naturals], dtype=np.float64)
     nat_codes = np.array([NATURAL_CODES[n] for n, _ in rules.naturals], dtype=np.int64)
-    return RuleArrays(
-        *(_readonly(a) for a in (remap, decisive, suit_rank, roy, params, nat_units, nat_codes))
-    )
+    dealt_units = np.zeros(3, np.float64)
+    if dealt:
+        dealt_units[:] = [
+            rules.royalty("back", "four_of_a_kind"),
+            rules.royalty("back", "straight_flush"),
+            rules.royalty("back", "royal_flush"),
+        ]
+    arrays = (remap, decisive, suit_rank, roy, params, nat_units, nat_codes, dealt_units)
+    return RuleArrays(*(_readonly(a) for a in arrays))
 
 
 def _pareto_safe(rules: Rules, ra: RuleArrays, t: Tables) -> bool:
@@ -129,12 +143,13 @@ def _pareto_safe(rules: Rules, ra: RuleArrays, t: Tables) -> bool:
 
     True when each row's royalty never decreases with strength, royalties are not cut
     to one per hand (the kept royalty could move to a row that loses), and a scoop
-    multiplier is not combined with royalties paid whoever wins (being scooped can then
-    be worth more than not).
+    multiplier is not combined with royalties paid whoever wins ("always", or the dealt
+    cards' royalties: being scooped can then be worth more than not).
     """
     if rules.one_royalty_per_hand:
         return False
-    if rules.royalty_mode == "always" and rules.scoop_multiplier != 1 and rules.royalties:
+    paid_anyway = rules.royalty_mode == "always" or rules.royalties_dealt
+    if paid_anyway and rules.scoop_multiplier != 1 and rules.royalties:
         return False
     order = np.argsort(ra.remap)  # original strengths in ruleset order
     for row, five in ((0, False), (1, True), (2, True)):

@@ -126,9 +126,10 @@ def _check_distinct(flat: np.ndarray, who: str) -> None:
 
 
 def summarize(setting: Any, rules: RulesLike = None) -> tuple[np.ndarray, np.ndarray, bool]:
-    """(keys int64[3], royalties float64[3], foul) of a (front, middle, back) setting.
+    """(keys int64[3], royalties float64[4], foul) of a (front, middle, back) setting.
 
-    Keys are the row keys under ``rules`` (higher is stronger); royalties are after
+    Keys are the row keys under ``rules`` (higher is stronger); royalties are the front,
+    middle and back rows' and the dealt cards' (``royalties_dealt``), after
     ``one_royalty_per_hand``; ``foul`` is True unless ``front <= middle <= back``.
     """
     from solver.engine import _kernels as k
@@ -136,7 +137,7 @@ def summarize(setting: Any, rules: RulesLike = None) -> tuple[np.ndarray, np.nda
     cr = compile_rules(rules)
     flat = _setting(setting, "setting")
     keys = np.zeros(3, np.int64)
-    roy = np.zeros(3, np.float64)
+    roy = np.zeros(4, np.float64)
     with compiling("settle", "settlement kernels"):
         foul = k._summarize(flat, cr.lookup, cr.arrays, keys, roy)
     return keys, roy, bool(foul)
@@ -146,7 +147,7 @@ def summarize_batch(
     settings: np.ndarray, rules: RulesLike = None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Summaries of settings uint8[n, 13] (front 3 + middle 5 + back 5 each):
-    (keys int64[n, 3], royalties float64[n, 3], fouls bool[n]). Rows must hold 13
+    (keys int64[n, 3], royalties float64[n, 4], fouls bool[n]). Rows must hold 13
     distinct valid ids (checked)."""
     from solver.engine import _kernels as k
 
@@ -165,7 +166,7 @@ def summarize_batch(
     cr = compile_rules(rules)
     n = len(arr)
     keys = np.zeros((n, 3), np.int64)
-    roys = np.zeros((n, 3), np.float64)
+    roys = np.zeros((n, 4), np.float64)
     fouls = np.zeros(n, np.bool_)
     with compiling("settle-batch", "settlement kernels"):
         k._summarize_batch(arr, cr.lookup, cr.arrays, keys, roys, fouls)
@@ -190,7 +191,7 @@ def settle(a: Any, b: Any, rules: RulesLike = None) -> float:
     if shared.size:
         raise CardParseError(f"card {format_card(int(shared[0]))!r} is in both a and b")
     ka, kb = np.zeros(3, np.int64), np.zeros(3, np.int64)
-    qa, qb = np.zeros(3, np.float64), np.zeros(3, np.float64)
+    qa, qb = np.zeros(4, np.float64), np.zeros(4, np.float64)
     with compiling("settle", "settlement kernels"):
         foul_a = k._summarize(fa, cr.lookup, cr.arrays, ka, qa)
         foul_b = k._summarize(fb, cr.lookup, cr.arrays, kb, qb)
@@ -203,8 +204,8 @@ def settle_against(
     rules: RulesLike = None,
 ) -> np.ndarray:
     """Units each of many players wins from one opponent: ``a`` summaries (keys int64[n, 3],
-    royalties float64[n, 3], fouls bool[n]), ``b`` one summary (keys int64[3], royalties
-    float64[3], foul)."""
+    royalties float64[n, 4], fouls bool[n]), ``b`` one summary (keys int64[3], royalties
+    float64[4], foul)."""
     from solver.engine import _kernels as k
 
     cr = compile_rules(rules)
@@ -221,7 +222,7 @@ def settle_pairs(
     rules: RulesLike = None,
 ) -> np.ndarray:
     """Units a[i] wins from b[i] for every i: ``a`` and ``b`` are summaries from
-    ``summarize_batch`` (keys int64[n, 3], royalties float64[n, 3], fouls bool[n])."""
+    ``summarize_batch`` (keys int64[n, 3], royalties float64[n, 4], fouls bool[n])."""
     from solver.engine import _kernels as k
 
     cr = compile_rules(rules)

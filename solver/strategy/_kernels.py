@@ -22,7 +22,8 @@ import numpy as np
 from evaluator._jit import kernel
 from evaluator._kernels import _subset_pass
 from solver.engine._kernels import (
-    _one_royalty,
+    _dealt_royalty,
+    _one_royalty_with_dealt,
     _row_key3,
     _row_key5,
     _settle_core,
@@ -92,9 +93,12 @@ def _prepare(hand, lk, ra, k5, k3, r5, r3):
 
 
 @kernel
-def _candidate_rows(split, k3, k5, r3, r5, one_per_hand, keys, roy):
-    """Keys and royalties of splits: split int32[n, 3] (front, middle, back subsets) ->
-    keys int64[n, 3], roy float64[n, 3] (after one royalty per hand when asked)."""
+def _candidate_rows(hand, ra, split, k3, k5, r3, r5, keys, roy):
+    """Keys and royalties of splits of a sorted hand uint8[13]: split int32[n, 3] (front,
+    middle, back subsets) -> keys int64[n, 3], roy float64[n, 4] (rows, then the dealt
+    cards' royalty; after one royalty per hand when the ruleset says so)."""
+    one = ra.params[P_ONE] != 0.0
+    dealt = _dealt_royalty(hand, ra.dealt_units, one)
     for i in range(split.shape[0]):
         f = split[i, 0]
         m = split[i, 1]
@@ -105,11 +109,13 @@ def _candidate_rows(split, k3, k5, r3, r5, one_per_hand, keys, roy):
         q0 = r3[f]
         q1 = r5[0, m]
         q2 = r5[1, b]
-        if one_per_hand:
-            q0, q1, q2 = _one_royalty(q0, q1, q2)
+        qd = dealt
+        if one:
+            q0, q1, q2, qd = _one_royalty_with_dealt(q0, q1, q2, qd)
         roy[i, 0] = q0
         roy[i, 1] = q1
         roy[i, 2] = q2
+        roy[i, 3] = qd
 
 
 @kernel
@@ -270,7 +276,7 @@ def _candidates(hand, lk, ra, part, prune, k5, k3, r5, r3, split, keys, roy):
     1287], r3 float64[286]), keeps the legal partitions of part int16[36036, 3]
     (``_legal_partitions``) and, with ``prune``, only their Pareto front (``_pareto``).
     Writes the kept splits to split int32[36036, 3] with their keys int64[36036, 3] and
-    royalties float64[36036, 3] (``_candidate_rows``); returns (legal count, kept count).
+    royalties float64[36036, 4] (``_candidate_rows``); returns (legal count, kept count).
     """
     _prepare(hand, lk, ra, k5, k3, r5, r3)
     n = _legal_partitions(k3, k5, part, split)
@@ -285,7 +291,7 @@ def _candidates(hand, lk, ra, part, prune, k5, k3, r5, r3, split, keys, roy):
                 split[m, 1] = split[i, 1]
                 split[m, 2] = split[i, 2]
                 m += 1
-    _candidate_rows(split[:m], k3, k5, r3, r5, ra.params[P_ONE] != 0.0, keys[:m], roy[:m])
+    _candidate_rows(hand, ra, split[:m], k3, k5, r3, r5, keys[:m], roy[:m])
     return n, m
 
 
@@ -328,7 +334,9 @@ def _field_value(wf, tf, lf, wm, tm, lm, wb, tb, lb, rsum, scoring, mult):
 @kernel
 def _field_values(keys, roy, fx, fe, params, vals, wt):
     """Field value of settings given by their row keys int64[n, 3] and royalties
-    float64[n, 3] -> vals float64[n], and wt float64[n, 3, 2] each row's (win, tie)."""
+    float64[n, 4] (rows, dealt cards) -> vals float64[n], and wt float64[n, 3, 2] each
+    row's (win, tie). The dealt cards' royalty is added as it is (approximation: the
+    field model leaves it out of the scoop multiplier, and the opponents' out)."""
     scoring = np.int64(params[P_SCORING])
     mult = params[P_MULT]
     mode = np.int64(params[P_MODE])
@@ -336,7 +344,8 @@ def _field_values(keys, roy, fx, fe, params, vals, wt):
         wf, tf, lf, rf = _row_terms(keys[i, 0], roy[i, 0], fx, fe, 0, mode)
         wm, tm, lm, rm = _row_terms(keys[i, 1], roy[i, 1], fx, fe, 1, mode)
         wb, tb, lb, rb = _row_terms(keys[i, 2], roy[i, 2], fx, fe, 2, mode)
-        vals[i] = _field_value(wf, tf, lf, wm, tm, lm, wb, tb, lb, rf + rm + rb, scoring, mult)
+        rsum = rf + rm + rb + roy[i, 3]
+        vals[i] = _field_value(wf, tf, lf, wm, tm, lm, wb, tb, lb, rsum, scoring, mult)
         wt[i, 0, 0] = wf
         wt[i, 0, 1] = tf
         wt[i, 1, 0] = wm
@@ -506,9 +515,9 @@ def _set_hands(hands, policy, lk, ra, st, fx, fe, out_split, out_keys, out_roy, 
 
     lk the evaluator's Lookup, ra the RuleArrays, st the split Structure, fx/fe the field
     tables (unused by greedy). Out: out_split int32[n, 3] (front 3-subset, middle 5-subset,
-    back 5-subset indices), out_keys int64[n, 3] row keys, out_roy float64[n, 3] row
-    royalties (after one royalty per hand), out_val float64[n] the field value (0 for
-    greedy).
+    back 5-subset indices), out_keys int64[n, 3] row keys, out_roy float64[n, 4] royalties
+    of the rows and the dealt cards (after one royalty per hand), out_val float64[n] the
+    field value (0 for greedy).
     """
     k5 = np.empty(1287, np.int64)
     k3 = np.empty(286, np.int64)
@@ -531,12 +540,14 @@ def _set_hands(hands, policy, lk, ra, st, fx, fe, out_split, out_keys, out_roy, 
         q0 = r3[f]
         q1 = r5[0, m]
         q2 = r5[1, b]
+        qd = _dealt_royalty(hands[h], ra.dealt_units, one)
         if one:
-            q0, q1, q2 = _one_royalty(q0, q1, q2)
+            q0, q1, q2, qd = _one_royalty_with_dealt(q0, q1, q2, qd)
         out_roy[h, 0] = q0
         out_roy[h, 1] = q1
         out_roy[h, 2] = q2
-        out_val[h] = val
+        out_roy[h, 3] = qd
+        out_val[h] = val + qd
 
 
 @kernel
@@ -545,11 +556,11 @@ def _mc_values(ckeys, croy, cfoul, okeys, oroy, onat, onatkey, weights, params, 
     """Monte Carlo totals: out[c, d] += what candidate c wins from every opponent of deal d,
     each opponent's units times its weight.
 
-    ckeys int64[nc, 3], croy float64[nc, 3], cfoul bool[nc] candidate summaries;
-    okeys/oroy [deals * n_opp, 3] opponents set by the field (deal d, seat o at row
-    d * n_opp + o); onat/onatkey the opponents' declared naturals (-1 none); weights
-    float64[n_opp] a weight per seat (stakes; 1.0 each for plain units). Deals lo..hi only
-    (threads take disjoint ranges; each writes its own columns).
+    ckeys int64[nc, 3], croy float64[nc, 4], cfoul bool[nc] candidate summaries; okeys
+    int64[deals * n_opp, 3], oroy float64[deals * n_opp, 4] opponents set by the field
+    (deal d, seat o at row d * n_opp + o); onat/onatkey the opponents' declared naturals
+    (-1 none); weights float64[n_opp] a weight per seat (stakes; 1.0 each for plain
+    units). Deals lo..hi only (threads take disjoint ranges; each writes its own columns).
     """
     n_opp = weights.shape[0]
     for d in range(lo, hi):
@@ -567,10 +578,12 @@ def _mc_values(ckeys, croy, cfoul, okeys, oroy, onat, onatkey, weights, params, 
                 q0 = oroy[j, 0]
                 q1 = oroy[j, 1]
                 q2 = oroy[j, 2]
+                q3 = oroy[j, 3]
                 for c in range(ckeys.shape[0]):
                     out[c, d] += w * _settle_core(
                         ckeys[c, 0], ckeys[c, 1], ckeys[c, 2], croy[c, 0], croy[c, 1],
-                        croy[c, 2], cfoul[c], b0, b1, b2, q0, q1, q2, False, params,
+                        croy[c, 2], croy[c, 3], cfoul[c], b0, b1, b2, q0, q1, q2, q3, False,
+                        params,
                     )  # fmt: skip
 
 

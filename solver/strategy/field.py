@@ -162,7 +162,7 @@ def field_values(
     rules: Rules | CompiledRules,
     field: FieldTables | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Field value of settings from their row keys int64[n, 3] and royalties float64[n, 3]
+    """Field value of settings from their row keys int64[n, 3] and royalties float64[n, 4]
     (per opponent, under the ruleset's scoring, rows independent), and each row's
     (win, tie) probabilities float64[n, 3, 2]."""
     from solver.strategy import _kernels as k

@@ -54,7 +54,7 @@ def set_sorted_hands(
     n = len(hands)
     split = np.empty((n, 3), np.int32)
     keys = np.empty((n, 3), np.int64)
-    roy = np.empty((n, 3), np.float64)
+    roy = np.empty((n, 4), np.float64)
     val = np.empty(n, np.float64)
     code = POLICY_FIELD if policy == "field" else POLICY_GREEDY
 

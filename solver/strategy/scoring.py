@@ -133,7 +133,7 @@ def parse_against(
     against: Sequence, hand: np.ndarray, cr: CompiledRules
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Opponent settings (each (front, middle, back) or ``"front | middle | back"``) as
-    summaries: keys int64[m, 3], royalties float64[m, 3], fouls bool[m]. Raises
+    summaries: keys int64[m, 3], royalties float64[m, 4], fouls bool[m]. Raises
     CardParseError naming the opponent for a bad setting or a card already dealt."""
     keys, roys, fouls = [], [], []
     used = set(hand.tolist())
@@ -161,7 +161,7 @@ def parse_against(
         fouls.append(ff)
     return (
         np.array(keys, np.int64).reshape(-1, 3),
-        np.array(roys).reshape(-1, 3),
+        np.array(roys).reshape(-1, 4),
         np.array(fouls, np.bool_),
     )
 

@@ -87,7 +87,7 @@ class Candidates:
     hand: np.ndarray  # uint8[13], sorted
     split: np.ndarray  # int32[n, 3] subset indices (front, middle, back)
     keys: np.ndarray  # int64[n, 3]
-    roy: np.ndarray  # float64[n, 3] (after one royalty per hand)
+    roy: np.ndarray  # float64[n, 4] rows, dealt cards (after one royalty per hand)
     legal: int  # number of legal partitions of the hand (0: not counted)
     pruned: bool  # whether the Pareto front was taken
     rows: HandRows | None = None  # the hand's subset rows, when computed
@@ -113,9 +113,9 @@ class Candidates:
         rows = self.rows if self.rows is not None else prepare_hand(self.hand, cr)
         split = np.ascontiguousarray(split, np.int32).reshape(-1, 3)
         keys = np.empty((len(split), 3), np.int64)
-        roy = np.empty((len(split), 3), np.float64)
-        k._candidate_rows(split, rows.k3, rows.k5, rows.r3, rows.r5, cr.rules.one_royalty_per_hand,
-                          keys, roy)  # fmt: skip
+        roy = np.empty((len(split), 4), np.float64)
+        k._candidate_rows(self.hand, cr.arrays, split, rows.k3, rows.k5, rows.r3, rows.r5, keys,
+                          roy)  # fmt: skip
         return Candidates(
             self.hand,
             np.vstack([self.split, split]).astype(np.int32),
@@ -136,7 +136,7 @@ def candidates(hand: np.ndarray, cr: CompiledRules, prune: bool = True) -> Candi
     )
     split = np.empty((NPART, 3), np.int32)
     keys = np.empty((NPART, 3), np.int64)
-    roy = np.empty((NPART, 3), np.float64)
+    roy = np.empty((NPART, 4), np.float64)
     pruned = prune and cr.pareto_safe
     n, m = k._candidates(hand, cr.lookup, cr.arrays, structure().part, pruned, *rows,
                          split, keys, roy)  # fmt: skip
