@@ -608,6 +608,8 @@ def _render_solution(d: dict) -> None:
             f"{'recommended' if sur['recommended'] else 'not recommended'}"
         )
     out.print(f"advice: {advice}")
+    if d.get("played"):
+        _render_played(d)
     if d["alternatives"]:
         alt = Table(box=None, header_style="bold", title="runners-up", title_justify="left")
         for col in ("front", "middle", "back"):
@@ -639,6 +641,29 @@ def parse_stakes(text: str | None) -> list[float] | None:
         except ValueError:
             fail(f"--stakes: stake {i} {part.strip()!r} is not a number")
     return out
+
+
+def _render_played(d: dict) -> None:
+    """The played setting beside the best: its value, the loss and each row's change."""
+    p = d["played"]
+    table = Table(box=None, header_style="bold", title="played", title_justify="left")
+    for col in ("row", "played", "best", "win", "win vs best"):
+        table.add_column(col, justify="right" if col.startswith("win") else "left")
+    for name in ROW_NAMES:
+        r = p["rows"][name]
+        mark = "[yellow]*[/]" if r["differs"] else " "
+        win = "—" if r["win"] is None else f"{r['win']:.1%}"
+        change = "—" if r["win_change"] is None else f"{r['win_change']:+.1%}"
+        table.add_row(f"{mark}{name}", pretty_cards(p[name]), pretty_cards(d[name]), win, change)
+    out.print(table)
+    loss = f"{p['loss']:.3f}"
+    if p.get("loss_stderr"):
+        loss += f" ± {p['loss_stderr']:.3f}"
+    state = "[bold red]fouled[/]: scooped by every opponent; " if p["fouled"] else ""
+    out.print(
+        f"played: {state}ev {p['ev']:+.3f}, loss {loss} units per opponent, "
+        f"rank {p['rank']} of {p['of']}"
+    )
 
 
 def _read_against(path: str) -> list[str]:
@@ -679,6 +704,14 @@ def solve(
             "the setting maximises the staked total.",
         ),
     ] = None,
+    played: Annotated[
+        str | None,
+        typer.Option(
+            "--played",
+            metavar="'FRONT | MIDDLE | BACK'",
+            help="The setting you played: what it cost next to the best, row by row.",
+        ),
+    ] = None,
     fmt: FormatOpt = Format.table,
 ) -> None:
     """Find the setting of a hand that wins the most units on average."""
@@ -703,6 +736,7 @@ def solve(
             against=opponents,
             top=top,
             stakes=parse_stakes(stakes),
+            played=played,
         )
     except OSError as exc:
         fail(f"cannot read --against file: {exc}")

@@ -30,7 +30,7 @@ from solver.engine.errors import InputError
 from solver.engine.layout import MAX_UNITS, ROWS
 from solver.engine.settlement import find_naturals, settle_against, settle_natural, summarize
 from solver.strategy.deal import deal_hands
-from solver.strategy.field import field_row_stats, field_values
+from solver.strategy.field import field_row_stats, field_values, get_field
 from solver.strategy.policy import set_sorted_hands
 from solver.strategy.splits import Candidates
 from solver.strategy.threads import Stop, run_ranges
@@ -113,8 +113,14 @@ def check_stakes(stakes: Sequence | None, n_opp: int) -> np.ndarray | None:
     return out
 
 
+FOULED_ROWS: RowStats = {name: {"win": 0.0, "tie": 0.0, "loss": 1.0} for name in ROWS}
+
+
 def row_stats_against(keys: np.ndarray, okeys: np.ndarray) -> RowStats:
-    """Win/tie/loss rates of a setting's row keys int64[3] against opponents' keys [m, 3]."""
+    """Win/tie/loss rates of a setting's row keys int64[3] against opponents' keys [m, 3];
+    a fouled setting loses every row."""
+    if not keys[0] <= keys[1] <= keys[2]:
+        return {name: dict(v) for name, v in FOULED_ROWS.items()}
     out = {}
     for r, name in enumerate(ROWS):
         if len(okeys) == 0:
@@ -180,7 +186,8 @@ def score_exact(
     per_opp = np.empty((n, n_opp))
     total = np.zeros(n)
     staked = np.zeros(n)
-    mine = (cands.keys, cands.roy, cands.fouls)
+    fouls = cands.fouls
+    mine = (cands.keys, cands.roy, fouls)
     for j in range(n_opp):
         per_opp[:, j] = settle_against(mine, (okeys[j], oroy[j], ofoul[j]), cr)
         total += per_opp[:, j]
@@ -189,7 +196,9 @@ def score_exact(
     legal_opp = okeys[~ofoul]
 
     def row_stats(i: int) -> RowStats | None:
-        return row_stats_against(cands.keys[i], legal_opp) if len(legal_opp) else None
+        if len(legal_opp) == 0 and not fouls[i]:
+            return None
+        return row_stats_against(cands.keys[i], legal_opp)
 
     def declare_by_opponent(nat: Natural) -> np.ndarray:
         return np.full(n_opp, settle_natural(nat, None, cr))
@@ -338,8 +347,17 @@ def score_field(
     n_opp: int = 1,
     stakes: np.ndarray | None = None,
 ) -> Scores:
-    """The field model's value of every candidate (per opponent; no sampling)."""
-    return field_scores(*field_values(cands.keys, cands.roy, cr), cr, method, n_opp, stakes)
+    """The field model's value of every candidate (per opponent; no sampling). A fouled
+    candidate (a played setting) is scooped by every opponent: it pays the scoop and the
+    opponents' expected royalties, multiplied (the field never fouls)."""
+    vals, wt = field_values(cands.keys, cands.roy, cr)
+    fouls = cands.fouls
+    if fouls.any():
+        f = get_field(cr)
+        scoop = {"per-row": 3.0, "1-6": 6.0, "2-4": 4.0}[cr.rules.scoring]
+        vals[fouls] = -(scoop + float(f.fe.sum())) * float(cr.rules.scoop_multiplier)
+        wt[fouls] = 0.0
+    return field_scores(vals, wt, cr, method, n_opp, stakes)
 
 
 def field_scores(

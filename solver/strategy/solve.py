@@ -22,7 +22,7 @@ import numpy as np
 from evaluator import format_cards, parse_hand
 from solver.engine.compiled import CompiledRules, compile_rules
 from solver.engine.errors import InputError
-from solver.engine.layout import MAX_SAMPLES, POLICIES
+from solver.engine.layout import MAX_SAMPLES, POLICIES, ROWS
 from solver.engine.rules import Rules
 from solver.strategy.scoring import Natural, Scores
 from solver.strategy.splits import Candidates
@@ -57,6 +57,7 @@ class Solution:
     stakes: list[float] | None = None
     ev_staked: float | None = None
     ev_by_opponent: list[float] | None = None
+    played: dict[str, Any] | None = None
 
     @property
     def setting(self) -> tuple[str, str, str]:
@@ -89,6 +90,7 @@ class Solution:
             "ev_by_opponent": None
             if self.ev_by_opponent is None
             else [_r(x) for x in self.ev_by_opponent],
+            "played": self.played,
         }
 
 
@@ -111,14 +113,18 @@ def assemble(
     samples: int | None = None,
     seed: int | None = None,
     candidates: int | None = None,
+    played: int | None = None,
 ) -> Solution:
     """The Solution from a scorer's Scores: the best candidate (``best``, or the highest
-    ``ev``), the runners-up, and the natural and surrender advice."""
+    ``value``), the runners-up, the natural and surrender advice, and, when candidate
+    ``played`` is the setting the player chose, what it cost."""
     from solver.engine.settlement import natural_setting
 
     rules = cr.rules
     stakes = scores.stakes
     order = np.argsort(-scores.value, kind="stable")
+    if played is not None:
+        order = order[order != played]
     if best is None:
         best = int(order[0])
     ev = scores.ev(best)
@@ -165,6 +171,10 @@ def assemble(
         best_ev = -float(cost)
         by_opponent = np.full(len(by_opponent), -float(cost))
     n_opp = players - 1
+    best_value = best_ev if stakes is None else float(stakes @ by_opponent)
+    played_info = None
+    if played is not None:
+        played_info = _played(cands, scores, best, played, order, best_value, action)
     return Solution(
         hand=format_cards(cands.hand[::-1]),
         rules=rules.name,
@@ -188,7 +198,66 @@ def assemble(
         stakes=None if stakes is None else stakes.tolist(),
         ev_staked=None if stakes is None else float(stakes @ by_opponent),
         ev_by_opponent=[float(x) for x in by_opponent],
+        played=played_info,
     )
+
+
+def _played(
+    cands: Candidates,
+    scores: Scores,
+    best: int,
+    p: int,
+    order: np.ndarray,
+    best_value: float,
+    action: str,
+) -> dict[str, Any]:
+    """What the played setting (candidate p) is worth next to the advice.
+
+    ``loss`` is the advised action's value minus the played setting's (units per
+    opponent; money with stakes), ``loss_stderr`` its paired standard error (0 exact,
+    None for a model); ``rank`` is 1 + the number of scored settings worth more;
+    ``rows`` compares each row with the best setting's.
+    """
+    fouled = bool(cands.fouls[p])
+    value = float(scores.value[p])
+    if action == "play":
+        diff, se = scores.diff(best, p)
+        loss = diff
+    else:  # the advice was to declare or surrender: compare with its value
+        loss, se = best_value - value, scores.stderr(p)
+    rank = 1 + int((scores.value[order] > value).sum())
+    rows_played = cands.text(p)
+    rows_best = cands.text(best)
+    stats_p = scores.row_stats(p) or {}
+    stats_b = scores.row_stats(best) or {}
+    rows = {}
+    for r, name in enumerate(ROWS):
+        sp = stats_p.get(name) or {}
+        sb = stats_b.get(name) or {}
+        rows[name] = {
+            "differs": sorted(rows_played[r].split()) != sorted(rows_best[r].split()),
+            "win": sp.get("win"),
+            "tie": sp.get("tie"),
+            "loss": sp.get("loss"),
+            "win_change": None
+            if sp.get("win") is None or sb.get("win") is None
+            else round(sp["win"] - sb["win"], 4),
+        }
+    out = {
+        "front": rows_played[0],
+        "middle": rows_played[1],
+        "back": rows_played[2],
+        "ev": _r(scores.ev(p)),
+        "loss": _r(loss + 0.0),  # + 0.0: no "-0.0" when the played setting is the best
+        "loss_stderr": _r(se),
+        "rank": rank,
+        "of": len(order) + 1,
+        "fouled": fouled,
+        "rows": rows,
+    }
+    if scores.stakes is not None:
+        out["ev_staked"] = _r(value)
+    return out
 
 
 # --------------------------------------------------------------------------- solve
@@ -216,6 +285,7 @@ def solve(
     top: int = 3,
     *,
     stakes: Sequence[float] | None = None,
+    played: Sequence | str | None = None,
     stop: Stop | None = None,
 ) -> Solution:
     """The best setting of a 13-card hand under a ruleset; see the module docstring.
@@ -227,7 +297,10 @@ def solve(
     exact for those opponents, and ``players`` (if given) must count them. ``stakes``:
     money per unit against each opponent (one per opponent, in order; default 1 each):
     the setting chosen maximises the staked total, and naturals and surrender are
-    weighed the same way (docs/rules.md#stakes). ``stop`` (a
+    weighed the same way (docs/rules.md#stakes). ``played``: the setting the player
+    chose, (front, middle, back) or ``"front | middle | back"``, of the hand's own cards
+    (fouled or not): it meets the same opponents as every candidate and
+    ``Solution.played`` says what it cost. ``stop`` (a
     threading.Event) ends a long run early (``solver.strategy.threads.Stopped``); so does
     Ctrl-C (KeyboardInterrupt). Bad arguments raise ``InputError`` or ``CardParseError``.
     """
@@ -245,7 +318,7 @@ def solve(
     top = _whole(top, "top", 0)
     h = np.sort(parse_hand(hand))
     with compiling("solve", "solver kernels"):
-        return _solve(h, cr, players, policy, samples, seed, against, top, stakes, stop)
+        return _solve(h, cr, players, policy, samples, seed, against, top, stakes, played, stop)
 
 
 def _solve(
@@ -258,6 +331,7 @@ def _solve(
     against: Sequence | None,
     top: int,
     stakes: Sequence[float] | None,
+    played: Sequence | str | None,
     stop: Stop | None,
 ) -> Solution:
     from solver.engine.settlement import find_natural
@@ -282,6 +356,11 @@ def _solve(
     n_opp = players - 1
     weights = sc.check_stakes(stakes, n_opp)
     cands = candidates(h, cr)
+    n_front = len(cands)
+    played_at = None
+    if played is not None:
+        cands = cands.with_split(played_split(h, played)[None, :], cr)
+        played_at = len(cands) - 1
     natural = find_natural(h, cr)
     best = None
     used_samples = None
@@ -305,5 +384,40 @@ def _solve(
         top=top,
         samples=used_samples,
         seed=seed,
-        candidates=len(cands),
+        candidates=n_front,
+        played=played_at,
     )
+
+
+def played_split(hand: np.ndarray, played: Sequence | str) -> np.ndarray:
+    """The split (int32[3]) of a played setting of the sorted hand's own cards.
+
+    ``played`` is ``"front | middle | back"`` or a (front, middle, back) triple of cards;
+    raises CardParseError for bad cards, wrong row sizes, a card twice, or a card that
+    is not the hand's.
+    """
+    from evaluator import CardParseError, as_cards
+    from solver.strategy.splits import split_of
+
+    rows = played.split("|") if isinstance(played, str) else list(played)
+    if len(rows) != 3:
+        raise CardParseError(
+            f"played: a setting is 'front | middle | back' (3 rows), got {len(rows)} rows"
+        )
+    cards = []
+    for name, size, row in zip(("front", "middle", "back"), (3, 5, 5), rows, strict=True):
+        try:
+            ids = as_cards(row)
+        except CardParseError as exc:
+            raise CardParseError(f"played {name}: {exc}") from None
+        if len(ids) != size:
+            raise CardParseError(f"played {name}: expected {size} cards, got {len(ids)}")
+        cards.append(ids)
+    flat = np.concatenate(cards)
+    if len(set(flat.tolist())) != 13:
+        dup = next(c for c in flat.tolist() if flat.tolist().count(c) > 1)
+        raise CardParseError(f"played: duplicate card {format_cards([dup])!r}")
+    foreign = sorted(set(flat.tolist()) - set(hand.tolist()))
+    if foreign:
+        raise CardParseError(f"played: card {format_cards(foreign[:1])!r} is not in the hand")
+    return split_of(hand, *cards)

@@ -1,0 +1,126 @@
+"""What a played setting cost: solve(..., played=...) against the oracle and brute force."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import solver
+from evaluator import CardParseError, parse_cards
+from solver.engine.rules import load_rules
+from tests import reference as R
+
+HAND = "Ah Kd Qc Jd Ts 9s 9d 7h 6c 5s 4d 3h 2c"
+OPPONENTS = [
+    "Kh Qd 3c | 8c 8d 8h 2h 2d | As Ks Qs Js 4s",
+    "7d 7s 5h | Tc Td 6h 6d 4c | Ac Ad Qh Jh 5c",
+]
+FOULED = "Ah Kd Qc | 7h 6c 5s 4d 3h | Jd Ts 9s 9d 2c"  # a high front over a pair back
+
+
+def C(text: str) -> tuple[int, ...]:
+    return tuple(parse_cards(text).tolist())
+
+
+def rows(text: str) -> tuple:
+    return tuple(C(r) for r in text.split("|"))
+
+
+def test_the_best_setting_played_loses_exactly_nothing():
+    for policy in ("mc", "field", "greedy"):
+        best = solver.solve(HAND, policy=policy, samples=500, seed=4, top=0)
+        played = " | ".join(best.setting)
+        again = solver.solve(HAND, policy=policy, samples=500, seed=4, top=0, played=played)
+        p = again.to_dict()["played"]
+        assert again.setting == best.setting and again.ev == best.ev
+        assert p["loss"] == 0.0 and p["rank"] == 1 and not p["fouled"]
+        assert not any(r["differs"] for r in p["rows"].values())
+        assert all(r["win_change"] == 0.0 for r in p["rows"].values())
+
+
+@pytest.mark.parametrize("preset", ["chinese-1-6", "chinese-2-4", "shisanshui"])
+def test_loss_against_known_opponents_is_the_brute_force_difference(preset):
+    """With ``against`` every value is exact: the loss is the oracle's best value minus
+    the played setting's, per opponent, for a legal and for a fouled played setting."""
+    rules = load_rules(preset)
+    opps = [rows(o) for o in OPPONENTS]
+    best = R.ref_best_setting(C(HAND), opps, rules)
+    for played in ("Ah Kd 2c | Qc Jd Ts 9s 9d | 7h 6c 5s 4d 3h", FOULED):
+        sol = solver.solve(HAND, rules=rules, against=OPPONENTS, played=played, top=0)
+        p = sol.played
+        value = sum(R.ref_settle(rows(played), o, rules) for o in opps) / len(opps)
+        assert p["ev"] == pytest.approx(value, abs=1e-6)
+        assert p["loss"] == pytest.approx(best.value / len(opps) - value, abs=1e-6)
+        assert p["loss_stderr"] == 0.0
+        assert p["fouled"] == (played == FOULED)
+
+
+def test_a_fouled_setting_is_scooped_by_every_opponent():
+    """Monte Carlo: the fouled setting's value in every deal is the oracle's settlement of
+    a fouled hand (scooped, paying the opponents' royalties), so its ev matches."""
+    from solver.engine.compiled import compile_rules
+    from solver.strategy.scoring import deal_opponents, score_against
+    from solver.strategy.solve import played_split
+    from solver.strategy.splits import candidates
+
+    rules = load_rules("chinese-1-6")
+    cr = compile_rules(rules)
+    hand = np.sort(parse_cards(HAND))
+    cands = candidates(hand, cr).with_split(played_split(hand, FOULED)[None, :], cr)
+    opp = deal_opponents(hand, cr, 3, 5, seed=9)
+    scores = score_against(cands, cr, opp)
+    assert cands.fouls[-1] and not cands.fouls[:-1].any()
+    from solver.strategy.deal import deal_hands
+
+    dealt = deal_hands(np.random.default_rng(9), 5, 3, exclude=hand).reshape(15, 13)
+    settings = solver.set_hands(dealt, rules, "field")
+    for d in range(5):
+        total = 0.0
+        for o in range(3):
+            s = settings[3 * d + o]
+            nat = R.ref_best_natural(dealt[3 * d + o].tolist(), rules)
+            if nat is not None:
+                total += R.ref_settle_natural(None, nat, rules)
+            else:
+                opp_rows = (s[:3].tolist(), s[3:8].tolist(), s[8:].tolist())
+                total += R.ref_settle(rows(FOULED), opp_rows, rules)
+        assert scores.per_unit[-1, d] * 3 == pytest.approx(total)
+    sol = solver.solve(HAND, samples=300, seed=2, played=FOULED, top=0)
+    assert sol.played["fouled"] and sol.played["rank"] == sol.played["of"]
+    assert all(r["loss"] == 1.0 for r in sol.played["rows"].values())
+    assert sol.played["loss"] > 6  # a scoop and more
+
+
+@pytest.mark.parametrize(
+    ("played", "message"),
+    [
+        ("Ah Kd | Qc Jd Ts 9s 9d 7h | 6c 5s 4d 3h 2c", "played front: expected 3 cards, got 2"),
+        ("Ah Kd Qc | Jd Ts 9s 9d | 7h 6c 5s 4d 3h 2c", "played middle: expected 5 cards"),
+        ("Ah Kd Qc | Jd Ts 9s 9d 7h 6c 5s 4d 3h 2c", "3 rows"),
+        ("Ah Kd Ah | Jd Ts 9s 9d 7h | 6c 5s 4d 3h 2c", "duplicate card 'Ah'"),
+        ("As Kd Qc | Jd Ts 9s 9d 7h | 6c 5s 4d 3h 2c", "card 'As' is not in the hand"),
+        ("Ah Kd Qx | Jd Ts 9s 9d 7h | 6c 5s 4d 3h 2c", "played front: bad card 'Qx'"),
+    ],
+)
+def test_a_played_setting_of_other_cards_is_refused(played, message):
+    with pytest.raises(CardParseError, match=message):
+        solver.solve(HAND, policy="field", played=played)
+
+
+def test_cli_played(tmp_path):
+    cmd = [sys.executable, "-m", "solver", "solve", HAND, "--samples", "300", "--seed", "1"]
+    run = subprocess.run([*cmd, "--played", FOULED, "--format", "json"],
+                         capture_output=True, text=True)  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    p = json.loads(run.stdout)["played"]
+    assert p["fouled"] and p["loss"] > 6
+    table = subprocess.run([*cmd, "--played", FOULED], capture_output=True, text=True)
+    assert table.returncode == 0 and "played" in table.stdout and "fouled" in table.stdout
+    bad = subprocess.run([*cmd, "--played", "As Kd Qc | Jd Ts 9s 9d 7h | 6c 5s 4d 3h 2c"],
+                         capture_output=True, text=True)  # fmt: skip
+    assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1
+    assert "not in the hand" in bad.stderr
