@@ -69,15 +69,9 @@ def fail(message: str, code: int = 2) -> NoReturn:
 def bad_input_errors() -> tuple[type[Exception], ...]:
     """Exceptions that mean the user's input is wrong (exit 2)."""
     from evaluator import CardParseError
+    from solver.engine.errors import InputError
 
-    errs: list[type[Exception]] = [CardParseError]
-    try:
-        from solver.engine.rules import RulesError
-
-        errs.append(RulesError)
-    except ImportError:  # pragma: no cover - rules module always present once built
-        pass
-    return tuple(errs)
+    return (CardParseError, InputError)
 
 
 def emit_json(data: object) -> None:
@@ -556,6 +550,80 @@ def duel(
         bad = f", {f['bad_answers']:,} bad answers" if f["bad_answers"] else ""
         table.add_row(f"fouls {side.upper()}", f"{f['fouls']:,} ({f['rate']:.1%}){bad}")
     out.print(table)
+
+
+@app.command()
+def strength(
+    rules: Annotated[
+        str | None,
+        typer.Option("--rules", "-r", help="Preset name or TOML ruleset file (see `capsa rules`)."),
+    ] = None,
+    players: Annotated[
+        int | None, typer.Option("--players", "-p", min=2, max=4, help="Players at the table.")
+    ] = None,
+    hands: Annotated[int, typer.Option("--hands", min=2, help="Random hands compared.")] = 1000,
+    samples: Annotated[
+        int, typer.Option("--samples", "-n", min=1, help="Opponent hands of each mc solve.")
+    ] = 3000,
+    eval_deals: Annotated[
+        int,
+        typer.Option("--eval-deals", min=2, help="Fresh opponent deals each setting meets."),
+    ] = 100,
+    against: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--against",
+            help="Policy mc is measured against (repeatable; default field): its exploitability.",
+        ),
+    ] = None,
+    seed: Annotated[int, typer.Option("--seed", "-s", min=0, help="Seed of the hands.")] = 1,
+    fmt: FormatOpt = Format.table,
+) -> None:
+    """Paired per-hand comparison of policies: what mc gains against a policy per hand."""
+    from solver.apps.strength import compare_policies
+    from solver.engine.rules import load_rules
+
+    try:
+        r = load_rules(rules)
+        policies = ("mc", *(against or ["field"]))
+        progress, task = None, None
+        if err.is_terminal:
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+
+            progress = Progress(BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                                console=err, transient=True)  # fmt: skip
+            task = progress.add_task("hands", total=hands)
+            progress.start()
+        try:
+            report = compare_policies(
+                n_hands=hands, rules=r, players=players or r.players, policies=policies,
+                samples=samples, eval_deals=eval_deals, seed=seed,
+                progress=(lambda done, total: progress.update(task, completed=done))
+                if progress else None,
+            )  # fmt: skip
+        finally:
+            if progress is not None:
+                progress.stop()
+    except bad_input_errors() as exc:
+        fail(str(exc))
+    d = report.to_dict()
+    if fmt is Format.json:
+        emit_json(d)
+        return
+    table = Table(
+        title=f"strength: {d['rules']}, {d['players']} players, {d['hands']:,} hands",
+        caption=f"mc at {d['samples']:,} opponent hands; every setting meets the same "
+        f"{d['eval_deals']} fresh deals; seed {d['seed']}; units per opponent per hand",
+    )
+    for col in ("comparison", "gain", "± se", "95% interval", "set differently"):
+        table.add_column(col, justify="left" if col == "comparison" else "right")
+    for name, g in d["gains"].items():
+        lo, hi = g["ci95"]
+        table.add_row(name.replace("-", " over ", 1), f"{g['mean']:+.4f}", f"{g['stderr']:.4f}",
+                      f"[{lo:+.4f}, {hi:+.4f}]", f"{g['differ']:.0%}")  # fmt: skip
+    out.print(table)
+    for name, v in d["policies"].items():
+        out.print(f"{name}: {v['mean']:+.4f} ± {v['stderr']:.4f} units per opponent per hand")
 
 
 ROW_NAMES = ("front", "middle", "back")

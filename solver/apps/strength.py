@@ -1,17 +1,23 @@
-"""How much each policy wins, hand by hand, against the same opponents.
+"""How much each policy wins, hand by hand, against the same opponents (``capsa strength``).
 
 For every random hand, each policy sets it once; then all the settings meet the same
 fresh opponent deals (``eval_deals`` deals of the unseen cards, each opponent set by the
 field strategy, naturals declared), settled exactly. The deals are independent of the
 ones ``mc`` sampled while choosing, so its estimate carries no optimizer's-curse bias.
-Differences are paired per hand; the standard error is over hands.
+Differences are paired per hand; the standard error is over hands, and the 95% interval
+uses Student's t.
+
+The **exploitability** of a policy P is what ``mc`` (a best response to field opponents,
+``samples`` opponent hands a hand) gains against P per hand: the gain ``mc-P``. For
+``field`` it measures how far the field strategy is from its own best response.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -34,6 +40,49 @@ class StrengthReport:
     results: tuple[PolicyResult, ...]
     gains: dict[str, tuple[float, float]]  # "a-b": (mean gain per hand, stderr)
     differ: dict[str, float]  # "a-b": share of hands set differently
+    samples: int = 0
+    seed: int = 0
+    ci95: dict[str, tuple[float, float]] = field(default_factory=dict)  # "a-b": interval
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON shape ``capsa strength --format json`` prints."""
+        return {
+            "rules": self.rules,
+            "players": self.players,
+            "hands": self.hands,
+            "samples": self.samples,
+            "eval_deals": self.eval_deals,
+            "seed": self.seed,
+            "policies": {r.policy: {"mean": r.mean, "stderr": r.stderr} for r in self.results},
+            "gains": {
+                k: {
+                    "mean": m,
+                    "stderr": se,
+                    "ci95": list(self.ci95.get(k, (None, None))),
+                    "differ": self.differ.get(k),
+                }
+                for k, (m, se) in self.gains.items()
+            },  # fmt: skip
+        }
+
+
+def _check(n_hands: int, players: int, policies: Sequence[str], samples: int, deals: int):
+    from solver.engine.errors import InputError
+    from solver.engine.layout import MAX_DEALS, MAX_SAMPLES, POLICIES
+
+    if not 2 <= n_hands <= MAX_DEALS:
+        raise InputError(f"hands must be from 2 to {MAX_DEALS:,}, got {n_hands}")
+    if not 2 <= players <= 4:
+        raise InputError(f"players must be from 2 to 4, got {players}")
+    if not 1 <= samples <= MAX_SAMPLES:
+        raise InputError(f"samples must be from 1 to {MAX_SAMPLES:,}, got {samples}")
+    if not 2 <= deals <= MAX_DEALS:
+        raise InputError(f"eval_deals must be from 2 to {MAX_DEALS:,}, got {deals}")
+    bad = [p for p in policies if p not in POLICIES]
+    if bad or len(set(policies)) != len(policies) or len(policies) < 2:
+        raise InputError(
+            f"policies must be two or more of {', '.join(POLICIES)}, got {', '.join(policies)}"
+        )
 
 
 def compare_policies(
@@ -47,6 +96,7 @@ def compare_policies(
     progress: Callable[[int, int], None] | None = None,
 ) -> StrengthReport:
     """Mean units per opponent of each policy over the same random hands and opponents."""
+    _check(n_hands, players, policies, samples, eval_deals)
     from evaluator import parse_cards
     from solver.engine.compiled import compile_rules
     from solver.engine.settlement import find_natural
@@ -79,7 +129,7 @@ def compare_policies(
             elif sol.action == "declare":
                 values[i, h] = scores.declare(find_natural(hand, cr))
             else:
-                values[i, h] = scores.ev[i]
+                values[i, h] = scores.ev(i)
         for i, a in enumerate(policies):
             for j in range(i + 1, len(policies)):
                 if set(settings[i][0].split()) != set(settings[j][0].split()) or set(
@@ -92,11 +142,16 @@ def compare_policies(
     results = tuple(
         PolicyResult(p, float(values[i].mean()), se(values[i])) for i, p in enumerate(policies)
     )
+    from solver.apps.duel import confidence_interval
+
     gains = {}
+    ci95 = {}
     for i, a in enumerate(policies):
         for j in range(i + 1, len(policies)):
             d = values[i] - values[j]
             gains[f"{a}-{policies[j]}"] = (float(d.mean()), se(d))
+            mean, _, half = confidence_interval(d)
+            ci95[f"{a}-{policies[j]}"] = (mean - half, mean + half)
     return StrengthReport(
         n_hands,
         players,
@@ -105,4 +160,7 @@ def compare_policies(
         results,
         gains,
         {k_: v / n_hands for k_, v in differ.items()},
+        samples=samples,
+        seed=seed,
+        ci95=ci95,
     )
