@@ -663,6 +663,16 @@ def _render_solution(d: dict) -> None:
     }[d["action"]]
     out.print(Panel.fit(rows, title=head, subtitle=how.get(d["policy"], d["policy"])))
     out.print(f"expected value: {ev}")
+    by = d.get("ev_by_opponent") or []
+    if d.get("stakes"):
+        stakes = ", ".join(f"{x:g}" for x in d["stakes"])
+        out.print(
+            f"staked total: {d['ev_staked']:+,.3f} (stakes {stakes}; units by opponent "
+            + ", ".join(f"{x:+.3f}" for x in by)
+            + "; runners-up compared in money)"
+        )
+    elif len(by) > 1 and d["policy"] == "exact":
+        out.print("by opponent: " + ", ".join(f"{x:+.3f}" for x in by))
     if d["natural"]:
         n = d["natural"]
         out.print(
