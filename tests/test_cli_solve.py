@@ -31,6 +31,7 @@ KEYS = {
     "stakes",
     "ev_staked",
     "ev_by_opponent",
+    "played",
     "ev",
     "ev_total",
     "ev_play",
