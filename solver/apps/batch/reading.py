@@ -19,8 +19,11 @@ Nothing here knows about workers, records or files being written.
 from __future__ import annotations
 
 import csv
+import re
 import stat
+import sys
 from collections.abc import Iterator
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, NamedTuple
@@ -31,9 +34,13 @@ __all__ = [
     "MAX_LINE",
     "BadLine",
     "CsvSpec",
+    "Input",
+    "LINE_BREAKS",
     "count_lines",
     "csv_header",
+    "escape_breaks",
     "is_content",
+    "open_input",
     "parse_line",
     "read_hand",
     "read_lines",
@@ -46,6 +53,19 @@ MAX_LINE = 65536
 #: ``(line number, stripped bytes)``; None for a line longer than ``MAX_LINE``.
 Line = tuple[int, bytes | None]
 
+#: Every character ``str.splitlines`` ends a line at. Input lines end only at ``\n``,
+#: ``\r\n`` and ``\r``, so an id may hold the others; output escapes them all.
+LINE_BREAKS = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
+_BREAK = re.compile(f"[{re.escape(LINE_BREAKS)}]")
+
+
+def escape_breaks(text: str) -> str:
+    """``text`` with each ``LINE_BREAKS`` character written as a ``\\uXXXX`` escape, so
+    that it stays on one line for any reader (``str.splitlines`` included)."""
+    if _BREAK.search(text) is None:
+        return text
+    return _BREAK.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
 
 @dataclass(frozen=True)
 class BadLine:
@@ -57,7 +77,8 @@ class BadLine:
     text: str = ""
 
     def message(self) -> str:
-        where = f"line {self.line}" + (f" (id {self.id})" if self.id is not None else "")
+        ident = f" (id {escape_breaks(self.id)})" if self.id is not None else ""
+        where = f"line {self.line}{ident}"
         return f"{where}: {self.reason}"
 
 
@@ -74,26 +95,50 @@ class CsvSpec(NamedTuple):
 # --------------------------------------------------------------------------------------
 
 
-def read_lines(stream: IO[bytes]) -> Iterator[Line]:
-    """``(line number, stripped line)`` for every physical line; None for an over-long one."""
-    line = 0
-    while True:
-        raw = stream.readline(MAX_LINE + 1)
-        if not raw:
-            return
-        line += 1
-        if len(raw) > MAX_LINE and not raw.endswith(b"\n"):
-            while (more := stream.readline(MAX_LINE + 1)) and not more.endswith(b"\n"):
-                pass
-            yield line, None
-            continue
-        if line == 1 and raw.startswith(b"\xef\xbb\xbf"):
-            raw = raw[3:]
-        yield line, raw.strip()
+def read_lines(stream: IO[bytes], block: int = 1 << 16) -> Iterator[Line]:
+    """``(line number, stripped line)`` for every physical line; None for an over-long one.
+
+    ``\n``, ``\r\n`` and ``\r`` each end a line (a classic Mac file is as many lines as
+    a Unix one), and every physical line counts, blank or not. The stream is read in
+    blocks of ``block`` bytes (``read1`` where it has it, so that a pipe's lines are
+    seen as they come); a line longer than ``MAX_LINE`` bytes is dropped as it is
+    read, so memory stays bounded whatever the input. A UTF-8 byte order mark at the
+    start is skipped.
+    """
+    read = getattr(stream, "read1", None) or stream.read
+    number = 0
+    carry = b""  # the start of a line whose end is not read yet
+    dropping = False  # the line being read is over-long: its bytes are dropped
+    while data := read(block):
+        parts = (carry + data).splitlines(keepends=True)
+        # A last part without an end, or ending in \r (a \n may follow), is not done.
+        carry = b"" if parts[-1].endswith(b"\n") else parts.pop()
+        for part in parts:
+            number += 1
+            if dropping:
+                dropping = False
+                yield number, None
+            elif len(part) > MAX_LINE and len(part.rstrip(b"\r\n")) > MAX_LINE:
+                yield number, None
+            elif number == 1:
+                yield number, _no_bom(part).strip()
+            else:
+                yield number, part.strip()  # the line end is white space too
+        if len(carry) > MAX_LINE + 1:  # + 1: a \r that may be half of \r\n
+            dropping = True
+            carry = carry[-1:] if carry.endswith(b"\r") else b""
+    if carry or dropping:
+        number += 1
+        over = dropping or len(carry.rstrip(b"\r")) > MAX_LINE
+        yield number, None if over else _no_bom(carry).strip() if number == 1 else carry.strip()
+
+
+def _no_bom(first: bytes) -> bytes:
+    return first[3:] if first.startswith(b"\xef\xbb\xbf") else first
 
 
 def count_lines(path: Path) -> int | None:
-    """Lines in a regular file, counted in 1 MiB blocks (None for pipes and such)."""
+    """Lines in a regular file as ``read_lines`` counts them (None for pipes and such)."""
     try:
         if not stat.S_ISREG(path.stat().st_mode):
             return None
@@ -101,9 +146,11 @@ def count_lines(path: Path) -> int | None:
         last = b"\n"
         with path.open("rb") as f:
             while block := f.read(1 << 20):
-                n += block.count(b"\n")
+                n += block.count(b"\n") + block.count(b"\r") - block.count(b"\r\n")
+                if last == b"\r" and block.startswith(b"\n"):
+                    n -= 1  # a \r\n across two blocks
                 last = block[-1:]
-        return n + (last != b"\n")
+        return n + (last not in (b"\n", b"\r"))
     except OSError:
         return None
 
@@ -111,6 +158,53 @@ def count_lines(path: Path) -> int | None:
 def is_content(raw: bytes | None) -> bool:
     """Whether a stripped line holds a hand (or is over-long): not blank, not a comment."""
     return raw is None or (bool(raw) and not raw.startswith(b"#"))
+
+
+# --------------------------------------------------------------------------------------
+# Opening the input
+# --------------------------------------------------------------------------------------
+
+
+@dataclass
+class Input:
+    """The open input: its lines (comments and blanks dropped), name, CSV layout."""
+
+    lines: Iterator[Line]
+    name: str
+    total_lines: int | None
+    csv_spec: CsvSpec | None
+
+
+def open_input(source: Any, stack: ExitStack) -> Input:
+    """Open ``source`` (a path, ``"-"`` for stdin, or a binary stream), read its first
+    line to tell CSV from plain lines, and give its lines (comments and blanks dropped).
+    A path is closed by ``stack``; a stream is left open."""
+    name, total = "<stdin>", None
+    if hasattr(source, "read"):
+        stream: IO[bytes] = source
+    elif str(source) == "-":
+        stream = sys.stdin.buffer
+    else:
+        path = Path(source)
+        name = str(path)
+        try:
+            stream = stack.enter_context(path.open("rb"))
+        except OSError as exc:
+            raise BatchError(f"cannot read '{path}': {exc.strerror}") from None
+        total = count_lines(path)
+    lines = (item for item in read_lines(stream) if is_content(item[1]))
+    first = next(lines, None)
+    spec = None
+    if first is not None and first[1] is not None:
+        spec = csv_header(first[1], required=name.lower().endswith(".csv"), name=name)
+    if spec is None and first is not None:
+        lines = _prepend(first, lines)
+    return Input(lines, name, total, spec)
+
+
+def _prepend(first: Line, rest: Iterator[Line]) -> Iterator[Line]:
+    yield first
+    yield from rest
 
 
 # --------------------------------------------------------------------------------------

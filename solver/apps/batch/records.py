@@ -18,10 +18,11 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
-from solver.apps.batch.reading import BadLine
+from solver.apps.batch.reading import BadLine, escape_breaks
 from solver.engine.layout import ROWS
 
 if TYPE_CHECKING:
@@ -85,6 +86,20 @@ def hand_seed(seed: int, line: int) -> int:
 # --------------------------------------------------------------------------------------
 
 
+#: The JSON escapes of the line breaks ``json.dumps(..., ensure_ascii=False)`` leaves raw
+#: (it escapes every other one, being below U+0020).
+_JSON_BREAKS = {0x85: "\\u0085", 0x2028: "\\u2028", 0x2029: "\\u2029"}
+_JSON_BREAK = re.compile("[\x85\u2028\u2029]")
+#: Columns that may hold a user's text (an input id, a ruleset file's name); the others
+#: hold capsa's own words and numbers.
+_TEXT_COLUMNS = ("id", "rules")
+
+
+def _json_lines(text: str) -> str:
+    """JSON text with every line break inside its strings escaped (the same values)."""
+    return text.translate(_JSON_BREAKS) if _JSON_BREAK.search(text) else text
+
+
 def _cell(value: Any) -> str:
     if value is None:
         return ""
@@ -114,6 +129,9 @@ def csv_row(record: dict[str, Any]) -> list[str]:
     ):
         for j, v in enumerate(values or (), start=1):
             flat[f"{name}_{j}"] = v
+    for col in _TEXT_COLUMNS:  # one record, one physical line, for any reader
+        if isinstance(flat.get(col), str):
+            flat[col] = escape_breaks(flat[col])
     return [_cell(flat.get(col)) for col in CSV_COLUMNS]
 
 
@@ -125,16 +143,23 @@ def csv_text(rows: Iterable[list[str]]) -> str:
 
 
 def format_records(records: list[dict[str, Any]], fmt: str) -> str:
-    """Records as output text: one line each, each ending in a newline."""
+    """Records as output text: one line each, each ending in a newline.
+
+    Line breaks in text (an id holding U+2028, say) are escaped: in JSON as ``\\uXXXX``
+    (the same value read back), in CSV as ``escape_breaks`` writes them.
+    """
     if fmt == "csv":
         return csv_text(csv_row(r) for r in records)
-    return "".join(json.dumps(r, ensure_ascii=False, separators=(",", ":")) + "\n" for r in records)
+    dump = json.dumps
+    return _json_lines(
+        "".join(dump(r, ensure_ascii=False, separators=(",", ":")) + "\n" for r in records)
+    )
 
 
 def error_line(bad: BadLine) -> str:
     """A bad line as a line of the errors file: JSON ``{"line", "id", "reason", "text"}``."""
     data = {"line": bad.line, "id": bad.id, "reason": bad.reason, "text": bad.text}
-    return json.dumps(data, ensure_ascii=False) + "\n"
+    return _json_lines(json.dumps(data, ensure_ascii=False)) + "\n"
 
 
 # --------------------------------------------------------------------------------------
