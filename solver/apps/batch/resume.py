@@ -11,12 +11,14 @@ from __future__ import annotations
 import csv
 import json
 import os
+import socket
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from solver.apps.batch.errors import BatchError
-from solver.apps.batch.reading import CsvSpec, Line, parse_line
+from solver.apps.batch.reading import CsvSpec, Line, escape_breaks, parse_line
 from solver.apps.batch.records import CSV_COLUMNS
 
 if TYPE_CHECKING:
@@ -26,6 +28,8 @@ __all__ = [
     "SIDECAR_SUFFIX",
     "check_options",
     "check_resume_point",
+    "read_sidecar",
+    "run_owner",
     "run_options",
     "sidecar_path",
     "tail_records",
@@ -64,22 +68,58 @@ def run_options(job: Job) -> dict[str, Any]:
 
 
 def write_sidecar(output: Path, options: dict[str, Any], input_name: str) -> None:
-    """Write the run file of ``output``."""
-    text = json.dumps({**options, "input": input_name}, indent=2) + "\n"
-    sidecar_path(output).write_text(text, encoding="utf-8")
+    """Write the run file of ``output``: the options, the input's name, and this run
+    (pid, host, start time: what a second run on the same output is told).
+
+    Written to a temporary file and renamed, so a run killed meanwhile leaves the old
+    run file or the new one, never half of one.
+    """
+    run = {
+        "pid": os.getpid(),
+        "host": socket.gethostname(),
+        "started": time.strftime("%Y-%m-%d %H:%M:%S %z"),
+    }
+    text = json.dumps({**options, "input": input_name, "run": run}, indent=2) + "\n"
+    side = sidecar_path(output)
+    tmp = side.with_name(f".{side.name}.{os.getpid()}.tmp")
+    try:
+        with tmp.open("w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, side)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
 
 
-def check_options(path: Path, options: dict[str, Any]) -> None:
-    """Refuse (``BatchError``) to resume ``path`` unless it was written with ``options``."""
+def read_sidecar(path: Path) -> dict[str, Any]:
+    """The run file of the output ``path``; ``BatchError`` (one line) when it is missing,
+    unreadable, not JSON, or not a capsa batch run file."""
     side = sidecar_path(path)
     try:
-        stored = json.loads(side.read_text(encoding="utf-8"))
+        text = side.read_bytes().decode("utf-8")
     except FileNotFoundError:
         raise BatchError(
             f"cannot resume: '{side}' (the options of the run that wrote '{path}') is missing"
         ) from None
-    except (OSError, ValueError) as exc:
-        raise BatchError(f"cannot resume: cannot read '{side}': {exc}") from None
+    except OSError as exc:
+        raise BatchError(f"cannot resume: cannot read '{side}': {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise BatchError(f"cannot resume: '{side}' is damaged (not UTF-8 text)") from None
+    try:
+        stored = json.loads(text)
+    except ValueError as exc:
+        raise BatchError(f"cannot resume: '{side}' is damaged (not JSON: {exc})") from None
+    if not isinstance(stored, dict) or stored.get("capsa_batch") != SIDECAR_VERSION:
+        raise BatchError(
+            f"cannot resume: '{side}' is damaged (not the run file of a capsa batch, "
+            f"version {SIDECAR_VERSION})"
+        )
+    return stored
+
+
+def check_options(path: Path, options: dict[str, Any]) -> None:
+    """Refuse (``BatchError``) to resume ``path`` unless it was written with ``options``."""
+    stored = read_sidecar(path)
     differ = [
         f"{k} {stored.get(k)!r} (now {v!r})" for k, v in options.items() if stored.get(k) != v
     ]
@@ -89,6 +129,24 @@ def check_options(path: Path, options: dict[str, Any]) -> None:
             + ", ".join(differ)
             + "; run again without --resume to start over"
         )
+
+
+def run_owner(path: Path) -> str | None:
+    """``pid N on HOST, started T`` of the run the run file of ``path`` names, if that
+    process is alive (or on another host); else None."""
+    try:
+        run = json.loads(sidecar_path(path).read_text(encoding="utf-8"))["run"]
+        pid, host, started = int(run["pid"]), str(run["host"]), str(run["started"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if host == socket.gethostname():
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return None
+        except PermissionError:  # alive, another user's
+            pass
+    return f"pid {pid} on {host}, started {started}"
 
 
 def tail_records(path: Path, fmt: str) -> tuple[int, dict[str, Any] | None, bool]:
@@ -120,14 +178,30 @@ def tail_records(path: Path, fmt: str) -> tuple[int, dict[str, Any] | None, bool
             cells = next(csv.reader([last]))
             if cells == list(CSV_COLUMNS):
                 return 0, None, True
-            rec = dict(zip(CSV_COLUMNS, cells, strict=False))
-            return int(rec["line"]), {"id": rec["id"] or None, "hand": rec["hand"]}, True
-        rec = json.loads(last)
-        return int(rec["line"]), {"id": rec.get("id"), "hand": rec["hand"]}, False
+            rec = dict(zip(CSV_COLUMNS, cells, strict=True))
+            line, ident, hand = int(rec["line"]), rec["id"] or None, rec["hand"]
+            has_header = True
+        else:
+            rec = json.loads(last)
+            line, ident, hand = rec["line"], rec["id"], rec["hand"]
+            has_header = False
+        if not (type(line) is int and line > 0 and isinstance(hand, str)):
+            raise TypeError(line, hand)
+        if not (ident is None or isinstance(ident, str)):
+            raise TypeError(ident)
     except (ValueError, KeyError, TypeError, StopIteration):
         raise BatchError(
             f"cannot resume: the last line of '{path}' is not a {fmt} record of capsa batch"
         ) from None
+    return line, {"id": ident, "hand": hand}, has_header
+
+
+def _same_id(read: str | None, written: str | None) -> bool:
+    """Whether an id read from the input is the one a record holds (CSV holds it with
+    its line breaks escaped)."""
+    if read is None or written is None:
+        return read is written
+    return escape_breaks(read) == escape_breaks(written)
 
 
 def check_resume_point(
@@ -146,7 +220,7 @@ def check_resume_point(
             seen = True
             try:
                 ident, hand = parse_line((raw or b"").decode("utf-8").strip(), csv_spec)
-                same = ident == record["id"] and sorted(hand.tolist()) == sorted(
+                same = _same_id(ident, record["id"]) and sorted(hand.tolist()) == sorted(
                     parse_cards(record["hand"]).tolist()
                 )
             except ValueError:

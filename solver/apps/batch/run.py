@@ -1,9 +1,14 @@
 """The run: open the input and the outputs, cut chunks, pump them through a backend,
-write the results in input order, stop cleanly on Ctrl-C.
+write the results in input order, stop cleanly on a signal.
 
 Memory stays flat however long the input: it is never read whole, and at most a few
 chunks per worker are in flight (a reorder buffer keyed by chunk index holds the ones
 that finish early). Records are written whole and flushed chunk by chunk.
+
+SIGINT (Ctrl-C), SIGTERM and SIGHUP stop the run after the chunk being written,
+keeping everything written (``BatchResult.interrupted``, ``stopped_by``); a second one
+stops at once, still returning the result. A worker that dies, or a write that fails,
+ends the run with ``BatchFailed``, everything written before it kept.
 """
 
 from __future__ import annotations
@@ -11,36 +16,22 @@ from __future__ import annotations
 import dataclasses
 import os
 import signal
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
 from solver.apps.batch.backends import make_backend
-from solver.apps.batch.errors import BatchError
-from solver.apps.batch.reading import (
-    BadLine,
-    CsvSpec,
-    Line,
-    count_lines,
-    csv_header,
-    is_content,
-    read_lines,
-)
-from solver.apps.batch.records import CSV_COLUMNS, csv_text, error_line
-from solver.apps.batch.resume import (
-    check_options,
-    check_resume_point,
-    run_options,
-    tail_records,
-    write_sidecar,
-)
+from solver.apps.batch.errors import BatchError, BatchFailed
+from solver.apps.batch.outputs import Output, check_paths, open_errors, open_output, write_failed
+from solver.apps.batch.reading import BadLine, Line, open_input
+from solver.apps.batch.records import error_line
+from solver.apps.batch.resume import check_resume_point
 from solver.apps.batch.work import ChunkResult, Job
-from solver.engine.layout import POLICIES
+from solver.engine.layout import MAX_SAMPLES, POLICIES
 from solver.engine.rules import Rules, load_rules
 
 __all__ = ["DEFAULT_CHUNK", "BatchProgress", "BatchResult", "chunks", "pump", "run_batch"]
@@ -70,100 +61,12 @@ class BatchResult:
     seconds: float = 0.0
     interrupted: bool = False
     output: str = ""
+    #: The signal that stopped an interrupted run (SIGINT, SIGTERM or SIGHUP).
+    stopped_by: int | None = None
 
     @property
     def hands_per_second(self) -> float:
         return self.hands / self.seconds if self.seconds > 0 else 0.0
-
-
-# --------------------------------------------------------------------------------------
-# Input and output
-# --------------------------------------------------------------------------------------
-
-
-@dataclass
-class _Input:
-    """The open input: its lines (comments and blanks dropped), name, CSV layout."""
-
-    lines: Iterator[Line]
-    name: str
-    total_lines: int | None
-    csv_spec: CsvSpec | None
-
-
-def _open_input(source: Any, stack: ExitStack) -> _Input:
-    name, total = "<stdin>", None
-    if hasattr(source, "read"):
-        stream: IO[bytes] = source
-    elif str(source) == "-":
-        stream = sys.stdin.buffer
-    else:
-        path = Path(source)
-        name = str(path)
-        try:
-            stream = stack.enter_context(path.open("rb"))
-        except OSError as exc:
-            raise BatchError(f"cannot read '{path}': {exc.strerror}") from None
-        total = count_lines(path)
-    lines = (item for item in read_lines(stream) if is_content(item[1]))
-    first = next(lines, None)
-    spec = None
-    if first is not None and first[1] is not None:
-        spec = csv_header(first[1], required=name.lower().endswith(".csv"), name=name)
-    if spec is None and first is not None:
-        lines = _prepend(first, lines)
-    return _Input(lines, name, total, spec)
-
-
-def _prepend(first: Line, rest: Iterator[Line]) -> Iterator[Line]:
-    yield first
-    yield from rest
-
-
-@dataclass
-class _Output:
-    """The open output: where records go, and where a resumed run picks up."""
-
-    sink: IO[str]
-    path: Path | None
-    header: str
-    resumed_after: int = 0
-    last_record: dict[str, Any] | None = None
-
-
-def _open_output(
-    output: Any, out_path: Path | None, job: Job, resume: bool, inp: _Input, stack: ExitStack
-) -> _Output:
-    header = csv_text([list(CSV_COLUMNS)]) if job.fmt == "csv" else ""
-    if out_path is None:
-        sink = output if output is not None else sys.stdout
-        return _Output(sink, None, header)
-    options = run_options(job)
-    resumed_after, last_record = 0, None
-    if inp.name != "<stdin>" and out_path.exists() and os.path.samefile(out_path, inp.name):
-        raise BatchError(f"the output '{out_path}' is the input file")
-    if resume and out_path.exists():
-        check_options(out_path, options)
-        resumed_after, last_record, has_header = tail_records(out_path, job.fmt)
-        if has_header:
-            header = ""
-    else:
-        try:
-            write_sidecar(out_path, options, inp.name)
-            out_path.write_bytes(b"")
-        except OSError as exc:
-            raise BatchError(f"cannot write '{out_path}': {exc.strerror}") from None
-    sink = stack.enter_context(out_path.open("a", encoding="utf-8", newline=""))
-    return _Output(sink, out_path, header, resumed_after, last_record)
-
-
-def _open_errors(errors: Any, stack: ExitStack) -> IO[str] | None:
-    if errors is None:
-        return None
-    try:
-        return stack.enter_context(Path(errors).open("w", encoding="utf-8", newline=""))
-    except OSError as exc:
-        raise BatchError(f"cannot write '{errors}': {exc.strerror}") from None
 
 
 # --------------------------------------------------------------------------------------
@@ -185,10 +88,11 @@ def chunks(lines: Iterator[Line], size: int, skip_upto: int = 0) -> Iterator[lis
 
 @dataclass
 class _Writer:
-    """Writes chunk results (records, bad lines) and reports progress."""
+    """Writes chunk results (records, bad lines) in order and reports progress."""
 
-    sink: IO[str]
+    out: Output
     err_sink: IO[str] | None
+    errors_name: str
     result: BatchResult
     on_bad: Callable[[BadLine], None] | None
     on_progress: Callable[[BatchProgress], None] | None
@@ -196,17 +100,28 @@ class _Writer:
     start: float
     done_line: int = 0
 
+    def _put(self, sink: IO[str], text: str, name: str, resumable: bool) -> None:
+        try:
+            sink.write(text)
+            sink.flush()
+        except BrokenPipeError:  # `capsa batch ... | head`: the caller's business
+            raise
+        except OSError as exc:
+            raise write_failed(name, exc, self.done_line, resumable) from None
+
+    def header(self) -> None:
+        if self.out.header:
+            self._put(self.out.sink, self.out.header, self.out.name, False)
+
     def write(self, res: ChunkResult) -> None:
         if res.text:
-            self.sink.write(res.text)
-            self.sink.flush()
-        for bad in res.bad:
-            if self.err_sink is not None:
-                self.err_sink.write(error_line(bad))
-            if self.on_bad is not None:
-                self.on_bad(bad)
+            self._put(self.out.sink, res.text, self.out.name, self.out.path is not None)
         if self.err_sink is not None and res.bad:
-            self.err_sink.flush()
+            text = "".join(error_line(bad) for bad in res.bad)
+            self._put(self.err_sink, text, self.errors_name, self.out.path is not None)
+        if self.on_bad is not None:
+            for bad in res.bad:
+                self.on_bad(bad)
         self.result.hands += res.hands
         self.result.bad += len(res.bad)
         self.done_line = max(self.done_line, res.last_line)
@@ -221,37 +136,55 @@ class _Writer:
             )
 
 
-@dataclass
-class _Interrupt:
-    """SIGINT sets a flag (the run stops after the chunk being written); twice aborts."""
+class _Stop:
+    """SIGINT, SIGTERM and SIGHUP set a flag (the run stops after the chunk being
+    written); a second signal raises KeyboardInterrupt, which the pump turns into an
+    immediate stop. A signal the caller ignores (``nohup``) stays ignored."""
 
-    flag: threading.Event = field(default_factory=threading.Event)
-    previous: Any = None
-    installed: bool = False
+    SIGNALS = tuple(
+        getattr(signal, n) for n in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, n)
+    )
 
-    def __enter__(self) -> _Interrupt:
+    def __init__(self) -> None:
+        self.flag = threading.Event()
+        self.signum: int | None = None
+        self.previous: dict[int, Any] = {}
+
+    def __enter__(self) -> _Stop:
         if threading.current_thread() is threading.main_thread():
-            self.previous = signal.getsignal(signal.SIGINT)
-            signal.signal(signal.SIGINT, self._handle)
-            self.installed = True
+            for sig in self.SIGNALS:
+                if signal.getsignal(sig) in (signal.SIG_DFL, signal.default_int_handler):
+                    self.previous[sig] = signal.signal(sig, self._handle)
         return self
 
     def _handle(self, signum: int, frame: Any) -> None:
         if self.flag.is_set():
             raise KeyboardInterrupt
+        self.signum = signum
         self.flag.set()
 
     def __exit__(self, *exc: object) -> None:
-        if self.installed:
-            signal.signal(signal.SIGINT, self.previous)
+        for sig, previous in self.previous.items():
+            signal.signal(sig, previous)
+
+    @property
+    def stopped(self) -> bool:
+        return self.flag.is_set()
+
+    def wait(self, seconds: float) -> bool:
+        """Whether a stop signal comes within ``seconds`` (handlers run meanwhile)."""
+        deadline = time.monotonic() + seconds
+        while not self.flag.is_set() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        return self.flag.is_set()
 
 
 def pump(
     job: Job, pieces: Iterator[list[Line]], writer: _Writer, backend: Callable[[], Any]
-) -> bool:
+) -> int | None:
     """Submit chunks with a bounded number in flight; write results in input order.
 
-    Returns whether the run was interrupted.
+    Returns the signal that stopped the run, or None when it ran to the end.
     """
     buffer: dict[int, ChunkResult] = {}
     pending: dict[Any, int] = {}
@@ -261,34 +194,50 @@ def pump(
     def collect(timeout: float) -> None:
         nonlocal next_out
         for fut in runner.wait(list(pending), timeout):
-            buffer[pending.pop(fut)] = fut.result()
+            index = pending.pop(fut)
+            try:
+                buffer[index] = fut.result()
+            except runner.died:
+                if stop.wait(1.0):  # the whole process group was signalled
+                    return
+                raise BatchFailed(
+                    f"a worker process died mid-batch; the records up to line "
+                    f"{writer.done_line} are kept"
+                    + ("; run again with --resume to continue" if writer.out.path else "")
+                ) from None
         while next_out in buffer:
             writer.write(buffer.pop(next_out))
             next_out += 1
 
     writer.report()
-    with _Interrupt() as interrupt:
-        runner = backend()
-        cancel = True
+    with _Stop() as stop:
+        runner = None
+        finished = False
         try:
+            runner = backend()
             for chunk in pieces:
-                while submitted - next_out >= 2 * runner.slots + 1:
-                    if interrupt.flag.is_set():
-                        break
+                while submitted - next_out >= 2 * runner.slots + 1 and not stop.stopped:
                     collect(0.2)
-                if interrupt.flag.is_set():
+                if stop.stopped:
                     break
                 pending[runner.submit(job, chunk)] = submitted
                 submitted += 1
                 collect(0)
-            while pending and not interrupt.flag.is_set():
+            while pending and not stop.stopped:
                 collect(0.2)
-            cancel = bool(pending)
+            finished = not pending
+        except KeyboardInterrupt:
+            if not stop.stopped:
+                raise
         finally:
             for fut in pending:
                 fut.cancel()
-            runner.close(cancel)
-        return interrupt.flag.is_set()
+            if runner is not None:
+                try:
+                    runner.close(not finished)
+                except KeyboardInterrupt:  # a second signal while waiting: now
+                    runner.close(True)
+        return stop.signum if stop.stopped else None
 
 
 # --------------------------------------------------------------------------------------
@@ -338,12 +287,13 @@ def run_batch(
         raise BatchError(f"unknown output format {fmt!r}; formats are jsonl, csv")
     if resume and out_path is None:
         raise BatchError("--resume needs an output file (-o FILE)")
-    if samples is not None and samples < 1:
-        raise BatchError(f"samples must be at least 1, got {samples}")
+    if samples is not None and not 1 <= samples <= MAX_SAMPLES:
+        raise BatchError(f"samples must be from 1 to {MAX_SAMPLES}, got {samples}")
     workers = max(1, workers if workers is not None else os.cpu_count() or 1)
+    check_paths(source, output, out_path, errors)
 
     with ExitStack() as stack:
-        inp = _open_input(source, stack)
+        inp = open_input(source, stack)
         job = Job(
             rules=rules,
             policy=policy,
@@ -356,26 +306,33 @@ def run_batch(
             solve_fn=solve_fn,
             fast=policy in ("field", "greedy") if fast is None else fast,
         )
-        out = _open_output(output, out_path, job, resume, inp, stack)
+        out = open_output(output, out_path, job, resume, inp.name, stack)
         job = dataclasses.replace(job, skip_upto=out.resumed_after)
         lines = inp.lines
         if out.resumed_after:
             lines = check_resume_point(
                 lines, out.resumed_after, out.last_record, inp.csv_spec, out_path
             )
-        err_sink = _open_errors(errors, stack)
+        err_sink = open_errors(errors, stack)
         result = BatchResult(resumed_after=out.resumed_after, output=str(out_path or "<stdout>"))
-        if out.header:
-            out.sink.write(out.header)
-            out.sink.flush()
         writer = _Writer(
-            out.sink, err_sink, result, on_bad, on_progress, inp.total_lines, start, job.skip_upto
+            out,
+            err_sink,
+            f"'{errors}'",
+            result,
+            on_bad,
+            on_progress,
+            inp.total_lines,
+            start,
+            job.skip_upto,
         )
-        result.interrupted = pump(
+        writer.header()
+        result.stopped_by = pump(
             job,
             chunks(lines, chunk_size or DEFAULT_CHUNK[policy], out.resumed_after),
             writer,
             lambda: make_backend(dask, workers),
         )
+        result.interrupted = result.stopped_by is not None
     result.seconds = time.perf_counter() - start
     return result
