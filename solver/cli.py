@@ -211,7 +211,6 @@ def batch(
     import time
 
     from solver.apps.batch import BatchFailed, run_batch
-    from solver.engine.errors import InputError
 
     progress = None
     task = None
@@ -268,7 +267,7 @@ def batch(
             on_progress=on_progress if progress is not None else None,
             chunk_size=chunk_size,
         )
-    except (*bad_input_errors(), InputError) as exc:
+    except bad_input_errors() as exc:  # BatchError is an InputError
         fail(str(exc))
     except BatchFailed as exc:  # part way: a write failed, a worker died
         try:

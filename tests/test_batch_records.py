@@ -40,7 +40,8 @@ def refuse(hand, **kw):
 
 
 def test_csv_columns_cover_every_scalar_of_a_solution():
-    nested = {"row_stats", "alternatives", "natural", "surrender", "setting"}
+    nested = {"row_stats", "alternatives", "natural", "surrender", "setting", "played"}
+    nested |= {"stakes", "ev_by_opponent"}  # flattened into stake_j, ev_opponent_j
     fields = {f.name for f in dataclasses.fields(Solution)} - nested
     assert fields <= set(C.CSV_COLUMNS)
     assert len(set(C.CSV_COLUMNS)) == len(C.CSV_COLUMNS) and C.CSV_COLUMNS[:3] == (
@@ -60,6 +61,9 @@ def test_csv_row_flattens_the_nested_fields():
     assert row["surrender_cost"] == ("" if cost is None else str(cost))
     assert row["front_win"] == str(rec["row_stats"]["front"]["win"])
     assert row["stderr"] == str(rec["stderr"]) and row["samples"] == "24"
+    by = rec["ev_by_opponent"]
+    assert len(by) == 3 and [row[f"ev_opponent_{j}"] for j in (1, 2, 3)] == [str(x) for x in by]
+    assert row["stake_1"] == row["ev_staked"] == ""  # no stakes in a batch
     empty = dict(zip(C.CSV_COLUMNS, C.csv_row({"line": 1, "id": None}), strict=True))
     assert empty["id"] == "" and empty["natural"] == "" and empty["back_loss"] == ""
 
