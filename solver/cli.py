@@ -207,9 +207,10 @@ def batch(
     chunk_size: Annotated[int | None, typer.Option("--chunk-size", min=1, hidden=True)] = None,
 ) -> None:
     """Solve a file of hands: one record per hand, in input order, on every core."""
+    import signal
     import time
 
-    from solver.apps.batch import BatchError, run_batch
+    from solver.apps.batch import BatchFailed, run_batch
 
     progress = None
     task = None
@@ -266,8 +267,14 @@ def batch(
             on_progress=on_progress if progress is not None else None,
             chunk_size=chunk_size,
         )
-    except (*bad_input_errors(), BatchError) as exc:
+    except bad_input_errors() as exc:  # BatchError is an InputError
         fail(str(exc))
+    except BatchFailed as exc:  # part way: a write failed, a worker died
+        try:
+            sys.stdout.flush()
+        except OSError:  # stdout is what failed: let the exit not try it again
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        fail(str(exc), 1)
     except BrokenPipeError:  # `capsa batch ... | head`: the reader has gone
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         raise typer.Exit(1) from None
@@ -282,9 +289,9 @@ def batch(
         f"{rate:,.0f} hands/s{resumed}",
         markup=False,
     )
-    if result.interrupted:
+    if result.interrupted:  # Ctrl-C, SIGTERM, SIGHUP: exit 128 + the signal
         err.print("capsa: interrupted; run again with --resume to continue", markup=False)
-        raise typer.Exit(130)
+        raise typer.Exit(128 + (result.stopped_by or signal.SIGINT))
     if result.bad:
         raise typer.Exit(1)
 

@@ -1,0 +1,256 @@
+"""Records: one per good line, as JSON lines or CSV rows; the per-hand and chunked solves.
+
+A record is ``{"line": n, "id": id-or-null, **Solution.to_dict()}``. JSONL writes it as
+compact JSON; CSV flattens it into ``CSV_COLUMNS`` (row win rates, natural and
+surrender flattened, alternatives left out; empty cells are nulls, booleans
+``true``/``false``). Records hold no timings: each hand's seed comes from the run's
+seed and its line number only (``hand_seed``), so the same input and options give the
+same bytes whatever the worker count, backend or resume point.
+
+Policies: ``mc`` runs ``solve(hand, ..., top=0)`` per hand (``solve_one``). ``field``
+and ``greedy`` set a chunk of hands at once (``fast_records``) and score the chosen
+settings with the field tables exactly as ``solve`` scores its candidates; hands
+holding a natural go through ``solve``.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any
+
+from solver.apps.batch.reading import BadLine, escape_breaks
+from solver.engine.layout import ROWS
+
+if TYPE_CHECKING:
+    from solver.apps.batch.work import Job
+
+__all__ = [
+    "CSV_COLUMNS",
+    "csv_row",
+    "csv_text",
+    "error_line",
+    "fast_records",
+    "format_records",
+    "hand_seed",
+    "records",
+    "solve_one",
+]
+
+CSV_COLUMNS: tuple[str, ...] = (
+    "line",
+    "id",
+    "hand",
+    "rules",
+    "policy",
+    "players",
+    "samples",
+    "seed",
+    "action",
+    "front",
+    "middle",
+    "back",
+    "ev",
+    "ev_total",
+    "ev_play",
+    "stderr",
+    "candidates",
+    *(f"{row}_{k}" for row in ROWS for k in ("win", "tie", "loss")),
+    "natural",
+    "natural_declared",
+    "natural_ev_declare",
+    "natural_ev_play",
+    "surrender_cost",
+    "surrender_recommended",
+    "ev_staked",
+    *(f"stake_{j}" for j in (1, 2, 3)),
+    *(f"ev_opponent_{j}" for j in (1, 2, 3)),
+)
+
+#: A good line: ``(line number, id or None, hand ids)``.
+Good = tuple[int, str | None, Any]
+
+
+def hand_seed(seed: int, line: int) -> int:
+    """The seed of the hand on ``line``: depends on ``seed`` and the line number only."""
+    import numpy as np
+
+    return int(np.random.SeedSequence([seed, line]).generate_state(1)[0])
+
+
+# --------------------------------------------------------------------------------------
+# Text
+# --------------------------------------------------------------------------------------
+
+
+#: The JSON escapes of the line breaks ``json.dumps(..., ensure_ascii=False)`` leaves raw
+#: (it escapes every other one, being below U+0020).
+_JSON_BREAKS = {0x85: "\\u0085", 0x2028: "\\u2028", 0x2029: "\\u2029"}
+_JSON_BREAK = re.compile("[\x85\u2028\u2029]")
+#: Columns that may hold a user's text (an input id, a ruleset file's name); the others
+#: hold capsa's own words and numbers.
+_TEXT_COLUMNS = ("id", "rules")
+
+
+def _json_lines(text: str) -> str:
+    """JSON text with every line break inside its strings escaped (the same values)."""
+    return text.translate(_JSON_BREAKS) if _JSON_BREAK.search(text) else text
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def csv_row(record: dict[str, Any]) -> list[str]:
+    """A record flattened into the ``CSV_COLUMNS`` cells."""
+    flat = dict(record)
+    stats = record.get("row_stats") or {}
+    for row in ROWS:
+        for k in ("win", "tie", "loss"):
+            flat[f"{row}_{k}"] = (stats.get(row) or {}).get(k)
+    natural = record.get("natural") or {}
+    flat["natural"] = natural.get("name")
+    flat["natural_declared"] = natural.get("declared")
+    flat["natural_ev_declare"] = natural.get("ev_declare")
+    flat["natural_ev_play"] = natural.get("ev_play")
+    surrender = record.get("surrender") or {}
+    flat["surrender_cost"] = surrender.get("cost")
+    flat["surrender_recommended"] = surrender.get("recommended")
+    for name, values in (
+        ("stake", record.get("stakes")),
+        ("ev_opponent", record.get("ev_by_opponent")),
+    ):
+        for j, v in enumerate(values or (), start=1):
+            flat[f"{name}_{j}"] = v
+    for col in _TEXT_COLUMNS:  # one record, one physical line, for any reader
+        if isinstance(flat.get(col), str):
+            flat[col] = escape_breaks(flat[col])
+    return [_cell(flat.get(col)) for col in CSV_COLUMNS]
+
+
+def csv_text(rows: Iterable[list[str]]) -> str:
+    """CSV lines (``\\n`` endings, minimal quoting)."""
+    buf = io.StringIO()
+    csv.writer(buf, lineterminator="\n").writerows(rows)
+    return buf.getvalue()
+
+
+def format_records(records: list[dict[str, Any]], fmt: str) -> str:
+    """Records as output text: one line each, each ending in a newline.
+
+    Line breaks in text (an id holding U+2028, say) are escaped: in JSON as ``\\uXXXX``
+    (the same value read back), in CSV as ``escape_breaks`` writes them.
+    """
+    if fmt == "csv":
+        return csv_text(csv_row(r) for r in records)
+    dump = json.dumps
+    return _json_lines(
+        "".join(dump(r, ensure_ascii=False, separators=(",", ":")) + "\n" for r in records)
+    )
+
+
+def error_line(bad: BadLine) -> str:
+    """A bad line as a line of the errors file: JSON ``{"line", "id", "reason", "text"}``."""
+    data = {"line": bad.line, "id": bad.id, "reason": bad.reason, "text": bad.text}
+    return _json_lines(json.dumps(data, ensure_ascii=False)) + "\n"
+
+
+# --------------------------------------------------------------------------------------
+# Solving
+# --------------------------------------------------------------------------------------
+
+
+def _real_solve() -> Callable[..., Any]:
+    from solver.strategy.solve import solve
+
+    return solve
+
+
+def records(job: Job, good: list[Good], bad: list[BadLine]) -> list[dict[str, Any]]:
+    """The records of the good lines, in order; hands the solver rejects go to ``bad``."""
+    if not good:
+        return []
+    if job.fast:
+        return fast_records(job, good, bad)
+    out = []
+    for line, ident, hand in good:
+        record = solve_one(job, line, ident, hand, bad)
+        if record is not None:
+            out.append(record)
+    return out
+
+
+def solve_one(
+    job: Job, line: int, ident: str | None, hand: Any, bad: list[BadLine]
+) -> dict[str, Any] | None:
+    """The per-hand path: ``solve(...).to_dict()`` with the line number and id in front."""
+    solve = job.solve_fn or _real_solve()
+    try:
+        solution = solve(
+            hand,
+            rules=job.rules,
+            policy=job.policy,
+            samples=job.samples,
+            seed=hand_seed(job.seed, line),
+            players=job.players,
+            top=0,
+        )
+    except ValueError as exc:  # the solver's own input checks
+        bad.append(BadLine(line, ident, str(exc)))
+        return None
+    return {"line": line, "id": ident, **solution.to_dict()}
+
+
+def fast_records(job: Job, good: list[Good], bad: list[BadLine]) -> list[dict[str, Any]]:
+    """Field and greedy hands of a chunk set together; the per-hand path's record shape.
+
+    ``solver.strategy.policy.set_sorted_hands`` sets the chunk, the field model scores the
+    chosen settings the way ``solve`` scores its candidates, and ``solve``'s own
+    ``assemble`` makes each record (so ``ev``, ``row_stats``, ``surrender`` and ``action``
+    are those ``solve`` gives for that setting); hands holding a natural take the
+    per-hand path. Two differences from ``solve``, both documented: ``candidates`` is null
+    (the Pareto front is not built), and among settings of equal row keys (the same
+    ranks, suits swapped between rows, equal value) the policy may show another one than
+    ``solve`` does.
+    """
+    import numpy as np
+
+    from solver.engine.compiled import compile_rules
+    from solver.engine.settlement import find_naturals
+    from solver.strategy.field import field_values
+    from solver.strategy.policy import set_sorted_hands
+    from solver.strategy.scoring import field_scores
+    from solver.strategy.solve import assemble
+    from solver.strategy.splits import Candidates
+
+    cr = compile_rules(job.rules)
+    srt = np.sort(np.stack([h for _, _, h in good]), axis=1)
+    naturals, _ = find_naturals(srt, cr)
+    out: list[dict[str, Any] | None] = [None] * len(good)
+    for i in np.flatnonzero(naturals >= 0).tolist():
+        out[i] = solve_one(job, *good[i], bad)
+    play = np.flatnonzero(naturals < 0)
+    if len(play):
+        split, keys, roy, _ = set_sorted_hands(srt[play], cr, job.policy, threads=1)
+        vals, wt = field_values(keys, roy, cr)
+        for j, i in enumerate(play.tolist()):
+            line, ident, _ = good[i]
+            one = Candidates(srt[i], split[j : j + 1], keys[j : j + 1], roy[j : j + 1], 0, False)
+            solution = assemble(
+                one,
+                field_scores(vals[j : j + 1], wt[j : j + 1], cr, job.policy, job.players - 1),
+                cr,
+                players=job.players,
+                top=0,
+                seed=hand_seed(job.seed, line),
+                candidates=None,
+            )
+            out[i] = {"line": line, "id": ident, **solution.to_dict()}
+    return [r for r in out if r is not None]

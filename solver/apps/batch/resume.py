@@ -1,0 +1,244 @@
+"""Resume: the run file beside the output, the tail of the output, the resume point.
+
+The options of a run are kept beside its output in ``OUT.capsa-run.json`` (the
+sidecar). ``--resume`` refuses to continue a file written with other options, cuts off
+a trailing partial record, and continues after the last complete record's line, once it
+has checked that this line of the input is still the same hand.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import socket
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from solver.apps.batch.errors import BatchError
+from solver.apps.batch.reading import CsvSpec, Line, escape_breaks, parse_line
+from solver.apps.batch.records import CSV_COLUMNS
+
+if TYPE_CHECKING:
+    from solver.apps.batch.work import Job
+
+__all__ = [
+    "SIDECAR_SUFFIX",
+    "check_options",
+    "check_resume_point",
+    "read_sidecar",
+    "run_owner",
+    "run_options",
+    "sidecar_path",
+    "tail_records",
+    "write_sidecar",
+]
+
+SIDECAR_SUFFIX = ".capsa-run.json"
+SIDECAR_VERSION = 1
+
+
+def sidecar_path(output: str | os.PathLike[str]) -> Path:
+    """Where the options of the run writing ``output`` are kept."""
+    p = Path(output)
+    return p.with_name(p.name + SIDECAR_SUFFIX)
+
+
+def run_options(job: Job) -> dict[str, Any]:
+    """The options a resumed run must share with the run that wrote the output."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        capsa_version = version("capsa")
+    except PackageNotFoundError:  # pragma: no cover - running from a source tree
+        capsa_version = "unknown"
+    return {
+        "capsa_batch": SIDECAR_VERSION,
+        "capsa": capsa_version,
+        "format": job.fmt,
+        "rules": job.rules.name,
+        "rules_digest": job.rules.digest(),
+        "policy": job.policy,
+        "samples": job.samples,
+        "seed": job.seed,
+        "players": job.players,
+    }
+
+
+def write_sidecar(output: Path, options: dict[str, Any], input_name: str) -> None:
+    """Write the run file of ``output``: the options, the input's name, and this run
+    (pid, host, start time: what a second run on the same output is told).
+
+    Written to a temporary file and renamed, so a run killed meanwhile leaves the old
+    run file or the new one, never half of one.
+    """
+    run = {
+        "pid": os.getpid(),
+        "host": socket.gethostname(),
+        "started": time.strftime("%Y-%m-%d %H:%M:%S %z"),
+    }
+    text = json.dumps({**options, "input": input_name, "run": run}, indent=2) + "\n"
+    side = sidecar_path(output)
+    tmp = side.with_name(f".{side.name}.{os.getpid()}.tmp")
+    try:
+        with tmp.open("w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, side)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def read_sidecar(path: Path) -> dict[str, Any]:
+    """The run file of the output ``path``; ``BatchError`` (one line) when it is missing,
+    unreadable, not JSON, or not a capsa batch run file."""
+    side = sidecar_path(path)
+    try:
+        text = side.read_bytes().decode("utf-8")
+    except FileNotFoundError:
+        raise BatchError(
+            f"cannot resume: '{side}' (the options of the run that wrote '{path}') is missing"
+        ) from None
+    except OSError as exc:
+        raise BatchError(f"cannot resume: cannot read '{side}': {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise BatchError(f"cannot resume: '{side}' is damaged (not UTF-8 text)") from None
+    try:
+        stored = json.loads(text)
+    except ValueError as exc:
+        raise BatchError(f"cannot resume: '{side}' is damaged (not JSON: {exc})") from None
+    if not isinstance(stored, dict) or stored.get("capsa_batch") != SIDECAR_VERSION:
+        raise BatchError(
+            f"cannot resume: '{side}' is damaged (not the run file of a capsa batch, "
+            f"version {SIDECAR_VERSION})"
+        )
+    return stored
+
+
+def check_options(path: Path, options: dict[str, Any]) -> None:
+    """Refuse (``BatchError``) to resume ``path`` unless it was written with ``options``."""
+    stored = read_sidecar(path)
+    differ = [
+        f"{k} {stored.get(k)!r} (now {v!r})" for k, v in options.items() if stored.get(k) != v
+    ]
+    if differ:
+        raise BatchError(
+            f"cannot resume '{path}': it was written with other options: "
+            + ", ".join(differ)
+            + "; run again without --resume to start over"
+        )
+
+
+def run_owner(path: Path) -> str | None:
+    """``pid N on HOST, started T`` of the run the run file of ``path`` names, if that
+    process is alive (or on another host); else None."""
+    try:
+        run = json.loads(sidecar_path(path).read_text(encoding="utf-8"))["run"]
+        pid, host, started = int(run["pid"]), str(run["host"]), str(run["started"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if host == socket.gethostname():
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return None
+        except PermissionError:  # alive, another user's
+            pass
+    return f"pid {pid} on {host}, started {started}"
+
+
+def tail_records(path: Path, fmt: str) -> tuple[int, dict[str, Any] | None, bool]:
+    """Cut a trailing partial line off ``path``; the last complete record's line number.
+
+    Returns ``(last line, (id, hand) of that record or None, header present)``.
+    Reads only the end of the file.
+    """
+    with path.open("rb+") as f:
+        size = f.seek(0, os.SEEK_END)
+        pos, tail = size, b""
+        # Find the last newline, and the one before it, reading backwards in blocks.
+        while pos > 0 and tail.count(b"\n") < 2:
+            step = min(1 << 16, pos)
+            pos -= step
+            f.seek(pos)
+            tail = f.read(step) + tail
+        cut = tail.rfind(b"\n")
+        keep = pos + cut + 1 if cut >= 0 else 0
+        if keep != size:
+            f.truncate(keep)
+        body = tail[: cut + 1] if cut >= 0 else b""
+    lines = body.splitlines()
+    if not lines:
+        return 0, None, False
+    last = lines[-1].decode("utf-8", errors="replace")
+    try:
+        if fmt == "csv":
+            cells = next(csv.reader([last]))
+            if cells == list(CSV_COLUMNS):
+                return 0, None, True
+            rec = dict(zip(CSV_COLUMNS, cells, strict=True))
+            line, ident, hand = int(rec["line"]), rec["id"] or None, rec["hand"]
+            has_header = True
+        else:
+            rec = json.loads(last)
+            line, ident, hand = rec["line"], rec["id"], rec["hand"]
+            has_header = False
+        if not (type(line) is int and line > 0 and isinstance(hand, str)):
+            raise TypeError(line, hand)
+        if not (ident is None or isinstance(ident, str)):
+            raise TypeError(ident)
+    except (ValueError, KeyError, TypeError, StopIteration):
+        raise BatchError(
+            f"cannot resume: the last line of '{path}' is not a {fmt} record of capsa batch"
+        ) from None
+    return line, {"id": ident, "hand": hand}, has_header
+
+
+def _same_id(read: str | None, written: str | None) -> bool:
+    """Whether an id read from the input is the one a record holds (CSV holds it with
+    its line breaks escaped)."""
+    if read is None or written is None:
+        return read is written
+    return escape_breaks(read) == escape_breaks(written)
+
+
+def check_resume_point(
+    lines: Iterator[Line],
+    upto: int,
+    record: dict[str, Any] | None,
+    csv_spec: CsvSpec | None,
+    out_path: Path | None,
+) -> Iterator[Line]:
+    """Pass the lines through, checking that line ``upto`` is the hand last written."""
+    from evaluator import parse_cards
+
+    seen = False
+    for line, raw in lines:
+        if line == upto and record is not None:
+            seen = True
+            try:
+                ident, hand = parse_line((raw or b"").decode("utf-8").strip(), csv_spec)
+                same = _same_id(ident, record["id"]) and sorted(hand.tolist()) == sorted(
+                    parse_cards(record["hand"]).tolist()
+                )
+            except ValueError:
+                same = False
+            if not same:
+                raise BatchError(
+                    f"cannot resume: line {upto} of the input is not the hand last written "
+                    f"to '{out_path}'; is it the same input?"
+                )
+        elif line > upto and not seen:
+            seen = True
+            raise BatchError(
+                f"cannot resume: the input has no hand on line {upto}, the last one "
+                f"written to '{out_path}'; is it the same input?"
+            )
+        yield line, raw
+    if not seen:
+        raise BatchError(
+            f"cannot resume: the input ends before line {upto}, the last one written to "
+            f"'{out_path}'; is it the same input?"
+        )

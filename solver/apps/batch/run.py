@@ -1,0 +1,338 @@
+"""The run: open the input and the outputs, cut chunks, pump them through a backend,
+write the results in input order, stop cleanly on a signal.
+
+Memory stays flat however long the input: it is never read whole, and at most a few
+chunks per worker are in flight (a reorder buffer keyed by chunk index holds the ones
+that finish early). Records are written whole and flushed chunk by chunk.
+
+SIGINT (Ctrl-C), SIGTERM and SIGHUP stop the run after the chunk being written,
+keeping everything written (``BatchResult.interrupted``, ``stopped_by``); a second one
+stops at once, still returning the result. A worker that dies, or a write that fails,
+ends the run with ``BatchFailed``, everything written before it kept.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import signal
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+from solver.apps.batch.backends import make_backend
+from solver.apps.batch.errors import BatchError, BatchFailed
+from solver.apps.batch.outputs import Output, check_paths, open_errors, open_output, write_failed
+from solver.apps.batch.reading import BadLine, Line, open_input
+from solver.apps.batch.records import error_line
+from solver.apps.batch.resume import check_resume_point
+from solver.apps.batch.work import ChunkResult, Job
+from solver.engine.layout import MAX_SAMPLES, POLICIES
+from solver.engine.rules import Rules, load_rules
+
+__all__ = ["DEFAULT_CHUNK", "BatchProgress", "BatchResult", "chunks", "pump", "run_batch"]
+
+#: Hands per chunk: Monte Carlo hands take about a second, policy hands well under a ms.
+DEFAULT_CHUNK = {"mc": 2, "field": 1024, "greedy": 1024}
+
+
+@dataclass(frozen=True)
+class BatchProgress:
+    """Where a run is: ``line`` is the last input line whose record is written."""
+
+    line: int
+    total_lines: int | None
+    hands: int
+    bad: int
+    elapsed: float
+
+
+@dataclass
+class BatchResult:
+    """What a run did. ``hands`` counts records written by this run only."""
+
+    hands: int = 0
+    bad: int = 0
+    resumed_after: int = 0
+    seconds: float = 0.0
+    interrupted: bool = False
+    output: str = ""
+    #: The signal that stopped an interrupted run (SIGINT, SIGTERM or SIGHUP).
+    stopped_by: int | None = None
+
+    @property
+    def hands_per_second(self) -> float:
+        return self.hands / self.seconds if self.seconds > 0 else 0.0
+
+
+# --------------------------------------------------------------------------------------
+# Chunks, writing in order, interrupts, the pump
+# --------------------------------------------------------------------------------------
+
+
+def chunks(lines: Iterator[Line], size: int, skip_upto: int = 0) -> Iterator[list[Line]]:
+    """Chunks of ``size`` lines; lines a resumed run only re-checks go 4096 at a time."""
+    chunk: list[Line] = []
+    for item in lines:
+        chunk.append(item)
+        if len(chunk) >= (size if item[0] > skip_upto else max(size, 4096)):
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
+
+
+@dataclass
+class _Writer:
+    """Writes chunk results (records, bad lines) in order and reports progress."""
+
+    out: Output
+    err_sink: IO[str] | None
+    errors_name: str
+    result: BatchResult
+    on_bad: Callable[[BadLine], None] | None
+    on_progress: Callable[[BatchProgress], None] | None
+    total_lines: int | None
+    start: float
+    done_line: int = 0
+
+    def _put(self, sink: IO[str], text: str, name: str, resumable: bool) -> None:
+        try:
+            sink.write(text)
+            sink.flush()
+        except BrokenPipeError:  # `capsa batch ... | head`: the caller's business
+            raise
+        except OSError as exc:
+            raise write_failed(name, exc, self.done_line, resumable) from None
+
+    def header(self) -> None:
+        if self.out.header:
+            self._put(self.out.sink, self.out.header, self.out.name, False)
+
+    def write(self, res: ChunkResult) -> None:
+        if res.text:
+            self._put(self.out.sink, res.text, self.out.name, self.out.path is not None)
+        if self.err_sink is not None and res.bad:
+            text = "".join(error_line(bad) for bad in res.bad)
+            self._put(self.err_sink, text, self.errors_name, self.out.path is not None)
+        if self.on_bad is not None:
+            for bad in res.bad:
+                self.on_bad(bad)
+        self.result.hands += res.hands
+        self.result.bad += len(res.bad)
+        self.done_line = max(self.done_line, res.last_line)
+        self.report()
+
+    def report(self) -> None:
+        if self.on_progress is not None:
+            elapsed = time.perf_counter() - self.start
+            r = self.result
+            self.on_progress(
+                BatchProgress(self.done_line, self.total_lines, r.hands, r.bad, elapsed)
+            )
+
+
+class _Stop:
+    """SIGINT, SIGTERM and SIGHUP set a flag (the run stops after the chunk being
+    written); a second signal raises KeyboardInterrupt, which the pump turns into an
+    immediate stop. A signal the caller ignores (``nohup``) stays ignored."""
+
+    SIGNALS = tuple(
+        getattr(signal, n) for n in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, n)
+    )
+
+    def __init__(self) -> None:
+        self.flag = threading.Event()
+        self.signum: int | None = None
+        self.previous: dict[int, Any] = {}
+
+    def __enter__(self) -> _Stop:
+        if threading.current_thread() is threading.main_thread():
+            for sig in self.SIGNALS:
+                if signal.getsignal(sig) in (signal.SIG_DFL, signal.default_int_handler):
+                    self.previous[sig] = signal.signal(sig, self._handle)
+        return self
+
+    def _handle(self, signum: int, frame: Any) -> None:
+        if self.flag.is_set():
+            raise KeyboardInterrupt
+        self.signum = signum
+        self.flag.set()
+
+    def __exit__(self, *exc: object) -> None:
+        for sig, previous in self.previous.items():
+            signal.signal(sig, previous)
+
+    @property
+    def stopped(self) -> bool:
+        return self.flag.is_set()
+
+    def wait(self, seconds: float) -> bool:
+        """Whether a stop signal comes within ``seconds`` (handlers run meanwhile)."""
+        deadline = time.monotonic() + seconds
+        while not self.flag.is_set() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        return self.flag.is_set()
+
+
+def pump(
+    job: Job, pieces: Iterator[list[Line]], writer: _Writer, backend: Callable[[], Any]
+) -> int | None:
+    """Submit chunks with a bounded number in flight; write results in input order.
+
+    Returns the signal that stopped the run, or None when it ran to the end.
+    """
+    buffer: dict[int, ChunkResult] = {}
+    pending: dict[Any, int] = {}
+    next_out = 0
+    submitted = 0
+
+    def collect(timeout: float) -> None:
+        nonlocal next_out
+        for fut in runner.wait(list(pending), timeout):
+            index = pending.pop(fut)
+            try:
+                buffer[index] = fut.result()
+            except runner.died:
+                if stop.wait(1.0):  # the whole process group was signalled
+                    return
+                raise BatchFailed(
+                    f"a worker process died mid-batch; the records up to line "
+                    f"{writer.done_line} are kept"
+                    + ("; run again with --resume to continue" if writer.out.path else "")
+                ) from None
+        while next_out in buffer:
+            writer.write(buffer.pop(next_out))
+            next_out += 1
+
+    writer.report()
+    with _Stop() as stop:
+        runner = None
+        finished = False
+        try:
+            runner = backend()
+            for chunk in pieces:
+                while submitted - next_out >= 2 * runner.slots + 1 and not stop.stopped:
+                    collect(0.2)
+                if stop.stopped:
+                    break
+                pending[runner.submit(job, chunk)] = submitted
+                submitted += 1
+                collect(0)
+            while pending and not stop.stopped:
+                collect(0.2)
+            finished = not pending
+        except KeyboardInterrupt:
+            if not stop.stopped:
+                raise
+        finally:
+            for fut in pending:
+                fut.cancel()
+            if runner is not None:
+                try:
+                    runner.close(not finished)
+                except KeyboardInterrupt:  # a second signal while waiting: now
+                    runner.close(True)
+        return stop.signum if stop.stopped else None
+
+
+# --------------------------------------------------------------------------------------
+# run_batch
+# --------------------------------------------------------------------------------------
+
+
+def run_batch(
+    source: str | os.PathLike[str] | IO[bytes],
+    output: str | os.PathLike[str] | IO[str] | None = None,
+    *,
+    fmt: str | None = None,
+    rules: Rules | str | os.PathLike[str] | None = None,
+    policy: str = "mc",
+    samples: int | None = None,
+    seed: int = 0,
+    players: int | None = None,
+    workers: int | None = None,
+    resume: bool = False,
+    dask: Any = None,
+    errors: str | os.PathLike[str] | None = None,
+    on_bad: Callable[[BadLine], None] | None = None,
+    on_progress: Callable[[BatchProgress], None] | None = None,
+    chunk_size: int | None = None,
+    solve_fn: Callable[..., Any] | None = None,
+    fast: bool | None = None,
+) -> BatchResult:
+    """Solve every hand of ``source`` and write the records to ``output``.
+
+    ``source`` is a path, ``"-"`` (stdin) or a binary stream; ``output`` a path, a text
+    stream, or None (stdout). ``fmt`` is ``jsonl`` or ``csv`` (default: from the output
+    name, else jsonl). ``workers`` processes (default: every core; 1 runs in process);
+    ``dask`` is a scheduler address, ``"local"`` or a ``distributed.Client``.
+    ``solve_fn`` replaces ``solver.solve`` (a top-level function, so that it pickles).
+    ``fast`` (default: on for field and greedy) sets policy hands a chunk at a time
+    (see ``records.fast_records``); off, every hand goes through ``solve``. Raises
+    ``BatchError`` when the run cannot start; bad lines do not raise.
+    """
+    start = time.perf_counter()
+    if policy not in POLICIES:
+        raise BatchError(f"unknown policy {policy!r}; policies are {', '.join(POLICIES)}")
+    rules = load_rules(rules)
+    out_path = None if output is None or hasattr(output, "write") else Path(output)
+    if fmt is None:
+        fmt = "csv" if out_path is not None and out_path.suffix.lower() == ".csv" else "jsonl"
+    if fmt not in ("jsonl", "csv"):
+        raise BatchError(f"unknown output format {fmt!r}; formats are jsonl, csv")
+    if resume and out_path is None:
+        raise BatchError("--resume needs an output file (-o FILE)")
+    if samples is not None and not 1 <= samples <= MAX_SAMPLES:
+        raise BatchError(f"samples must be from 1 to {MAX_SAMPLES}, got {samples}")
+    workers = max(1, workers if workers is not None else os.cpu_count() or 1)
+    check_paths(source, output, out_path, errors)
+
+    with ExitStack() as stack:
+        inp = open_input(source, stack)
+        job = Job(
+            rules=rules,
+            policy=policy,
+            samples=samples,
+            seed=seed,
+            players=players or rules.players,
+            fmt=fmt,
+            csv_spec=inp.csv_spec,
+            skip_upto=0,
+            solve_fn=solve_fn,
+            fast=policy in ("field", "greedy") if fast is None else fast,
+        )
+        out = open_output(output, out_path, job, resume, inp.name, stack)
+        job = dataclasses.replace(job, skip_upto=out.resumed_after)
+        lines = inp.lines
+        if out.resumed_after:
+            lines = check_resume_point(
+                lines, out.resumed_after, out.last_record, inp.csv_spec, out_path
+            )
+        err_sink = open_errors(errors, stack)
+        result = BatchResult(resumed_after=out.resumed_after, output=str(out_path or "<stdout>"))
+        writer = _Writer(
+            out,
+            err_sink,
+            f"'{errors}'",
+            result,
+            on_bad,
+            on_progress,
+            inp.total_lines,
+            start,
+            job.skip_upto,
+        )
+        writer.header()
+        result.stopped_by = pump(
+            job,
+            chunks(lines, chunk_size or DEFAULT_CHUNK[policy], out.resumed_after),
+            writer,
+            lambda: make_backend(dask, workers),
+        )
+        result.interrupted = result.stopped_by is not None
+    result.seconds = time.perf_counter() - start
+    return result

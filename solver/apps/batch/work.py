@@ -1,0 +1,108 @@
+"""The per-chunk work, run in worker processes, on Dask workers, or in process.
+
+``solve_chunk(job, items)`` parses and checks a chunk of ``(line number, raw line)``,
+solves the good lines and returns the formatted text, the bad lines and the last line
+number. A ``Job`` holds everything a worker needs besides the lines and is pickled with
+every chunk, so a worker keeps no state but the warmed-up kernels.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import sys
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+from solver.apps.batch.reading import BadLine, CsvSpec, Line, read_hand
+from solver.apps.batch.records import format_records, records
+from solver.engine.rules import Rules
+
+__all__ = ["ChunkResult", "Job", "default_threads", "one_thread", "solve_chunk"]
+
+
+@dataclass(frozen=True)
+class Job:
+    """Everything a worker needs besides the lines; pickled with every chunk."""
+
+    rules: Rules
+    policy: str
+    samples: int | None
+    seed: int
+    players: int
+    fmt: str
+    csv_spec: CsvSpec | None
+    skip_upto: int  # lines <= this are checked, not solved (resume)
+    solve_fn: Callable[..., Any] | None = None
+    fast: bool = False
+
+
+class ChunkResult(NamedTuple):
+    """A solved chunk: its output text, hands written, bad lines, last line number."""
+
+    text: str
+    hands: int
+    bad: list[BadLine]
+    last_line: int
+
+
+_WARM: set[tuple[Any, ...]] = set()
+#: An ordinary hand and a natural (six pairs): the warm-up runs both code paths.
+_WARM_HANDS = ("As Ks Qs Js Ts 9h 9d 9c 2s 3d 4c 5h 7d", "As Ad Ks Kd Qs Qd Js Jd Ts Td 9s 9d 2c")
+
+
+def one_thread() -> None:
+    """Kernels run single-threaded in a worker: the workers are the parallelism.
+
+    ``numba.set_num_threads`` is per thread, so this also holds for Dask worker threads;
+    ``CAPSA_THREADS`` caps the thread pools of ``solver.strategy.policy`` and
+    ``solver.strategy.solve``.
+    """
+    import numba
+
+    numba.set_num_threads(1)
+    os.environ["CAPSA_THREADS"] = "1"
+
+
+def default_threads(env: str | None) -> None:
+    """Undo ``one_thread`` in this process (after an in-process run)."""
+    numba = sys.modules.get("numba")
+    if numba is not None:
+        numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+    if env is None:
+        os.environ.pop("CAPSA_THREADS", None)
+    else:
+        os.environ["CAPSA_THREADS"] = env
+
+
+def _warm_up(job: Job) -> None:
+    """Load (or, on a machine's first run, compile) the kernels once per worker process
+    (and thread, for Dask), by solving two fixed hands the way the chunks will be."""
+    one_thread()
+    key = (os.getpid(), threading.get_ident(), job.rules, job.policy, job.players, job.fast)
+    if key in _WARM:
+        return
+    from evaluator import parse_hand
+
+    warm = dataclasses.replace(job, samples=min(job.samples or 32, 32))
+    records(warm, [(i, None, parse_hand(h)) for i, h in enumerate(_WARM_HANDS, 1)], [])
+    _WARM.add(key)
+
+
+def solve_chunk(job: Job, items: list[Line]) -> ChunkResult:
+    """Parse, check and solve one chunk of ``(line number, raw line)``; format the records."""
+    _warm_up(job)
+    bad: list[BadLine] = []
+    good: list[tuple[int, str | None, Any]] = []
+    for line, raw in items:
+        got = read_hand(line, raw, job.csv_spec)
+        if isinstance(got, BadLine):
+            bad.append(got)
+        elif line > job.skip_upto:
+            good.append((line, *got))
+    done = records(job, good, bad)
+    bad.sort(key=lambda b: b.line)
+    last = items[-1][0] if items else 0
+    return ChunkResult(format_records(done, job.fmt), len(done), bad, last)
