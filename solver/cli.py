@@ -205,6 +205,14 @@ def batch(
         Path | None, typer.Option("--errors", help="Also write the bad lines here (JSON lines).")
     ] = None,
     chunk_size: Annotated[int | None, typer.Option("--chunk-size", min=1, hidden=True)] = None,
+    stakes: Annotated[
+        str | None,
+        typer.Option(
+            "--stakes",
+            metavar="S1,S2,...",
+            help="Money per unit against each opponent, in order (as for solve).",
+        ),
+    ] = None,
 ) -> None:
     """Solve a file of hands: one record per hand, in input order, on every core."""
     import signal
@@ -266,6 +274,7 @@ def batch(
             on_bad=on_bad,
             on_progress=on_progress if progress is not None else None,
             chunk_size=chunk_size,
+            stakes=parse_stakes(stakes),
         )
     except bad_input_errors() as exc:  # BatchError is an InputError
         fail(str(exc))

@@ -225,3 +225,26 @@ def test_cli_stakes_and_dealt_rules(tmp_path):
     )  # fmt: skip
     assert run.returncode == 0, run.stderr
     assert json.loads(run.stdout)["ev"] == 6
+
+
+def test_batch_carries_stakes_through_every_path(tmp_path):
+    from solver.apps.batch import BatchError, run_batch
+
+    src = tmp_path / "in.txt"
+    src.write_text(
+        f"a: {STAKES_HAND}\nb: {FOUR_SEVENS_HAND}\nc: 2c 2d 5h 5s 7c 7d 9h 9s Jc Jd Kh Ks Ac\n"
+    )
+    fast, slow = tmp_path / "fast.jsonl", tmp_path / "slow.jsonl"
+    run_batch(src, fast, policy="field", workers=1, stakes=[100, 10, 10])
+    run_batch(src, slow, policy="field", workers=1, stakes=[100, 10, 10], fast=False)
+    a = [json.loads(x) for x in fast.read_text().splitlines()]
+    b = [json.loads(x) for x in slow.read_text().splitlines()]
+    assert len(a) == len(b) == 3
+    for x, y in zip(a, b, strict=True):  # the fast path and solve() agree
+        assert x["stakes"] == y["stakes"] == [100, 10, 10]
+        assert x["ev_staked"] == pytest.approx(y["ev_staked"], abs=1e-6)
+        assert x["ev_staked"] == pytest.approx(np.dot([100, 10, 10], x["ev_by_opponent"]))
+    with pytest.raises(BatchError, match="other options"):  # resume needs the same stakes
+        run_batch(src, fast, policy="field", workers=1, stakes=[1, 1, 1], resume=True)
+    with pytest.raises(InputError, match="one per opponent"):
+        run_batch(src, tmp_path / "x.jsonl", policy="field", workers=1, stakes=[1, 1])

@@ -201,6 +201,7 @@ def solve_one(
             seed=hand_seed(job.seed, line),
             players=job.players,
             top=0,
+            **({"stakes": list(job.stakes)} if job.stakes is not None else {}),
         )
     except ValueError as exc:  # the solver's own input checks
         bad.append(BadLine(line, ident, str(exc)))
@@ -230,6 +231,7 @@ def fast_records(job: Job, good: list[Good], bad: list[BadLine]) -> list[dict[st
     from solver.strategy.solve import assemble
     from solver.strategy.splits import Candidates
 
+    stakes = None if job.stakes is None else np.array(job.stakes, np.float64)
     cr = compile_rules(job.rules)
     srt = np.sort(np.stack([h for _, _, h in good]), axis=1)
     naturals, _ = find_naturals(srt, cr)
@@ -245,7 +247,9 @@ def fast_records(job: Job, good: list[Good], bad: list[BadLine]) -> list[dict[st
             one = Candidates(srt[i], split[j : j + 1], keys[j : j + 1], roy[j : j + 1], 0, False)
             solution = assemble(
                 one,
-                field_scores(vals[j : j + 1], wt[j : j + 1], cr, job.policy, job.players - 1),
+                field_scores(
+                    vals[j : j + 1], wt[j : j + 1], cr, job.policy, job.players - 1, stakes
+                ),  # fmt: skip
                 cr,
                 players=job.players,
                 top=0,

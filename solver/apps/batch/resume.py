@@ -64,6 +64,7 @@ def run_options(job: Job) -> dict[str, Any]:
         "samples": job.samples,
         "seed": job.seed,
         "players": job.players,
+        **({"stakes": list(job.stakes)} if job.stakes is not None else {}),
     }
 
 

@@ -18,7 +18,7 @@ import os
 import signal
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
@@ -264,6 +264,7 @@ def run_batch(
     chunk_size: int | None = None,
     solve_fn: Callable[..., Any] | None = None,
     fast: bool | None = None,
+    stakes: Sequence[float] | None = None,
 ) -> BatchResult:
     """Solve every hand of ``source`` and write the records to ``output``.
 
@@ -274,7 +275,9 @@ def run_batch(
     ``solve_fn`` replaces ``solver.solve`` (a top-level function, so that it pickles).
     ``fast`` (default: on for field and greedy) sets policy hands a chunk at a time
     (see ``records.fast_records``); off, every hand goes through ``solve``. Raises
-    ``BatchError`` when the run cannot start; bad lines do not raise.
+    ``BatchError`` when the run cannot start; bad lines do not raise. ``stakes``: money
+    per unit against each opponent, as ``solve`` takes them (kept in the run file, so a
+    resumed run must give the same).
     """
     start = time.perf_counter()
     if policy not in POLICIES:
@@ -290,6 +293,10 @@ def run_batch(
     if samples is not None and not 1 <= samples <= MAX_SAMPLES:
         raise BatchError(f"samples must be from 1 to {MAX_SAMPLES}, got {samples}")
     workers = max(1, workers if workers is not None else os.cpu_count() or 1)
+    from solver.strategy.scoring import check_stakes
+
+    n_players = players or rules.players
+    weights = check_stakes(stakes, n_players - 1)
     check_paths(source, output, out_path, errors)
 
     with ExitStack() as stack:
@@ -299,12 +306,13 @@ def run_batch(
             policy=policy,
             samples=samples,
             seed=seed,
-            players=players or rules.players,
+            players=n_players,
             fmt=fmt,
             csv_spec=inp.csv_spec,
             skip_upto=0,
             solve_fn=solve_fn,
             fast=policy in ("field", "greedy") if fast is None else fast,
+            stakes=None if weights is None else tuple(weights.tolist()),
         )
         out = open_output(output, out_path, job, resume, inp.name, stack)
         job = dataclasses.replace(job, skip_upto=out.resumed_after)

@@ -37,6 +37,7 @@ class Job:
     skip_upto: int  # lines <= this are checked, not solved (resume)
     solve_fn: Callable[..., Any] | None = None
     fast: bool = False
+    stakes: tuple[float, ...] | None = None  # one per opponent (docs/rules.md#stakes)
 
 
 class ChunkResult(NamedTuple):
