@@ -97,6 +97,12 @@ def warmup() -> None:
             np.empty(1, np.int32),
         )
         k._eval3_batch(np.arange(3, dtype=np.uint8).reshape(1, 3), t.multi3, np.empty(1, np.int32))
+        k._eval5_checked(
+            np.arange(5, dtype=np.uint8).reshape(1, 5), t.multi5, t.flush5, np.empty(1, np.int32)
+        )
+        k._eval3_checked(
+            np.arange(3, dtype=np.uint8).reshape(1, 3), t.multi3, np.empty(1, np.int32)
+        )
         k._subset_pass(
             np.arange(13, dtype=np.uint8),
             t.multi5,
@@ -108,8 +114,10 @@ def warmup() -> None:
     _warm = True
 
 
-def _rows(cards: str | Sequence | np.ndarray, width: int) -> tuple[np.ndarray, bool]:
-    """Validated uint8 (n, width) array and whether the input was a single row."""
+def _batch(cards: str | Sequence | np.ndarray, width: int) -> tuple[np.ndarray, bool]:
+    """(rows, single): an integer (n, width) array for the checked kernels (not yet
+    validated: the kernel checks ids and duplicates in its pass), and whether the input
+    was one row (validated here, as it is small)."""
     if isinstance(cards, str):
         return as_cards(cards, width).reshape(1, width), True
     arr = np.asarray(cards)
@@ -119,41 +127,53 @@ def _rows(cards: str | Sequence | np.ndarray, width: int) -> tuple[np.ndarray, b
         raise CardParseError(f"expected shape ({width},) or (n, {width}), got {arr.shape}")
     if arr.dtype.kind not in "iu":
         raise CardParseError(f"card ids must be integers, got {arr.dtype}")
-    if arr.size and (arr.min() < 0 or arr.max() > 51):
-        raise CardParseError("bad card id: ids run from 0 (2c) to 51 (As)")
-    arr = np.ascontiguousarray(arr, dtype=np.uint8)
-    srt = np.sort(arr, axis=1)
-    dup = (srt[:, 1:] == srt[:, :-1]).any(axis=1)
-    if dup.any():
-        row = int(np.flatnonzero(dup)[0])
-        raise CardParseError(f"duplicate card in row {row}: {format_cards(arr[row])}")
     return arr, False
+
+
+def _raise_bad_row(arr: np.ndarray, bad: int) -> None:
+    """The CardParseError for a checked kernel's report ``row * 2 + what``.
+
+    The messages (and which error wins) are those of a check in two passes: an id out of
+    range anywhere first, then the first row holding a card twice.
+    """
+    from evaluator._kernels import BAD_ID
+
+    row, what = divmod(int(bad), 2)
+    if what == BAD_ID or ((arr[row + 1 :] < 0) | (arr[row + 1 :] > 51)).any():
+        raise CardParseError("bad card id: ids run from 0 (2c) to 51 (As)")
+    raise CardParseError(f"duplicate card in row {row}: {format_cards(arr[row])}")
 
 
 def evaluate5(cards: str | Sequence | np.ndarray) -> int | np.ndarray:
     """Strength of 5-card rows: ids of shape (5,) or (n, 5), or text; higher is stronger.
 
-    One row gives an ``int``, a batch an ``int32`` array of length n.
+    One row gives an ``int``, a batch an ``int32`` array of length n. Raises
+    :class:`CardParseError` for an id outside 0..51, a card twice in a row, a wrong shape
+    or non-integer ids (a batch is checked by the kernel, in the same pass as the lookup).
     """
     from evaluator import _kernels as k
 
-    rows, single = _rows(cards, 5)
+    rows, single = _batch(cards, 5)
     warmup()
     t = get_tables()
     out = np.empty(len(rows), np.int32)
-    k._eval5_batch(rows, t.multi5, t.flush5, out)
+    bad = k._eval5_checked(rows, t.multi5, t.flush5, out)
+    if bad >= 0:
+        _raise_bad_row(rows, bad)
     return int(out[0]) if single else out
 
 
 def evaluate3(cards: str | Sequence | np.ndarray) -> int | np.ndarray:
-    """Strength of 3-card front rows, on the same scale as :func:`evaluate5`."""
+    """Strength of 3-card front rows, on the same scale as :func:`evaluate5` (same checks)."""
     from evaluator import _kernels as k
 
-    rows, single = _rows(cards, 3)
+    rows, single = _batch(cards, 3)
     warmup()
     t = get_tables()
     out = np.empty(len(rows), np.int32)
-    k._eval3_batch(rows, t.multi3, out)
+    bad = k._eval3_checked(rows, t.multi3, out)
+    if bad >= 0:
+        _raise_bad_row(rows, bad)
     return int(out[0]) if single else out
 
 
@@ -176,7 +196,16 @@ def subset_strengths(
 
 
 def _check_strength(strength: int) -> int:
-    s = int(strength)
+    """An integer strength in range (a float, a bool or a string is an error, not
+    truncated)."""
+    import operator
+
+    if isinstance(strength, bool):
+        raise ValueError(f"a strength is an integer, got {strength!r}")
+    try:
+        s = operator.index(strength)
+    except TypeError:
+        raise ValueError(f"a strength is an integer, got {strength!r}") from None
     if not 0 <= s < NSTRENGTH:
         raise ValueError(f"strength {s} out of range 0..{NSTRENGTH - 1}")
     return s

@@ -46,14 +46,8 @@ def _index3(r0, r1, r2):
 
 
 @kernel
-def _eval5(c0, c1, c2, c3, c4, multi5, flush5):
-    """Strength of five distinct card ids in any order (int)."""
-    a = np.int64(c0) >> 2
-    b = np.int64(c1) >> 2
-    c = np.int64(c2) >> 2
-    d = np.int64(c3) >> 2
-    e = np.int64(c4) >> 2
-    # Sorting network for five values (9 comparators).
+def _sort5(a, b, c, d, e):
+    """Five values in ascending order (a sorting network of 9 comparators)."""
     a, b = min(a, b), max(a, b)
     d, e = min(d, e), max(d, e)
     c, e = min(c, e), max(c, e)
@@ -63,39 +57,140 @@ def _eval5(c0, c1, c2, c3, c4, multi5, flush5):
     a, c = min(a, c), max(a, c)
     b, d = min(b, d), max(b, d)
     b, c = min(b, c), max(b, c)
-    idx = _index5(a, b, c, d, e)
-    suits = (1 << (c0 & 3)) | (1 << (c1 & 3)) | (1 << (c2 & 3)) | (1 << (c3 & 3)) | (1 << (c4 & 3))
-    if suits & (suits - 1) == 0:
+    return a, b, c, d, e
+
+
+_ONE = np.uint64(1)
+_TWO = np.uint64(2)
+_THREE = np.uint64(3)
+_TOP_RANK = np.uint64(12)
+
+
+@kernel
+def _lookup5(c0, c1, c2, c3, c4):
+    """(rank-multiset index int, flush bool, highest rank uint64) of five card ids given
+    as uint64. Scalars only, so it inlines into every loop that calls it (a kernel taking
+    the table arrays per row costs several times the lookup itself). The index is
+    meaningful only when the highest rank is at most 12."""
+    a, b, c, d, e = _sort5(c0 >> _TWO, c1 >> _TWO, c2 >> _TWO, c3 >> _TWO, c4 >> _TWO)
+    idx = _index5(np.int64(a), np.int64(b), np.int64(c), np.int64(d), np.int64(e))
+    suits = (
+        (_ONE << (c0 & _THREE))
+        | (_ONE << (c1 & _THREE))
+        | (_ONE << (c2 & _THREE))
+        | (_ONE << (c3 & _THREE))
+        | (_ONE << (c4 & _THREE))
+    )
+    return idx, suits & (suits - _ONE) == 0, e
+
+
+@kernel
+def _lookup3(c0, c1, c2):
+    """(rank-multiset index int, highest rank uint64) of three card ids given as uint64."""
+    a = c0 >> _TWO
+    b = c1 >> _TWO
+    c = c2 >> _TWO
+    a, b = min(a, b), max(a, b)
+    b, c = min(b, c), max(b, c)
+    a, b = min(a, b), max(a, b)
+    return _index3(np.int64(a), np.int64(b), np.int64(c)), c
+
+
+@kernel
+def _eval5(c0, c1, c2, c3, c4, multi5, flush5):
+    """Strength of five distinct card ids (0..51) in any order (int32)."""
+    idx, flush, _ = _lookup5(
+        np.uint64(c0), np.uint64(c1), np.uint64(c2), np.uint64(c3), np.uint64(c4)
+    )
+    if flush:
         return np.int32(flush5[idx])
     return np.int32(multi5[idx])
 
 
 @kernel
 def _eval3(c0, c1, c2, multi3):
-    """Strength of three distinct card ids in any order, as a front (int)."""
-    a = np.int64(c0) >> 2
-    b = np.int64(c1) >> 2
-    c = np.int64(c2) >> 2
-    a, b = min(a, b), max(a, b)
-    b, c = min(b, c), max(b, c)
-    a, b = min(a, b), max(a, b)
-    return np.int32(multi3[_index3(a, b, c)])
+    """Strength of three distinct card ids (0..51) in any order, as a front (int32)."""
+    idx, _ = _lookup3(np.uint64(c0), np.uint64(c1), np.uint64(c2))
+    return np.int32(multi3[idx])
 
 
 @kernel
 def _eval5_batch(cards, multi5, flush5, out):
-    """cards uint8[n, 5] (distinct ids per row, any order) -> out int32[n]."""
+    """cards uint8[n, 5] (distinct ids 0..51 per row, any order) -> out int32[n].
+
+    The bare lookup: no check at all (the public wrapper uses ``_eval5_checked``).
+    """
     for i in range(cards.shape[0]):
-        out[i] = _eval5(
-            cards[i, 0], cards[i, 1], cards[i, 2], cards[i, 3], cards[i, 4], multi5, flush5
+        idx, flush, _ = _lookup5(
+            np.uint64(cards[i, 0]),
+            np.uint64(cards[i, 1]),
+            np.uint64(cards[i, 2]),
+            np.uint64(cards[i, 3]),
+            np.uint64(cards[i, 4]),
         )
+        out[i] = flush5[idx] if flush else multi5[idx]
 
 
 @kernel
 def _eval3_batch(cards, multi3, out):
-    """cards uint8[n, 3] (distinct ids per row, any order) -> out int32[n]."""
+    """cards uint8[n, 3] (distinct ids 0..51 per row, any order) -> out int32[n]; no check."""
     for i in range(cards.shape[0]):
-        out[i] = _eval3(cards[i, 0], cards[i, 1], cards[i, 2], multi3)
+        idx, _ = _lookup3(np.uint64(cards[i, 0]), np.uint64(cards[i, 1]), np.uint64(cards[i, 2]))
+        out[i] = multi3[idx]
+
+
+#: What a checked batch kernel reports about its first bad row: ``row * 2 + what``.
+BAD_ID, DUPLICATE = 0, 1
+
+
+@kernel
+def _eval5_checked(cards, multi5, flush5, out):
+    """cards int[n, 5] (any integer dtype, any order) -> out int32[n]; returns int -1 when
+    every row holds five distinct ids from 0 to 51, else ``row * 2 + what`` for the first
+    bad row (``BAD_ID``: an id out of range; ``DUPLICATE``: a card twice); ``out`` is
+    then filled up to that row only.
+
+    Validation rides along the lookup: the highest rank (from the sorting network) is
+    above 12 exactly when an id is out of range (ids are read as unsigned, so negative
+    ones are huge), and the sum of the five one-bit masks differs from their OR exactly
+    when two ids are equal.
+    """
+    for i in range(cards.shape[0]):
+        c0 = np.uint64(cards[i, 0])
+        c1 = np.uint64(cards[i, 1])
+        c2 = np.uint64(cards[i, 2])
+        c3 = np.uint64(cards[i, 3])
+        c4 = np.uint64(cards[i, 4])
+        idx, flush, top = _lookup5(c0, c1, c2, c3, c4)
+        if top > _TOP_RANK:
+            return i * 2 + BAD_ID
+        m0 = _ONE << c0
+        m1 = _ONE << c1
+        m2 = _ONE << c2
+        m3 = _ONE << c3
+        m4 = _ONE << c4
+        if (m0 | m1 | m2 | m3 | m4) != m0 + m1 + m2 + m3 + m4:
+            return i * 2 + DUPLICATE
+        out[i] = flush5[idx] if flush else multi5[idx]
+    return -1
+
+
+@kernel
+def _eval3_checked(cards, multi3, out):
+    """cards int[n, 3] (any integer dtype, any order) -> out int32[n]; returns -1 or the
+    first bad row as ``row * 2 + what``, as :func:`_eval5_checked` does (for three cards
+    the three comparisons are cheaper than the masks)."""
+    for i in range(cards.shape[0]):
+        c0 = np.uint64(cards[i, 0])
+        c1 = np.uint64(cards[i, 1])
+        c2 = np.uint64(cards[i, 2])
+        idx, top = _lookup3(c0, c1, c2)
+        if top > _TOP_RANK:
+            return i * 2 + BAD_ID
+        if (c0 == c1) | (c0 == c2) | (c1 == c2):
+            return i * 2 + DUPLICATE
+        out[i] = multi3[idx]
+    return -1
 
 
 @kernel

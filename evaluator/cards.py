@@ -7,8 +7,9 @@ clubs, diamonds, hearts, spades (2c = 0, As = 51). Every public array of cards i
 
 from __future__ import annotations
 
+import operator
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 import numpy as np
 
@@ -31,6 +32,11 @@ _SEPARATORS = re.compile(r"[\s,;]+")
 # the U+FE0F variation selector that some keyboards add after suit symbols.
 _CARD = re.compile(r"(10|[^\s,;])([^\s,;])\ufe0f?")
 
+#: The text of every card id, 0 (2c) .. 51 (As).
+_NAMES: tuple[str, ...] = tuple(r + s for r in RANKS for s in SUITS)
+#: Tokens longer than this are shortened in error messages (the message stays one line).
+_SHOW_MAX = 40
+
 _SUIT_HELP = "suit must be one of c d h s ♣ ♦ ♥ ♠"
 _RANK_HELP = "rank must be one of 2 3 4 5 6 7 8 9 T (or 10) J Q K A"
 
@@ -47,40 +53,89 @@ class CardParseError(ValueError):
         self.position = position
 
 
+def _index(value: object, what: str, upper: int) -> int:
+    """``value`` as an int in ``0..upper``; ``CardParseError`` for anything else (floats,
+    bools, out of range). Numpy integer scalars are integers."""
+    if isinstance(value, bool):
+        raise CardParseError(f"{what} must be an integer, got {value!r}")
+    try:
+        i = operator.index(value)
+    except TypeError:
+        raise CardParseError(f"{what} must be an integer, got {value!r}") from None
+    if not 0 <= i <= upper:
+        raise CardParseError(f"bad {what} {i}: {what}s run from 0 to {upper}")
+    return i
+
+
 def card_id(rank: int, suit: int) -> int:
-    """The id of the card with ``rank`` (0 = deuce .. 12 = ace) and ``suit`` (0..3 = c d h s)."""
-    return rank * 4 + suit
+    """The id of the card with ``rank`` (0 = deuce .. 12 = ace) and ``suit`` (0..3 = c d h s).
+
+    Raises :class:`CardParseError` for a rank or suit that is not an integer in range.
+    """
+    return _index(rank, "rank", 12) * 4 + _index(suit, "suit", 3)
+
+
+def _check_id(cid: object) -> int:
+    """A card id as an int; ``CardParseError`` unless it is an integer from 0 to 51."""
+    if isinstance(cid, bool):
+        raise CardParseError(f"card ids must be integers, got {cid!r}")
+    try:
+        i = operator.index(cid)
+    except TypeError:
+        raise CardParseError(f"card ids must be integers, got {cid!r}") from None
+    if not 0 <= i <= 51:
+        raise CardParseError(f"bad card id {i}: ids run from 0 (2c) to 51 (As)")
+    return i
 
 
 def format_card(cid: int) -> str:
-    """``As`` form of one card id."""
-    return RANKS[cid >> 2] + SUITS[cid & 3]
+    """``As`` form of one card id (an integer from 0 to 51, else ``CardParseError``)."""
+    return _NAMES[_check_id(cid)]
 
 
 def format_cards(ids: Iterable[int]) -> str:
-    """Cards in ``As Kd Th`` form, in the order given."""
-    return " ".join(format_card(int(c)) for c in ids)
+    """Cards in ``As Kd Th`` form, in the order given; every id is checked as in
+    :func:`format_card` (a numpy integer array in one pass)."""
+    if isinstance(ids, np.ndarray) and ids.dtype.kind in "iu" and ids.ndim == 1:
+        if ids.size and (int(ids.min()) < 0 or int(ids.max()) > 51):
+            bad = int(ids[(ids < 0) | (ids > 51)][0])
+            raise CardParseError(f"bad card id {bad}: ids run from 0 (2c) to 51 (As)")
+        return " ".join([_NAMES[c] for c in ids.tolist()])
+    return " ".join([format_card(c) for c in ids])
 
 
-def _tokens(text: str) -> list[str]:
-    """Split text into card tokens: by separators, and each chunk into rank+suit pairs."""
-    out: list[str] = []
+def _tokens(text: str) -> Iterator[str]:
+    """Card tokens of a text, lazily: split by separators, and each chunk into rank+suit
+    pairs. Linear in the length of the text (no slice of the rest per token), and lazy,
+    so that a parser stops reading at its first error."""
     for chunk in _SEPARATORS.split(text.strip()):
-        if not chunk:
-            continue
-        pos = 0
-        while pos < len(chunk):
+        pos, end = 0, len(chunk)
+        pending: str | None = None  # the token before: trailing junk may still join it
+        while pos < end:
+            if (
+                pending is not None
+                and chunk[pos] not in _RANK_OF
+                and not chunk.startswith("10", pos)
+            ):
+                pending += chunk[pos:]  # trailing junk belongs to the card before it: 'Kd!'
+                break
             m = _CARD.match(chunk, pos)
-            rest = chunk[pos:]
-            if pos and rest[0] not in _RANK_OF and not rest.startswith("10"):
-                out[-1] += rest  # trailing junk belongs to the card before it: 'Kd!'
-                break
+            if pending is not None:
+                yield pending
             if m is None:
-                out.append(rest)
+                pending = chunk[pos:]
                 break
-            out.append(m.group(0))
+            pending = m.group(0)
             pos = m.end()
-    return out
+        if pending is not None:
+            yield pending
+
+
+def _show(token: str) -> str:
+    """A token for a one-line message: its repr, shortened when it is long."""
+    if len(token) <= _SHOW_MAX:
+        return repr(token)
+    return f"{token[:20] + '…'!r} ({len(token):,} characters)"
 
 
 def _parse_token(token: str, position: int) -> int:
@@ -91,13 +146,13 @@ def _parse_token(token: str, position: int) -> int:
         rank_txt, suit_txt = body[:1], body[1:]
     if rank_txt not in _RANK_OF:
         raise CardParseError(
-            f"bad card {token!r} at position {position}: {_RANK_HELP}", token, position
+            f"bad card {_show(token)} at position {position}: {_RANK_HELP}", token, position
         )
     if len(suit_txt) != 1 or suit_txt not in _SUIT_OF:
         raise CardParseError(
-            f"bad card {token!r} at position {position}: {_SUIT_HELP}", token, position
+            f"bad card {_show(token)} at position {position}: {_SUIT_HELP}", token, position
         )
-    return card_id(_RANK_OF[rank_txt], _SUIT_OF[suit_txt])
+    return _RANK_OF[rank_txt] * 4 + _SUIT_OF[suit_txt]
 
 
 def parse_cards(text: str, *, allow_duplicates: bool = False) -> np.ndarray:
@@ -105,7 +160,8 @@ def parse_cards(text: str, *, allow_duplicates: bool = False) -> np.ndarray:
 
     Accepts ``As``, ``as``, ``AS``, ``10h``, ``Th`` and suit symbols ``♠♥♦♣``, separated by
     spaces, commas or nothing (``AsKdQh``). Raises :class:`CardParseError` naming the bad
-    token and its 1-based position, or the duplicated card.
+    token and its 1-based position, or the duplicated card; parsing stops at the first
+    error (a long text costs time in proportion to its length, at most).
     """
     if not isinstance(text, str):
         raise CardParseError(f"expected card text, got {type(text).__name__}")

@@ -12,10 +12,20 @@ ranks r0 <= r1 <= ... map to the distinct numbers r_i + i, whose colex rank inde
 table), plus a flush table over the same index. The full table ``five`` over all
 2,598,960 hands (indexed by the colex rank of the sorted card ids) is built from them for
 the exhaustive tests, the digest of the five-card order and per-subset lookups.
+
+**The disk cache is trusted only when this code built it.** A cached file holds its
+tables, their digest, and the digest of the builder (this module's source and
+``TABLES_VERSION``) that wrote it; the file name carries the builder digest too, so
+installs of different versions sharing a cache folder keep apart. A file is used only
+when its builder digest is this module's, its tables match their stored digest, and that
+digest is ``BUILT_DIGEST``, the digest of the tables this module builds (pinned here and
+checked by a test that builds them from scratch). A file from another build, damaged, or
+edited with a recomputed digest is rebuilt.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import itertools
 import logging
@@ -31,6 +41,9 @@ import numpy as np
 log = logging.getLogger("capsa")
 
 TABLES_VERSION = 1
+#: ``tables_digest`` of the tables ``build_tables`` makes. Change it only together with the
+#: builder (tests/test_evaluator.py builds the tables and compares).
+BUILT_DIGEST = "7580ef451c64310b12cf90060ae12433f9155e252485ebdbfcec242bd525f944"
 NSTRENGTH = 7917
 N5 = 2_598_960
 N3 = 22_100
@@ -238,13 +251,26 @@ def build_tables() -> Tables:
 
 
 def tables_digest(t: Tables) -> str:
-    """sha256 over every table's dtype, shape and bytes, in field order."""
+    """sha256 over every table's dtype, shape and bytes (little-endian), in field order."""
     h = hashlib.sha256()
     for f in _FIELDS:
-        a = np.ascontiguousarray(getattr(t, f))
+        a = getattr(t, f)
+        a = np.ascontiguousarray(a, dtype=a.dtype.newbyteorder("<"))
         h.update(f"{f}:{a.dtype.str}:{a.shape};".encode())
         h.update(a.tobytes())
     return h.hexdigest()
+
+
+@functools.cache
+def builder_digest() -> str:
+    """16 hex digits over ``TABLES_VERSION`` and this module's source: the code that builds
+    the tables. A cache written by other code carries another digest."""
+    h = hashlib.sha256(f"capsa-tables-{TABLES_VERSION};".encode())
+    try:
+        h.update(Path(__file__).read_bytes())
+    except OSError:  # pragma: no cover - source not on disk (a zipped install)
+        h.update(b"no source")
+    return h.hexdigest()[:16]
 
 
 def cache_dir() -> Path:
@@ -258,21 +284,31 @@ def cache_dir() -> Path:
 
 
 def cache_path() -> Path:
-    return cache_dir() / f"tables-v{TABLES_VERSION}.npz"
+    """The cache file of the tables this code builds (named after the builder)."""
+    return cache_dir() / f"tables-v{TABLES_VERSION}-{builder_digest()}.npz"
 
 
 def _load_cached(path: Path) -> Tables | None:
-    """The cached tables, or None when missing, truncated, corrupted or stale."""
+    """The cached tables, or None when missing, unreadable, damaged, written by other code
+    or not the tables this code builds (module docstring)."""
     try:
         with open(path, "rb") as fh, np.load(fh, allow_pickle=False) as z:
             stored = str(z["digest"])
+            builder = str(z["builder"]) if "builder" in z.files else "none"
             t = Tables(**{f: z[f] for f in _FIELDS})
     except Exception as exc:  # noqa: BLE001 - any unreadable cache is rebuilt
         if path.exists():
             log.warning("table cache %s unreadable (%s); rebuilding", path, exc)
         return None
-    if tables_digest(t) != stored:
+    if builder != builder_digest():
+        log.warning("table cache %s was written by other code; rebuilding", path)
+        return None
+    digest = tables_digest(t)
+    if digest != stored:
         log.warning("table cache %s fails its digest; rebuilding", path)
+        return None
+    if digest != BUILT_DIGEST:
+        log.warning("table cache %s holds tables this code does not build; rebuilding", path)
         return None
     return t
 
@@ -283,7 +319,12 @@ def _save(t: Tables, path: Path) -> None:
     fd, tmp = tempfile.mkstemp(prefix=path.name, suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as fh:
-            np.savez(fh, digest=np.array(tables_digest(t)), **t._asdict())
+            np.savez(
+                fh,
+                digest=np.array(tables_digest(t)),
+                builder=np.array(builder_digest()),
+                **t._asdict(),
+            )
         os.replace(tmp, path)
     except BaseException:
         try:
@@ -309,10 +350,15 @@ def get_tables() -> Tables:
             if t is None:
                 log.info("building lookup tables (first run only)...")
                 t = build_tables()
-                try:
-                    _save(t, path)
-                except OSError as exc:
-                    log.warning("could not cache tables in %s: %s", path, exc)
+                if tables_digest(t) != BUILT_DIGEST:  # a builder edited without its pin
+                    log.warning(
+                        "the lookup tables built do not match tables.BUILT_DIGEST; not caching them"
+                    )
+                else:
+                    try:
+                        _save(t, path)
+                    except OSError as exc:
+                        log.warning("could not cache tables in %s: %s", path, exc)
             for a in t:
                 a.setflags(write=False)
             _tables = t

@@ -337,3 +337,170 @@ def test_saved_tables_load_back_identical(tmp_path, monkeypatch):
     assert loaded is not None
     for f in built._fields:
         assert np.array_equal(getattr(built, f), getattr(loaded, f)), f
+
+
+# ---------------------------------------------------------------- checked batch kernels
+
+
+def two_pass_error(arr: np.ndarray) -> str | None:
+    """The message of the check the public evaluator made before it moved into the
+    kernel (numpy, two passes: any id out of range first, then the first row with a
+    card twice); None for valid rows. The oracle of the in-kernel check."""
+    if arr.size and (arr.min() < 0 or arr.max() > 51):
+        return "bad card id: ids run from 0 (2c) to 51 (As)"
+    srt = np.sort(arr, axis=1)
+    dup = (srt[:, 1:] == srt[:, :-1]).any(axis=1)
+    if dup.any():
+        row = int(np.flatnonzero(dup)[0])
+        return f"duplicate card in row {row}: {ev.format_cards(arr[row].astype(np.int64))}"
+    return None
+
+
+@settings(deadline=None, max_examples=300)
+@given(
+    st.sampled_from([3, 5]),
+    st.integers(1, 40),
+    st.sampled_from([np.uint8, np.int8, np.int16, np.uint16, np.int32, np.int64, np.uint64]),
+    st.lists(
+        st.tuples(
+            st.integers(0, 10_000), st.integers(0, 4), st.sampled_from([-1, 52, 255, 300, "dup"])
+        ),
+        max_size=3,
+    ),
+    st.integers(0, 2**32 - 1),
+)
+def test_checked_kernels_match_the_two_pass_check(width, n, dtype, faults, seed):
+    """Out-of-range ids (negative ones too, in every integer dtype) and duplicates are
+    found in the kernel's pass with exactly the messages and precedence of the old check,
+    and valid rows give the oracle's strengths."""
+    rng = np.random.default_rng(seed)
+    arr = np.argsort(rng.random((n, 52)), axis=1)[:, :width].astype(np.int64)
+    info = np.iinfo(dtype)
+    for row, col, what in faults:
+        row, col = row % n, col % width
+        if what == "dup":
+            arr[row, col] = arr[row, (col + 1) % width]
+        elif info.min <= what <= info.max:
+            arr[row, col] = what
+    typed = arr.astype(dtype)
+    expect = two_pass_error(typed.astype(np.int64) if info.min < 0 else typed)
+    evaluate = ev.evaluate5 if width == 5 else ev.evaluate3
+    if expect is None:  # the full tables (checked against the oracle above) agree
+        t = ev.get_tables()
+        full = t.five if width == 5 else t.three
+        idx = tb._colex(np.sort(typed.astype(np.int64), axis=1))
+        assert evaluate(typed).tolist() == full[idx].tolist()
+    else:
+        with pytest.raises(ev.CardParseError) as info_:
+            evaluate(typed)
+        assert str(info_.value) == expect
+
+
+def test_checked_kernels_on_views_and_empty_batches():
+    rows = np.array([[51, 47, 43, 39, 35], [0, 4, 8, 12, 49]], np.int64)
+    assert ev.evaluate5(rows[:, ::-1]).tolist() == ev.evaluate5(rows).tolist()
+    assert ev.evaluate5(np.zeros((0, 5), np.uint8)).shape == (0,)
+    assert ev.evaluate3(np.zeros((0, 3), np.int64)).shape == (0,)
+
+
+# ---------------------------------------------------------------- ids are integers 0..51
+
+
+@pytest.mark.parametrize("bad", [300, -1, 52, 0.9, 1.5, True, "3"])
+def test_formatting_rejects_what_is_not_a_card_id(bad):
+    with pytest.raises(ev.CardParseError):
+        ev.format_card(bad)
+    with pytest.raises(ev.CardParseError):
+        ev.format_cards([5, bad])
+    if not isinstance(bad, str | bool):  # numpy makes [5, True] the integers [5, 1]
+        with pytest.raises(ev.CardParseError):
+            ev.format_cards(np.array([5, bad]))
+
+
+def test_format_cards_of_arrays_and_lists_agree():
+    ids = np.arange(52, dtype=np.uint8)
+    text = ev.format_cards(ids)
+    assert text == ev.format_cards(ids.tolist()) == ev.format_cards(ids.astype(np.int64))
+    assert text.split() == [r + s for r in ev.RANKS for s in ev.SUITS]
+
+
+@pytest.mark.parametrize("rank, suit", [(13, 0), (0, 4), (-1, 0), (0.5, 1), (1, True)])
+def test_card_id_rejects_what_is_not_a_rank_and_a_suit(rank, suit):
+    with pytest.raises(ev.CardParseError):
+        ev.card_id(rank, suit)
+
+
+def test_strength_queries_reject_non_integers():
+    assert ev.category_name(np.int32(7916)) == "straight flush"
+    for bad in (0.9, 7916.0, True, "5"):
+        with pytest.raises(ValueError):
+            ev.category(bad)
+        with pytest.raises(ValueError):
+            ev.is_royal(bad)
+
+
+# ---------------------------------------------------------------- long texts
+
+
+def test_parsing_stops_at_the_first_error(monkeypatch):
+    """The tokens of a text are made as the parser asks for them: a duplicate at the
+    second card stops it, however long the text (no token list of the whole text)."""
+    from evaluator import cards
+
+    calls = []
+    real = cards._CARD
+
+    class Counting:
+        def match(self, text, pos=0):
+            calls.append(pos)
+            return real.match(text, pos)
+
+    monkeypatch.setattr(cards, "_CARD", Counting())
+    with pytest.raises(ev.CardParseError, match="duplicate card 'As'"):
+        ev.parse_cards("AsAs" + "Kd" * 100_000)
+    assert len(calls) <= 3
+
+
+def test_a_long_token_is_shortened_in_the_message():
+    with pytest.raises(ev.CardParseError) as info:
+        ev.parse_cards("As Kd" + "!" * 10_000)
+    msg = str(info.value)
+    assert len(msg) < 200 and "10,002 characters" in msg and "\n" not in msg
+
+
+# ---------------------------------------------------------------- cache tied to the builder
+
+
+def test_the_builder_makes_the_pinned_tables():
+    assert tb.tables_digest(tb.build_tables()) == tb.BUILT_DIGEST
+
+
+def test_cache_from_another_build_or_edited_is_rebuilt(tmp_path, monkeypatch):
+    """A cached file is trusted only when this code built it: another builder's stamp,
+    or tables edited and saved with their digest recomputed, are rebuilt."""
+    monkeypatch.setenv("CAPSA_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(tb, "_tables", None)
+    good = tb.get_tables()
+    path = tb.cache_path()
+    assert tb.builder_digest() in path.name and tb._load_cached(path) is not None
+    arrays = good._asdict()
+
+    def write(builder: str | None, tables: dict) -> None:
+        extra = {} if builder is None else {"builder": np.array(builder)}
+        digest = tb.tables_digest(tb.Tables(**tables))
+        with open(path, "wb") as fh:
+            np.savez(fh, digest=np.array(digest), **extra, **tables)
+
+    write("0123456789abcdef", arrays)  # the same tables, stamped by another build
+    assert tb._load_cached(path) is None
+    write(None, arrays)  # a cache written before builders were stamped
+    assert tb._load_cached(path) is None
+    edited = dict(arrays, five=arrays["five"].copy())
+    edited["five"][12345] ^= 1
+    write(tb.builder_digest(), edited)  # edited, digest recomputed, right stamp
+    assert tb._load_cached(path) is None
+    monkeypatch.setattr(tb, "_tables", None)
+    rebuilt = tb.get_tables()
+    assert tb.tables_digest(rebuilt) == tb.BUILT_DIGEST
+    assert tb._load_cached(path) is not None  # rewritten by this builder
+    monkeypatch.setattr(tb, "_tables", None)
