@@ -781,7 +781,9 @@ settings_dicts = st.fixed_dictionaries(
     {},
     optional={
         "base": st.sampled_from(list(PRESETS)),
-        "name": st.text(min_size=1, max_size=12).filter(str.strip),
+        "name": st.text(min_size=1, max_size=12).filter(
+            lambda n: n.strip() and n.strip().lower() not in PRESETS
+        ),
         "scoring": st.sampled_from(["per-row", "1-6", "2-4"]),
         "scoop_multiplier": st.one_of(
             st.integers(1, 4), st.floats(1, 4).map(lambda x: round(x, 2))
@@ -872,3 +874,56 @@ def test_settings_match_the_dict(data):
         else:
             want = {h: u for r, h, u in base.royalties if r == row}
         assert got == want
+
+
+# ---- limits and labels ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "body, key",
+    [
+        ("[naturals]\ndragon = 1" + "0" * 400, "naturals.dragon"),  # a 401-digit integer
+        ("[naturals]\ndragon = 1e308", "naturals.dragon"),
+        ("[royalties.back]\nfour_of_a_kind = 1000001", "royalties.back.four_of_a_kind"),
+        ("surrender_cost = 2e6", "surrender_cost"),
+        ("scoop_multiplier = 1e7", "scoop_multiplier"),
+    ],
+)
+def test_payouts_above_the_limit_are_one_line_errors_naming_the_key(tmp_path, body, key):
+    from solver.engine.layout import MAX_UNITS
+
+    with pytest.raises(RulesError) as info:
+        load_rules(write(tmp_path, body))
+    message = str(info.value)
+    assert key in message and f"{MAX_UNITS:,}" in message
+    assert "\n" not in message and len(message) < 200
+
+
+def test_payouts_at_the_limit_are_accepted_and_stay_finite():
+    from solver.engine.layout import MAX_UNITS
+
+    rules = rules_from_dict(
+        {"scoop_multiplier": MAX_UNITS, "naturals": {"dragon": float(MAX_UNITS)}}, name="big"
+    )
+    assert rules.scoop_multiplier == MAX_UNITS and rules.natural_units("dragon") == MAX_UNITS
+    with pytest.raises(RulesError, match="dragon"):
+        dataclasses.replace(rules, naturals=(("dragon", MAX_UNITS + 1),))
+
+
+def test_a_file_cannot_pass_for_a_preset(tmp_path):
+    """A ruleset named like a preset (by its name key or its file's name, in any case)
+    must be that preset exactly, and then it is the preset; otherwise it is an error."""
+    with pytest.raises(RulesError, match="name 'capsa' is a preset's"):
+        load_rules(write(tmp_path, 'name = "capsa"\nbase = "capsa"\nplayers = 2\n'))
+    with pytest.raises(RulesError, match="capsa.toml: name 'Capsa' is a preset's"):
+        load_rules(write(tmp_path, 'name = "Capsa"\nscoring = "2-4"\n', name="capsa.toml"))
+    with pytest.raises(RulesError, match="per-row.toml: name 'per-row' is a preset's"):
+        load_rules(write(tmp_path, 'base = "per-row"\nwheel = "second"\n', name="per-row.toml"))
+    same = load_rules(write(tmp_path, 'base = "capsa"\nname = "CAPSA"\n'))
+    assert same is PRESETS["capsa"]
+    assert load_rules(write(tmp_path, 'base = "capsa"\nplayers = 2\n')).name == "house"
+
+
+@pytest.mark.parametrize("name", list(PRESETS))
+def test_preset_toml_reads_back_as_the_preset(tmp_path, name):
+    assert load_rules(write(tmp_path, to_toml(PRESETS[name]), name="x.toml")) is PRESETS[name]

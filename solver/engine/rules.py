@@ -12,7 +12,8 @@ This module only uses the standard library: it is imported by ``capsa --help``.
 Normal forms (so that equal rulesets compare, hash and digest equal):
 
 * numbers: ``bool`` is rejected, integral floats become ``int`` (``2.0`` -> ``2``),
-  NaN and infinities are rejected;
+  NaN and infinities are rejected; a payout (royalty line, natural, surrender cost,
+  scoop multiplier) above ``solver.engine.layout.MAX_UNITS`` is rejected;
 * ``suit_order``: ``None`` or four distinct lower-case suit letters, strongest first;
 * ``royalties``: ``(row, hand, units)`` sorted front, middle, back and, within a row, in
   the order of ``ROYALTY_HANDS``; a zero line is kept (``royal_flush = 0`` is not the
@@ -148,9 +149,11 @@ def _choices(choices: Iterable[str]) -> str:
 
 
 def _show(value: Any) -> str:
-    """A value as it would be written in TOML, for messages."""
+    """A value as it would be written in TOML, for messages (one short line)."""
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, int) and abs(value) >= 10**15:
+        return f"a {len(str(abs(value)))}-digit number"
     if isinstance(value, str):
         return repr(value)
     if isinstance(value, Mapping):
@@ -160,18 +163,31 @@ def _show(value: Any) -> str:
     return repr(value)
 
 
-def _number(value: Any, key: str, *, minimum: float = 0.0, what: str = "") -> int | float:
-    """A finite real number >= minimum; integral floats become int."""
+def _max_units() -> int:
+    # Imported here: solver.engine.layout imports this module.
+    from solver.engine.layout import MAX_UNITS
+
+    return MAX_UNITS
+
+
+def _number(
+    value: Any, key: str, *, minimum: float = 0.0, what: str = "", units: bool = False
+) -> int | float:
+    """A finite real number >= minimum; integral floats become int. ``units``: a payout,
+    at most ``layout.MAX_UNITS`` (so that every sum of payouts stays finite and exact)."""
     need = what or f"a number >= {minimum:g}"
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise RulesError(f"{key} must be {need}, got {_show(value)}")
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            raise RulesError(f"{key} must be {need}, got {_show(value)}")
-        if value.is_integer():
-            value = int(value)
+    if isinstance(value, float) and not math.isfinite(value):
+        raise RulesError(f"{key} must be {need}, got {_show(value)}")
     if value < minimum:
         raise RulesError(f"{key} must be {need}, got {_show(value)}")
+    if units and value > _max_units():
+        raise RulesError(
+            f"{key} must be at most {_max_units():,} (capsa's limit on payouts), got {_show(value)}"
+        )
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
     return value
 
 
@@ -228,7 +244,12 @@ def _surrender(value: Any, scoring: str) -> int | float | None:
                 f"{key} = true has no default under {scoring} scoring; give a number of units"
             )
         return cost
-    return _number(value, key, what='a number of units >= 0, or false (or "none") for no surrender')
+    return _number(
+        value,
+        key,
+        what='a number of units >= 0, or false (or "none") for no surrender',
+        units=True,
+    )
 
 
 def _royalty_line(row: Any, hand: Any, units: Any) -> tuple[str, str, int | float]:
@@ -249,7 +270,7 @@ def _royalty_line(row: Any, hand: Any, units: Any) -> tuple[str, str, int | floa
         else:
             why = f"the front row pays only 'three_of_a_kind', not '{hand}'"
         raise RulesError(f"bad royalty '{key}': {why}")
-    return row, hand, _number(units, key, what="a number of units >= 0")
+    return row, hand, _number(units, key, what="a number of units >= 0", units=True)
 
 
 def _natural_line(name: Any, units: Any) -> tuple[str, int | float]:
@@ -258,7 +279,7 @@ def _natural_line(name: Any, units: Any) -> tuple[str, int | float]:
             f"unknown natural 'naturals.{name}': naturals are {_choices(NATURAL_NAMES)}"
             + _suggest(name, NATURAL_NAMES)
         )
-    return name, _number(units, f"naturals.{name}", what="a number of units >= 0")
+    return name, _number(units, f"naturals.{name}", what="a number of units >= 0", units=True)
 
 
 def _fmt(x: float | int | None) -> str:
@@ -308,7 +329,13 @@ class Rules:
         put("scoring", _choice(self.scoring, "scoring", SCORINGS))
         put(
             "scoop_multiplier",
-            _number(self.scoop_multiplier, "scoop_multiplier", minimum=1, what="a number >= 1"),
+            _number(
+                self.scoop_multiplier,
+                "scoop_multiplier",
+                minimum=1,
+                what="a number >= 1",
+                units=True,
+            ),
         )
         put("royalty_mode", _choice(self.royalty_mode, "royalty_mode", ROYALTY_MODES))
         put("one_royalty_per_hand", _flag(self.one_royalty_per_hand, "one_royalty_per_hand"))
@@ -541,7 +568,11 @@ def rules_from_dict(data: Mapping[str, Any], name: str = "custom") -> Rules:
     """Build Rules from a TOML-shaped mapping (the body of a ruleset file).
 
     ``base`` names the preset to start from (default ``chinese-1-6``); every other key
-    overrides it. A ``name`` key, when present, wins over the ``name`` argument. When
+    overrides it. A ``name`` key, when present, wins over the ``name`` argument.
+
+    A ruleset never passes for a preset it is not: when its name is a preset's (in any
+    case), its rules must be exactly that preset's, and the preset itself is returned;
+    otherwise it is a ``RulesError`` asking for another name. When
     ``scoring`` is given without ``surrender_cost``, the surrender cost becomes the
     default of the new scoring. A ``royalties`` row table replaces that row's whole
     table (other rows keep the base's); ``naturals`` replaces the whole list, in order.
@@ -580,7 +611,20 @@ def rules_from_dict(data: Mapping[str, Any], name: str = "custom") -> Rules:
         fields["royalties"] = _royalties_from(data["royalties"], base)
     if "naturals" in data:
         fields["naturals"] = _naturals_from(data["naturals"])
-    return Rules(**fields)
+    return _not_a_false_preset(Rules(**fields))
+
+
+def _not_a_false_preset(rules: Rules) -> Rules:
+    """``rules``, or the preset when it is one; a preset's name on other rules is an error."""
+    preset = PRESETS.get(rules.name.strip().lower())
+    if preset is None:
+        return rules
+    if rules.digest() != preset.digest():
+        raise RulesError(
+            f"name {rules.name!r} is a preset's, but these rules are not that preset's; "
+            'give the ruleset its own name (name = "...")'
+        )
+    return preset
 
 
 def _looks_like_path(text: str) -> bool:
@@ -597,7 +641,8 @@ def load_rules(name_or_path: Rules | str | os.PathLike[str] | None = None) -> Ru
 
     ``None`` gives the default preset (``chinese-1-6``). A string is a preset name
     (case-insensitive) if it is one, else a path; a file's Rules is named after the
-    file's stem unless the file sets ``name``. Errors are ``RulesError`` with one line;
+    file's stem unless the file sets ``name``, and may not take a preset's name unless
+    its rules are that preset's (see ``rules_from_dict``). Errors are ``RulesError`` with one line;
     errors from a file start with the file name.
     """
     if name_or_path is None:
