@@ -28,6 +28,7 @@ The kernels are imported on first use, so importing this module does not compile
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
 from typing import Any
 
@@ -351,7 +352,14 @@ def _natural_id(nat: Any, r: Rules, who: str) -> tuple[int, int]:
         return -1, 0
     if not isinstance(nat, tuple | list) or len(nat) not in (2, 3):
         raise ValueError(f"{who}: a natural is None or (id, key, name) from find_natural")
-    nid, key = int(nat[0]), int(nat[1])
+    try:  # integers only: 0.9 is not natural 0
+        if isinstance(nat[0], bool) or isinstance(nat[1], bool):
+            raise TypeError
+        nid, key = operator.index(nat[0]), operator.index(nat[1])
+    except TypeError:
+        raise ValueError(
+            f"{who}: a natural's id and key are integers, got {nat[0]!r} and {nat[1]!r}"
+        ) from None
     if not 0 <= nid < len(r.naturals):
         raise ValueError(
             f"{who}: natural id {nid} out of range for {len(r.naturals)} naturals of '{r.name}'"
