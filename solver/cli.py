@@ -1,27 +1,163 @@
 """The `capsa` command line. Thin: parse, call the library, format, map errors to exit codes.
 
-stdout is data, stderr is talk. Exit codes: 0 success, 1 a domain failure, 2 bad usage or
-bad input. Heavy modules (numba kernels) are imported inside the commands, so that
+stdout is data, stderr is talk. Exit codes: 0 success, 1 a failure of the run, 2 bad
+usage or bad input, 130 interrupted. Every error is one line on stderr
+(``capsa: error: ...``): usage errors (unknown option, missing argument, bad choice,
+number out of range), bad input (``evaluator.CardParseError`` and
+``solver.engine.errors.InputError``, which ``RulesError`` and ``DuelError`` are), a
+failed write (a full disk, ``> /dev/full``) and, for a bug, the exception's type and
+message (``CAPSA_DEBUG=1`` adds the traceback). The mapping lives in one place, the
+command group below, so a command only raises.
+
+Heavy modules (numba kernels) are imported inside the commands, so that
 ``capsa --help`` stays fast.
 """
 
 from __future__ import annotations
 
 import enum
+import errno
 import json
 import logging
 import os
 import sys
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import Annotated, Any, NoReturn
 
 import typer
 from rich.console import Console
 from rich.table import Table
+from typer.core import TyperGroup
+
+from solver.engine.errors import InputError
+from solver.engine.layout import MAX_DEALS, MAX_SAMPLES, Policy
+from solver.engine.rules import DEFAULT_PRESET
+
+try:  # typer >= 0.20 vendors click; its usage errors derive from TyperException
+    from typer.exceptions import TyperException as _UsageBase
+except ImportError:  # pragma: no cover - older typer on click
+    from click.exceptions import ClickException as _UsageBase  # type: ignore[assignment]
+
+
+def _one_line(text: str) -> str:
+    return " ".join(str(text).split())
+
+
+def _say(message: str) -> None:
+    """One line on stderr (never raises: stderr may be gone too)."""
+    try:
+        sys.stderr.write(f"capsa: {_one_line(message)}\n")
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
+
+
+def _quiet_stdout() -> None:
+    """After a failed write to stdout: point it at the null device, so that the data
+    still buffered does not fail again (with a traceback) when Python exits."""
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):  # not a real file (tests)
+        return
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, fd)
+        os.close(devnull)
+    except OSError:
+        pass
+
+
+def _bad_input() -> tuple[type[Exception], ...]:
+    """The exceptions that mean the user's input is wrong (exit 2), and only those."""
+    from evaluator.cards import CardParseError
+
+    return (CardParseError, InputError)
+
+
+class CapsaGroup(TyperGroup):
+    """The command group: turns every way a command can end into an exit code and at most
+    one line on stderr (see the module docstring)."""
+
+    def main(
+        self,
+        args: Sequence[str] | None = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        **extra: Any,
+    ) -> Any:
+        """Run the CLI; usage errors become one line and exit code 2."""
+        try:
+            rv = super().main(
+                args=args,
+                prog_name=prog_name,
+                complete_var=complete_var,
+                standalone_mode=False,
+                **extra,
+            )
+            code = rv if isinstance(rv, int) else 0
+        except _UsageBase as exc:
+            code = _usage_error(exc)
+        except typer.Abort:
+            _say("aborted")
+            code = 1
+        if standalone_mode:
+            sys.exit(code)
+        return code
+
+    def invoke(self, ctx: Any) -> Any:
+        """Run the command; map what escapes it to an exit code and one line."""
+        try:
+            try:
+                return super().invoke(ctx)
+            finally:
+                sys.stdout.flush()  # data still buffered: a full stdout fails here
+        except (typer.Exit, typer.Abort, _UsageBase):
+            raise
+        except KeyboardInterrupt:
+            _say("interrupted")
+            raise typer.Exit(130) from None
+        except BrokenPipeError:  # `capsa ... | head`: the reader has gone; say nothing
+            _quiet_stdout()
+            raise typer.Exit(1) from None
+        except Exception as exc:
+            if isinstance(exc, _bad_input()):
+                fail(str(exc))
+            if os.environ.get("CAPSA_DEBUG"):
+                import traceback
+
+                traceback.print_exc()
+            if isinstance(exc, OSError):  # a failure of the run (a full disk), not a bug
+                _quiet_stdout()
+                where = f": '{exc.filename}'" if exc.filename else ""
+                full = exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
+                fail(f"{'write failed: ' if full else ''}{exc.strerror or exc}{where}", 1)
+            fail(
+                f"{type(exc).__name__}: {exc} (this is a bug in capsa; "
+                "CAPSA_DEBUG=1 shows the traceback)",
+                1,
+            )
+
+
+def _usage_error(exc: Exception) -> int:
+    """A usage error as one line (the help, for ``capsa`` alone); its exit code (2)."""
+    code = int(getattr(exc, "exit_code", 2))
+    if type(exc).__name__ == "NoArgsIsHelpError":  # `capsa` with nothing: show the help
+        ctx = getattr(exc, "ctx", None)
+        if ctx is not None:
+            typer.echo(ctx.get_help(), err=True)
+        return code
+    ctx = getattr(exc, "ctx", None)
+    hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
+    _say(f"error: {exc.format_message()}{hint}")
+    return code
+
 
 app = typer.Typer(
     name="capsa",
     help="Optimal hand-setting solver for 13-card Chinese poker and Capsa Susun.",
+    cls=CapsaGroup,
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -32,21 +168,54 @@ err = Console(stderr=True, highlight=False, soft_wrap=True)
 
 SUIT_STYLE = {"c": ("♣", "green"), "d": ("♦", "blue"), "h": ("♥", "red"), "s": ("♠", "bold")}
 
+# ------------------------------------------------------------------ shared options
+# One declaration each, used by every command that takes them (as sqlite-utils gives
+# every command the same output options).
 
-class Format(enum.StrEnum):
-    table = "table"
-    json = "json"
+_FORMAT_HELP = {
+    "table": "a table to read",
+    "json": "one JSON document",
+    "jsonl": "JSON lines, a record a line",
+    "csv": "CSV with a header line",
+    "toml": "a TOML ruleset file that --rules reads back",
+}
 
 
-class BatchFormat(enum.StrEnum):
-    jsonl = "jsonl"
-    csv = "csv"
+def format_option(*choices: str, default_help: str | None = None) -> Any:
+    """The ``--format/-f`` option with these choices (from table, json, jsonl, csv,
+    toml): the same name, spelling and help on every command. With ``default_help`` the
+    option may be left out (None: the command picks the format)."""
+    kind: Any = enum.StrEnum("Format", {c: c for c in choices})  # type: ignore[misc]
+    text = "Output format: " + "; ".join(f"{c}: {_FORMAT_HELP[c]}" for c in choices) + "."
+    if default_help:
+        text += f" {default_help}"
+        kind = kind | None
+    return Annotated[kind, typer.Option("--format", "-f", help=text, case_sensitive=False)]
 
+
+ResultFormat = format_option("table", "json")
+RulesetFormat = format_option("table", "json", "toml")
+RecordFormat = format_option(
+    "jsonl", "csv", default_help="Default: csv for an OUT ending in .csv, else jsonl."
+)
 
 RulesOpt = Annotated[
-    str, typer.Option("--rules", "-r", help="Preset name or TOML ruleset file (see `capsa rules`).")
+    str | None,
+    typer.Option(
+        "--rules",
+        "-r",
+        metavar="NAME|FILE",
+        help=f"Preset name or TOML ruleset file (see `capsa rules`); default {DEFAULT_PRESET}.",
+    ),
 ]
-FormatOpt = Annotated[Format, typer.Option("--format", "-f", help="Output format.")]
+PolicyOpt = Annotated[
+    Policy,
+    typer.Option(
+        "--policy",
+        help="mc: Monte Carlo best response; field: the trained field strategy; "
+        "greedy: the naive player.",
+    ),
+]
 
 
 def _setup_logging() -> None:
@@ -61,21 +230,41 @@ def _setup_logging() -> None:
 
 
 def fail(message: str, code: int = 2) -> NoReturn:
-    """One clear line on stderr, then exit (2: bad input or usage, 1: domain failure)."""
-    err.print(f"capsa: error: {message}", markup=False)
+    """One clear line on stderr, then exit (2: bad input or usage, 1: a failure)."""
+    _say(f"error: {message}")
     raise typer.Exit(code)
 
 
 def bad_input_errors() -> tuple[type[Exception], ...]:
     """Exceptions that mean the user's input is wrong (exit 2)."""
-    from evaluator import CardParseError
-    from solver.engine.errors import InputError
-
-    return (CardParseError, InputError)
+    return _bad_input()
 
 
 def emit_json(data: object) -> None:
-    out.print_json(json.dumps(data), indent=2) if out.is_terminal else print(json.dumps(data))
+    """``data`` as JSON on stdout (indented on a terminal). Never NaN or Infinity: such a
+    value is a bug (payouts are bounded), and raises ``ValueError`` here."""
+    text = json.dumps(data, allow_nan=False)
+    out.print_json(text, indent=2) if out.is_terminal else print(text)
+
+
+def emit(fmt: str, data: object, table: Callable[[], None]) -> None:
+    """Print a command's result: JSON for ``--format json``, else ``table()``."""
+    if fmt == "json":
+        emit_json(data)
+    else:
+        table()
+
+
+def read_stdin_text(what: str = "stdin") -> str:
+    """All of stdin as text; ``InputError`` (exit 2) when it is not UTF-8."""
+    return decode_text(sys.stdin.buffer.read(), what)
+
+
+def decode_text(raw: bytes, what: str) -> str:
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{what} is not UTF-8 text (bad byte at offset {exc.start})") from None
 
 
 def pretty_cards(text: str) -> str:
@@ -108,41 +297,30 @@ def _main(
 @app.command()
 def rank(
     cards: Annotated[str, typer.Argument(help="A 5-card or 3-card row, e.g. 'As Ks Qs Js Ts'.")],
-    fmt: FormatOpt = Format.table,
+    fmt: ResultFormat = "table",
 ) -> None:
     """Show a row's category and strength (higher is stronger, one scale for 3 and 5 cards)."""
     import evaluator
 
-    try:
-        ids = evaluator.parse_cards(cards)
-        if len(ids) == 5:
-            strength = evaluator.evaluate5(ids)
-        elif len(ids) == 3:
-            strength = evaluator.evaluate3(ids)
-        else:
-            fail(f"a row has 3 or 5 cards, got {len(ids)}")
-    except bad_input_errors() as exc:
-        fail(str(exc))
+    ids = evaluator.parse_cards(cards)
+    if len(ids) not in (3, 5):
+        fail(f"a row has 3 or 5 cards, got {len(ids)}")
+    strength = evaluator.evaluate5(ids) if len(ids) == 5 else evaluator.evaluate3(ids)
     result = {
         "cards": evaluator.format_cards(ids),
         "category": evaluator.category_name(strength),
         "strength": strength,
         "royal": evaluator.is_royal(strength),
     }
-    if fmt is Format.json:
-        emit_json(result)
-        return
-    table = Table(show_header=False, box=None)
-    table.add_row("cards", pretty_cards(result["cards"]))
-    table.add_row("category", result["category"])
-    table.add_row("strength", f"{strength} of 0..{evaluator.NSTRENGTH - 1}")
-    out.print(table)
 
+    def table() -> None:
+        t = Table(show_header=False, box=None)
+        t.add_row("cards", pretty_cards(result["cards"]))
+        t.add_row("category", result["category"])
+        t.add_row("strength", f"{strength} of 0..{evaluator.NSTRENGTH - 1}")
+        out.print(t)
 
-class BatchPolicy(enum.StrEnum):
-    mc = "mc"
-    field = "field"
-    greedy = "greedy"
+    emit(fmt, result, table)
 
 
 @app.command()
@@ -158,20 +336,9 @@ def batch(
     output: Annotated[
         Path | None, typer.Option("--output", "-o", help="Output file (default: stdout).")
     ] = None,
-    fmt: Annotated[
-        BatchFormat | None,
-        typer.Option(
-            "--format", "-f", help="Output format (default: csv for a .csv OUT, else jsonl)."
-        ),
-    ] = None,
-    rules: Annotated[
-        str | None,
-        typer.Option("--rules", "-r", help="Preset name or TOML ruleset file (see `capsa rules`)."),
-    ] = None,
-    policy: Annotated[
-        BatchPolicy,
-        typer.Option("--policy", help="mc: Monte Carlo best response; field, greedy: fast."),
-    ] = BatchPolicy.mc,
+    fmt: RecordFormat = None,
+    rules: RulesOpt = None,
+    policy: PolicyOpt = Policy.mc,
     samples: Annotated[
         int | None,
         typer.Option("--samples", "-n", min=1, help="Opponent hands dealt (mc; default 3000)."),
@@ -329,43 +496,49 @@ def rules_command(
             help="Preset name or TOML ruleset file ('-' reads stdin); omit to list the presets."
         ),
     ] = None,
-    fmt: FormatOpt = Format.table,
+    fmt: RulesetFormat = "table",
 ) -> None:
     """List the rule presets, or show one ruleset (a preset or a TOML file) in full."""
-    from solver.engine.rules import PRESETS, RulesError, describe_rules, load_rules, rules_from_dict
+    from solver.engine.rules import PRESETS, describe_rules, load_rules, rules_from_dict, to_toml
 
     if name is None:
+        if fmt == "toml":
+            fail("--format toml shows one ruleset: give its NAME or FILE")
         rows = [(n, _rules_summary(r)) for n, r in PRESETS.items()]
-        if fmt is Format.json:
-            emit_json([{"name": n, "summary": s} for n, s in rows])
-            return
-        table = Table(box=None)
-        table.add_column("preset")
-        table.add_column("summary")
-        for n, s in rows:
-            table.add_row(n, s)
-        out.print(table)
-        return
-    try:
-        if name == "-":
-            import tomllib
 
-            try:
-                data = tomllib.loads(sys.stdin.read())
-            except tomllib.TOMLDecodeError as exc:
-                raise RulesError(f"stdin: not valid TOML: {exc}") from None
-            r = rules_from_dict(data, name="stdin")
-        else:
-            r = load_rules(name)
-    except bad_input_errors() as exc:
-        fail(str(exc))
-    if fmt is Format.json:
-        emit_json(r.to_dict())
+        def listing() -> None:
+            table = Table(box=None)
+            table.add_column("preset")
+            table.add_column("summary")
+            for n, summary in rows:
+                table.add_row(n, summary)
+            out.print(table)
+
+        emit(fmt, [{"name": n, "summary": summary} for n, summary in rows], listing)
         return
-    table = Table(show_header=False, box=None)
-    for key, value in describe_rules(r):
-        table.add_row(key, value)
-    out.print(table)
+    if name == "-":
+        import tomllib
+
+        from solver.engine.rules import RulesError
+
+        try:
+            data = tomllib.loads(read_stdin_text())
+        except tomllib.TOMLDecodeError as exc:
+            raise RulesError(f"stdin: not valid TOML: {exc}") from None
+        r = rules_from_dict(data, name="stdin")
+    else:
+        r = load_rules(name)
+    if fmt == "toml":
+        print(to_toml(r), end="")
+        return
+
+    def table() -> None:
+        t = Table(show_header=False, box=None)
+        for key, value in describe_rules(r):
+            t.add_row(key, value)
+        out.print(t)
+
+    emit(fmt, r.to_dict(), table)
 
 
 # ---------------------------------------------------------------- bench and duel (#6)
@@ -410,7 +583,7 @@ def bench(
         list[str] | None,
         typer.Option("--only", help="Run just this measurement (repeatable), e.g. eval5."),
     ] = None,
-    fmt: FormatOpt = Format.table,
+    fmt: ResultFormat = "table",
 ) -> None:
     """Measure speed next to DESIGN.md's targets: medians, rates, first-call (compile) time."""
     from solver.apps import bench as b
@@ -421,18 +594,12 @@ def bench(
             if status is not None:
                 status.update(f"bench: {name}")
 
-        try:
-            report = b.run(quick=quick, with_compare=compare, names=only, progress=progress)
-        except ValueError as exc:
-            fail(str(exc))
+        report = b.run(quick=quick, with_compare=compare, names=only, progress=progress)
     for s in report.skipped:
         err.print(f"capsa: skipped {s['name']}: {s['reason']}", markup=False)
     for s in report.failed:
         err.print(f"capsa: {s['name']} failed: {s['error']}", markup=False)
-    if fmt is Format.json:
-        emit_json(report.to_dict())
-    else:
-        _bench_tables(report, quick)
+    emit(fmt, report.to_dict(), lambda: _bench_tables(report, quick))
     if report.failed:
         raise typer.Exit(1)
 
@@ -494,12 +661,12 @@ def duel(
     ],
     b: Annotated[str, typer.Argument(help="Strategy B, the same choices.")],
     deals: Annotated[
-        int, typer.Option("--deals", "-d", min=1, help="Deals, each played in every seating.")
+        int,
+        typer.Option(
+            "--deals", "-d", min=1, max=MAX_DEALS, help="Deals, each played in every seating."
+        ),
     ] = 1000,
-    rules: Annotated[
-        str | None,
-        typer.Option("--rules", "-r", help="Preset name or TOML ruleset file (see `capsa rules`)."),
-    ] = None,
+    rules: RulesOpt = None,
     players: Annotated[
         int | None,
         typer.Option(
@@ -513,11 +680,11 @@ def duel(
         float | None,
         typer.Option(
             "--timeout",
-            min=0.001,
-            help="Seconds a cmd: program gets for all its hands (default 60 + 0.01 a hand).",
+            help="Seconds a cmd: program gets for all its hands (default 60 + 0.01 a hand; "
+            "at most a day).",
         ),
     ] = None,
-    fmt: FormatOpt = Format.table,
+    fmt: ResultFormat = "table",
 ) -> None:
     """Play strategy A against B in duplicate: A's units per deal (95% CI), differences, fouls.
 
@@ -525,28 +692,28 @@ def duel(
     luck cancels. cmd:PROGRAM reads hands on stdin, one a line ('2c 7d ...'), and writes
     one setting a line ('front | middle | back'); bad or missing answers count as fouls.
     """
-    from solver.apps.duel import DuelError
+    from solver.apps.duel import check_timeout
     from solver.apps.duel import duel as run_duel
 
+    timeout = check_timeout(timeout)  # before any work
     with _status("duel") as status:
 
         def progress(name: str, done: int, total: int) -> None:
             if status is not None:
                 status.update(f"duel: {name} setting hands {done:,}/{total:,}")
 
-        try:
-            result = run_duel(
-                a, b, deals=deals, rules=rules, players=players, seed=seed,
-                timeout=timeout, progress=progress,
-            )  # fmt: skip
-        except (*bad_input_errors(), DuelError) as exc:
-            fail(str(exc))
+        result = run_duel(
+            a, b, deals=deals, rules=rules, players=players, seed=seed,
+            timeout=timeout, progress=progress,
+        )  # fmt: skip
     for note in result.notes:
-        err.print(f"capsa: {note}", markup=False)
+        _say(note)
     d = result.to_dict()
-    if fmt is Format.json:
-        emit_json(d)
-        return
+    emit(fmt, d, lambda: _duel_table(d))
+
+
+def _duel_table(d: dict) -> None:
+    """The Rich table of `capsa duel`."""
     table = Table(
         title=f"{d['a']} (A) vs {d['b']} (B)",
         caption=f"{d['rules']}, {d['players']} players, {d['deals']:,} deals x "
@@ -570,20 +737,24 @@ def duel(
 
 @app.command()
 def strength(
-    rules: Annotated[
-        str | None,
-        typer.Option("--rules", "-r", help="Preset name or TOML ruleset file (see `capsa rules`)."),
-    ] = None,
+    rules: RulesOpt = None,
     players: Annotated[
         int | None, typer.Option("--players", "-p", min=2, max=4, help="Players at the table.")
     ] = None,
-    hands: Annotated[int, typer.Option("--hands", min=2, help="Random hands compared.")] = 1000,
+    hands: Annotated[
+        int, typer.Option("--hands", min=2, max=MAX_DEALS, help="Random hands compared.")
+    ] = 1000,
     samples: Annotated[
-        int, typer.Option("--samples", "-n", min=1, help="Opponent hands of each mc solve.")
+        int,
+        typer.Option(
+            "--samples", "-n", min=1, max=MAX_SAMPLES, help="Opponent hands of each mc solve."
+        ),
     ] = 3000,
     eval_deals: Annotated[
         int,
-        typer.Option("--eval-deals", min=2, help="Fresh opponent deals each setting meets."),
+        typer.Option(
+            "--eval-deals", min=2, max=MAX_DEALS, help="Fresh opponent deals each setting meets."
+        ),
     ] = 100,
     against: Annotated[
         list[str] | None,
@@ -593,39 +764,38 @@ def strength(
         ),
     ] = None,
     seed: Annotated[int, typer.Option("--seed", "-s", min=0, help="Seed of the hands.")] = 1,
-    fmt: FormatOpt = Format.table,
+    fmt: ResultFormat = "table",
 ) -> None:
     """Paired per-hand comparison of policies: what mc gains against a policy per hand."""
     from solver.apps.strength import compare_policies
     from solver.engine.rules import load_rules
 
-    try:
-        r = load_rules(rules)
-        policies = ("mc", *(against or ["field"]))
-        progress, task = None, None
-        if err.is_terminal:
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+    r = load_rules(rules)
+    policies = ("mc", *(against or ["field"]))
+    progress, task = None, None
+    if err.is_terminal:
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 
-            progress = Progress(BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-                                console=err, transient=True)  # fmt: skip
-            task = progress.add_task("hands", total=hands)
-            progress.start()
-        try:
-            report = compare_policies(
-                n_hands=hands, rules=r, players=players or r.players, policies=policies,
-                samples=samples, eval_deals=eval_deals, seed=seed,
-                progress=(lambda done, total: progress.update(task, completed=done))
-                if progress else None,
-            )  # fmt: skip
-        finally:
-            if progress is not None:
-                progress.stop()
-    except bad_input_errors() as exc:
-        fail(str(exc))
+        progress = Progress(BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                            console=err, transient=True)  # fmt: skip
+        task = progress.add_task("hands", total=hands)
+        progress.start()
+    try:
+        report = compare_policies(
+            n_hands=hands, rules=r, players=players or r.players, policies=policies,
+            samples=samples, eval_deals=eval_deals, seed=seed,
+            progress=(lambda done, total: progress.update(task, completed=done))
+            if progress else None,
+        )  # fmt: skip
+    finally:
+        if progress is not None:
+            progress.stop()
     d = report.to_dict()
-    if fmt is Format.json:
-        emit_json(d)
-        return
+    emit(fmt, d, lambda: _strength_table(d))
+
+
+def _strength_table(d: dict) -> None:
+    """The Rich table of `capsa strength`."""
     table = Table(
         title=f"strength: {d['rules']}, {d['players']} players, {d['hands']:,} hands",
         caption=f"mc at {d['samples']:,} opponent hands; every setting meets the same "
@@ -762,25 +932,30 @@ def _render_played(d: dict) -> None:
 
 def _read_against(path: str) -> list[str]:
     """Opponent settings, one 'front | middle | back' per line ('-' = stdin)."""
-    text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
+    if path == "-":
+        text = read_stdin_text("--against stdin")
+    else:
+        try:
+            text = decode_text(Path(path).read_bytes(), f"--against file '{path}'")
+        except OSError as exc:
+            raise InputError(f"cannot read --against file '{path}': {exc.strerror}") from None
     return [ln.strip() for ln in text.splitlines() if ln.strip() and not ln.startswith("#")]
 
 
 @app.command()
 def solve(
     hand: Annotated[str, typer.Argument(help="13 cards, e.g. 'As Kd Qh ...' ('-' reads stdin).")],
-    rules: RulesOpt = "chinese-1-6",
+    rules: RulesOpt = None,
     players: Annotated[
         int | None, typer.Option("--players", "-p", min=2, max=4, help="Players at the table.")
     ] = None,
     samples: Annotated[
-        int | None, typer.Option("--samples", "-n", min=1, help="Opponent hands dealt (mc).")
+        int | None,
+        typer.Option("--samples", "-n", min=1, max=MAX_SAMPLES, help="Opponent hands dealt (mc)."),
     ] = None,
     seed: Annotated[int | None, typer.Option("--seed", "-s", help="Random seed (mc).")] = None,
     top: Annotated[int, typer.Option("--top", "-k", min=0, help="Runners-up to show.")] = 3,
-    policy: Annotated[
-        str, typer.Option("--policy", help="mc (Monte Carlo best response), field or greedy.")
-    ] = "mc",
+    policy: PolicyOpt = Policy.mc,
     against: Annotated[
         str | None,
         typer.Option(
@@ -806,45 +981,53 @@ def solve(
             help="The setting you played: what it cost next to the best, row by row.",
         ),
     ] = None,
-    fmt: FormatOpt = Format.table,
+    fmt: ResultFormat = "table",
 ) -> None:
     """Find the setting of a hand that wins the most units on average."""
-    from solver.engine.layout import POLICIES
+    from solver.engine.rules import load_rules
     from solver.strategy.solve import solve as _solve
 
-    if policy not in POLICIES:
-        fail(f"--policy must be one of {', '.join(POLICIES)}, got {policy!r}")
     if hand == "-":
-        hand = sys.stdin.read().strip()
-    try:
-        opponents = _read_against(against) if against else None
-        from solver.engine.rules import load_rules
+        hand = read_stdin_text().strip()
+    opponents = _read_against(against) if against else None
+    sol = _solve(
+        hand,
+        rules=load_rules(rules),
+        players=players,
+        policy=policy.value,
+        samples=samples,
+        seed=seed,
+        against=opponents,
+        top=top,
+        stakes=parse_stakes(stakes),
+        played=played,
+    )
+    d = sol.to_dict()
+    emit(fmt, d, lambda: _render_solution(d))
 
-        sol = _solve(
-            hand,
-            rules=load_rules(rules),
-            players=players,
-            policy=policy,
-            samples=samples,
-            seed=seed,
-            against=opponents,
-            top=top,
-            stakes=parse_stakes(stakes),
-            played=played,
-        )
+
+def _check_writable(path: Path) -> None:
+    """``InputError`` unless a file can be written at ``path`` (checked by writing a
+    temporary file beside it, in the folder that exists or would be made)."""
+    import tempfile
+
+    if path.is_dir():
+        raise InputError(f"cannot write '{path}': it is a directory")
+    folder = path.parent
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    if not folder.is_dir():
+        raise InputError(f"cannot write '{path}': '{folder}' is not a directory")
+    try:
+        with tempfile.NamedTemporaryFile(dir=folder, prefix=".capsa-probe-"):
+            pass
     except OSError as exc:
-        fail(f"cannot read --against file: {exc}")
-    except (*bad_input_errors(), ValueError) as exc:
-        fail(str(exc))
-    if fmt is Format.json:
-        emit_json(sol.to_dict())
-    else:
-        _render_solution(sol.to_dict())
+        raise InputError(f"cannot write '{path}': {exc.strerror}") from None
 
 
 @app.command()
 def train(
-    rules: RulesOpt = "chinese-1-6",
+    rules: RulesOpt = None,
     rounds: Annotated[int, typer.Option(min=1, help="Most rounds of self-play.")] = 30,
     hands: Annotated[int, typer.Option(min=100, help="Random hands set per round.")] = 20_000,
     seed: Annotated[int, typer.Option(help="Random seed (recorded in the tables).")] = 20261130,
@@ -867,16 +1050,14 @@ def train(
     from solver.strategy import field as pol
     from solver.strategy.train import train as _train
 
-    try:
-        r = load_rules(rules)
-    except bad_input_errors() as exc:
-        fail(str(exc))
+    r = load_rules(rules)
     if output:
         dest = Path(output)
     elif ship:
         dest = pol.DATA_DIR / f"field-{r.name}.npz"
     else:
         dest = pol.field_cache_path(r)
+    _check_writable(dest)  # before minutes of training, not after
     with Progress(
         TextColumn("[bold]training[/] {task.description}"),
         BarColumn(),
@@ -910,30 +1091,10 @@ def train(
 
 
 def main() -> None:
-    """Console-script entry point."""
+    """Console-script entry point (errors and exit codes: ``CapsaGroup``)."""
     if os.environ.get("NO_COLOR"):
         out.no_color = err.no_color = True
-    try:
-        app()
-    except KeyboardInterrupt:
-        err.print("capsa: interrupted", markup=False)
-        sys.exit(130)
-    except SystemExit as exc:
-        # Typer turns Ctrl-C into a silent exit 130: say what happened.
-        if exc.code == 130 and _caused_by_interrupt(exc):
-            err.print("capsa: interrupted", markup=False)
-        raise
-
-
-def _caused_by_interrupt(exc: BaseException) -> bool:
-    seen: set[int] = set()
-    cur: BaseException | None = exc
-    while cur is not None and id(cur) not in seen:
-        if isinstance(cur, KeyboardInterrupt):
-            return True
-        seen.add(id(cur))
-        cur = cur.__cause__ or cur.__context__
-    return False
+    app(prog_name="capsa")  # also as `python -m solver`
 
 
 __all__ = ["app", "main", "Path"]
