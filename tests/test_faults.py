@@ -374,7 +374,7 @@ def test_usage_errors_are_one_line(args, words):
 
 BOOM = (
     "import sys\n"
-    "import solver.strategy.search as search\n"
+    "import solver.strategy.solve as search\n"
     "def boom(*a, **k):\n"
     "    raise ValueError('boom')\n"
     "search.solve = boom\n"

@@ -172,6 +172,7 @@ def test_pareto_safety_rules():
     assert pareto_safe(load_rules("chinese-1-6"))
     assert pareto_safe(load_rules("shisanshui"))
     base = load_rules("chinese-1-6").to_dict()
+    del base["name"]  # these rules are not the preset: they take the name given
     assert not pareto_safe(rules_from_dict({**base, "one_royalty_per_hand": True}, "x"))
     odd = {
         **base,
@@ -221,6 +222,7 @@ def test_exact_mode_equals_brute_force(name, preset):
 
 def test_exact_mode_with_unsafe_pareto_scores_every_legal_split():
     base = load_rules("chinese-1-6").to_dict()
+    del base["name"]  # these rules are not the preset: they take the name given
     rules = rules_from_dict({**base, "one_royalty_per_hand": True}, "one")
     hand = sorted_hand(SPECIAL_HANDS["trips everywhere"])
     opps = opponents_for(hand, 2, seed=4, rules=rules)
@@ -315,6 +317,7 @@ def test_naturals_are_declared_when_worth_more():
 
 def test_surrender_is_recommended_below_minus_its_cost():
     base = load_rules("chinese-1-6").to_dict()
+    del base["name"]  # these rules are not the preset: they take the name given
     cheap = rules_from_dict({**base, "surrender_cost": 0}, "cheap")
     junk = solve(SPECIAL_HANDS["junk"], rules=cheap, samples=600, seed=2)
     assert junk.ev_play < 0 and junk.surrender["recommended"] and junk.action == "surrender"
