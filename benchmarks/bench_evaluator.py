@@ -13,6 +13,14 @@ def test_evaluator(measure, name):
     assert result.rate > 0
 
 
+@pytest.mark.parametrize("name", ["evaluate5", "evaluate3"])
+def test_public_evaluator(measure, name):
+    """The public call (ids checked in the kernel) next to the bare kernel, same rounds;
+    the ratio and the 0.8x target are in extra_info."""
+    result = measure(name)
+    assert result.rate > 0 and result.extra["kernel_rate"] > 0
+
+
 @pytest.mark.parametrize("library", bench.COMPARE_LIBRARIES)
 def test_compare(measure, library):
     """Other libraries' public 5-card evaluation on the same rows (``capsa[compare]``)."""
