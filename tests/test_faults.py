@@ -295,6 +295,9 @@ def test_train_output_is_checked_before_training(tmp_path, where):
         (["duel", "greedy", "greedy", "--timeout", str(MAX_TIMEOUT * 2)], ["timeout"]),
         (["duel", "greedy", "greedy", "--timeout", "0"], ["timeout"]),
         (["solve", HAND, "--samples", "100000000000"], ["--samples", f"{MAX_SAMPLES}"]),
+        (["strength", "--hands", str(MAX_DEALS + 1)], ["--hands"]),
+        (["strength", "--eval-deals", "10000000000"], ["--eval-deals"]),
+        (["solve", HAND, "--stakes", "1e400,1,1"], ["stake 1", "1,000,000"]),
     ],
 )
 def test_values_beyond_the_limits_are_refused_before_any_work(args, words):
