@@ -358,7 +358,7 @@ def test_dask_in_process_cluster_same_bytes(tmp_path):
     B.run_batch(src, tmp_path / "ref.jsonl", workers=1, chunk_size=3, **MC)
     with (
         distributed.LocalCluster(
-            n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None
+            n_workers=1, threads_per_worker=2, processes=False, dashboard_address=":0"
         ) as cluster,
         distributed.Client(cluster) as client,
     ):

@@ -161,7 +161,7 @@ class Dask:
                 n_workers=workers,
                 threads_per_worker=1,
                 processes=True,
-                dashboard_address=None,
+                dashboard_address=":0",
                 silence_logs=40,
             )
             self.client = Client(self.cluster)
