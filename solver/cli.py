@@ -31,7 +31,7 @@ from rich.table import Table
 from typer.core import TyperGroup
 
 from solver.engine.errors import InputError
-from solver.engine.layout import MAX_DEALS, MAX_SAMPLES, Policy
+from solver.engine.options import MAX_DEALS, MAX_SAMPLES, Policy
 from solver.engine.rules import DEFAULT_PRESET
 
 try:  # typer >= 0.20 vendors click; its usage errors derive from TyperException

@@ -10,9 +10,15 @@ See docs/architecture.md for where each array with this layout is built and read
 
 from __future__ import annotations
 
-from enum import StrEnum
-
 from evaluator.tables import NSTRENGTH
+from solver.engine.options import (  # noqa: F401 - re-exported: one place to look
+    MAX_DEALS,
+    MAX_SAMPLES,
+    MAX_TIMEOUT,
+    MAX_UNITS,
+    POLICIES,
+    Policy,
+)
 from solver.engine.rules import ROWS as ROWS  # the rows, in the order of every array
 
 # ----------------------------------------------------------------------- rows and keys
@@ -54,26 +60,5 @@ NATURAL_CODES: dict[str, int] = {
 # ----------------------------------------------------------------------- policies
 
 
-class Policy(StrEnum):
-    """How a hand is set: Monte Carlo best response, the field strategy, or greedy."""
-
-    mc = "mc"
-    field = "field"
-    greedy = "greedy"
-
-
-POLICIES: tuple[str, ...] = tuple(p.value for p in Policy)
 #: Kernel codes of the policies that set hands without sampling.
 POLICY_GREEDY, POLICY_FIELD = 0, 1
-
-# ----------------------------------------------------------------------- limits
-# Documented upper bounds, checked before any work (README "Limits").
-
-#: Opponent hands a Monte Carlo solve may deal.
-MAX_SAMPLES = 1_000_000
-#: Deals of a duel, or of a strength measurement.
-MAX_DEALS = 1_000_000
-#: Units any single payout may be worth (royalty lines, naturals, surrender cost, stakes).
-MAX_UNITS = 1_000_000
-#: Seconds an external duel program may be given.
-MAX_TIMEOUT = 86_400.0

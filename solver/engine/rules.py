@@ -164,8 +164,7 @@ def _show(value: Any) -> str:
 
 
 def _max_units() -> int:
-    # Imported here: solver.engine.layout imports this module.
-    from solver.engine.layout import MAX_UNITS
+    from solver.engine.options import MAX_UNITS
 
     return MAX_UNITS
 
