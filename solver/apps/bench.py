@@ -56,6 +56,8 @@ __all__ = [
     "random_rows",
     "run",
     "splits",
+    "startup",
+    "startup_field",
     "subset_pass",
 ]
 
@@ -624,6 +626,69 @@ def batch(
 COMPARE_LIBRARIES = ("phevaluator", "treys", "eval7")
 
 
+#: DESIGN's start-up targets: a warm `capsa solve` under 1 s wall and at most this many
+#: times a bare `python -c "import numba"` process timed in the same run.
+STARTUP_RATIO = 2.5
+STARTUP_HAND = "As Ks Qs Js Ts 9h 9d 9c 2s 3d 4c 5h 7d"
+
+
+def startup(rounds: int = 7, runner: Runner | None = None, policy: str = "mc") -> Result:
+    """Wall time of a fresh ``capsa solve HAND --seed 1`` process (default ``mc``, 3,000
+    opponent hands; kernels cached), each round back to back with a fresh
+    ``python -c "import numba"`` process, so the two see the same machine: the ratio of
+    the medians is a figure a noisy machine can keep. The first call (a solve that may
+    compile the kernels) is timed apart. Target: at most ``STARTUP_RATIO`` times the bare
+    import (and under 1 s on a quiet machine)."""
+    import subprocess
+    import sys
+
+    solve = [sys.executable, "-m", "solver", "solve", STARTUP_HAND, "--seed", "1",
+             "--policy", policy, "--format", "json"]  # fmt: skip
+    bare = [sys.executable, "-c", "import numba"]
+
+    def run(cmd: list[str]) -> float:
+        t0 = time.perf_counter()
+        subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+        return time.perf_counter() - t0
+
+    first_call = run(solve)
+    solve_times: list[float] = []
+    bare_times: list[float] = []
+
+    def pair() -> None:
+        bare_times.append(run(bare))
+        solve_times.append(run(solve))
+
+    (runner or default_runner)(pair, rounds)
+    if not solve_times:
+        raise ValueError("runner made no rounds for startup")
+    median = statistics.median(solve_times)
+    numba_median = statistics.median(bare_times)
+    target_rate = 1 / (STARTUP_RATIO * numba_median)
+    return Result(
+        name="startup" if policy == "mc" else f"startup_{policy}",
+        description=f"a fresh `capsa solve --policy {policy}` process, wall clock, against a "
+        "fresh `python -c 'import numba'` in the same rounds",
+        items=1,
+        unit="process",
+        median=median,
+        rate=1 / median,
+        per_item=median,
+        rounds=len(solve_times),
+        first_call=first_call,
+        threads=_threads(),
+        target=f"≤ {STARTUP_RATIO:g}× import numba",
+        target_rate=target_rate,
+        ok=median <= STARTUP_RATIO * numba_median,
+        extra={"import_numba": numba_median, "ratio": median / numba_median},
+    )
+
+
+def startup_field(rounds: int = 7, runner: Runner | None = None) -> Result:
+    """:func:`startup` with ``--policy field`` (no sampling)."""
+    return startup(rounds, runner, policy="field")
+
+
 def _compare_setup(library: str, rows: np.ndarray) -> tuple[Callable[[], object], Callable]:
     """(timed loop over the converted rows, function giving their strengths untimed)."""
     names = [[f"{'23456789TJQKA'[c >> 2]}{'cdhs'[c & 3]}" for c in row] for row in rows.tolist()]
@@ -757,6 +822,8 @@ MEASUREMENTS: tuple[Measurement, ...] = (
         {"opponents": 3000, "hands": 1, "rounds": 1},
     ),
     Measurement("batch", batch, {"n": 100_000, "rounds": 2}, {"n": 10_000, "rounds": 1}),
+    Measurement("startup", startup, {"rounds": 7}, {"rounds": 3}),
+    Measurement("startup_field", startup_field, {"rounds": 7}, {"rounds": 3}),
 )
 
 COMPARE_SIZES = {"full": {"n": 200_000, "rounds": 3}, "quick": {"n": 20_000, "rounds": 1}}
