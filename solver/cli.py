@@ -472,6 +472,205 @@ def batch(
         raise typer.Exit(1)
 
 
+class ReportFormat(enum.StrEnum):
+    table = "table"
+    json = "json"
+    html = "html"
+
+
+@app.command()
+def report(
+    results: Annotated[
+        str,
+        typer.Argument(
+            metavar="RESULTS|-",
+            help="A capsa batch output (JSON lines or CSV); '-' reads stdin.",
+        ),
+    ],
+    output: Annotated[
+        Path | None,
+        typer.Option("--output", "-o", help="Write here (default: stdout); .html: the HTML page."),
+    ] = None,
+    fmt: Annotated[
+        ReportFormat | None,
+        typer.Option(
+            "--format",
+            "-f",
+            help="table (terminal), json, or html (one self-contained page with plots; "
+            "default for an -o ending in .html).",
+        ),
+    ] = None,
+    top: Annotated[
+        int, typer.Option("--top", "-k", min=0, help="How many of the costliest hands to show.")
+    ] = 10,
+) -> None:
+    """Sum up a file of played hands: what the settings cost, and where the loss went."""
+    import time
+
+    from solver.apps.report import ReportError, make_report, render_html
+
+    if fmt is None:
+        suffix = output.suffix.lower() if output is not None else ""
+        by_suffix = {".html": ReportFormat.html, ".htm": ReportFormat.html}
+        fmt = by_suffix.get(suffix, ReportFormat.json if suffix == ".json" else ReportFormat.table)
+    if fmt is ReportFormat.html and output is None and out.is_terminal:
+        fail("--format html writes a page: give -o FILE.html or redirect stdout")
+
+    def on_bad(bad) -> None:  # noqa: ANN001 - solver.apps.report.BadRecord
+        err.print(f"capsa: {bad.message()}", markup=False)
+
+    started = time.perf_counter()
+    try:
+        rep = make_report(results, top=top, on_bad=on_bad)
+        text = render_html(rep) if fmt is ReportFormat.html else None
+    except ReportError as exc:
+        fail(str(exc))
+    seconds = time.perf_counter() - started
+    try:
+        sink = output.open("w", encoding="utf-8") if output is not None else None
+    except OSError as exc:
+        fail(f"cannot write '{output}': {exc.strerror}")
+    try:
+        if fmt is ReportFormat.html:
+            (sink or sys.stdout).write(text)  # type: ignore[arg-type]
+        elif fmt is ReportFormat.json:
+            if sink is None:
+                emit_json(rep.to_dict())
+            else:
+                sink.write(json.dumps(rep.to_dict(), indent=2) + "\n")
+        else:
+            console = out if sink is None else Console(file=sink, width=120, no_color=True)
+            _render_report(rep.to_dict(), console)
+    finally:
+        if sink is not None:
+            sink.close()
+    err.print(
+        f"capsa: {rep.hands:,} hands ({rep.played:,} played), {rep.bad:,} bad lines, "
+        f"{seconds:.2f} s" + (f"; wrote {output}" if output is not None else ""),
+        markup=False,
+    )
+    if rep.bad:
+        raise typer.Exit(1)
+
+
+def _render_report(d: dict, console: Console) -> None:
+    """The Rich summary of `capsa report` (``Report.to_dict()``)."""
+    from rich import box
+    from rich.panel import Panel
+
+    from solver.apps.report import CATEGORIES
+
+    n = d["played"]
+    loss = d["loss"]
+    setups = "; ".join(
+        f"{s['rules']}, policy {s['policy']}, {s['players']} players" for s in d["setups"]
+    )
+    figures = Table(show_header=False, box=None, pad_edge=False)
+    figures.add_column("what")
+    figures.add_column("value", justify="right")
+    figures.add_column("note", style="dim")
+
+    def num(x: float | None, spec: str) -> str:
+        return "—" if x is None else format(x, spec)
+
+    sampling = loss["sampling_stderr"]
+    figures.add_row("hands", f"{d['hands']:,}", f"{n:,} with a played setting")
+    figures.add_row(
+        "loss, total",
+        num(loss["total"], ".3f"),
+        "units per opponent" + (f", ± {sampling:.3f} sampling" if sampling is not None else ""),
+    )
+    se = loss["mean_stderr"]
+    figures.add_row(
+        "loss, mean a hand",
+        num(loss["mean"], ".4f"),
+        f"± {se:.4f} (hand to hand)" if se is not None else "",
+    )
+    figures.add_row(
+        "loss, median / 90% / max",
+        f"{num(loss['median'], '.3f')} / {num(loss['p90'], '.3f')} / {num(loss['max'], '.3f')}",
+        "",
+    )
+    if d["staked"]:
+        st = d["staked"]
+        figures.add_row(
+            "staked loss, total",
+            num(st["loss_total"], ".2f"),
+            f"money, {st['hands']:,} hands with stakes; mean {st['loss_mean']:.3f}",
+        )
+    ev = d["ev"]
+    figures.add_row(
+        "value: advice / played",
+        f"{num(ev['advice_mean'], '+.3f')} / {num(ev['played_mean'], '+.3f')}",
+        "mean a hand",
+    )
+    share = d["perfect"]["share"]
+    figures.add_row(
+        "played perfectly",
+        f"{d['perfect']['hands']:,}",
+        f"{share:.1%} of the played hands" if share is not None else "",
+    )
+    figures.add_row("fouled", f"{d['fouls']:,}", "")
+    figures.add_row("naturals not declared", f"{d['missed_naturals']:,}", "")
+    figures.add_row("surrenders missed", f"{d['missed_surrenders']:,}", "")
+    if d["bad_lines"]:
+        figures.add_row("[red]bad lines[/]", f"{d['bad_lines']:,}", "left out")
+    console.print(
+        Panel.fit(
+            figures,
+            title=f"[bold]capsa report[/] {d['source']}",
+            subtitle=setups or "no hands",
+        )
+    )
+    if not n:
+        return
+    mistakes = Table(
+        title="where the loss went", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False
+    )
+    for col in ("mistake", "hands", "share", "loss", "mean", "of the loss"):
+        mistakes.add_column(col, justify="left" if col == "mistake" else "right")
+    for c, m in zip(CATEGORIES, d["mistakes"], strict=True):
+        mistakes.add_row(
+            c.label,
+            f"{m['hands']:,}",
+            num(m["share"], ".1%"),
+            num(m["loss"], ".3f"),
+            num(m["mean_loss"], ".3f"),
+            num(m["loss_share"], ".1%"),
+        )
+    console.print(mistakes)
+    if d["costliest"]:
+        labels = {c.key: c.label for c in CATEGORIES}
+        costly = Table(
+            title="costliest hands",
+            title_justify="left",
+            box=box.SIMPLE_HEAD,
+            pad_edge=False,
+            show_lines=True,
+        )
+        for col in ("line", "id", "loss", "mistake", "advice", "played"):
+            costly.add_column(col, justify="right" if col in ("line", "loss") else "left")
+        for c in d["costliest"]:
+            b, p = c["best"], c["played"]
+            advice = "\n".join(pretty_cards(b[r]) for r in ROW_NAMES)
+            if b["action"] == "surrender":
+                advice = "[bold red]surrender[/]"
+            elif b["action"] == "declare":
+                advice = "[bold magenta]declare[/]\n" + advice
+            played = "\n".join(pretty_cards(p[r]) for r in ROW_NAMES)
+            if p["fouled"]:
+                played += "\n[bold red]fouled[/]"
+            costly.add_row(
+                str(c["line"] if c["line"] is not None else ""),
+                c["id"] or "",
+                f"{c['loss']:.3f}",
+                labels[c["category"]],
+                advice,
+                played,
+            )
+        console.print(costly)
+
+
 def _rules_summary(r) -> str:
     """One line about a ruleset, for `capsa rules`."""
     parts = [f"{r.scoring} scoring"]
