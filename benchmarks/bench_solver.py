@@ -6,7 +6,7 @@ import pytest
 
 
 @pytest.mark.parametrize(
-    "name", ["splits", "pareto", "greedy", "field", "mc1000", "mc3000", "batch"]
+    "name", ["splits", "pareto", "greedy", "field", "mc1000", "mc3000", "batch", "report"]
 )
 def test_solver(measure, name):
     result = measure(name)

@@ -19,6 +19,7 @@ built yet (or whose library is missing) raises :class:`Unavailable`.
 from __future__ import annotations
 
 import importlib
+import itertools
 import os
 import platform
 import statistics
@@ -54,6 +55,7 @@ __all__ = [
     "pareto",
     "random_hands",
     "random_rows",
+    "report",
     "run",
     "splits",
     "startup",
@@ -85,6 +87,8 @@ TARGET_MC3000 = Target("≤ 1 s/hand", 1.0)
 TARGET_BATCH = Target("≥ 5,000 hands/s", 5000.0)
 #: The public batch evaluator (validation included) against the bare kernel, same run.
 PUBLIC_RATIO = 0.8
+# "a few seconds, one streaming pass" for 100,000 records: at most 5 s.
+TARGET_REPORT = Target("≥ 20,000 records/s", 20000.0)
 
 
 @dataclass(frozen=True)
@@ -620,6 +624,83 @@ def batch(
         tmp.cleanup()
 
 
+def _played_records(hands: int, seed: int, rules: Any) -> list[str]:
+    """JSON records of ``hands`` random hands, each played as the best setting, a runner-up
+    or a fouled setting (``solve(..., policy="field", played=...)``), as batch writes them."""
+    import json
+
+    from evaluator import format_cards
+
+    solve = _need("solver.strategy.solve", "solve")
+    rng = np.random.default_rng(seed)
+    out = []
+    for i, h in enumerate(random_hands(hands, seed)):
+        text = format_cards(np.sort(h)[::-1])
+        best = solve(text, rules=rules, policy="field", top=4)
+        options = [(best.front, best.middle, best.back), (best.front, best.back, best.middle)]
+        options += [(a["front"], a["middle"], a["back"]) for a in best.alternatives]
+        if best.action != "play":  # the natural's rows: play the hand as dealt instead
+            rows = text.split()
+            options = [(" ".join(rows[10:]), " ".join(rows[5:10]), " ".join(rows[:5]))]
+        played = " | ".join(options[int(rng.integers(len(options)))])
+        sol = solve(text, rules=rules, policy="field", top=0, played=played)
+        rec = {"line": i + 1, "id": f"h{i + 1}", **sol.to_dict()}
+        out.append(json.dumps(rec, separators=(",", ":")))
+    return out
+
+
+def report(
+    n: int = 100_000,
+    rounds: int = 3,
+    seed: int = 0,
+    rules: Any = None,
+    runner: Runner | None = None,
+) -> Result:
+    """``capsa report`` on ``n`` batch records with a played setting:
+    ``solver.apps.report.make_report`` reading a JSON-lines file once (the HTML page and
+    its plots apart). The records are 200 field records of random hands (each played as
+    the best setting, a runner-up or fouled) repeated with new line numbers; the first
+    call reads the first ``min(n, 1000)``."""
+    import tempfile
+
+    make_report = _need("solver.apps.report", "make_report")
+    r = _rules(rules)
+    base = _played_records(200, seed, r)
+    tmp = tempfile.TemporaryDirectory(prefix="capsa-bench-")
+    src = os.path.join(tmp.name, "results.jsonl")
+    warm = os.path.join(tmp.name, "warm.jsonl")
+    try:
+        with open(src, "w", encoding="utf-8") as fh:
+            for i in range(n):
+                rec = base[i % len(base)]
+                fh.write(f'{{"line":{i + 1},"id":"h{i + 1}"' + rec[rec.index(',"hand"') :] + "\n")
+        with open(src, encoding="utf-8") as fin, open(warm, "w", encoding="utf-8") as fout:
+            fout.writelines(itertools.islice(fin, min(n, 1000)))
+
+        def run(path: str, want: int) -> None:
+            rep = make_report(path)
+            if rep.played != want or rep.bad:
+                raise RuntimeError(f"report read {rep.played} of {want} records, {rep.bad} bad")
+
+        t0 = time.perf_counter()
+        run(warm, min(n, 1000))
+        first = time.perf_counter() - t0
+        return _measure(
+            "report",
+            f"capsa report, {n:,} batch records with a played setting ({r.name})",
+            lambda: run(src, n),
+            n,
+            "record",
+            rounds,
+            runner,
+            TARGET_REPORT,
+            {"bytes": os.path.getsize(src)},
+            first_call=first,
+        )
+    finally:
+        tmp.cleanup()
+
+
 # --------------------------------------------------------------------------- compare
 
 #: The libraries ``capsa bench --compare`` times, as ``capsa[compare]`` installs them.
@@ -822,6 +903,7 @@ MEASUREMENTS: tuple[Measurement, ...] = (
         {"opponents": 3000, "hands": 1, "rounds": 1},
     ),
     Measurement("batch", batch, {"n": 100_000, "rounds": 2}, {"n": 10_000, "rounds": 1}),
+    Measurement("report", report, {"n": 100_000, "rounds": 3}, {"n": 10_000, "rounds": 1}),
     Measurement("startup", startup, {"rounds": 7}, {"rounds": 3}),
     Measurement("startup_field", startup_field, {"rounds": 7}, {"rounds": 3}),
 )
