@@ -231,7 +231,8 @@ def test_split_id(text, ident, cards):
 
 
 def test_read_hand_gives_a_hand_or_says_why_not():
-    ident, hand = R.read_hand(3, f"h\u2028x: {HAND}".encode(), None)
+    ident, hand, played = R.read_hand(3, f"h\u2028x: {HAND}".encode(), None)
+    assert played is None  # a bare hand (tests/test_batch_played.py: settings)
     assert ident == "h\u2028x" and sorted(hand.tolist()) == sorted(R.parse_line(HAND)[1].tolist())
     assert R.read_hand(4, None, None) == R.BadLine(4, None, "line longer than 65536 bytes")
     assert R.read_hand(5, b"\xff" + HAND.encode(), None) == R.BadLine(

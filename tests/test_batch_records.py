@@ -42,6 +42,7 @@ def refuse(hand, **kw):
 def test_csv_columns_cover_every_scalar_of_a_solution():
     nested = {"row_stats", "alternatives", "natural", "surrender", "setting", "played"}
     nested |= {"stakes", "ev_by_opponent"}  # flattened into stake_j, ev_opponent_j
+    # played: flattened into C.PLAYED_CSV_COLUMNS (tests/test_batch_played.py)
     fields = {f.name for f in dataclasses.fields(Solution)} - nested
     assert fields <= set(C.CSV_COLUMNS)
     assert len(set(C.CSV_COLUMNS)) == len(C.CSV_COLUMNS) and C.CSV_COLUMNS[:3] == (
@@ -129,7 +130,7 @@ def test_solve_one_is_solve_with_line_and_id():
 @pytest.mark.parametrize("policy", ["field", "greedy"])
 def test_fast_records_against_the_per_hand_path(policy):
     hands = [HAND, SIX_PAIRS, "Ah Kd Qc Jd Ts 9s 9d 7h 6c 5s 4d 3h 2c"]
-    good = [(i + 1, f"h{i}", parse_hand(h)) for i, h in enumerate(hands)]
+    good = [(i + 1, f"h{i}", parse_hand(h), None) for i, h in enumerate(hands)]
     fast = C.records(job(policy=policy, samples=None, fast=True), good, [])
     slow = C.records(job(policy=policy, samples=None, fast=False), good, [])
     assert [r["line"] for r in fast] == [1, 2, 3]

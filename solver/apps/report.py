@@ -60,6 +60,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, NamedTuple
 
+from solver.apps.batch.records import PLAYED_CSV_COLUMNS
 from solver.engine.errors import InputError
 from solver.engine.layout import ROWS
 
@@ -147,21 +148,6 @@ CATEGORIES: tuple[Category, ...] = (
     ),
 )
 _INDEX = {c.key: i for i, c in enumerate(CATEGORIES)}
-
-#: The CSV columns ``capsa batch`` flattens ``played`` into (empty when nothing was played).
-PLAYED_CSV_COLUMNS: tuple[str, ...] = (
-    "played_front",
-    "played_middle",
-    "played_back",
-    "played_ev",
-    "played_ev_staked",
-    "played_loss",
-    "played_loss_stderr",
-    "played_rank",
-    "played_of",
-    "played_fouled",
-    *(f"played_{row}_{k}" for row in ROWS for k in ("differs", "win", "tie", "loss", "win_change")),
-)
 
 _ACTIONS = ("play", "declare", "surrender")
 _CSV_NEEDS = ("hand", "action", "front", "middle", "back", "ev")

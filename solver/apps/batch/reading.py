@@ -4,6 +4,9 @@ Input, one hand per line (line numbers count every physical line, from 1):
 
 * blank lines and lines whose first non-blank character is ``#`` are skipped;
 * the cards may be in any spelling ``evaluator.parse_cards`` accepts;
+* a line may give the setting played instead of a bare hand: ``front | middle | back``
+  (3, 5 and 5 cards; the hand is the 13 cards). The record then carries ``played``; a
+  setting with the wrong row sizes or a card twice is a bad line;
 * a line may carry an id before the cards: ``id: cards`` (the id is everything before
   the *last* colon; cards never contain one), or ``id<TAB>cards``, or ``id cards`` when
   the first field (up to the first tab, else the first space) is not card text. An id
@@ -41,6 +44,7 @@ __all__ = [
     "escape_breaks",
     "is_content",
     "open_input",
+    "parse_entry",
     "parse_line",
     "read_hand",
     "read_lines",
@@ -294,8 +298,50 @@ def split_id(text: str) -> tuple[str | None, str]:
     return None, text
 
 
-def parse_line(text: str, csv_spec: CsvSpec | None = None) -> tuple[str | None, Any]:
-    """``(id, hand ids)`` of one input line (already stripped, not a comment).
+#: A played setting: (front, middle, back) card ids, uint8 arrays of 3, 5 and 5.
+Played = tuple[Any, Any, Any]
+_ROW_SIZES = (("front", 3), ("middle", 5), ("back", 5))
+
+
+def _parse_setting(cards: str) -> tuple[Any, Played]:
+    """``(hand ids, played rows)`` of ``"front | middle | back"``; CardParseError naming
+    the row (and the card) that is wrong, in the words ``solve(played=...)`` uses."""
+    import numpy as np
+
+    from evaluator import CardParseError, format_cards, parse_cards
+
+    rows = cards.split("|")
+    if len(rows) != 3:
+        raise CardParseError(
+            f"played: a setting is 'front | middle | back' (3 rows), got {len(rows)} rows"
+        )
+    table = _plain()
+    out = []
+    for (name, size), row in zip(_ROW_SIZES, rows, strict=True):
+        ids = [table.get(t, -1) for t in row.split()]
+        if -1 in ids:
+            try:
+                ids = parse_cards(row, allow_duplicates=True).tolist()
+            except CardParseError as exc:
+                raise CardParseError(f"played {name}: {exc}") from None
+        if len(ids) != size:
+            raise CardParseError(f"played {name}: expected {size} cards, got {len(ids)}")
+        out.append(np.array(ids, dtype=np.uint8))
+    hand = np.concatenate(out)
+    seen: set[int] = set()
+    for card in hand.tolist():
+        if card in seen:
+            raise CardParseError(f"played: duplicate card {format_cards([card])!r}")
+        seen.add(card)
+    return hand, (out[0], out[1], out[2])
+
+
+def parse_entry(
+    text: str, csv_spec: CsvSpec | None = None
+) -> tuple[str | None, Any, Played | None]:
+    """``(id, hand ids, played rows or None)`` of one input line (already stripped, not
+    a comment). The cards are a hand, or a setting ``front | middle | back`` (then the
+    hand is its 13 cards and the rows are the setting played).
 
     Raises ``CardParseError`` (or ``BatchError`` for a bad CSV row) carrying the id read
     so far in ``.line_id``.
@@ -312,21 +358,30 @@ def parse_line(text: str, csv_spec: CsvSpec | None = None) -> tuple[str | None, 
         cards = fields[csv_spec.hand]
     else:
         ident, cards = split_id(text)
-    hand = _quick_hand(cards)
-    if hand is not None:
-        return ident, hand
     try:
-        return ident, parse_hand(cards)
+        if "|" in cards:
+            hand, played = _parse_setting(cards)
+            return ident, hand, played
+        hand = _quick_hand(cards)
+        if hand is None:
+            hand = parse_hand(cards)
+        return ident, hand, None
     except ValueError as exc:
         exc.line_id = ident  # type: ignore[attr-defined]
         raise
 
 
+def parse_line(text: str, csv_spec: CsvSpec | None = None) -> tuple[str | None, Any]:
+    """``(id, hand ids)`` of one input line: ``parse_entry`` without the played rows."""
+    ident, hand, _ = parse_entry(text, csv_spec)
+    return ident, hand
+
+
 def read_hand(
     line: int, raw: bytes | None, csv_spec: CsvSpec | None
-) -> tuple[str | None, Any] | BadLine:
-    """``(id, hand ids)`` of a physical line as ``read_lines`` gives it, or the
-    ``BadLine`` saying why it is not a hand."""
+) -> tuple[str | None, Any, Played | None] | BadLine:
+    """``(id, hand ids, played rows or None)`` of a physical line as ``read_lines`` gives
+    it, or the ``BadLine`` saying why it is not a hand."""
     if raw is None:
         return BadLine(line, None, f"line longer than {MAX_LINE} bytes")
     try:
@@ -334,6 +389,6 @@ def read_hand(
     except UnicodeDecodeError as exc:
         return BadLine(line, None, f"not UTF-8 text (bad byte at {exc.start + 1})")
     try:
-        return parse_line(text, csv_spec)
+        return parse_entry(text, csv_spec)
     except ValueError as exc:
         return BadLine(line, getattr(exc, "line_id", None), str(exc), text)

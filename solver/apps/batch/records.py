@@ -1,16 +1,19 @@
 """Records: one per good line, as JSON lines or CSV rows; the per-hand and chunked solves.
 
 A record is ``{"line": n, "id": id-or-null, **Solution.to_dict()}``. JSONL writes it as
-compact JSON; CSV flattens it into ``CSV_COLUMNS`` (row win rates, natural and
-surrender flattened, alternatives left out; empty cells are nulls, booleans
-``true``/``false``). Records hold no timings: each hand's seed comes from the run's
-seed and its line number only (``hand_seed``), so the same input and options give the
-same bytes whatever the worker count, backend or resume point.
+compact JSON; CSV flattens it into ``CSV_COLUMNS`` (row win rates, natural, surrender
+and the played setting flattened, alternatives left out; empty cells are nulls, booleans
+``true``/``false``). A line that gave the setting played is solved with
+``solve(..., played=...)``, so its record carries ``played``. Records hold no timings:
+each hand's seed comes from the run's seed and its line number only (``hand_seed``), so
+the same input and options give the same bytes whatever the worker count, backend or
+resume point.
 
 Policies: ``mc`` runs ``solve(hand, ..., top=0)`` per hand (``solve_one``). ``field``
 and ``greedy`` set a chunk of hands at once (``fast_records``) and score the chosen
-settings with the field tables exactly as ``solve`` scores its candidates; hands
-holding a natural go through ``solve``.
+settings with the field tables exactly as ``solve`` scores its candidates (a played
+setting beside them, as ``solve`` scores it); hands holding a natural go through
+``solve``.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ import re
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
-from solver.apps.batch.reading import BadLine, escape_breaks
+from solver.apps.batch.reading import BadLine, Played, escape_breaks
 from solver.engine.layout import ROWS
 
 if TYPE_CHECKING:
@@ -30,6 +33,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CSV_COLUMNS",
+    "PLAYED_CSV_COLUMNS",
     "csv_row",
     "csv_text",
     "error_line",
@@ -39,6 +43,16 @@ __all__ = [
     "records",
     "solve_one",
 ]
+
+#: ``played`` flattened (empty cells when the line gave no setting); ``capsa report``
+#: reads them back.
+PLAYED_CSV_COLUMNS: tuple[str, ...] = (
+    *(
+        f"played_{k}"
+        for k in (*ROWS, "ev", "ev_staked", "loss", "loss_stderr", "rank", "of", "fouled")
+    ),
+    *(f"played_{row}_{k}" for row in ROWS for k in ("differs", "win", "tie", "loss", "win_change")),
+)
 
 CSV_COLUMNS: tuple[str, ...] = (
     "line",
@@ -68,10 +82,11 @@ CSV_COLUMNS: tuple[str, ...] = (
     "ev_staked",
     *(f"stake_{j}" for j in (1, 2, 3)),
     *(f"ev_opponent_{j}" for j in (1, 2, 3)),
+    *PLAYED_CSV_COLUMNS,
 )
 
-#: A good line: ``(line number, id or None, hand ids)``.
-Good = tuple[int, str | None, Any]
+#: A good line: ``(line number, id or None, hand ids, played rows or None)``.
+Good = tuple[int, str | None, Any, Played | None]
 
 
 def hand_seed(seed: int, line: int) -> int:
@@ -129,6 +144,13 @@ def csv_row(record: dict[str, Any]) -> list[str]:
     ):
         for j, v in enumerate(values or (), start=1):
             flat[f"{name}_{j}"] = v
+    played = record.get("played") or {}
+    for k in (*ROWS, "ev", "ev_staked", "loss", "loss_stderr", "rank", "of", "fouled"):
+        flat[f"played_{k}"] = played.get(k)
+    played_rows = played.get("rows") or {}
+    for row in ROWS:
+        for k in ("differs", "win", "tie", "loss", "win_change"):
+            flat[f"played_{row}_{k}"] = (played_rows.get(row) or {}).get(k)
     for col in _TEXT_COLUMNS:  # one record, one physical line, for any reader
         if isinstance(flat.get(col), str):
             flat[col] = escape_breaks(flat[col])
@@ -180,17 +202,23 @@ def records(job: Job, good: list[Good], bad: list[BadLine]) -> list[dict[str, An
     if job.fast:
         return fast_records(job, good, bad)
     out = []
-    for line, ident, hand in good:
-        record = solve_one(job, line, ident, hand, bad)
+    for line, ident, hand, played in good:
+        record = solve_one(job, line, ident, hand, bad, played)
         if record is not None:
             out.append(record)
     return out
 
 
 def solve_one(
-    job: Job, line: int, ident: str | None, hand: Any, bad: list[BadLine]
+    job: Job,
+    line: int,
+    ident: str | None,
+    hand: Any,
+    bad: list[BadLine],
+    played: Played | None = None,
 ) -> dict[str, Any] | None:
-    """The per-hand path: ``solve(...).to_dict()`` with the line number and id in front."""
+    """The per-hand path: ``solve(...).to_dict()`` with the line number and id in front
+    (``solve(..., played=...)`` when the line gave the setting played)."""
     solve = job.solve_fn or _real_solve()
     try:
         solution = solve(
@@ -202,6 +230,7 @@ def solve_one(
             players=job.players,
             top=0,
             **({"stakes": list(job.stakes)} if job.stakes is not None else {}),
+            **({"played": played} if played is not None else {}),
         )
     except ValueError as exc:  # the solver's own input checks
         bad.append(BadLine(line, ident, str(exc)))
@@ -216,8 +245,11 @@ def fast_records(job: Job, good: list[Good], bad: list[BadLine]) -> list[dict[st
     chosen settings the way ``solve`` scores its candidates, and ``solve``'s own
     ``assemble`` makes each record (so ``ev``, ``row_stats``, ``surrender`` and ``action``
     are those ``solve`` gives for that setting); hands holding a natural take the
-    per-hand path. Two differences from ``solve``, both documented: ``candidates`` is null
-    (the Pareto front is not built), and among settings of equal row keys (the same
+    per-hand path. A played setting is scored beside the policy's the way ``solve``
+    scores it (``score_field``: a fouled one is scooped), so ``played`` holds the same
+    ``ev``, ``loss`` and rows. Differences from ``solve``, all documented: ``candidates``
+    is null (the Pareto front is not built), and so are ``played.rank`` and
+    ``played.of`` (nothing to rank against); among settings of equal row keys (the same
     ranks, suits swapped between rows, equal value) the policy may show another one than
     ``solve`` does.
     """
@@ -227,34 +259,46 @@ def fast_records(job: Job, good: list[Good], bad: list[BadLine]) -> list[dict[st
     from solver.engine.settlement import find_naturals
     from solver.strategy.field import field_values
     from solver.strategy.policy import set_sorted_hands
-    from solver.strategy.scoring import field_scores
-    from solver.strategy.solve import assemble
+    from solver.strategy.scoring import field_scores, score_field
+    from solver.strategy.solve import assemble, played_split
     from solver.strategy.splits import Candidates
 
     stakes = None if job.stakes is None else np.array(job.stakes, np.float64)
     cr = compile_rules(job.rules)
-    srt = np.sort(np.stack([h for _, _, h in good]), axis=1)
+    n_opp = job.players - 1
+    srt = np.sort(np.stack([g[2] for g in good]), axis=1)
     naturals, _ = find_naturals(srt, cr)
     out: list[dict[str, Any] | None] = [None] * len(good)
     for i in np.flatnonzero(naturals >= 0).tolist():
-        out[i] = solve_one(job, *good[i], bad)
+        line, ident, hand, played = good[i]
+        out[i] = solve_one(job, line, ident, hand, bad, played)
     play = np.flatnonzero(naturals < 0)
     if len(play):
         split, keys, roy, _ = set_sorted_hands(srt[play], cr, job.policy, threads=1)
         vals, wt = field_values(keys, roy, cr)
         for j, i in enumerate(play.tolist()):
-            line, ident, _ = good[i]
+            line, ident, _, played = good[i]
             one = Candidates(srt[i], split[j : j + 1], keys[j : j + 1], roy[j : j + 1], 0, False)
+            if played is None:
+                scores = field_scores(vals[j : j + 1], wt[j : j + 1], cr, job.policy, n_opp, stakes)
+                at = None
+            else:  # the played setting as a second candidate, scored as solve scores it
+                one = one.with_split(played_split(srt[i], played)[None, :], cr)
+                scores = score_field(one, cr, job.policy, n_opp, stakes)
+                at = 1
             solution = assemble(
                 one,
-                field_scores(
-                    vals[j : j + 1], wt[j : j + 1], cr, job.policy, job.players - 1, stakes
-                ),  # fmt: skip
+                scores,
                 cr,
                 players=job.players,
+                best=0,
                 top=0,
                 seed=hand_seed(job.seed, line),
                 candidates=None,
+                played=at,
             )
-            out[i] = {"line": line, "id": ident, **solution.to_dict()}
+            record = {"line": line, "id": ident, **solution.to_dict()}
+            if at is not None:
+                record["played"]["rank"] = record["played"]["of"] = None
+            out[i] = record
     return [r for r in out if r is not None]

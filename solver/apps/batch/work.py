@@ -88,7 +88,10 @@ def _warm_up(job: Job) -> None:
     from evaluator import parse_hand
 
     warm = dataclasses.replace(job, samples=min(job.samples or 32, 32))
-    records(warm, [(i, None, parse_hand(h)) for i, h in enumerate(_WARM_HANDS, 1)], [])
+    hands = [parse_hand(h) for h in _WARM_HANDS]
+    played = (hands[0][:3], hands[0][3:8], hands[0][8:])  # a played setting (fouled)
+    items = [(i, None, h, None) for i, h in enumerate(hands, 1)]
+    records(warm, [*items, (len(items) + 1, None, hands[0], played)], [])
     _WARM.add(key)
 
 
@@ -96,7 +99,7 @@ def solve_chunk(job: Job, items: list[Line]) -> ChunkResult:
     """Parse, check and solve one chunk of ``(line number, raw line)``; format the records."""
     _warm_up(job)
     bad: list[BadLine] = []
-    good: list[tuple[int, str | None, Any]] = []
+    good: list[tuple[int, str | None, Any, Any]] = []
     for line, raw in items:
         got = read_hand(line, raw, job.csv_spec)
         if isinstance(got, BadLine):
