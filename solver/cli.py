@@ -574,11 +574,11 @@ def _render_report(d: dict, console: Console) -> None:
         return "—" if x is None else format(x, spec)
 
     sampling = loss["sampling_stderr"]
-    figures.add_row("hands", f"{d['hands']:,}", f"{n:,} with a played setting")
+    figures.add_row("hands", f"{d['hands']:,}", f"{n:,} played")
     figures.add_row(
         "loss, total",
-        num(loss["total"], ".3f"),
-        "units per opponent" + (f", ± {sampling:.3f} sampling" if sampling is not None else ""),
+        num(loss["total"], ",.3f"),
+        "units" + (f", ± {sampling:.3f} (sampling)" if sampling is not None else ""),
     )
     se = loss["mean_stderr"]
     figures.add_row(
@@ -595,7 +595,7 @@ def _render_report(d: dict, console: Console) -> None:
         st = d["staked"]
         figures.add_row(
             "staked loss, total",
-            num(st["loss_total"], ".2f"),
+            num(st["loss_total"], ",.2f"),
             f"money, {st['hands']:,} hands with stakes; mean {st['loss_mean']:.3f}",
         )
     ev = d["ev"]
@@ -634,7 +634,7 @@ def _render_report(d: dict, console: Console) -> None:
             c.label,
             f"{m['hands']:,}",
             num(m["share"], ".1%"),
-            num(m["loss"], ".3f"),
+            num(m["loss"], ",.3f"),
             num(m["mean_loss"], ".3f"),
             num(m["loss_share"], ".1%"),
         )

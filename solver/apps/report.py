@@ -962,7 +962,7 @@ def _plots(report: Report) -> dict[str, str]:
     out = {}
     with matplotlib.rc_context(style):
         # the distribution of the losses, stacked by kind of mistake
-        fig = Figure(figsize=(5.6, 3.3))
+        fig = Figure(figsize=(5.6, 3.6), layout="constrained")
         ax = fig.add_subplot()
         positive = losses > 0
         if positive.any():
@@ -984,7 +984,7 @@ def _plots(report: Report) -> dict[str, str]:
             )
             ax.set_xscale("log")
             ax.yaxis.set_major_locator(MaxNLocator(integer=True))
-            ax.legend(fontsize=8, frameon=False)
+            fig.legend(loc="outside lower center", ncols=3, fontsize=8, frameon=False)
         else:
             ax.text(0.5, 0.5, "no hand lost anything", ha="center", va="center")
         ax.set_xlabel("loss (units per opponent, log scale)")
@@ -1003,7 +1003,7 @@ def _plots(report: Report) -> dict[str, str]:
         )
         for bar, (i, _) in zip(bars, shown, strict=True):
             ax.annotate(
-                f" {report.category_hands[i]:,} hands",
+                f" {report.category_hands[i]:,} hand{'s' * (report.category_hands[i] != 1)}",
                 (bar.get_width(), bar.get_y() + bar.get_height() / 2),
                 va="center",
                 fontsize=8,
@@ -1054,7 +1054,7 @@ def render_html(report: Report) -> str:
         ("hands", f"{d['hands']:,}", f"{n:,} with a played setting"),
         (
             "loss_total",
-            _fmt(loss["total"], ".3f"),
+            _fmt(loss["total"], ",.3f"),
             "units lost in all" + (
                 f" (± {loss['sampling_stderr']:.3f} sampling)"
                 if loss["sampling_stderr"] is not None else ""
@@ -1104,7 +1104,7 @@ def render_html(report: Report) -> str:
             f'<tr data-category="{c.key}"><td><span class="sw" style="background:'
             f'{_COLORS[c.key]}"></span>{_esc(c.label)}</td>'
             f'<td class="n">{m["hands"]:,}</td><td class="n">{_fmt(m["share"], ".1%")}</td>'
-            f'<td class="n">{_fmt(m["loss"], ".3f")}</td>'
+            f'<td class="n">{_fmt(m["loss"], ",.3f")}</td>'
             f'<td class="n">{_fmt(m["mean_loss"], ".3f")}</td>'
             f'<td class="n">{_fmt(m["loss_share"], ".1%")}</td>'
             f'<td class="why">{_esc(c.why)}</td></tr>'

@@ -260,8 +260,8 @@ def fast_records(job: Job, good: list[Good], bad: list[BadLine]) -> list[dict[st
     from solver.strategy.field import field_values
     from solver.strategy.policy import set_sorted_hands
     from solver.strategy.scoring import field_scores, score_field
-    from solver.strategy.solve import assemble, played_split
-    from solver.strategy.splits import Candidates
+    from solver.strategy.solve import assemble
+    from solver.strategy.splits import Candidates, split_of
 
     stakes = None if job.stakes is None else np.array(job.stakes, np.float64)
     cr = compile_rules(job.rules)
@@ -283,7 +283,7 @@ def fast_records(job: Job, good: list[Good], bad: list[BadLine]) -> list[dict[st
                 scores = field_scores(vals[j : j + 1], wt[j : j + 1], cr, job.policy, n_opp, stakes)
                 at = None
             else:  # the played setting as a second candidate, scored as solve scores it
-                one = one.with_split(played_split(srt[i], played)[None, :], cr)
+                one = one.with_split(split_of(srt[i], *played)[None, :], cr)  # rows checked
                 scores = score_field(one, cr, job.policy, n_opp, stakes)
                 at = 1
             solution = assemble(
