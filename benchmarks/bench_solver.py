@@ -6,7 +6,8 @@ import pytest
 
 
 @pytest.mark.parametrize(
-    "name", ["splits", "pareto", "greedy", "field", "mc1000", "mc3000", "batch", "report"]
+    "name",
+    ["splits", "pareto", "greedy", "field", "mc1000", "mc3000", "batch", "played", "report"],
 )
 def test_solver(measure, name):
     result = measure(name)

@@ -53,6 +53,7 @@ __all__ = [
     "machine_info",
     "mc",
     "pareto",
+    "played",
     "random_hands",
     "random_rows",
     "report",
@@ -624,6 +625,99 @@ def batch(
         tmp.cleanup()
 
 
+def played(
+    n: int = 100_000,
+    rounds: int = 1,
+    seed: int = 0,
+    rules: Any = None,
+    runner: Runner | None = None,
+) -> Result:
+    """``capsa batch --policy field`` on ``n`` lines giving the setting played (the field
+    setting, the greedy one, or the field one with the middle and the back swapped, a
+    third each), every core. ``extra`` holds the same hands as bare lines (one timed
+    run) and the slowdown; how much slower the first 2,000 played lines are through
+    the per-hand ``solve`` than through the chunk path (one worker, in process); and
+    the slowdown of ``mc`` at 3,000 opponent hands on 4 hands (CPU time)."""
+    import tempfile
+
+    from evaluator import format_cards
+
+    run_batch = _need("solver.apps.batch", "run_batch")
+    set_hands = _need("solver.strategy.policy", "set_hands")
+    solve = _need("solver.strategy.solve", "solve")
+    r = _rules(rules)
+    hands = random_hands(n, seed)
+    field_set = set_hands(hands, r, "field")
+    greedy_set = set_hands(hands, r, "greedy")
+    lines = []
+    for i in range(n):
+        s = (field_set, greedy_set, field_set)[i % 3][i]
+        rows = [s[:3], s[3:8], s[8:]]
+        if i % 3 == 2:
+            rows[1], rows[2] = rows[2], rows[1]
+        lines.append(" | ".join(format_cards(x) for x in rows))
+    tmp = tempfile.TemporaryDirectory(prefix="capsa-bench-")
+    bare, src, warm = (os.path.join(tmp.name, f) for f in ("bare.txt", "played.txt", "warm.txt"))
+    try:
+        for path, rows in ((bare, [format_cards(h) for h in hands]), (src, lines),
+                           (warm, lines[:1000])):  # fmt: skip
+            with open(path, "w", encoding="utf-8") as fh:
+                fh.writelines(x + "\n" for x in rows)
+
+        def run(path: str, want: int) -> None:
+            with open(os.devnull, "w", encoding="utf-8") as sink:
+                res = run_batch(path, sink, fmt="jsonl", rules=r, policy="field", seed=seed)
+            if res.hands != want:
+                raise RuntimeError(f"batch solved {res.hands} of {want} hands")
+
+        t0 = time.perf_counter()
+        run(warm, min(n, 1000))
+        first = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        run(bare, n)
+        bare_s = time.perf_counter() - t0
+        res = _measure(
+            "played",
+            f"capsa batch --policy field, {n:,} lines with a setting played ({r.name}), every core",
+            lambda: run(src, n),
+            n,
+            "hand",
+            rounds,
+            runner,
+            first_call=first,
+        )
+        # the played lines through the per-hand solve (fast=False) against the chunk
+        # path, in process on one worker, on the first 2,000
+        part = os.path.join(tmp.name, "part.txt")
+        with open(part, "w", encoding="utf-8") as fh:
+            fh.writelines(x + "\n" for x in lines[:2000])
+        paths = {}
+        for fast in (True, False):
+            t0 = time.perf_counter()
+            with open(os.devnull, "w", encoding="utf-8") as sink:
+                run_batch(part, sink, rules=r, policy="field", workers=1, fast=fast)
+            paths[fast] = time.perf_counter() - t0
+        mc_hands = [(format_cards(h), lines[i]) for i, h in enumerate(hands[:4])]
+        mc_times = []
+        for with_played in (False, True, False, True):
+            t0 = time.process_time()
+            for i, (h, p) in enumerate(mc_hands):
+                solve(h, rules=r, samples=3000, seed=i, top=0,
+                      played=p if with_played else None)  # fmt: skip
+            mc_times.append(time.process_time() - t0)
+        mc_bare, mc_played = min(mc_times[0::2]), min(mc_times[1::2])
+        res.extra.update(
+            bare_rate=n / bare_s,
+            slowdown=res.median / bare_s,
+            per_hand_path_slowdown=paths[False] / paths[True],
+            mc3000_cpu_per_hand=mc_played / len(mc_hands),
+            mc3000_slowdown=mc_played / mc_bare,
+        )
+        return res
+    finally:
+        tmp.cleanup()
+
+
 def _played_records(hands: int, seed: int, rules: Any) -> list[str]:
     """JSON records of ``hands`` random hands, each played as the best setting, a runner-up
     or a fouled setting (``solve(..., policy="field", played=...)``), as batch writes them."""
@@ -903,6 +997,7 @@ MEASUREMENTS: tuple[Measurement, ...] = (
         {"opponents": 3000, "hands": 1, "rounds": 1},
     ),
     Measurement("batch", batch, {"n": 100_000, "rounds": 2}, {"n": 10_000, "rounds": 1}),
+    Measurement("played", played, {"n": 100_000, "rounds": 1}, {"n": 3_000, "rounds": 1}),
     Measurement("report", report, {"n": 100_000, "rounds": 3}, {"n": 10_000, "rounds": 1}),
     Measurement("startup", startup, {"rounds": 7}, {"rounds": 3}),
     Measurement("startup_field", startup_field, {"rounds": 7}, {"rounds": 3}),
