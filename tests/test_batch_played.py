@@ -222,3 +222,15 @@ def test_cli_batch_into_report(mixed):
     assert d["fouls"] == 1 and d["missed_naturals"] == 1 and d["perfect"]["hands"] == perfect
     assert perfect >= 1  # line 2 played the best setting
     assert d["costliest"][0]["line"] == 8 and d["costliest"][0]["best"]["action"] == "declare"
+
+
+def test_the_readme_session_is_a_clean_file_of_played_hands(tmp_path):
+    """docs/examples/session.txt, the README's worked example: 24 settings played, no
+    bad line, every kind of advice there (a natural and a surrender missed, fouls)."""
+    src = Path(__file__).resolve().parent.parent / "docs" / "examples" / "session.txt"
+    out = tmp_path / "session.jsonl"
+    res = B.run_batch(src, out, workers=1, policy="field")
+    assert (res.hands, res.bad) == (24, 0)
+    d = make_report(out).to_dict()
+    assert d["played"] == 24 and d["fouls"] >= 1
+    assert d["missed_naturals"] == 1 and d["missed_surrenders"] == 1
