@@ -628,6 +628,7 @@ def batch(
 def played(
     n: int = 100_000,
     rounds: int = 1,
+    mc_hands: int = 4,
     seed: int = 0,
     rules: Any = None,
     runner: Runner | None = None,
@@ -637,7 +638,7 @@ def played(
     third each), every core. ``extra`` holds the same hands as bare lines (one timed
     run) and the slowdown; how much slower the first 2,000 played lines are through
     the per-hand ``solve`` than through the chunk path (one worker, in process); and
-    the slowdown of ``mc`` at 3,000 opponent hands on 4 hands (CPU time)."""
+    the slowdown of ``mc`` at 3,000 opponent hands on ``mc_hands`` hands (CPU time)."""
     import tempfile
 
     from evaluator import format_cards
@@ -697,11 +698,11 @@ def played(
             with open(os.devnull, "w", encoding="utf-8") as sink:
                 run_batch(part, sink, rules=r, policy="field", workers=1, fast=fast)
             paths[fast] = time.perf_counter() - t0
-        mc_hands = [(format_cards(h), lines[i]) for i, h in enumerate(hands[:4])]
+        mc_set = [(format_cards(h), lines[i]) for i, h in enumerate(hands[:mc_hands])]
         mc_times = []
         for with_played in (False, True, False, True):
             t0 = time.process_time()
-            for i, (h, p) in enumerate(mc_hands):
+            for i, (h, p) in enumerate(mc_set):
                 solve(h, rules=r, samples=3000, seed=i, top=0,
                       played=p if with_played else None)  # fmt: skip
             mc_times.append(time.process_time() - t0)
@@ -710,7 +711,7 @@ def played(
             bare_rate=n / bare_s,
             slowdown=res.median / bare_s,
             per_hand_path_slowdown=paths[False] / paths[True],
-            mc3000_cpu_per_hand=mc_played / len(mc_hands),
+            mc3000_cpu_per_hand=mc_played / len(mc_set),
             mc3000_slowdown=mc_played / mc_bare,
         )
         return res
@@ -997,7 +998,12 @@ MEASUREMENTS: tuple[Measurement, ...] = (
         {"opponents": 3000, "hands": 1, "rounds": 1},
     ),
     Measurement("batch", batch, {"n": 100_000, "rounds": 2}, {"n": 10_000, "rounds": 1}),
-    Measurement("played", played, {"n": 100_000, "rounds": 1}, {"n": 3_000, "rounds": 1}),
+    Measurement(
+        "played",
+        played,
+        {"n": 100_000, "rounds": 1, "mc_hands": 4},
+        {"n": 2_000, "rounds": 1, "mc_hands": 1},
+    ),
     Measurement("report", report, {"n": 100_000, "rounds": 3}, {"n": 10_000, "rounds": 1}),
     Measurement("startup", startup, {"rounds": 7}, {"rounds": 3}),
     Measurement("startup_field", startup_field, {"rounds": 7}, {"rounds": 3}),
