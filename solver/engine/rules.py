@@ -51,6 +51,7 @@ __all__ = [
     "default_surrender_cost",
     "describe_rules",
     "load_rules",
+    "preset",
     "rules_from_dict",
     "to_toml",
 ]
@@ -635,6 +636,18 @@ def _looks_like_path(text: str) -> bool:
     )
 
 
+def preset(name: str) -> Rules:
+    """The preset called ``name`` (case-insensitive), never a file: for callers that must
+    not read paths they are given (the web API). RulesError as ``load_rules`` words it."""
+    if isinstance(name, str) and name.strip().lower() in PRESETS:
+        return PRESETS[name.strip().lower()]
+    raise RulesError(
+        f"unknown preset {_show(name)}"
+        + _suggest(str(name), PRESETS)
+        + f"; presets are {', '.join(PRESETS)}, or give a .toml ruleset file"
+    )
+
+
 def load_rules(name_or_path: Rules | str | os.PathLike[str] | None = None) -> Rules:
     """The ruleset for a preset name, a TOML ruleset file, or a Rules (returned as is).
 
@@ -652,11 +665,7 @@ def load_rules(name_or_path: Rules | str | os.PathLike[str] | None = None) -> Ru
         if name_or_path.strip().lower() in PRESETS:
             return PRESETS[name_or_path.strip().lower()]
         if not _looks_like_path(name_or_path) and not os.path.exists(name_or_path):
-            raise RulesError(
-                f"unknown preset {_show(name_or_path)}"
-                + _suggest(name_or_path, PRESETS)
-                + f"; presets are {', '.join(PRESETS)}, or give a .toml ruleset file"
-            )
+            return preset(name_or_path)
     elif not isinstance(name_or_path, os.PathLike):
         raise RulesError(
             f"rules must be a preset name, a ruleset file path or Rules, got {name_or_path!r}"

@@ -124,6 +124,13 @@ def get_field(rules: Rules | CompiledRules) -> FieldTables:
     return _get_field(compile_rules(rules).rules)
 
 
+def field_ready(rules: Rules | CompiledRules) -> bool:
+    """Whether the ruleset's field tables are shipped or cached, so that ``get_field``
+    will not have to train them (which takes minutes)."""
+    r = compile_rules(rules).rules
+    return play_digest(r) in _shipped_index() or field_cache_path(r).exists()
+
+
 def forget_fields() -> None:
     """Drop the field tables held in memory (after new ones are written)."""
     _get_field.cache_clear()
