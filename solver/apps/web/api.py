@@ -1,0 +1,323 @@
+"""The JSON API of ``capsa serve``, without the web framework: request bodies in, answers out.
+
+``solve_options`` turns a request body (a JSON object whose keys are the long option
+names of ``capsa solve``) into the keyword arguments of :func:`solver.solve`, checked
+against the server's :class:`Limits`; ``RulesCatalog`` resolves the ``rules`` option (a
+preset, the ruleset the server was started with, or the text of a TOML ruleset: never a
+path on the server). Every error is a :class:`RequestError` (a malformed request, 400) or
+the library's own ``CardParseError`` / ``InputError`` / ``RulesError`` (bad values, 422),
+whose messages are the lines ``capsa solve`` prints.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import numbers
+import os
+import secrets
+import threading
+import tomllib
+from collections import OrderedDict
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from solver.engine.errors import InputError
+from solver.engine.layout import POLICIES
+from solver.engine.rules import PRESETS, Rules, RulesError, describe_rules, preset, rules_from_dict
+
+#: The keys of POST /api/solve and /api/check: the long options of ``capsa solve``.
+SOLVE_KEYS: tuple[str, ...] = (
+    "hand",
+    "rules",
+    "players",
+    "samples",
+    "seed",
+    "top",
+    "policy",
+    "against",
+    "stakes",
+    "played",
+)
+DEAL_KEYS: tuple[str, ...] = ("seed",)
+RULES_KEYS: tuple[str, ...] = ("rules",)
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What one request may ask of the server (README "capsa serve": limits).
+
+    ``samples``: opponent hands of a Monte Carlo answer; ``top``: runners-up; ``body``:
+    bytes of a request body; ``seconds``: from a request's arrival to its answer (a
+    Monte Carlo run still going then is stopped and answered 503); ``workers``: threads
+    solving at once in each lane (default: the cores); ``pending``: requests a lane holds,
+    solving or waiting (default: four per worker), beyond which it answers 503 busy.
+    """
+
+    samples: int = 20_000
+    top: int = 20
+    body: int = 64 * 1024
+    seconds: float = 20.0
+    workers: int | None = None
+    pending: int | None = None
+
+    def resolved(self) -> Limits:
+        workers = self.workers or os.cpu_count() or 1
+        pending = self.pending if self.pending is not None else 4 * workers
+        return Limits(self.samples, self.top, self.body, self.seconds, workers, pending)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self.resolved())
+
+
+class RequestError(Exception):
+    """A request the API cannot take: ``status`` (400, 404, 413, 503) and one line."""
+
+    def __init__(self, message: str, status: int = 400) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+def check_keys(body: Any, keys: tuple[str, ...], example: str) -> dict[str, Any]:
+    """The body as a dict of known options, else RequestError naming what is wrong."""
+    if not isinstance(body, Mapping):
+        raise RequestError(f"the body must be a JSON object of options, e.g. {example}")
+    for key in body:
+        if key not in keys:
+            raise RequestError(f"unknown option {key!r}; options are {', '.join(keys)}")
+    return dict(body)
+
+
+# --------------------------------------------------------------------------- rulesets
+
+
+def summary(r: Rules) -> str:
+    """One line about a ruleset (as ``capsa rules`` lists the presets)."""
+    parts = [f"{r.scoring} scoring"]
+    if r.scoop_multiplier != 1:
+        parts.append(f"scoop x{r.scoop_multiplier:g}")
+    if r.royalties:
+        royal = " + royal flush" if any(h == "royal_flush" for _, h, _ in r.royalties) else ""
+        parts.append(f"royalties{royal} ({r.royalty_mode})")
+    else:
+        parts.append("no royalties")
+    parts.append("naturals" if r.naturals else "no naturals")
+    parts.append("suits " + ">".join(r.suit_order) if r.suit_order else "no suit order")
+    parts.append(f"wheel {r.wheel}")
+    return ", ".join(parts)
+
+
+class RulesCatalog:
+    """The rulesets a request may name: the presets, the server's default, and TOML text.
+
+    TOML rulesets are parsed once and kept (the 64 most recent texts). A ruleset whose
+    field tables are neither shipped nor cached would have to be trained (minutes) before
+    it can answer: it is refused with the command that trains it.
+    """
+
+    MAX_TEXTS = 64
+
+    def __init__(self, default: Rules) -> None:
+        self.default = default
+        self._texts: OrderedDict[str, Rules] = OrderedDict()
+        self._ready: set[str] = set()
+        self._lock = threading.Lock()
+
+    def rulesets(self) -> list[Rules]:
+        """The default first, then the presets."""
+        out = [self.default]
+        out += [r for r in PRESETS.values() if r != self.default]
+        return out
+
+    def resolve(self, value: Any) -> Rules:
+        """The Rules for a request's ``rules`` value; RulesError when it names none."""
+        if value is None:
+            return self.default
+        if isinstance(value, Mapping):
+            return rules_from_dict(value)
+        if not isinstance(value, str):
+            raise RulesError(
+                "rules must be a preset name or the text of a TOML ruleset, "
+                f"got {type(value).__name__}"
+            )
+        if "=" in value or "\n" in value:
+            return self._from_toml(value)
+        if value.strip() == self.default.name:
+            return self.default
+        return preset(value)
+
+    def _from_toml(self, text: str) -> Rules:
+        key = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+        with self._lock:
+            if key in self._texts:
+                self._texts.move_to_end(key)
+                return self._texts[key]
+        try:
+            data = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as exc:
+            raise RulesError(f"rules: not valid TOML: {exc}") from None
+        try:
+            r = rules_from_dict(data)
+        except RulesError as exc:
+            raise RulesError(f"rules: {exc}") from None
+        with self._lock:
+            self._texts[key] = r
+            while len(self._texts) > self.MAX_TEXTS:
+                self._texts.popitem(last=False)
+        return r
+
+    def ready(self, r: Rules) -> bool:
+        """Whether ``r`` can be answered without training its field tables."""
+        from solver.strategy.field import field_ready
+
+        digest = r.digest()
+        if digest in self._ready:
+            return True
+        ok = field_ready(r)
+        if ok:
+            self._ready.add(digest)
+        return ok
+
+    def require_ready(self, r: Rules) -> None:
+        if not self.ready(r):
+            raise RulesError(
+                f"ruleset {r.name!r} sets hands differently from every preset and its field "
+                "tables are not trained yet: train them once with `capsa train --rules FILE` "
+                "(a few minutes), or start the server with `capsa serve --rules FILE`"
+            )
+
+    def describe(self, r: Rules) -> dict[str, Any]:
+        """A ruleset for GET/POST /api/rules."""
+        return {
+            "name": r.name,
+            "summary": summary(r),
+            "ready": self.ready(r),
+            "players": r.players,
+            "settings": [list(row) for row in describe_rules(r)],
+            "rules": r.to_dict(),
+        }
+
+
+# --------------------------------------------------------------------------- options
+
+
+def _cards_text(value: Any, name: str) -> str:
+    """Cards given as text or as a list of card strings."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list) and all(isinstance(c, str) for c in value):
+        return " ".join(value)
+    raise InputError(f"{name} must be cards as text, e.g. 'As Kd Qh ...', got {_kind(value)}")
+
+
+def _kind(value: Any) -> str:
+    return "null" if value is None else type(value).__name__
+
+
+def _stakes(value: Any) -> list[float] | None:
+    """``"100,10,10"`` (as ``--stakes``) or ``[100, 10, 10]``."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        out = []
+        for i, part in enumerate(value.split(","), start=1):
+            try:
+                out.append(float(part))
+            except ValueError:
+                raise InputError(f"--stakes: stake {i} {part.strip()!r} is not a number") from None
+        return out
+    if isinstance(value, list):
+        for i, x in enumerate(value, start=1):
+            if isinstance(x, bool) or not isinstance(x, numbers.Real):
+                raise InputError(f"--stakes: stake {i} {x!r} is not a number")
+        return [float(x) for x in value]
+    raise InputError(f"stakes must be 'S1,S2,...' or a list of numbers, got {_kind(value)}")
+
+
+def _against(value: Any) -> list[str] | None:
+    """Opponent settings: the text of an ``--against`` file, or a list of settings."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        lines = (ln.strip() for ln in value.splitlines())
+        return [ln for ln in lines if ln and not ln.startswith("#")]
+    if isinstance(value, list) and all(isinstance(x, str | list) for x in value):
+        return value
+    raise InputError(
+        f"against must be opponent settings 'front | middle | back', one a line or a list, "
+        f"got {_kind(value)}"
+    )
+
+
+def _played(value: Any) -> str | list | None:
+    """``"front | middle | back"``, ``[front, middle, back]`` or ``{front, middle, back}``."""
+    if value is None or isinstance(value, str | list):
+        return value
+    if isinstance(value, Mapping):
+        missing = [r for r in ("front", "middle", "back") if r not in value]
+        if missing or len(value) != 3:
+            raise InputError("played as an object has exactly the keys front, middle, back")
+        return [_cards_text(value[r], f"played {r}") for r in ("front", "middle", "back")]
+    raise InputError(f"played must be 'front | middle | back', got {_kind(value)}")
+
+
+def _bounded(value: Any, name: str, most: int) -> None:
+    """A whole number above the server's bound is refused (solve() checks the rest)."""
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool) and value > most:
+        raise InputError(f"{name} must be at most {most:,} on this server, got {value:,}")
+
+
+def solve_options(
+    body: Any, catalog: RulesCatalog, limits: Limits, *, need_played: bool = False
+) -> dict[str, Any]:
+    """Keyword arguments of ``solver.solve`` for a POST /api/solve (or /api/check) body."""
+    opts = check_keys(body, SOLVE_KEYS, '{"hand": "As Kd Qh ..."}')
+    if opts.get("hand") is None:
+        raise InputError("hand is missing: give 13 cards, e.g. 'As Kd Qh ...'")
+    if need_played and opts.get("played") is None:
+        raise InputError("played is missing: give the setting as 'front | middle | back'")
+    _bounded(opts.get("samples"), "samples", limits.samples)
+    _bounded(opts.get("top"), "top", limits.top)
+    policy = opts.get("policy", "mc")
+    if policy is None:
+        policy = "mc"
+    if policy not in POLICIES:
+        raise InputError(f"policy must be one of {', '.join(POLICIES)}, got {policy!r}")
+    rules = catalog.resolve(opts.get("rules"))
+    catalog.require_ready(rules)
+    return {
+        "hand": _cards_text(opts["hand"], "hand"),
+        "rules": rules,
+        "players": opts.get("players"),
+        "policy": policy,
+        "samples": opts.get("samples"),
+        "seed": opts.get("seed"),
+        "top": 3 if opts.get("top") is None else opts["top"],
+        "against": _against(opts.get("against")),
+        "stakes": _stakes(opts.get("stakes")),
+        "played": _played(opts.get("played")),
+    }
+
+
+def is_slow(options: dict[str, Any]) -> bool:
+    """Whether a solve samples (Monte Carlo): it goes to the slow lane."""
+    return options["policy"] == "mc" and options["against"] is None
+
+
+def deal(body: Any) -> dict[str, Any]:
+    """A random hand for POST/GET /api/deal: ``{"hand", "seed"}`` (the seed deals it again)."""
+    import numpy as np
+
+    from evaluator import format_cards
+    from solver.strategy.deal import random_hands
+
+    opts = check_keys(body, DEAL_KEYS, '{"seed": 7}')
+    seed = opts.get("seed")
+    if seed is None:
+        seed = secrets.randbelow(2**32)
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
+        raise InputError(f"seed must be a whole number, got {seed!r}")
+    if seed < 0:
+        raise InputError(f"seed must be at least 0, got {seed:,}")
+    hand = random_hands(np.random.default_rng(int(seed)), 1)[0]
+    return {"hand": format_cards(hand[::-1]), "seed": int(seed)}

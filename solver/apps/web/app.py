@@ -1,0 +1,348 @@
+"""The ASGI app of ``capsa serve``: the page, its static files and the JSON API.
+
+Routes (README "capsa serve"):
+
+- ``GET /`` the page; ``/static/...`` its script, style sheet and icon (all shipped in
+  this package: nothing is fetched from elsewhere, and the page's Content-Security-Policy
+  allows only this server);
+- ``POST /api/solve``: a JSON object of ``capsa solve``'s long options (``hand`` required)
+  -> ``Solution.to_dict()``, exactly what ``capsa solve --format json`` prints;
+- ``POST /api/check``: the same with ``played`` required (``Solution.played`` says what the
+  played setting cost);
+- ``GET|POST /api/deal``: a random hand (``seed`` optional);
+- ``GET /api/rules``: the rulesets on offer and the server's limits; ``POST /api/rules``
+  with ``{"rules": TOML text}`` checks an uploaded ruleset.
+
+Errors are ``{"error": "one line"}``: 400 a malformed request (not JSON, not an object, an
+unknown option), 413 a body over the limit, 422 bad values (the message ``capsa solve``
+prints), 503 busy or over the time limit, 404/405 no such endpoint.
+
+Solves run on threads (the kernels release the GIL) in two lanes, each sized to the
+cores: Monte Carlo answers in one, everything quick (``field``, ``greedy``, ``against``)
+in the other, so a burst of long answers never holds up an instant one. Each lane holds a
+bounded number of requests; each request has a deadline, after which a Monte Carlo run
+is stopped between chunks. Every API answer carries ``Server-Timing: solve;dur=MS`` (the
+time spent solving).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import threading
+import time
+from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from evaluator import CardParseError
+from solver.apps.web.api import (
+    RULES_KEYS,
+    Limits,
+    RequestError,
+    RulesCatalog,
+    check_keys,
+    deal,
+    is_slow,
+    solve_options,
+)
+from solver.engine.errors import InputError
+from solver.engine.layout import POLICIES
+from solver.engine.rules import Rules, load_rules
+
+log = logging.getLogger("capsa")
+
+STATIC = Path(__file__).parent / "static"
+#: The page may load and call only this server.
+CSP = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; "
+    "form-action 'self'"
+)
+ENDPOINTS = "solve, check, deal, rules"
+WARM_HAND = "As Ks Qs Js Ts 9h 9d 9c 2s 3d 4c 5h 7d"
+
+
+class _Lane:
+    """A thread pool and a count of the requests it holds (on the event loop's thread)."""
+
+    def __init__(self, name: str, workers: int, most: int) -> None:
+        self.name = name
+        self.executor = ThreadPoolExecutor(workers, thread_name_prefix=f"capsa-{name}")
+        self.held = 0
+        self.most = most
+
+
+class WebState:
+    """What the app keeps between requests: rulesets, limits, lanes, running stops."""
+
+    def __init__(self, catalog: RulesCatalog, limits: Limits) -> None:
+        self.catalog = catalog
+        self.limits = limits.resolved()
+        workers, most = self.limits.workers or 1, self.limits.pending or 1
+        self.lanes = {n: _Lane(n, workers, most) for n in ("quick", "slow")}
+        self._stops: set[threading.Event] = set()
+        self._lock = threading.Lock()
+
+    async def run(self, lane_name: str, fn: Callable[[threading.Event], Any], deadline: float):
+        """``fn(stop)`` on a lane's thread: ``(result, seconds)``; ``stop`` is set at the
+        deadline (a Monte Carlo run then raises Stopped). 503 when the lane is full."""
+        lane = self.lanes[lane_name]
+        if lane.held >= lane.most:
+            n = lane.held
+            raise RequestError(
+                f"busy: this server is working on {n} answer{'s' * (n != 1)} of this kind "
+                "already; try again in a moment",
+                503,
+            )
+        stop = threading.Event()
+
+        def work() -> tuple[Any, float]:
+            from solver.strategy.threads import Stopped
+
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise Stopped
+            timer = threading.Timer(left, stop.set)
+            timer.daemon = True
+            timer.start()
+            t0 = time.perf_counter()
+            try:
+                return fn(stop), time.perf_counter() - t0
+            finally:
+                timer.cancel()
+
+        lane.held += 1
+        with self._lock:
+            self._stops.add(stop)
+        try:
+            return await asyncio.wrap_future(lane.executor.submit(work))
+        finally:
+            lane.held -= 1
+            with self._lock:
+                self._stops.discard(stop)
+
+    def stop_all(self) -> None:
+        """Stop every running solve (the server is shutting down)."""
+        with self._lock:
+            for stop in self._stops:
+                stop.set()
+
+    def close(self) -> None:
+        self.stop_all()
+        for lane in self.lanes.values():
+            lane.executor.shutdown(wait=False, cancel_futures=True)
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _error(message: str, status: int) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=status)
+
+
+async def read_json(request: Request, limit: int) -> Any:
+    """The request body as JSON (``{}`` when empty); 413 past ``limit`` bytes."""
+    too_big = RequestError(f"the body is larger than this server's limit of {limit:,} bytes", 413)
+    length = request.headers.get("content-length")
+    if length is not None and length.isdigit() and int(length) > limit:
+        raise too_big
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > limit:
+            raise too_big
+    if not body.strip():
+        return {}
+    try:
+        return json.loads(bytes(body).decode("utf-8"))
+    except UnicodeDecodeError:
+        raise RequestError("the body is not UTF-8 text") from None
+    except json.JSONDecodeError as exc:
+        raise RequestError(f"the body is not valid JSON: {exc}") from None
+
+
+async def _guarded(state: WebState, go: Callable[[], Awaitable[Response]]) -> Response:
+    """Run an endpoint; map every failure to ``{"error": ...}`` and its status."""
+    from solver.strategy.threads import Stopped
+
+    try:
+        return await go()
+    except RequestError as exc:
+        return _error(str(exc), exc.status)
+    except Stopped:
+        return _error(
+            f"the answer took longer than this server's limit of {state.limits.seconds:g} s; "
+            "ask for fewer samples",
+            503,
+        )
+    except (CardParseError, InputError, ValueError) as exc:
+        # The same errors, with the same messages, that `capsa solve` reports (exit 2).
+        return _error(str(exc), 422)
+    except Exception as exc:  # noqa: BLE001 - a bug: say so, keep serving
+        log.exception("web: internal error")
+        return _error(f"internal error: {type(exc).__name__}: {exc}", 500)
+
+
+def _timed(data: Any, seconds: float) -> JSONResponse:
+    return JSONResponse(data, headers={"Server-Timing": f"solve;dur={seconds * 1000:.1f}"})
+
+
+# --------------------------------------------------------------------------- endpoints
+
+
+async def _solve(request: Request, need_played: bool) -> Response:
+    from solver.strategy.solve import solve
+
+    state: WebState = request.app.state.web
+    deadline = time.monotonic() + state.limits.seconds
+
+    async def go() -> Response:
+        body = await read_json(request, state.limits.body)
+        opts = solve_options(body, state.catalog, state.limits, need_played=need_played)
+        lane = "slow" if is_slow(opts) else "quick"
+        sol, seconds = await state.run(lane, lambda stop: solve(**opts, stop=stop), deadline)
+        return _timed(sol.to_dict(), seconds)
+
+    return await _guarded(state, go)
+
+
+async def api_solve(request: Request) -> Response:
+    return await _solve(request, need_played=False)
+
+
+async def api_check(request: Request) -> Response:
+    return await _solve(request, need_played=True)
+
+
+async def api_deal(request: Request) -> Response:
+    state: WebState = request.app.state.web
+
+    async def go() -> Response:
+        if request.method == "GET":
+            body: dict[str, Any] = dict(request.query_params)
+            if "seed" in body:
+                text = body["seed"]
+                body["seed"] = int(text) if text.isdigit() else text
+        else:
+            body = await read_json(request, state.limits.body)
+        t0 = time.perf_counter()
+        answer = deal(body)
+        return _timed(answer, time.perf_counter() - t0)
+
+    return await _guarded(state, go)
+
+
+async def api_rules(request: Request) -> Response:
+    state: WebState = request.app.state.web
+    catalog = state.catalog
+
+    async def go() -> Response:
+        t0 = time.perf_counter()
+        if request.method == "GET":
+            answer = {
+                "default": catalog.default.name,
+                "rulesets": [catalog.describe(r) for r in catalog.rulesets()],
+                "policies": list(POLICIES),
+                "limits": state.limits.to_dict(),
+            }
+        else:
+            body = check_keys(
+                await read_json(request, state.limits.body), RULES_KEYS, '{"rules": "base = ..."}'
+            )
+            answer = catalog.describe(catalog.resolve(body.get("rules")))
+        return _timed(answer, time.perf_counter() - t0)
+
+    return await _guarded(state, go)
+
+
+async def index(request: Request) -> Response:
+    return FileResponse(
+        STATIC / "index.html",
+        headers={
+            "Content-Security-Policy": CSP,
+            "X-Content-Type-Options": "nosniff",
+            "Referrer-Policy": "no-referrer",
+            "Cache-Control": "no-cache",
+        },
+    )
+
+
+async def _http_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, HTTPException)
+    if exc.status_code == 404:
+        return _error(f"no such page: {request.url.path} (the API has {ENDPOINTS})", 404)
+    if exc.status_code == 405:
+        return _error(f"{request.method} is not allowed on {request.url.path}", 405)
+    return _error(str(exc.detail), exc.status_code)
+
+
+# --------------------------------------------------------------------------- the app
+
+
+def create_app(
+    rules: Rules | str | None = None,
+    limits: Limits | None = None,
+    *,
+    allowed_hosts: list[str] | None = None,
+) -> Starlette:
+    """The ASGI app. ``rules``: the default ruleset (a preset name or Rules; default
+    ``chinese-1-6``); ``limits``: see :class:`Limits`; ``allowed_hosts``: the Host header
+    values to answer (``None``: any), which keeps pages elsewhere from reaching a
+    server on localhost through DNS rebinding."""
+    state = WebState(RulesCatalog(load_rules(rules)), limits or Limits())
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette):  # noqa: ANN202 - an async context manager
+        try:
+            yield
+        finally:
+            state.close()
+
+    middleware = []
+    if allowed_hosts is not None:
+        middleware.append(Middleware(TrustedHostMiddleware, allowed_hosts=allowed_hosts))
+    app = Starlette(
+        routes=[
+            Route("/", index),
+            Route("/api/solve", api_solve, methods=["POST"]),
+            Route("/api/check", api_check, methods=["POST"]),
+            Route("/api/deal", api_deal, methods=["GET", "POST"]),
+            Route("/api/rules", api_rules, methods=["GET", "POST"]),
+            Mount("/static", StaticFiles(directory=STATIC), name="static"),
+        ],
+        middleware=middleware,
+        exception_handlers={404: _http_error, 405: _http_error},
+        lifespan=lifespan,
+    )
+    app.state.web = state
+    return app
+
+
+def warm(app: Starlette) -> None:
+    """Load every kernel and field table the answers need, so the first answer is as
+    quick as the rest: the default ruleset is solved with every policy (its field tables
+    are trained here if it needs them), the presets with ``field``."""
+    from solver.strategy.solve import solve
+
+    catalog: RulesCatalog = app.state.web.catalog
+    default = catalog.default
+    played = "7d 5h 4c | 9h 9d 9c 3d 2s | As Ks Qs Js Ts"
+    solve(WARM_HAND, rules=default, policy="mc", samples=300, seed=0, played=played)
+    solve(WARM_HAND, rules=default, policy="greedy", played=played)
+    for r in catalog.rulesets():
+        if catalog.ready(r):
+            solve(WARM_HAND, rules=r, policy="field", played=played)
+    deal({"seed": 0})

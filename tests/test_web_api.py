@@ -1,0 +1,486 @@
+"""`capsa serve`'s JSON API, in process: every endpoint, bad input, bounds, concurrency.
+
+The answers are compared with what `capsa solve --format json` prints for the same
+options (the CLI run in process with typer's runner), and the error messages with the
+line the CLI prints for the same mistake.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from pathlib import Path
+
+import httpx2 as httpx
+import numpy as np
+import pytest
+from starlette.testclient import TestClient
+from typer.testing import CliRunner
+
+import evaluator as ev
+from solver.apps.web import Limits, create_app
+from solver.apps.web.app import CSP, STATIC
+from solver.cli import app as cli_app
+from solver.strategy.deal import random_hands
+from tests import reference as ref
+
+HAND = "As Ks Qs Js Ts 9h 9d 9c 2s 3d 4c 5h 7d"
+FOULED = "As Ks Qs | 9h 9d 9c 3d 2s | Js Ts 7d 5h 4c"  # back weaker than middle
+BEST_FIELD = "7d 5h 4c | 9h 9d 9c 3d 2s | As Ks Qs Js Ts"
+DUPLICATE = "As As Qs Js Ts 9h 9d 9c 2s 3d 4c 5h 7d"
+BAD_CARD = "As Ks Qs Js Ts 9h 9d 9c 2s 3d 4c 5h 7x"
+runner = CliRunner()
+
+
+@pytest.fixture(scope="module")
+def client():
+    with TestClient(create_app()) as c:
+        yield c
+
+
+def cli_json(*args: str) -> dict:
+    res = runner.invoke(cli_app, ["solve", *args, "--format", "json"])
+    assert res.exit_code == 0, res.output
+    return json.loads(res.stdout)
+
+
+def cli_error(*args: str) -> str:
+    res = runner.invoke(cli_app, ["solve", *args])
+    assert res.exit_code == 2, res.output
+    line = res.stderr.strip()
+    assert line.startswith("capsa: error: ") and "\n" not in line
+    return line.removeprefix("capsa: error: ")
+
+
+# --------------------------------------------------------------------------- the page
+
+
+def test_the_page_and_its_files_come_from_this_server_only(client):
+    page = client.get("/")
+    assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
+    assert page.headers["content-security-policy"] == CSP
+    assert "default-src 'self'" in CSP and "http" not in CSP
+    shipped = sorted(p.name for p in STATIC.iterdir())
+    assert shipped == ["app.js", "favicon.svg", "index.html", "style.css"]
+    for name in shipped:
+        res = client.get(f"/static/{name}")
+        assert res.status_code == 200 and res.content == (STATIC / name).read_bytes()
+        # Nothing on the page names another host: no CDN, no font service, no analytics
+        # (an SVG's XML namespace is a name, not an address).
+        text = res.text.replace('xmlns="http://www.w3.org/2000/svg"', "")
+        assert not re.search(r"(https?:)?//[a-z0-9.-]+\.[a-z]{2,}", text, re.I), name
+    for ref_ in re.findall(r'(?:src|href)="([^"#]+)"', page.text):
+        assert ref_.startswith("/static/"), ref_
+        assert client.get(ref_).status_code == 200
+
+
+def test_unknown_pages_and_methods_answer_json(client):
+    res = client.get("/api/nope")
+    assert res.status_code == 404 and "solve, check, deal, rules" in res.json()["error"]
+    res = client.get("/api/solve")
+    assert res.status_code == 405 and res.json() == {"error": "GET is not allowed on /api/solve"}
+
+
+# --------------------------------------------------------------------------- solve
+
+
+@pytest.mark.parametrize(
+    ("body", "args"),
+    [
+        ({"seed": 1, "samples": 500, "top": 2}, ["--seed", "1", "--samples", "500", "--top", "2"]),
+        (
+            {"policy": "field", "rules": "capsa", "players": 2},
+            ["--policy", "field", "--rules", "capsa", "--players", "2"],
+        ),
+        ({"policy": "greedy", "rules": "shisanshui"}, ["--policy", "greedy", "-r", "shisanshui"]),
+        (
+            {"seed": 3, "samples": 400, "stakes": "5,1,1", "played": FOULED},
+            ["--seed", "3", "--samples", "400", "--stakes", "5,1,1", "--played", FOULED],
+        ),
+        (
+            {"seed": 3, "samples": 400, "stakes": [5, 1, 1]},
+            ["-s", "3", "-n", "400", "--stakes", "5,1,1"],
+        ),
+    ],
+)
+def test_solve_answers_exactly_what_the_cli_prints(client, body, args):
+    res = client.post("/api/solve", json={"hand": HAND, **body})
+    assert res.status_code == 200, res.text
+    assert res.json() == cli_json(HAND, *args)
+    assert re.fullmatch(r"solve;dur=\d+\.\d", res.headers["server-timing"])
+
+
+def test_solve_against_known_opponents_is_the_cli_against_file(client, tmp_path):
+    opponents = "2c 2d 3h | 4d 4h 5c 6s 7s | 8c 8d 8h Jc Jd\n# a comment\n\n"
+    path = tmp_path / "opp.txt"
+    path.write_text(opponents)
+    want = cli_json(HAND, "--against", str(path))
+    assert client.post("/api/solve", json={"hand": HAND, "against": opponents}).json() == want
+    listed = ["2c 2d 3h | 4d 4h 5c 6s 7s | 8c 8d 8h Jc Jd"]
+    assert client.post("/api/solve", json={"hand": HAND, "against": listed}).json() == want
+
+
+def test_hand_may_be_a_list_and_any_spelling(client):
+    cards = ["as", "KS", "Q♠", "Js", "10s", "9h", "9d", "9c", "2s", "3d", "4c", "5h", "7d"]
+    a = client.post("/api/solve", json={"hand": cards, "policy": "field"}).json()
+    b = client.post("/api/solve", json={"hand": HAND, "policy": "field"}).json()
+    assert a == b
+
+
+def test_a_payout_only_toml_ruleset_is_answered_as_the_cli_answers_its_file(client, tmp_path):
+    toml = 'base = "chinese-2-4"\nname = "house"\nsurrender_cost = 1\n'
+    path = tmp_path / "house.toml"
+    path.write_text(toml)
+    got = client.post("/api/solve", json={"hand": HAND, "rules": toml, "policy": "field"})
+    assert got.status_code == 200, got.text
+    assert got.json() == cli_json(HAND, "--rules", str(path), "--policy", "field")
+    assert got.json()["rules"] == "house" and got.json()["surrender"]["cost"] == 1
+    # The same ruleset as a JSON object of the file's keys.
+    obj = {"base": "chinese-2-4", "name": "house", "surrender_cost": 1}
+    assert (
+        client.post("/api/solve", json={"hand": HAND, "rules": obj, "policy": "field"}).json()
+        == got.json()
+    )
+
+
+def test_a_ruleset_needing_training_is_refused_with_the_command_that_trains_it(client):
+    toml = 'base = "chinese-1-6"\nscoop_multiplier = 3\nname = "triple"\n'
+    res = client.post("/api/solve", json={"hand": HAND, "rules": toml, "policy": "field"})
+    assert res.status_code == 422
+    assert "'triple'" in res.json()["error"] and "capsa train --rules FILE" in res.json()["error"]
+
+
+def test_rules_never_reads_a_path_on_the_server(client, tmp_path):
+    path = tmp_path / "house.toml"
+    path.write_text('base = "capsa"\n')
+    for value in (str(path), "README.md", "../pyproject.toml"):
+        res = client.post("/api/solve", json={"hand": HAND, "rules": value, "policy": "field"})
+        assert res.status_code == 422 and res.json()["error"].startswith("unknown preset ")
+
+
+# --------------------------------------------------------------------------- check
+
+
+def test_check_scores_the_played_setting_as_the_cli_does(client):
+    body = {"hand": HAND, "played": FOULED, "seed": 2, "samples": 300}
+    res = client.post("/api/check", json=body)
+    assert res.status_code == 200, res.text
+    d = res.json()
+    assert d == cli_json(HAND, "--seed", "2", "--samples", "300", "--played", FOULED)
+    rows = [ev.parse_cards(r).tolist() for r in FOULED.split("|")]
+    assert not ref.ref_is_legal(*rows)
+    assert d["played"]["fouled"] is True and d["played"]["rank"] == d["played"]["of"]
+
+
+def test_check_of_the_best_setting_costs_nothing(client):
+    d = client.post(
+        "/api/check", json={"hand": HAND, "played": BEST_FIELD, "policy": "field"}
+    ).json()
+    assert BEST_FIELD == " | ".join(d[r] for r in ("front", "middle", "back"))
+    p = d["played"]
+    assert p["loss"] == 0 and p["rank"] == 1 and not p["fouled"]
+    assert not any(row["differs"] for row in p["rows"].values())
+
+
+@pytest.mark.parametrize(
+    "played",
+    [
+        ["7d 5h 4c", "9h 9d 9c 3d 2s", "As Ks Qs Js Ts"],
+        {"front": "7d 5h 4c", "middle": "9h 9d 9c 3d 2s", "back": "As Ks Qs Js Ts"},
+    ],
+)
+def test_check_takes_the_played_rows_as_a_list_or_an_object(client, played):
+    d = client.post("/api/check", json={"hand": HAND, "played": played, "policy": "field"}).json()
+    assert d["played"]["loss"] == 0
+
+
+def test_check_needs_a_played_setting(client):
+    res = client.post("/api/check", json={"hand": HAND})
+    assert res.status_code == 422
+    assert res.json() == {"error": "played is missing: give the setting as 'front | middle | back'"}
+
+
+# --------------------------------------------------------------------------- deal, rules
+
+
+def test_deal_is_a_random_hand_its_seed_deals_again(client):
+    a = client.get("/api/deal", params={"seed": 7}).json()
+    assert a == client.post("/api/deal", json={"seed": 7}).json()
+    want = random_hands(np.random.default_rng(7), 1)[0]
+    assert a == {"hand": ev.format_cards(want[::-1]), "seed": 7}
+    fresh = [client.get("/api/deal").json() for _ in range(3)]
+    for d in fresh:
+        cards = ev.parse_hand(d["hand"])
+        assert len(set(cards.tolist())) == 13
+        assert client.post("/api/deal", json={"seed": d["seed"]}).json() == d
+    assert len({d["hand"] for d in fresh}) == 3
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (
+            lambda c: c.get("/api/deal", params={"seed": "x"}),
+            "seed must be a whole number, got 'x'",
+        ),
+        (lambda c: c.post("/api/deal", json={"seed": -1}), "seed must be at least 0, got -1"),
+        (lambda c: c.post("/api/deal", json={"seed": 1.5}), "seed must be a whole number, got 1.5"),
+    ],
+)
+def test_deal_refuses_a_bad_seed(client, call, message):
+    res = call(client)
+    assert res.status_code == 422 and res.json() == {"error": message}
+
+
+def test_rules_lists_the_presets_and_the_limits(client):
+    d = client.get("/api/rules").json()
+    names = [r["name"] for r in d["rulesets"]]
+    assert names[0] == d["default"] == "chinese-1-6"
+    assert sorted(names) == sorted(["chinese-1-6", "chinese-2-4", "per-row", "capsa", "shisanshui"])
+    assert all(r["ready"] for r in d["rulesets"])
+    assert d["policies"] == ["mc", "field", "greedy"]
+    assert d["limits"]["samples"] == Limits().samples and d["limits"]["workers"] >= 1
+    shisanshui = next(r for r in d["rulesets"] if r["name"] == "shisanshui")
+    assert shisanshui["summary"].startswith("per-row scoring, scoop x2, royalties + royal flush")
+    assert ["wheel", "second (A-2-3-4-5 ranks just below T-J-Q-K-A)"] in shisanshui["settings"]
+
+
+def test_rules_checks_an_uploaded_toml_ruleset(client):
+    good = client.post("/api/rules", json={"rules": 'base = "capsa"\nname = "mine"\nplayers = 3\n'})
+    assert good.status_code == 200
+    assert good.json()["name"] == "mine" and good.json()["players"] == 3 and good.json()["ready"]
+    bad = client.post("/api/rules", json={"rules": 'base = "capsa"\nscoring = "3-3"\n'})
+    assert bad.status_code == 422
+    assert bad.json()["error"].startswith("rules: scoring must be one of ")
+    broken = client.post("/api/rules", json={"rules": "base = \n"})
+    assert broken.status_code == 422 and broken.json()["error"].startswith("rules: not valid TOML")
+    untrained = client.post("/api/rules", json={"rules": "scoop_multiplier = 3\n"})
+    assert untrained.status_code == 200 and untrained.json()["ready"] is False
+
+
+def test_the_server_default_ruleset_is_offered_first(tmp_path):
+    path = tmp_path / "house.toml"
+    path.write_text('base = "per-row"\nsurrender_cost = 2\n')
+    from solver.engine.rules import load_rules
+
+    with TestClient(create_app(load_rules(str(path)))) as c:
+        d = c.get("/api/rules").json()
+        assert d["default"] == "house" and d["rulesets"][0]["name"] == "house"
+        ans = c.post("/api/solve", json={"hand": HAND, "policy": "field"}).json()
+        assert ans["rules"] == "house" and ans == cli_json(
+            HAND, "-r", str(path), "--policy", "field"
+        )
+        assert (
+            c.post("/api/solve", json={"hand": HAND, "policy": "field", "rules": "house"}).json()
+            == ans
+        )
+
+
+# --------------------------------------------------------------------------- bad input
+
+
+@pytest.mark.parametrize(
+    ("body", "args"),
+    [
+        ({"hand": "As Ks Qs Js Ts 9h 9d 9c 2s 3d 4c 5h"}, ["As Ks Qs Js Ts 9h 9d 9c 2s 3d 4c 5h"]),
+        ({"hand": HAND + " 6d"}, [HAND + " 6d"]),
+        ({"hand": DUPLICATE}, [DUPLICATE]),
+        ({"hand": BAD_CARD}, [BAD_CARD]),
+        ({"hand": HAND, "rules": "chinse-1-6"}, [HAND, "--rules", "chinse-1-6"]),
+        ({"hand": HAND, "played": "As Kd Qc | 9h 9d 9c 3d 2s | Js Ts 7d 5h 4c"},
+         [HAND, "--played", "As Kd Qc | 9h 9d 9c 3d 2s | Js Ts 7d 5h 4c"]),
+        ({"hand": HAND, "played": "As Ks | 9h 9d 9c 3d 2s | Js Ts 7d 5h 4c Qs"},
+         [HAND, "--played", "As Ks | 9h 9d 9c 3d 2s | Js Ts 7d 5h 4c Qs"]),
+        ({"hand": HAND, "stakes": "1,x,1"}, [HAND, "--stakes", "1,x,1"]),
+        ({"hand": HAND, "stakes": "1,1", "policy": "field"},
+         [HAND, "--stakes", "1,1", "--policy", "field"]),
+        ({"hand": HAND, "against": "2c 2d 3h | 4d 4h 5c 6s 7s"}, None),
+        ({"hand": HAND, "seed": 1, "samples": 10, "players": 3, "stakes": [1, 1, 1]},
+         [HAND, "-s", "1", "-n", "10", "-p", "3", "--stakes", "1,1,1"]),
+    ],
+)  # fmt: skip
+def test_bad_values_are_422_with_the_cli_message(client, tmp_path, body, args):
+    res = client.post("/api/solve", json=body)
+    if args is None:  # --against: the CLI reads the same text from a file
+        path = tmp_path / "opp.txt"
+        path.write_text(body["against"])
+        args = [body["hand"], "--against", str(path)]
+    assert res.status_code == 422, res.text
+    assert res.json() == {"error": cli_error(*args)}
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ({"hand": HAND, "players": 5}, "players must be from 2 to 4, got 5"),
+        ({"hand": HAND, "players": "four"}, "players must be a whole number, got 'four'"),
+        ({"hand": HAND, "samples": 0}, "samples must be from 1 to 1,000,000, got 0"),
+        ({"hand": HAND, "seed": -2}, "seed must be at least 0, got -2"),
+        ({"hand": HAND, "policy": "best"}, "policy must be one of mc, field, greedy, got 'best'"),
+        ({"hand": HAND, "top": -1}, "top must be at least 0, got -1"),
+        ({"hand": 13}, "hand must be cards as text, e.g. 'As Kd Qh ...', got int"),
+        ({}, "hand is missing: give 13 cards, e.g. 'As Kd Qh ...'"),
+        (
+            {"hand": HAND, "rules": 4},
+            "rules must be a preset name or the text of a TOML ruleset, got int",
+        ),
+        ({"hand": HAND, "stakes": [1, "x", 1]}, "--stakes: stake 2 'x' is not a number"),
+        ({"hand": HAND, "played": 7}, "played must be 'front | middle | back', got int"),
+    ],
+)
+def test_bad_values_the_cli_parser_catches_first_are_422_with_the_library_message(
+    client, body, message
+):
+    res = client.post("/api/solve", json=body)
+    assert res.status_code == 422 and res.json() == {"error": message}
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (
+            b"{hand: 1}",
+            "the body is not valid JSON: Expecting property name enclosed in double quotes",
+        ),
+        (b"[1, 2]", 'the body must be a JSON object of options, e.g. {"hand": "As Kd Qh ..."}'),
+        (b"\xff\xfe", "the body is not UTF-8 text"),
+    ],
+)
+def test_a_malformed_body_is_400(client, content, message):
+    res = client.post("/api/solve", content=content)
+    assert res.status_code == 400 and res.json()["error"].startswith(message)
+
+
+def test_an_unknown_option_is_400_naming_the_options(client):
+    res = client.post("/api/solve", json={"hand": HAND, "format": "json"})
+    assert res.status_code == 400
+    assert res.json() == {
+        "error": "unknown option 'format'; options are hand, rules, players, samples, seed, "
+        "top, policy, against, stakes, played"
+    }
+
+
+# --------------------------------------------------------------------------- bounds
+
+
+def test_samples_and_top_are_bounded_by_the_server(client):
+    most = Limits().samples
+    res = client.post("/api/solve", json={"hand": HAND, "samples": most + 1})
+    assert res.status_code == 422
+    assert res.json() == {
+        "error": f"samples must be at most {most:,} on this server, got {most + 1:,}"
+    }
+    res = client.post("/api/solve", json={"hand": HAND, "policy": "field", "top": 21})
+    assert res.status_code == 422 and "top must be at most 20 on this server" in res.json()["error"]
+
+
+def test_a_body_over_the_limit_is_413_without_being_read_whole():
+    with TestClient(create_app(limits=Limits(body=1000))) as c:
+        big = json.dumps({"hand": HAND, "rules": "#" * 2000})
+        res = c.post("/api/solve", content=big)
+        assert res.status_code == 413
+        assert res.json() == {"error": "the body is larger than this server's limit of 1,000 bytes"}
+
+        def chunks():  # no Content-Length: the limit holds while streaming
+            for _ in range(10):
+                yield b" " * 200
+
+        res = c.post("/api/solve", content=chunks())
+        assert res.status_code == 413
+        assert c.post("/api/solve", json={"hand": HAND, "policy": "field"}).status_code == 200
+
+
+def test_a_monte_carlo_answer_past_the_time_limit_is_stopped():
+    with TestClient(create_app(limits=Limits(seconds=0.05))) as c:
+        res = c.post("/api/solve", json={"hand": HAND, "samples": 20_000, "seed": 1})
+        assert res.status_code == 503
+        message = "the answer took longer than this server's limit of 0.05 s; ask for fewer samples"
+        assert res.json() == {"error": message}
+
+
+def test_the_host_header_is_checked_when_bound_to_localhost():
+    app = create_app(allowed_hosts=["localhost", "127.0.0.1"])
+    with TestClient(app, base_url="http://127.0.0.1:8000") as c:
+        assert c.get("/api/rules").status_code == 200
+        assert c.get("/api/rules", headers={"host": "evil.example:8000"}).status_code == 400
+
+
+# --------------------------------------------------------------------------- concurrency
+
+
+async def _post_all(app, bodies, path="/api/solve"):
+    """POST the bodies at once; the answers and the order they completed in."""
+    done: list[int] = []
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(
+        transport=transport, base_url="http://testserver", timeout=120
+    ) as c:
+
+        async def one(i, body):
+            res = await c.post(path, json=body)
+            done.append(i)
+            return res
+
+        answers = await asyncio.gather(*(one(i, b) for i, b in enumerate(bodies)))
+    return answers, done
+
+
+def test_concurrent_answers_are_the_answers_given_alone(client):
+    bodies = [
+        {"hand": HAND, "seed": 1, "samples": 600},
+        {"hand": HAND, "policy": "field"},
+        {"hand": "Ah Kd Qc Jd Ts 9s 9d 7h 6c 5s 4d 3h 2c", "seed": 2, "samples": 600},
+        {"hand": HAND, "policy": "greedy", "rules": "capsa"},
+        {"hand": HAND, "seed": 3, "samples": 600, "played": FOULED},
+        {"hand": "Ah Kd Qc Jd Ts 9s 9d 7h 6c 5s 4d 3h 2c", "policy": "field", "players": 2},
+    ]
+    alone = [client.post("/api/solve", json=b).json() for b in bodies]
+    answers, _ = asyncio.run(_post_all(create_app(), bodies))
+    assert [a.status_code for a in answers] == [200] * len(bodies)
+    assert [a.json() for a in answers] == alone
+
+
+def test_an_instant_answer_is_not_held_up_by_long_ones():
+    app = create_app(limits=Limits(workers=1))
+    slow = {"hand": HAND, "seed": 1, "samples": 20_000}
+    bodies = [slow, slow, {"hand": HAND, "policy": "field"}]
+    answers, done = asyncio.run(_post_all(app, bodies))
+    assert [a.status_code for a in answers] == [200, 200, 200]
+    # One worker per lane: the second long answer waits for the first; the field
+    # answer has its own lane and comes back before either.
+    assert done[0] == 2
+
+
+def test_a_full_lane_answers_busy():
+    app = create_app(limits=Limits(workers=1, pending=1))
+    slow = {"hand": HAND, "seed": 1, "samples": 20_000}
+    answers, _ = asyncio.run(_post_all(app, [slow, slow]))
+    codes = sorted(a.status_code for a in answers)
+    assert codes == [200, 503]
+    busy = next(a for a in answers if a.status_code == 503).json()["error"]
+    assert busy == (
+        "busy: this server is working on 1 answer of this kind already; try again in a moment"
+    )
+
+
+def test_limits_resolve_to_the_cores():
+    import os
+
+    lim = Limits().resolved()
+    assert lim.workers == (os.cpu_count() or 1) and lim.pending == 4 * lim.workers
+    assert Limits(workers=3, pending=5).resolved().pending == 5
+
+
+def test_the_package_data_ships_the_page():
+    """A non-editable install carries static/: pyproject lists the package and its files."""
+    import fnmatch
+    import tomllib
+
+    root = Path(__file__).resolve().parent.parent
+    cfg = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]
+    assert "solver.apps.web" in cfg["packages"]
+    globs = cfg["package-data"]["solver.apps.web"]
+    for path in STATIC.iterdir():
+        rel = path.relative_to(STATIC.parent).as_posix()
+        assert any(fnmatch.fnmatch(rel, g) for g in globs), rel
