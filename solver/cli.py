@@ -1289,6 +1289,52 @@ def train(
         raise typer.Exit(1)
 
 
+@app.command()
+def serve(
+    host: Annotated[
+        str, typer.Option("--host", help="Address to listen on (default: this machine only).")
+    ] = "127.0.0.1",
+    port: Annotated[
+        int, typer.Option("--port", min=0, max=65535, help="Port to listen on (0: any free port).")
+    ] = 8000,
+    rules: Annotated[
+        str | None,
+        typer.Option(
+            "--rules", "-r", help="The page's default ruleset: a preset name or TOML file."
+        ),
+    ] = None,
+    open_page: Annotated[
+        bool, typer.Option("--open", help="Open the page in the web browser.")
+    ] = False,
+) -> None:
+    """Serve a local web page to solve, check and practise hands (and its JSON API)."""
+    try:
+        from solver.apps.web import Server
+    except ImportError as exc:
+        fail(f"capsa serve needs the web extra: pip install 'capsa[web]' ({exc})")
+    from solver.engine.rules import load_rules
+
+    try:
+        ruleset = load_rules(rules)
+    except bad_input_errors() as exc:
+        fail(str(exc))
+    try:
+        server = Server(host, port, rules=ruleset)
+    except OSError as exc:
+        fail(f"cannot listen on {host} port {port}: {exc.strerror or exc}")
+    err.print("capsa: warming up (kernels and field tables)", markup=False)
+    server.warm()
+    if server.public:
+        err.print(f"capsa: listening on {host}: anyone who can reach it can use it", markup=False)
+    err.print(f"capsa: serving on {server.url} (Ctrl-C stops)", markup=False)
+    if open_page:
+        import webbrowser
+
+        webbrowser.open(server.url)
+    server.run()
+    err.print("capsa: stopped", markup=False)
+
+
 def main() -> None:
     """Console-script entry point (errors and exit codes: ``CapsaGroup``)."""
     if os.environ.get("NO_COLOR"):
