@@ -651,6 +651,11 @@ async function start() {
     if (state.mode === "solve") solveHand();
   });
   $("#solve").addEventListener("click", solveHand);
+  $(".skip").addEventListener("click", (e) => {
+    e.preventDefault();
+    if (state.mode === "practice") setMode("solve");
+    $("#hand-input").focus();
+  });
   $("#clear-hand").addEventListener("click", () => { setHandText(""); $("#answer").replaceChildren(); $("#hand-input").focus(); });
   $("#random-hand").addEventListener("click", () => withBusy($("#random-hand"), async () => {
     const res = await api("/api/deal");
