@@ -243,6 +243,22 @@ def test_an_uploaded_ruleset_is_offered_and_used(page, tmp_path):
     assert "Surrender costs 1 per opponent" in page.inner_text("#answer")
 
 
+def test_a_natural_is_advised_as_the_cli_advises_it(page):
+    dragon = "2c 3d 4h 5s 6c 7d 8h 9s Tc Jd Qh Ks Ac"
+    page.fill("#hand-input", dragon)
+    page.select_option("#policy", "field")
+    page.click("#solve")
+    page.wait_for_selector("#answer .timing")
+    want = cli("solve", dragon, "--policy", "field")
+    assert want["action"] == "declare" and want["natural"]["name"] == "dragon"
+    assert page.inner_text("#answer .advice") == "Declare the natural: dragon"
+    natural = page.inner_text("#answer .natural")
+    assert natural == (
+        f"Natural: dragon. Declaring is worth {signed(want['natural']['ev_declare'])}, "
+        f"playing {signed(want['natural']['ev_play'])}: declare it"
+    )
+
+
 # --------------------------------------------------------------------------- check
 
 

@@ -390,11 +390,13 @@ function timingLine(t) {
   }, `Answered in ${Math.round(page)} ms${server}.`);
 }
 
+// One request at a time. The button stays focusable (aria-disabled, not disabled), so
+// the keyboard does not lose its place while the answer is worked out.
 async function withBusy(button, fn) {
   if (state.busy) return;
   state.busy = true;
   const label = button.textContent;
-  button.disabled = true;
+  button.setAttribute("aria-disabled", "true");
   button.setAttribute("aria-busy", "true");
   button.textContent = "Working…";
   try {
@@ -403,9 +405,9 @@ async function withBusy(button, fn) {
     showError(e.message);
   } finally {
     state.busy = false;
-    button.disabled = false;
+    button.removeAttribute("aria-disabled");
     button.removeAttribute("aria-busy");
-    button.textContent = label;
+    if (button.textContent === "Working…") button.textContent = label; // unless fn renamed it
   }
 }
 
