@@ -1297,27 +1297,23 @@ def serve(
     port: Annotated[
         int, typer.Option("--port", min=0, max=65535, help="Port to listen on (0: any free port).")
     ] = 8000,
-    rules: Annotated[
-        str | None,
-        typer.Option(
-            "--rules", "-r", help="The page's default ruleset: a preset name or TOML file."
-        ),
-    ] = None,
+    rules: RulesOpt = None,
     open_page: Annotated[
         bool, typer.Option("--open", help="Open the page in the web browser.")
     ] = False,
 ) -> None:
-    """Serve a local web page to solve, check and practise hands (and its JSON API)."""
+    """Serve a local web page to solve, check and practise hands (and its JSON API).
+
+    --rules sets the page's default ruleset. It listens on this machine only unless
+    --host says otherwise, and says where on stderr.
+    """
     try:
         from solver.apps.web import Server
     except ImportError as exc:
         fail(f"capsa serve needs the web extra: pip install 'capsa[web]' ({exc})")
     from solver.engine.rules import load_rules
 
-    try:
-        ruleset = load_rules(rules)
-    except bad_input_errors() as exc:
-        fail(str(exc))
+    ruleset = load_rules(rules)
     try:
         server = Server(host, port, rules=ruleset)
     except OSError as exc:

@@ -19,7 +19,7 @@ from starlette.testclient import TestClient
 from typer.testing import CliRunner
 
 import evaluator as ev
-from solver.apps.web import Limits, create_app
+from solver.apps.web import Limits, create_app, warm
 from solver.apps.web.app import CSP, STATIC
 from solver.cli import app as cli_app
 from solver.strategy.deal import random_hands
@@ -33,9 +33,13 @@ BAD_CARD = "As Ks Qs Js Ts 9h 9d 9c 2s 3d 4c 5h 7x"
 runner = CliRunner()
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="module", autouse=True)
 def client():
-    with TestClient(create_app()) as c:
+    """The app, warmed as `capsa serve` warms it (a fresh checkout compiles the kernels
+    here, not inside a request's time limit)."""
+    app = create_app()
+    warm(app)
+    with TestClient(app) as c:
         yield c
 
 
