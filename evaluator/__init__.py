@@ -197,18 +197,11 @@ def subset_strengths(
 
 def _check_strength(strength: int) -> int:
     """An integer strength in range (a float, a bool or a string is an error, not
-    truncated)."""
-    import operator
+    truncated): ValueError."""
+    from evaluator.cards import _index
 
-    if isinstance(strength, bool):
-        raise ValueError(f"a strength is an integer, got {strength!r}")
-    try:
-        s = operator.index(strength)
-    except TypeError:
-        raise ValueError(f"a strength is an integer, got {strength!r}") from None
-    if not 0 <= s < NSTRENGTH:
-        raise ValueError(f"strength {s} out of range 0..{NSTRENGTH - 1}")
-    return s
+    return _index(strength, "strength", NSTRENGTH - 1, f"out of range 0..{NSTRENGTH - 1}",
+                  ValueError)  # fmt: skip
 
 
 def category(strength: int) -> int:

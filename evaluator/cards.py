@@ -37,6 +37,14 @@ _NAMES: tuple[str, ...] = tuple(r + s for r in RANKS for s in SUITS)
 #: Tokens longer than this are shortened in error messages (the message stays one line).
 _SHOW_MAX = 40
 
+#: The common spellings of every card ("As", "as", "AS"), for parse_cards' quick path.
+_COMMON: dict[str, int] = {
+    text: r * 4 + s
+    for r, rank in enumerate(RANKS)
+    for s, suit in enumerate(SUITS)
+    for text in (rank + suit, rank.lower() + suit, rank + suit.upper())
+}
+
 _SUIT_HELP = "suit must be one of c d h s ♣ ♦ ♥ ♠"
 _RANK_HELP = "rank must be one of 2 3 4 5 6 7 8 9 T (or 10) J Q K A"
 
@@ -53,17 +61,23 @@ class CardParseError(ValueError):
         self.position = position
 
 
-def _index(value: object, what: str, upper: int) -> int:
-    """``value`` as an int in ``0..upper``; ``CardParseError`` for anything else (floats,
-    bools, out of range). Numpy integer scalars are integers."""
+def _index(
+    value: object,
+    what: str,
+    upper: int,
+    span: str | None = None,
+    error: type[ValueError] = CardParseError,
+) -> int:
+    """``value`` as an int in ``0..upper``; ``error`` for anything else (floats, bools,
+    out of range), ``span`` wording the range. Numpy integer scalars are integers."""
     if isinstance(value, bool):
-        raise CardParseError(f"{what} must be an integer, got {value!r}")
+        raise error(f"{what} must be an integer, got {value!r}")
     try:
         i = operator.index(value)
     except TypeError:
-        raise CardParseError(f"{what} must be an integer, got {value!r}") from None
+        raise error(f"{what} must be an integer, got {value!r}") from None
     if not 0 <= i <= upper:
-        raise CardParseError(f"bad {what} {i}: {what}s run from 0 to {upper}")
+        raise error(f"bad {what} {i}: {span or f'{what}s run from 0 to {upper}'}")
     return i
 
 
@@ -77,15 +91,7 @@ def card_id(rank: int, suit: int) -> int:
 
 def _check_id(cid: object) -> int:
     """A card id as an int; ``CardParseError`` unless it is an integer from 0 to 51."""
-    if isinstance(cid, bool):
-        raise CardParseError(f"card ids must be integers, got {cid!r}")
-    try:
-        i = operator.index(cid)
-    except TypeError:
-        raise CardParseError(f"card ids must be integers, got {cid!r}") from None
-    if not 0 <= i <= 51:
-        raise CardParseError(f"bad card id {i}: ids run from 0 (2c) to 51 (As)")
-    return i
+    return _index(cid, "card id", 51, "ids run from 0 (2c) to 51 (As)")
 
 
 def format_card(cid: int) -> str:
@@ -165,6 +171,9 @@ def parse_cards(text: str, *, allow_duplicates: bool = False) -> np.ndarray:
     """
     if not isinstance(text, str):
         raise CardParseError(f"expected card text, got {type(text).__name__}")
+    quick = [_COMMON.get(t, -1) for t in text.split()]  # the usual spelling: one lookup each
+    if -1 not in quick and (allow_duplicates or len(set(quick)) == len(quick)):
+        return np.array(quick, dtype=np.uint8)
     ids: list[int] = []
     seen: set[int] = set()
     for i, token in enumerate(_tokens(text), start=1):

@@ -18,7 +18,6 @@ from __future__ import annotations
 import enum
 import errno
 import json
-import logging
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -220,13 +219,9 @@ PolicyOpt = Annotated[
 
 def _setup_logging() -> None:
     """Library talk (compile notices, warnings) goes to stderr."""
-    logger = logging.getLogger("capsa")
-    if not logger.handlers:
-        handler = logging.StreamHandler(sys.stderr)
-        handler.setFormatter(logging.Formatter("capsa: %(message)s"))
-        logger.addHandler(handler)
-        logger.setLevel(logging.INFO)
-        logger.propagate = False
+    from solver.apps.logs import log_to_stderr
+
+    log_to_stderr()
 
 
 def fail(message: str, code: int = 2) -> NoReturn:
@@ -671,20 +666,11 @@ def _render_report(d: dict, console: Console) -> None:
         console.print(costly)
 
 
-def _rules_summary(r) -> str:
+def _rules_summary(r) -> str:  # noqa: ANN001 - a Rules
     """One line about a ruleset, for `capsa rules`."""
-    parts = [f"{r.scoring} scoring"]
-    if r.scoop_multiplier != 1:
-        parts.append(f"scoop x{r.scoop_multiplier:g}")
-    if r.royalties:
-        royal = " + royal flush" if any(h == "royal_flush" for _, h, _ in r.royalties) else ""
-        parts.append(f"royalties{royal} ({r.royalty_mode})")
-    else:
-        parts.append("no royalties")
-    parts.append("naturals" if r.naturals else "no naturals")
-    parts.append("suits " + ">".join(r.suit_order) if r.suit_order else "no suit order")
-    parts.append(f"wheel {r.wheel}")
-    return ", ".join(parts)
+    from solver.engine.rules import rules_summary
+
+    return rules_summary(r)
 
 
 @app.command("rules")

@@ -43,7 +43,7 @@ MIXED = [
 ]
 BAD = {
     5: "played front: expected 3 cards, got 2",
-    6: "played: duplicate card '9d'",
+    6: "played front: duplicate card '9d'",
     9: "played: a setting is 'front | middle | back' (3 rows), got 2 rows",
     10: "played front: bad card '2x'",
 }

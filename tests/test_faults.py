@@ -461,3 +461,13 @@ def test_set_hands_still_sets_good_hands():
         ev.format_cards(out[0][3:8]),
         ev.format_cards(out[0][8:]),
     ]
+
+
+def test_a_warm_solve_says_nothing_on_stderr():
+    """Issue 9: every solve used to print a false "compiling ... 1 kernels" notice (a kernel
+    only --against compiles). Once the kernels a solve uses are cached, a solve prints
+    nothing on stderr, whatever the policy; with --against too."""
+    for policy in ("mc", "field", "greedy"):
+        capsa("solve", HAND, "--policy", policy, "--samples", "200", "--seed", "1")  # warm
+        again = capsa("solve", HAND, "--policy", policy, "--samples", "200", "--seed", "1")
+        assert again.returncode == 0 and again.stderr == b"", again.stderr

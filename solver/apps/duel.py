@@ -230,18 +230,14 @@ def _mc(samples: int | None, players: int) -> SetHands:
 def parse_setting(line: str, hand: np.ndarray) -> np.ndarray | None:
     """``front | middle | back`` -> uint8[13] (front 3, middle 5, back 5), or None when
     the line is not a setting of ``hand`` (rows of the wrong size, bad or foreign cards)."""
-    from evaluator import parse_cards
+    from solver.engine.settlement import parse_setting
 
-    parts = line.split("|")
-    if len(parts) != 3:
+    if "|" not in line:
         return None
     try:
-        rows = [parse_cards(p) for p in parts]
+        flat = parse_setting(line)
     except ValueError:
         return None
-    if [len(r) for r in rows] != [3, 5, 5]:
-        return None
-    flat = np.concatenate(rows).astype(np.uint8)
     if not np.array_equal(np.sort(flat), np.sort(hand)):
         return None
     return flat

@@ -53,6 +53,7 @@ __all__ = [
     "load_rules",
     "preset",
     "rules_from_dict",
+    "rules_summary",
     "to_toml",
 ]
 
@@ -124,6 +125,11 @@ FILE_KEYS: tuple[str, ...] = (
     "players",
     "royalties",
     "naturals",
+)
+
+#: The keys a file sets by value (the others are handled one by one below).
+_PLAIN_KEYS: tuple[str, ...] = tuple(
+    k for k in FILE_KEYS if k not in ("base", "name", "surrender_cost", "royalties", "naturals")
 )
 
 _DIGEST_VERSION = "capsa-rules-1"
@@ -589,16 +595,7 @@ def rules_from_dict(data: Mapping[str, Any], name: str = "custom") -> Rules:
     base = _get_preset(data.get("base", DEFAULT_PRESET), "base")
     fields: dict[str, Any] = {f.name: getattr(base, f.name) for f in dataclasses.fields(Rules)}
     fields["name"] = data.get("name", name)
-    for key in (
-        "scoring",
-        "scoop_multiplier",
-        "royalty_mode",
-        "one_royalty_per_hand",
-        "royalties_dealt",
-        "suit_order",
-        "wheel",
-        "players",
-    ):
+    for key in _PLAIN_KEYS:
         if key in data:
             fields[key] = data[key]
     # Check scoring first: the surrender default depends on it.
@@ -711,6 +708,22 @@ _MODE_TEXT = {
     "cancel": "cancel (as winner; none when both rows earn one)",
     "always": "always (paid whoever wins the row)",
 }
+
+
+def rules_summary(r: Rules) -> str:
+    """One line about a ruleset, as ``capsa rules`` lists the presets."""
+    parts = [f"{r.scoring} scoring"]
+    if r.scoop_multiplier != 1:
+        parts.append(f"scoop x{r.scoop_multiplier:g}")
+    if r.royalties:
+        royal = " + royal flush" if any(h == "royal_flush" for _, h, _ in r.royalties) else ""
+        parts.append(f"royalties{royal} ({r.royalty_mode})")
+    else:
+        parts.append("no royalties")
+    parts.append("naturals" if r.naturals else "no naturals")
+    parts.append("suits " + ">".join(r.suit_order) if r.suit_order else "no suit order")
+    parts.append(f"wheel {r.wheel}")
+    return ", ".join(parts)
 
 
 def describe_rules(rules: Rules) -> list[tuple[str, str]]:

@@ -48,6 +48,7 @@ __all__ = [
     "find_natural",
     "find_naturals",
     "natural_setting",
+    "parse_setting",
     "settle",
     "settle_against",
     "settle_natural",
@@ -63,12 +64,20 @@ Cards = str | Sequence[int] | np.ndarray
 # --------------------------------------------------------------------------- settings
 
 
-def _setting(setting: Any, who: str) -> np.ndarray:
+def parse_setting(setting: Any, who: str = "setting") -> np.ndarray:
     """A validated setting as uint8[13]: front(3) + middle(5) + back(5).
 
-    Accepts a (front, middle, back) triple of ids or text, or 13 cards (ids or text) in
-    front, middle, back order.
+    Accepts the text ``"front | middle | back"``, a (front, middle, back) triple of ids or
+    text, or 13 cards (ids or text) in front, middle, back order. CardParseError names
+    ``who``, the row and the card that is wrong.
     """
+    if isinstance(setting, str) and "|" in setting:
+        rows = setting.split("|")
+        if len(rows) != 3:
+            raise CardParseError(
+                f"{who}: a setting is 'front | middle | back' (3 rows), got {len(rows)} rows"
+            )
+        setting = rows
     if isinstance(setting, str) or (
         isinstance(setting, np.ndarray) and setting.ndim == 1 and setting.shape[0] == 13
     ):
@@ -126,6 +135,22 @@ def _check_distinct(flat: np.ndarray, who: str) -> None:
         seen[c] = pos
 
 
+def _id_rows(rows: Any, what: str) -> np.ndarray:
+    """Validated uint8[n, 13] rows of 13 distinct card ids (settings or hands)."""
+    arr = np.asarray(rows)
+    if arr.ndim != 2 or arr.shape[1] != 13:
+        raise CardParseError(f"expected {what}s of shape (n, 13), got {arr.shape}")
+    if arr.dtype.kind not in "iu":
+        raise CardParseError(f"card ids must be integers, got {arr.dtype}")
+    if arr.size and (arr.min() < 0 or arr.max() > 51):
+        raise CardParseError("bad card id: ids run from 0 (2c) to 51 (As)")
+    arr = np.ascontiguousarray(arr, dtype=np.uint8)
+    dup = (np.diff(np.sort(arr, axis=1), axis=1) == 0).any(axis=1)
+    if dup.any():
+        raise CardParseError(f"duplicate card in {what} {int(np.flatnonzero(dup)[0])}")
+    return arr
+
+
 def summarize(setting: Any, rules: RulesLike = None) -> tuple[np.ndarray, np.ndarray, bool]:
     """(keys int64[3], royalties float64[4], foul) of a (front, middle, back) setting.
 
@@ -136,7 +161,7 @@ def summarize(setting: Any, rules: RulesLike = None) -> tuple[np.ndarray, np.nda
     from solver.engine import _kernels as k
 
     cr = compile_rules(rules)
-    flat = _setting(setting, "setting")
+    flat = parse_setting(setting, "setting")
     keys = np.zeros(3, np.int64)
     roy = np.zeros(4, np.float64)
     with compiling("settle", "settlement kernels"):
@@ -152,18 +177,7 @@ def summarize_batch(
     distinct valid ids (checked)."""
     from solver.engine import _kernels as k
 
-    arr = np.asarray(settings)
-    if arr.ndim != 2 or arr.shape[1] != 13:
-        raise CardParseError(f"expected settings of shape (n, 13), got {arr.shape}")
-    if arr.dtype.kind not in "iu":
-        raise CardParseError(f"card ids must be integers, got {arr.dtype}")
-    if arr.size and (arr.min() < 0 or arr.max() > 51):
-        raise CardParseError("bad card id: ids run from 0 (2c) to 51 (As)")
-    arr = np.ascontiguousarray(arr, dtype=np.uint8)
-    srt = np.sort(arr, axis=1)
-    dup = (srt[:, 1:] == srt[:, :-1]).any(axis=1)
-    if dup.any():
-        raise CardParseError(f"duplicate card in setting {int(np.flatnonzero(dup)[0])}")
+    arr = _id_rows(settings, "setting")
     cr = compile_rules(rules)
     n = len(arr)
     keys = np.zeros((n, 3), np.int64)
@@ -186,8 +200,8 @@ def settle(a: Any, b: Any, rules: RulesLike = None) -> float:
     from solver.engine import _kernels as k
 
     cr = compile_rules(rules)
-    fa = _setting(a, "a")
-    fb = _setting(b, "b")
+    fa = parse_setting(a, "a")
+    fb = parse_setting(b, "b")
     shared = np.intersect1d(fa, fb)
     if shared.size:
         raise CardParseError(f"card {format_card(int(shared[0]))!r} is in both a and b")
@@ -279,17 +293,7 @@ def find_naturals(hands: np.ndarray, rules: RulesLike = None) -> tuple[np.ndarra
     """Naturals of many hands, uint8[n, 13] -> (ids int64[n] (-1: none), keys int64[n])."""
     from solver.engine import _kernels as k
 
-    arr = np.asarray(hands)
-    if arr.ndim != 2 or arr.shape[1] != 13:
-        raise CardParseError(f"expected hands of shape (n, 13), got {arr.shape}")
-    if arr.dtype.kind not in "iu":
-        raise CardParseError(f"card ids must be integers, got {arr.dtype}")
-    if arr.size and (arr.min() < 0 or arr.max() > 51):
-        raise CardParseError("bad card id: ids run from 0 (2c) to 51 (As)")
-    arr = np.ascontiguousarray(arr, dtype=np.uint8)
-    dup = (np.diff(np.sort(arr, axis=1), axis=1) == 0).any(axis=1)
-    if dup.any():
-        raise CardParseError(f"duplicate card in hand {int(np.flatnonzero(dup)[0])}")
+    arr = _id_rows(hands, "hand")
     cr = compile_rules(rules)
     n = len(arr)
     ids = np.full(n, -1, np.int64)

@@ -356,27 +356,24 @@ def _field_values(keys, roy, fx, fe, params, vals, wt):
 
 @kernel
 def _field_terms(k3, k5, r3, r5, fx, fe, mode, F, M, B):
-    """Per-subset (win, tie, loss, royalty term, row value) for front, middle, back use."""
+    """Per-subset (win, tie, loss, royalty term, row value) for front, middle, back use:
+    F float64[286, 5], M and B float64[1287, 5]."""
     for j in range(286):
-        w, t, l, rt = _row_terms(k3[j], r3[j], fx, fe, 0, mode)
-        F[j, 0] = w
-        F[j, 1] = t
-        F[j, 2] = l
-        F[j, 3] = rt
-        F[j, 4] = w - l + rt
+        _term_row(F, j, k3[j], r3[j], fx, fe, 0, mode)
     for i in range(1287):
-        w, t, l, rt = _row_terms(k5[i], r5[0, i], fx, fe, 1, mode)
-        M[i, 0] = w
-        M[i, 1] = t
-        M[i, 2] = l
-        M[i, 3] = rt
-        M[i, 4] = w - l + rt
-        w, t, l, rt = _row_terms(k5[i], r5[1, i], fx, fe, 2, mode)
-        B[i, 0] = w
-        B[i, 1] = t
-        B[i, 2] = l
-        B[i, 3] = rt
-        B[i, 4] = w - l + rt
+        _term_row(M, i, k5[i], r5[0, i], fx, fe, 1, mode)
+        _term_row(B, i, k5[i], r5[1, i], fx, fe, 2, mode)
+
+
+@kernel
+def _term_row(out, i, key, myroy, fx, fe, r, mode):
+    """out[i] = (win, tie, loss, royalty term, row value) of a row of key ``key``."""
+    w, t, l, rt = _row_terms(key, myroy, fx, fe, r, mode)
+    out[i, 0] = w
+    out[i, 1] = t
+    out[i, 2] = l
+    out[i, 3] = rt
+    out[i, 4] = w - l + rt
 
 
 @kernel
@@ -523,7 +520,6 @@ def _set_hands(hands, policy, lk, ra, st, fx, fe, out_split, out_keys, out_roy, 
     k3 = np.empty(286, np.int64)
     r5 = np.empty((2, 1287))
     r3 = np.empty(286)
-    one = ra.params[P_ONE] != 0.0
     for h in range(hands.shape[0]):
         _prepare(hands[h], lk, ra, k5, k3, r5, r3)
         if policy == POLICY_GREEDY:
@@ -534,20 +530,9 @@ def _set_hands(hands, policy, lk, ra, st, fx, fe, out_split, out_keys, out_roy, 
         out_split[h, 0] = f
         out_split[h, 1] = m
         out_split[h, 2] = b
-        out_keys[h, 0] = k3[f]
-        out_keys[h, 1] = k5[m]
-        out_keys[h, 2] = k5[b]
-        q0 = r3[f]
-        q1 = r5[0, m]
-        q2 = r5[1, b]
-        qd = _dealt_royalty(hands[h], ra.dealt_units, one)
-        if one:
-            q0, q1, q2, qd = _one_royalty_with_dealt(q0, q1, q2, qd)
-        out_roy[h, 0] = q0
-        out_roy[h, 1] = q1
-        out_roy[h, 2] = q2
-        out_roy[h, 3] = qd
-        out_val[h] = val + qd
+        _candidate_rows(hands[h], ra, out_split[h : h + 1], k3, k5, r3, r5,
+                        out_keys[h : h + 1], out_roy[h : h + 1])  # fmt: skip
+        out_val[h] = val + out_roy[h, 3]
 
 
 @kernel

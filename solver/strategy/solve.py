@@ -396,28 +396,12 @@ def played_split(hand: np.ndarray, played: Sequence | str) -> np.ndarray:
     raises CardParseError for bad cards, wrong row sizes, a card twice, or a card that
     is not the hand's.
     """
-    from evaluator import CardParseError, as_cards
+    from evaluator import CardParseError
+    from solver.engine.settlement import parse_setting
     from solver.strategy.splits import split_of
 
-    rows = played.split("|") if isinstance(played, str) else list(played)
-    if len(rows) != 3:
-        raise CardParseError(
-            f"played: a setting is 'front | middle | back' (3 rows), got {len(rows)} rows"
-        )
-    cards = []
-    for name, size, row in zip(("front", "middle", "back"), (3, 5, 5), rows, strict=True):
-        try:
-            ids = as_cards(row)
-        except CardParseError as exc:
-            raise CardParseError(f"played {name}: {exc}") from None
-        if len(ids) != size:
-            raise CardParseError(f"played {name}: expected {size} cards, got {len(ids)}")
-        cards.append(ids)
-    flat = np.concatenate(cards)
-    if len(set(flat.tolist())) != 13:
-        dup = next(c for c in flat.tolist() if flat.tolist().count(c) > 1)
-        raise CardParseError(f"played: duplicate card {format_cards([dup])!r}")
+    flat = parse_setting(played, "played")
     foreign = sorted(set(flat.tolist()) - set(hand.tolist()))
     if foreign:
         raise CardParseError(f"played: card {format_cards(foreign[:1])!r} is not in the hand")
-    return split_of(hand, *cards)
+    return split_of(hand, flat[:3], flat[3:8], flat[8:])

@@ -26,6 +26,7 @@ from typing import Any
 from solver.apps.batch.errors import BatchError
 from solver.apps.batch.reading import Line
 from solver.apps.batch.work import ChunkResult, Job, default_threads, solve_chunk
+from solver.apps.logs import log_to_stderr
 
 __all__ = ["Dask", "Inline", "Pool", "die_with_parent", "make_backend"]
 
@@ -91,19 +92,12 @@ def die_with_parent(parent: int, poll: float = 0.5, *, pdeathsig: bool = True) -
 def _pool_init(parent: int) -> None:
     """A worker dies with its parent, ignores Ctrl-C and hangups (the parent stops the
     run), and says on stderr when it compiles the kernels, as the command does."""
-    import logging
 
     die_with_parent(parent)
     for name in ("SIGINT", "SIGHUP"):
         if hasattr(signal, name):
             signal.signal(getattr(signal, name), signal.SIG_IGN)
-    log = logging.getLogger("capsa")
-    if not log.handlers:
-        handler = logging.StreamHandler(sys.stderr)
-        handler.setFormatter(logging.Formatter("capsa: %(message)s"))
-        log.addHandler(handler)
-        log.setLevel(logging.INFO)
-        log.propagate = False
+    log_to_stderr()
 
 
 class Pool:

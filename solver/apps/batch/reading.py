@@ -241,40 +241,10 @@ def csv_header(raw: bytes, *, required: bool, name: str) -> CsvSpec | None:
 # Ids and hands
 # --------------------------------------------------------------------------------------
 
-_PLAIN: dict[str, int] = {}
-
-
-def _plain() -> dict[str, int]:
-    """``{"As": 51, "as": 51, "AS": 51, ...}``: the common spellings, for the quick path."""
-    if not _PLAIN:
-        from evaluator import RANKS, SUITS
-
-        for r, rank in enumerate(RANKS):
-            for s, suit in enumerate(SUITS):
-                for text in (rank + suit, rank.lower() + suit, rank + suit.upper()):
-                    _PLAIN[text] = r * 4 + s
-    return _PLAIN
-
-
-def _quick_hand(cards: str) -> Any:
-    """13 distinct space-separated cards in a common spelling, else None (parse fully)."""
-    import numpy as np
-
-    table = _plain()
-    tokens = cards.split()
-    if len(tokens) != 13:
-        return None
-    ids = [table.get(t, -1) for t in tokens]
-    if -1 in ids or len(set(ids)) != 13:
-        return None
-    return np.array(ids, dtype=np.uint8)
-
 
 def _is_card_text(text: str) -> bool:
     from evaluator import CardParseError, parse_cards
 
-    if text in _plain():
-        return True
     try:
         parse_cards(text, allow_duplicates=True)
     except CardParseError:
@@ -300,40 +270,15 @@ def split_id(text: str) -> tuple[str | None, str]:
 
 #: A played setting: (front, middle, back) card ids, uint8 arrays of 3, 5 and 5.
 Played = tuple[Any, Any, Any]
-_ROW_SIZES = (("front", 3), ("middle", 5), ("back", 5))
 
 
 def _parse_setting(cards: str) -> tuple[Any, Played]:
     """``(hand ids, played rows)`` of ``"front | middle | back"``; CardParseError naming
     the row (and the card) that is wrong, in the words ``solve(played=...)`` uses."""
-    import numpy as np
+    from solver.engine.settlement import parse_setting
 
-    from evaluator import CardParseError, format_cards, parse_cards
-
-    rows = cards.split("|")
-    if len(rows) != 3:
-        raise CardParseError(
-            f"played: a setting is 'front | middle | back' (3 rows), got {len(rows)} rows"
-        )
-    table = _plain()
-    out = []
-    for (name, size), row in zip(_ROW_SIZES, rows, strict=True):
-        ids = [table.get(t, -1) for t in row.split()]
-        if -1 in ids:
-            try:
-                ids = parse_cards(row, allow_duplicates=True).tolist()
-            except CardParseError as exc:
-                raise CardParseError(f"played {name}: {exc}") from None
-        if len(ids) != size:
-            raise CardParseError(f"played {name}: expected {size} cards, got {len(ids)}")
-        out.append(np.array(ids, dtype=np.uint8))
-    hand = np.concatenate(out)
-    seen: set[int] = set()
-    for card in hand.tolist():
-        if card in seen:
-            raise CardParseError(f"played: duplicate card {format_cards([card])!r}")
-        seen.add(card)
-    return hand, (out[0], out[1], out[2])
+    hand = parse_setting(cards, "played")
+    return hand, (hand[:3], hand[3:8], hand[8:])
 
 
 def parse_entry(
@@ -362,10 +307,7 @@ def parse_entry(
         if "|" in cards:
             hand, played = _parse_setting(cards)
             return ident, hand, played
-        hand = _quick_hand(cards)
-        if hand is None:
-            hand = parse_hand(cards)
-        return ident, hand, None
+        return ident, parse_hand(cards), None
     except ValueError as exc:
         exc.line_id = ident  # type: ignore[attr-defined]
         raise

@@ -24,7 +24,15 @@ from typing import Any
 
 from solver.engine.errors import InputError
 from solver.engine.layout import POLICIES
-from solver.engine.rules import PRESETS, Rules, RulesError, describe_rules, preset, rules_from_dict
+from solver.engine.rules import (
+    PRESETS,
+    Rules,
+    RulesError,
+    describe_rules,
+    preset,
+    rules_from_dict,
+    rules_summary,
+)
 
 #: The keys of POST /api/solve and /api/check: the long options of ``capsa solve``.
 SOLVE_KEYS: tuple[str, ...] = (
@@ -93,18 +101,7 @@ def check_keys(body: Any, keys: tuple[str, ...], example: str) -> dict[str, Any]
 
 def summary(r: Rules) -> str:
     """One line about a ruleset (as ``capsa rules`` lists the presets)."""
-    parts = [f"{r.scoring} scoring"]
-    if r.scoop_multiplier != 1:
-        parts.append(f"scoop x{r.scoop_multiplier:g}")
-    if r.royalties:
-        royal = " + royal flush" if any(h == "royal_flush" for _, h, _ in r.royalties) else ""
-        parts.append(f"royalties{royal} ({r.royalty_mode})")
-    else:
-        parts.append("no royalties")
-    parts.append("naturals" if r.naturals else "no naturals")
-    parts.append("suits " + ">".join(r.suit_order) if r.suit_order else "no suit order")
-    parts.append(f"wheel {r.wheel}")
-    return ", ".join(parts)
+    return rules_summary(r)
 
 
 class RulesCatalog:
