@@ -357,23 +357,23 @@ def _field_values(keys, roy, fx, fe, params, vals, wt):
 @kernel
 def _field_terms(k3, k5, r3, r5, fx, fe, mode, F, M, B):
     """Per-subset (win, tie, loss, royalty term, row value) for front, middle, back use:
-    F float64[286, 5], M and B float64[1287, 5]."""
+    F float64[286, 5], M and B float64[1287, 5]. (Written out row by row: a helper
+    kernel per row costs a third more time here.)"""
     for j in range(286):
-        _term_row(F, j, k3[j], r3[j], fx, fe, 0, mode)
+        w, t, l, rt = _row_terms(k3[j], r3[j], fx, fe, 0, mode)
+        F[j, 0] = w
+        F[j, 1] = t
+        F[j, 2] = l
+        F[j, 3] = rt
+        F[j, 4] = w - l + rt
     for i in range(1287):
-        _term_row(M, i, k5[i], r5[0, i], fx, fe, 1, mode)
-        _term_row(B, i, k5[i], r5[1, i], fx, fe, 2, mode)
-
-
-@kernel
-def _term_row(out, i, key, myroy, fx, fe, r, mode):
-    """out[i] = (win, tie, loss, royalty term, row value) of a row of key ``key``."""
-    w, t, l, rt = _row_terms(key, myroy, fx, fe, r, mode)
-    out[i, 0] = w
-    out[i, 1] = t
-    out[i, 2] = l
-    out[i, 3] = rt
-    out[i, 4] = w - l + rt
+        for r, out in ((1, M), (2, B)):
+            w, t, l, rt = _row_terms(k5[i], r5[r - 1, i], fx, fe, r, mode)
+            out[i, 0] = w
+            out[i, 1] = t
+            out[i, 2] = l
+            out[i, 3] = rt
+            out[i, 4] = w - l + rt
 
 
 @kernel
