@@ -783,3 +783,111 @@ def ref_field_value(win, tie, royalty_term, scoring: str, scoop_multiplier: floa
             units *= scoop_multiplier
         total += p * units
     return total + sum(royalty_term)
+
+
+def _interp(x: float, ys: Sequence[float]) -> float:
+    """ys given at the knots 0, 1/K, ..., 1 (K = len(ys) - 1), interpolated linearly at
+    x in [0, 1]."""
+    k = len(ys) - 1
+    pos = min(max(x, 0.0), 1.0) * k
+    i = min(int(pos), k - 1)
+    return ys[i] + (pos - i) * (ys[i + 1] - ys[i])
+
+
+def _trilinear(grid, u: Sequence[float]) -> float:
+    """grid[i][j][k] given at the nodes (i, j, k) / n of the unit cube, interpolated at u:
+    the sum over the 8 corners of the cell holding u of the corner's value times the
+    product of (1 - distance to it) along each axis."""
+    n = len(grid) - 1
+    cells, fracs = [], []
+    for x in u:
+        pos = min(max(x, 0.0), 1.0) * n
+        i = min(int(pos), n - 1)
+        cells.append(i)
+        fracs.append(pos - i)
+    total = 0.0
+    for corner in itertools.product((0, 1), repeat=3):
+        weight = 1.0
+        for axis, c in enumerate(corner):
+            weight *= fracs[axis] if c else 1.0 - fracs[axis]
+        total += weight * grid[cells[0] + corner[0]][cells[1] + corner[1]][cells[2] + corner[2]]
+    return total
+
+
+def ref_field_model_value(hand13: Sequence[int], keys, royalties, model, rules) -> float:
+    """The field model's value of one setting of a hand (solver.strategy.field), the slow
+    way. ``keys``: the setting's three row keys (the solver's integer keys; they only index
+    the tables), ``royalties``: its three row royalties and the dealt cards' royalty.
+
+    ``model`` gives the field tables, indexed [row][key] (duck-typed): ``fw`` P(win),
+    ``ft`` P(tie), ``fo`` the royalty an opponent collects by beating the row, ``fe[row]``
+    an opponent's expected royalty; ``rank[row][q][n][knot]`` and ``suit[row][n][knot]``
+    the card-removal shift of P(win) at knots evenly spaced in P(win), when the hand holds
+    n cards of rank q / of a suit; ``cop[c][i][j][k]`` the joint corrections at the
+    midrank nodes: c = 0 E[s_f s_m s_b], 1 P(win all), 2 P(lose all).
+
+    1. Each row's P(win): the field's, plus the sum over the 13 ranks and the 4 suits of
+       the hand's shift curves at that P(win), kept within [0, 1 - P(tie)].
+    2. The independent-rows value (``ref_field_value``) with those probabilities and the
+       royalty terms (winner, cancel: P(win) x own royalty - fo; always: own - fe).
+    3. The joint correction at the rows' midranks P(win) + P(tie) / 2: under 2-4,
+       -E[s s s] / 2 (the 2-4 bonus is (sum of s - s_f s_m s_b) / 2 when no row ties);
+       under 1-6, 3 x (P(win all) - P(lose all)); plus (multiplier - 1) x the scoop's units
+       (3 + bonus) x the same; per-row without a multiplier has none.
+    4. With a scoop multiplier and royalties: P(win all) = product of P(win) + its
+       correction, P(lose all) likewise (each kept in [0, 1], their sum at most 1);
+       (multiplier - 1) x (own royalties x P(win all) - sum over rows of fo / P(lose the
+       row) x P(lose all)); mode always: (multiplier - 1) x (own royalties - sum of fe) x
+       (P(win all) + P(lose all)).
+    5. The dealt cards' royalty is added as it is.
+    """
+    ranks = [rank_of(c) for c in hand13]
+    suits = [suit_of(c) for c in hand13]
+    rank_counts = [ranks.count(q) for q in range(13)]
+    suit_counts = [suits.count(s) for s in range(4)]
+    win, tie, lose, mid, term = [], [], [], [], []
+    for r in range(3):
+        key = int(keys[r])
+        w0, t = float(model.fw[r][key]), float(model.ft[r][key])
+        nk = len(model.rank[r][0][0])
+        curve = [
+            sum(float(model.rank[r][q][rank_counts[q]][x]) for q in range(13))
+            + sum(float(model.suit[r][suit_counts[s]][x]) for s in range(4))
+            for x in range(nk)
+        ]
+        w = max(0.0, min(w0 + _interp(w0, curve), 1.0 - t))
+        win.append(w)
+        tie.append(t)
+        lose.append(1.0 - w - t)
+        mid.append(w + t / 2)
+        own = float(royalties[r])
+        if rules.royalty_mode == "always":
+            term.append(own - float(model.fe[r]))
+        else:
+            term.append(w * own - float(model.fo[r][key]))
+    mult = float(rules.scoop_multiplier)
+    value = ref_field_value(win, tie, term, rules.scoring, mult)
+    cop = model.cop
+    if len(cop[0]) > 1:
+        e3 = _trilinear(cop[0], mid)
+        scoop = _trilinear(cop[1], mid) - _trilinear(cop[2], mid)
+        if rules.scoring == "2-4":
+            value += -0.5 * e3 + (mult - 1) * 4 * scoop
+        elif rules.scoring == "1-6":
+            value += 3 * scoop + (mult - 1) * 6 * scoop
+        else:
+            value += (mult - 1) * 3 * scoop
+        if mult != 1 and rules.royalties:
+            p_win = min(max(win[0] * win[1] * win[2] + _trilinear(cop[1], mid), 0.0), 1.0)
+            p_lose = lose[0] * lose[1] * lose[2] + _trilinear(cop[2], mid)
+            p_lose = min(max(p_lose, 0.0), 1.0 - p_win)
+            own = sum(float(x) for x in royalties[:3])
+            if rules.royalty_mode == "always":
+                theirs = sum(float(x) for x in model.fe)
+                value += (mult - 1) * (own - theirs) * (p_win + p_lose)
+            else:
+                theirs = sum(
+                    float(model.fo[r][int(keys[r])]) / lose[r] for r in range(3) if lose[r] > 0
+                )
+                value += (mult - 1) * (own * p_win - theirs * p_lose)
+    return value + float(royalties[3])

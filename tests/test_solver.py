@@ -106,38 +106,72 @@ def test_pareto_front_is_exact(preset):
             assert not ge.any()
 
 
-def test_field_best_is_the_best_legal_split_by_the_field_oracle():
-    """``_field_best`` (branch and bound over backs) finds the legal split of highest field
-    value, the value computed by the oracle's 27-outcome enumeration (tests/reference.py)."""
+def _field_configs():
+    """(rules, field tables) pairs covering every term of the field value: shipped tables,
+    royalty mode "always", and random corrections (card removal and joint grids) under
+    2-4, a scoop multiplier with royalties (winner and always) and per-row; two with
+    corrections ten times too large, so that the branch and bound's allowance for them
+    decides which backs it may skip."""
+    out = []
     for preset, mode in (("chinese-1-6", "winner"), ("chinese-2-4", "winner"),
                          ("shisanshui", "winner"), ("chinese-1-6", "always")):  # fmt: skip
         rules = load_rules(preset)
+        shipped = FT.get_field(rules)
         if mode != rules.royalty_mode:
             rules = rules_from_dict({**rules.to_dict(), "royalty_mode": mode, "name": "x"}, "x")
+        out.append((rules, FT.field_tables(shipped.dist, rules, shipped.rank, shipped.suit,
+                                           shipped.cop)))  # fmt: skip
+    rng = np.random.default_rng(11)
+    for preset, change, size in (("chinese-2-4", {}, 0.05), ("shisanshui", {}, 0.05),
+                                 ("shisanshui", {"royalty_mode": "always"}, 0.05),
+                                 ("per-row", {"scoop_multiplier": 2}, 0.05),
+                                 ("chinese-2-4", {}, 0.5), ("shisanshui", {}, 0.5),
+                                 ("shisanshui", {"royalty_mode": "always"}, 0.5)):  # fmt: skip
+        base = load_rules(preset)
+        rules = rules_from_dict({**base.to_dict(), **change, "name": "x"}, "x") if change else base
+        out.append((rules, FT.field_tables(
+            FT.get_field(base).dist, rules, rng.normal(0, size / 2, (3, 13, 5, 9)),
+            rng.normal(0, size / 2, (3, 14, 9)), rng.normal(0, size, (3, 5, 5, 5)),
+        )))  # fmt: skip
+    return out
+
+
+def test_field_values_match_the_oracle():
+    """The field value of settings (``field_values``: card-removal shift, independent rows,
+    joint correction, multiplied royalties) is the oracle's (tests/reference.py), term
+    for term, on random legal splits of random hands."""
+    rng = np.random.default_rng(4)
+    for rules, f in _field_configs():
         cr = compile_rules(rules)
-        f = FT.get_field(load_rules(preset))
-        st = SP.structure()
-        for hand in random_hands(12, 3):
-            k5, k3, r5, r3 = prepared(hand, rules)
-            fb, mb, bb, value = K._field_best(k3, k5, r3, r5, st, f.fx, f.fe, cr.params)
+        for hand in random_hands(3, 8):
             every = candidates(hand, cr, prune=False)
-            w = np.take_along_axis(f.fw, every.keys.T, 1).T
-            t = np.take_along_axis(f.ft, every.keys.T, 1).T
-            roy = every.roy[:, :3]  # no dealt-card royalty under these rules
-            assert not every.roy[:, 3].any()
-            if mode == "always":
-                rt = roy - f.fe[None, :]
-            else:
-                rt = w * roy - np.take_along_axis(f.fo, every.keys.T, 1).T
-            oracle = np.array([
-                ref.ref_field_value(w[i], t[i], rt[i], rules.scoring, rules.scoop_multiplier)
-                for i in range(len(every))
-            ])  # fmt: skip
-            assert value == pytest.approx(oracle.max(), abs=1e-12)
+            pick = rng.choice(len(every), 60, replace=False)
+            vals, wt = FT.field_values(every.keys[pick], every.roy[pick], hand, cr, f)
+            for v, i in zip(vals, pick, strict=True):
+                oracle = ref.ref_field_model_value(hand, every.keys[i], every.roy[i], f, rules)
+                assert v == pytest.approx(oracle, abs=1e-9)
+            assert ((wt[..., 0] >= 0) & (wt[..., 0] + wt[..., 1] <= 1 + 1e-12)).all()
+
+
+def test_field_best_is_the_best_legal_split_by_field_value():
+    """``_field_best`` (branch and bound over backs) finds the legal split of highest field
+    value among all legal splits (each valued by ``field_values``, checked against the
+    oracle above), whatever the corrections do to the bound; random hands and hands rich
+    in royalties (the multiplied royalties' allowance)."""
+    st = SP.structure()
+    hands = [*random_hands(8, 3), *(sorted_hand(h) for h in SPECIAL_HANDS.values())]
+    for rules, f in _field_configs():
+        cr = compile_rules(rules)
+        for hand in hands:
+            k5, k3, r5, r3 = prepared(hand, rules)
+            fb, mb, bb, value = K._field_best(hand, k3, k5, r3, r5, st, f.model, cr.params)
+            every = candidates(hand, cr, prune=False)
+            vals, _ = FT.field_values(every.keys, every.roy, hand, cr, f)
+            assert value == pytest.approx(vals.max(), abs=1e-12)
             chosen = (k3[fb], k5[mb], k5[bb])
             assert chosen[0] <= chosen[1] <= chosen[2]  # legal
             hit = np.flatnonzero((every.keys == chosen).all(axis=1))
-            assert oracle[hit].max() == pytest.approx(value, abs=1e-12)
+            assert vals[hit].max() == pytest.approx(value, abs=1e-12)
 
 
 def test_greedy_is_best_back_then_best_middle():

@@ -9,10 +9,14 @@ the stronger five always goes to the back, so the 72,072 ordered splits reduce t
 Row keys: ``key = strength' * 4 + suit component`` (see solver.engine.settlement); a higher key
 wins, and a setting is legal when ``key_front <= key_middle <= key_back``.
 
-Field tables (per row r = 0 front, 1 middle, 2 back, indexed by key), interleaved in
+The field model (``FieldModel``, solver.strategy.field) is one kernel argument. Its
+tables per row r = 0 front, 1 middle, 2 back, indexed by key, interleaved in
 ``fx[r, k]``: P(win the row), P(tie), and the expected royalty an opponent collects on
 that row by beating a row of key k; ``fe[r]`` an opponent's expected row royalty (for
-royalty mode "always").
+royalty mode "always"). Two corrections refine the independent-rows value: the
+card-removal shift of P(win) for the hand being set (``rank``, ``suit``; see
+``_hand_shift``) and the joint correction of the bonus for the opponent's correlated
+rows (``joint``, ``jw``, ``jl`` on the rows' midranks; see ``_model_value``).
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ from solver.engine.layout import (
     P_MODE,
     P_MULT,
     P_ONE,
+    P_ROY,
     P_SCORING,
     POLICY_GREEDY,
     SCORING_16,
@@ -296,22 +301,110 @@ def _candidates(hand, lk, ra, part, prune, k5, k3, r5, r3, split, keys, roy):
 
 
 @kernel
-def _row_terms(key, myroy, fx, fe, r, mode):
-    """(win, tie, loss, royalty term) of one row of key `key` against the field.
+def _hand_shift(hand, rank, suit, shift):
+    """Card-removal shift of the field's P(win) for one sorted hand uint8[13].
+
+    rank float64[3, 13, 5, K + 1] is the change of P(win) at the K + 1 knots (evenly
+    spaced in the field's own P(win)) when the hand holds n cards of rank q; suit
+    float64[3, 14, K + 1] when it holds n cards of one suit (each of the four suits adds
+    its term); both are FieldModel's. Out: shift float64[3, K + 1], their
+    sum for this hand (first-order: the ranks' and suits' effects add up).
+    """
+    nr = np.zeros(13, np.int64)
+    ns = np.zeros(4, np.int64)
+    for i in range(13):
+        c = np.int64(hand[i])
+        nr[c >> 2] += 1
+        ns[c & 3] += 1
+    nk = shift.shape[1]
+    for r in range(3):
+        for x in range(nk):
+            shift[r, x] = 0.0
+        for q in range(13):
+            for x in range(nk):
+                shift[r, x] += rank[r, q, nr[q], x]
+        for s in range(4):
+            for x in range(nk):
+                shift[r, x] += suit[r, ns[s], x]
+
+
+@kernel(inline="always")
+def _row_terms(key, myroy, fx, fe, shift, r, mode):
+    """(win, tie, loss, royalty term, midrank) of one row of key `key` against the field.
 
     fx float64[3, NKEY, 4]: (win, tie, royalty the opponent collects, unused) by row and
-    key, interleaved so that one lookup is one cache line.
+    key, interleaved so that one lookup is one cache line; fe float64[3]. The win probability is
+    moved by the hand's card-removal shift (float64[3, K + 1], ``_hand_shift``),
+    interpolated linearly at the field's P(win), and kept within [0, 1 - tie]. The
+    midrank win + tie / 2 places the row for the joint correction (``_trilinear``).
     """
-    w = fx[r, key, 0]
+    w0 = fx[r, key, 0]
     t = fx[r, key, 1]
+    nk = shift.shape[1] - 1
+    x = w0 * nk
+    i = np.int64(x)
+    if i >= nk:
+        i = nk - 1
+    f = x - i
+    w = w0 + shift[r, i] + f * (shift[r, i + 1] - shift[r, i])
+    if w > 1.0 - t:
+        w = 1.0 - t
+    if w < 0.0:
+        w = 0.0
     if mode == MODE_ALWAYS:
         rt = myroy - fe[r]
     else:
         rt = w * myroy - fx[r, key, 2]
-    return w, t, 1.0 - w - t, rt
+    return w, t, 1.0 - w - t, rt, w + 0.5 * t
+
+
+@kernel(inline="always")
+def _node(u, n):
+    """(cell, fraction) of u, clamped to [0, 1], on n equal cells."""
+    x = min(max(u, 0.0), 1.0) * n
+    i = min(np.int64(x), n - 1)
+    return i, x - i
 
 
 @kernel
+def _trilinear(g, x, y, z):
+    """g float64[n + 1, n + 1, n + 1] (values at the nodes i / n of the unit cube),
+    interpolated trilinearly at (x, y, z): along z, then y, then x (``_slab`` and the
+    split loop of ``_field_best`` do the same arithmetic in the same order)."""
+    n = g.shape[0] - 1
+    i, fx = _node(x, n)
+    j, fy = _node(y, n)
+    k, fz = _node(z, n)
+    c00 = g[i, j, k] + fz * (g[i, j, k + 1] - g[i, j, k])
+    c01 = g[i, j + 1, k] + fz * (g[i, j + 1, k + 1] - g[i, j + 1, k])
+    c10 = g[i + 1, j, k] + fz * (g[i + 1, j, k + 1] - g[i + 1, j, k])
+    c11 = g[i + 1, j + 1, k] + fz * (g[i + 1, j + 1, k + 1] - g[i + 1, j + 1, k])
+    c0 = c00 + fy * (c01 - c00)
+    c1 = c10 + fy * (c11 - c10)
+    return c0 + fx * (c1 - c0)
+
+
+@kernel
+def _slab(g, z, out):
+    """The first step of ``_trilinear`` for a fixed z: out float64[n + 1, n + 1] =
+    g[:, :, z] interpolated linearly."""
+    n = g.shape[0] - 1
+    k, fz = _node(z, n)
+    for i in range(n + 1):
+        for j in range(n + 1):
+            out[i, j] = g[i, j, k] + fz * (g[i, j, k + 1] - g[i, j, k])
+
+
+@kernel(inline="always")
+def _bilinear(s, i, fx, j, fy):
+    """The last two steps of ``_trilinear`` on a slab s (``_slab``), cells and fractions
+    of x and y from ``_node``."""
+    c0 = s[i, j] + fy * (s[i, j + 1] - s[i, j])
+    c1 = s[i + 1, j] + fy * (s[i + 1, j + 1] - s[i + 1, j])
+    return c0 + fx * (c1 - c0)
+
+
+@kernel(inline="always")
 def _field_value(wf, tf, lf, wm, tm, lm, wb, tb, lb, rsum, scoring, mult):
     """Expected units per opponent from independent row outcomes, under the scoring."""
     v = (wf - lf) + (wm - lm) + (wb - lb) + rsum
@@ -331,80 +424,143 @@ def _field_value(wf, tf, lf, wm, tm, lm, wb, tb, lb, rsum, scoring, mult):
     return v
 
 
+@kernel(inline="always")
+def _scoop_royalties(pw, pl, mine, of, lf, om, lm, ob, lb, fe_sum, mult, mode):
+    """What a scoop multiplier adds through the royalties it multiplies: pw, pl the
+    probabilities of winning and losing all three rows, mine the setting's own row
+    royalties; of/om/ob the royalty an opponent collects by beating each row and lf/lm/lb
+    the probability it does (so of / lf is its royalty given it wins the row); fe_sum an
+    opponent's expected royalties (mode "always")."""
+    pw = min(max(pw, 0.0), 1.0)
+    pl = min(max(pl, 0.0), 1.0 - pw)
+    if mode == MODE_ALWAYS:
+        return (mult - 1.0) * (mine - fe_sum) * (pw + pl)
+    theirs = 0.0
+    if lf > 0.0:
+        theirs += of / lf
+    if lm > 0.0:
+        theirs += om / lm
+    if lb > 0.0:
+        theirs += ob / lb
+    return (mult - 1.0) * (mine * pw - theirs * pl)
+
+
 @kernel
-def _field_values(keys, roy, fx, fe, params, vals, wt):
-    """Field value of settings given by their row keys int64[n, 3] and royalties
-    float64[n, 4] (rows, dealt cards) -> vals float64[n], and wt float64[n, 3, 2] each
-    row's (win, tie). The dealt cards' royalty is added as it is (approximation: the
-    field model leaves it out of the scoop multiplier, and the opponents' out)."""
+def _field_values(keys, roy, hands, fm, params, vals, wt):
+    """Field value of settings given by their row keys int64[n, 3], royalties
+    float64[n, 4] (rows, dealt cards) and sorted hands uint8[n, 13] (whose cards the
+    opponents cannot hold) -> vals float64[n], and wt float64[n, 3, 2] each row's (win,
+    tie). The same value ``_field_best`` maximises: the independent-rows value, the joint
+    correction (``fm.joint`` at the rows' midranks) and, under a scoop multiplier with
+    royalties, the multiplied royalties (``_scoop_royalties``). The dealt cards' royalty
+    is added as it is (approximation: the field model leaves it out of the scoop
+    multiplier, and the opponents' out)."""
     scoring = np.int64(params[P_SCORING])
     mult = params[P_MULT]
     mode = np.int64(params[P_MODE])
+    royal = mult != 1.0 and params[P_ROY] != 0.0 and fm.jw.shape[0] > 1
+    fx, fe = fm.fx, fm.fe
+    fe_sum = fe[0] + fe[1] + fe[2]
+    shift = np.empty((3, fm.rank.shape[3]))
+    T = np.empty((3, 5))
     for i in range(keys.shape[0]):
-        wf, tf, lf, rf = _row_terms(keys[i, 0], roy[i, 0], fx, fe, 0, mode)
-        wm, tm, lm, rm = _row_terms(keys[i, 1], roy[i, 1], fx, fe, 1, mode)
-        wb, tb, lb, rb = _row_terms(keys[i, 2], roy[i, 2], fx, fe, 2, mode)
-        rsum = rf + rm + rb + roy[i, 3]
-        vals[i] = _field_value(wf, tf, lf, wm, tm, lm, wb, tb, lb, rsum, scoring, mult)
-        wt[i, 0, 0] = wf
-        wt[i, 0, 1] = tf
-        wt[i, 1, 0] = wm
-        wt[i, 1, 1] = tm
-        wt[i, 2, 0] = wb
-        wt[i, 2, 1] = tb
+        same = i > 0
+        if same:
+            for c in range(13):
+                if hands[i, c] != hands[i - 1, c]:
+                    same = False
+                    break
+        if not same:
+            _hand_shift(hands[i], fm.rank, fm.suit, shift)
+        rsum = roy[i, 3]
+        for r in range(3):
+            w, t, l, rt, u = _row_terms(keys[i, r], roy[i, r], fx, fe, shift, r, mode)
+            T[r, 0] = w
+            T[r, 1] = t
+            T[r, 2] = l
+            T[r, 3] = u
+            T[r, 4] = fx[r, keys[i, r], 2]
+            rsum += rt
+            wt[i, r, 0] = w
+            wt[i, r, 1] = t
+        v = _field_value(T[0, 0], T[0, 1], T[0, 2], T[1, 0], T[1, 1], T[1, 2], T[2, 0],
+                         T[2, 1], T[2, 2], rsum - roy[i, 3], scoring, mult)  # fmt: skip
+        if fm.joint.shape[0] > 1:
+            v += _trilinear(fm.joint, T[0, 3], T[1, 3], T[2, 3])
+        if royal:
+            pw = T[0, 0] * T[1, 0] * T[2, 0] + _trilinear(fm.jw, T[0, 3], T[1, 3], T[2, 3])
+            pl = T[0, 2] * T[1, 2] * T[2, 2] + _trilinear(fm.jl, T[0, 3], T[1, 3], T[2, 3])
+            mine = roy[i, 0] + roy[i, 1] + roy[i, 2]
+            v += _scoop_royalties(pw, pl, mine, T[0, 4], T[0, 2], T[1, 4], T[1, 2], T[2, 4],
+                                  T[2, 2], fe_sum, mult, mode)  # fmt: skip
+        vals[i] = v + roy[i, 3]
 
 
 @kernel
-def _field_terms(k3, k5, r3, r5, fx, fe, mode, F, M, B):
-    """Per-subset (win, tie, loss, royalty term, row value) for front, middle, back use:
-    F float64[286, 5], M and B float64[1287, 5]. (Written out row by row: a helper
+def _field_terms(k3, k5, r3, r5, fx, fe, shift, mode, F, M, B):
+    """Per-subset terms for front, middle, back use: (win, tie, loss, royalty term, row
+    value, midrank, royalty the opponent collects by beating it, own royalty).
+    F float64[286, 8], M and B float64[1287, 8]. (Written out row by row: a helper
     kernel per row costs a third more time here.)"""
     for j in range(286):
-        w, t, l, rt = _row_terms(k3[j], r3[j], fx, fe, 0, mode)
+        w, t, l, rt, u = _row_terms(k3[j], r3[j], fx, fe, shift, 0, mode)
         F[j, 0] = w
         F[j, 1] = t
         F[j, 2] = l
         F[j, 3] = rt
         F[j, 4] = w - l + rt
+        F[j, 5] = u
+        F[j, 6] = fx[0, k3[j], 2]
+        F[j, 7] = r3[j]
     for i in range(1287):
         for r, out in ((1, M), (2, B)):
-            w, t, l, rt = _row_terms(k5[i], r5[r - 1, i], fx, fe, r, mode)
+            w, t, l, rt, u = _row_terms(k5[i], r5[r - 1, i], fx, fe, shift, r, mode)
             out[i, 0] = w
             out[i, 1] = t
             out[i, 2] = l
             out[i, 3] = rt
             out[i, 4] = w - l + rt
+            out[i, 5] = u
+            out[i, 6] = fx[r, k5[i], 2]
+            out[i, 7] = r5[r - 1, i]
 
 
 @kernel
-def _split_value(F, M, B, f, m, b, scoring, mult):
-    """Field value of the split (front f, middle m, back b) from the per-subset terms."""
-    return _field_value(
-        F[f, 0], F[f, 1], F[f, 2], M[m, 0], M[m, 1], M[m, 2], B[b, 0], B[b, 1], B[b, 2],
-        F[f, 3] + M[m, 3] + B[b, 3], scoring, mult,
-    )  # fmt: skip
-
-
-@kernel
-def _field_best(k3, k5, r3, r5, st, fx, fe, params):
-    """Best legal split by field value: (front, middle, back) subset indices, value.
+def _field_best(hand, k3, k5, r3, r5, st, fm, params):
+    """Best legal split of a sorted hand by field value (``_field_values``' value): (front,
+    middle, back) subset indices, value.
 
     Exact branch and bound: backs are taken strongest first; a back is expanded (its 56
     middle/front splits of the other 8 cards scored) only when an upper bound on any
     split with that back beats the best so far. The bound adds the back's own row value,
-    the best middle and front row values among rows no stronger than the back, and a
-    bound on the joint bonus (scoop, 2-4, multiplier) that can only overstate it.
-    st is the split Structure (solver.strategy.splits); returns (front, middle, back,
-    value) with the subset indices.
+    the best middle and front row values among rows no stronger than the back, a bound on
+    the joint bonus (scoop, 2-4, multiplier) that can only overstate it, the largest
+    joint correction at the back's midrank (``fm.jslab``) and, under a scoop multiplier
+    with royalties, the most the multiplied royalties can add.
+    st is the split Structure (solver.strategy.splits); fm the FieldModel. The grids are
+    cut at the back's midrank once per expanded back (``_slab``) and finished in the loop
+    (no array is handed to a function per split: that costs more than the arithmetic).
     """
     mask5, idx5, idx3, comb85 = st.mask5, st.idx5, st.idx3, st.comb85
     scoring = np.int64(params[P_SCORING])
     mult = params[P_MULT]
     mode = np.int64(params[P_MODE])
-    F = np.empty((286, 5))
-    M = np.empty((1287, 5))
-    B = np.empty((1287, 5))
-    _field_terms(k3, k5, r3, r5, fx, fe, mode, F, M, B)
+    fx, fe = fm.fx, fm.fe
+    joint, jw, jl, jslab = fm.joint, fm.jw, fm.jl, fm.jslab
+    has_joint = joint.shape[0] > 1
+    royal = mult != 1.0 and params[P_ROY] != 0.0 and jw.shape[0] > 1
+    ng = max(joint.shape[0], jw.shape[0]) - 1
+    sj = np.zeros((ng + 1, ng + 1))
+    sw = np.zeros((ng + 1, ng + 1))
+    sl = np.zeros((ng + 1, ng + 1))
+    fe_sum = fe[0] + fe[1] + fe[2]
+    jw_max = fm.jmax[0]
+    shift = np.empty((3, fm.rank.shape[3]))
+    _hand_shift(hand, fm.rank, fm.suit, shift)
+    F = np.empty((286, 8))
+    M = np.empty((1287, 8))
+    B = np.empty((1287, 8))
+    _field_terms(k3, k5, r3, r5, fx, fe, shift, mode, F, M, B)
     o5 = _radix_order(k5)
     o3 = _radix_order(k3)
     # prefix maxima over rows no stronger than each five (ties included)
@@ -441,6 +597,15 @@ def _field_best(k3, k5, r3, r5, st, fx, fe, params):
             pwm[o5[q]] = best_wm
             pwf[o5[q]] = best_wf
         i = e
+    # the multiplied royalties add at most (mult - 1) x own royalties x P(win all)
+    roy_m = 0.0
+    roy_f = 0.0
+    if royal:
+        for i in range(1287):
+            roy_m = max(roy_m, M[i, 7])
+        for i in range(286):
+            roy_f = max(roy_f, F[i, 7])
+    njs = jslab.shape[0]
     best = -1e300
     bf = -1
     bm = -1
@@ -458,8 +623,21 @@ def _field_best(k3, k5, r3, r5, st, fx, fe, params):
             ub += min(1.0, wb + pwm[b] + pwf[b]) + (mult - 1.0) * 4.0 * wb
         else:
             ub += (mult - 1.0) * 3.0 * wb
+        if has_joint:
+            ub += jslab[min(np.int64(B[b, 5] * njs), njs - 1)]
+        if royal:
+            mine = B[b, 7] + roy_m + roy_f
+            if mode == MODE_ALWAYS:
+                ub += (mult - 1.0) * max(0.0, mine - fe_sum)
+            else:
+                ub += (mult - 1.0) * mine * min(1.0, wb + jw_max)
         if ub <= best:
             continue
+        if has_joint:
+            _slab(joint, B[b, 5], sj)
+        if royal:
+            _slab(jw, B[b, 5], sw)
+            _slab(jl, B[b, 5], sl)
         rest = 0x1FFF ^ mask5[b]
         n = 0
         for p in range(13):
@@ -481,7 +659,21 @@ def _field_best(k3, k5, r3, r5, st, fx, fe, params):
             f = idx3[rest ^ mm]
             if k3[f] > k5[m]:
                 continue
-            v = _split_value(F, M, B, f, m, b, scoring, mult)
+            v = _field_value(
+                F[f, 0], F[f, 1], F[f, 2], M[m, 0], M[m, 1], M[m, 2], B[b, 0], B[b, 1], B[b, 2],
+                F[f, 3] + M[m, 3] + B[b, 3], scoring, mult,
+            )  # fmt: skip
+            if has_joint or royal:
+                gi, gx = _node(F[f, 5], ng)
+                gj, gy = _node(M[m, 5], ng)
+                if has_joint:
+                    v += _bilinear(sj, gi, gx, gj, gy)
+                if royal:
+                    pw = F[f, 0] * M[m, 0] * B[b, 0] + _bilinear(sw, gi, gx, gj, gy)
+                    pl = F[f, 2] * M[m, 2] * B[b, 2] + _bilinear(sl, gi, gx, gj, gy)
+                    v += _scoop_royalties(pw, pl, F[f, 7] + M[m, 7] + B[b, 7], F[f, 6],
+                                          F[f, 2], M[m, 6], M[m, 2], B[b, 6], B[b, 2], fe_sum,
+                                          mult, mode)  # fmt: skip
             if v > best:
                 best = v
                 bf = f
@@ -507,11 +699,11 @@ def _greedy(k5, mask5, idx3):
 
 
 @kernel
-def _set_hands(hands, policy, lk, ra, st, fx, fe, out_split, out_keys, out_roy, out_val):
+def _set_hands(hands, policy, lk, ra, st, fm, out_split, out_keys, out_roy, out_val):
     """Set many sorted hands uint8[n, 13] with a policy (POLICY_GREEDY or POLICY_FIELD).
 
-    lk the evaluator's Lookup, ra the RuleArrays, st the split Structure, fx/fe the field
-    tables (unused by greedy). Out: out_split int32[n, 3] (front 3-subset, middle 5-subset,
+    lk the evaluator's Lookup, ra the RuleArrays, st the split Structure, fm the
+    FieldModel (unused by greedy). Out: out_split int32[n, 3] (front 3-subset, middle 5-subset,
     back 5-subset indices), out_keys int64[n, 3] row keys, out_roy float64[n, 4] royalties
     of the rows and the dealt cards (after one royalty per hand), out_val float64[n] the
     field value (0 for greedy).
@@ -526,7 +718,7 @@ def _set_hands(hands, policy, lk, ra, st, fx, fe, out_split, out_keys, out_roy, 
             f, m, b = _greedy(k5, st.mask5, st.idx3)
             val = 0.0
         else:
-            f, m, b, val = _field_best(k3, k5, r3, r5, st, fx, fe, ra.params)
+            f, m, b, val = _field_best(hands[h], k3, k5, r3, r5, st, fm, ra.params)
         out_split[h, 0] = f
         out_split[h, 1] = m
         out_split[h, 2] = b
@@ -577,3 +769,51 @@ def _natural_values(nid, nkey, onat, onatkey, nat_units, out):
     """What declaring natural (nid, nkey) wins from each opponent: out float64[n]."""
     for j in range(onat.shape[0]):
         out[j] = _settle_natural(nid, nkey, onat[j], onatkey[j], nat_units)
+
+
+@kernel
+def _field_stats(hands, keys, natural, weight, hyp, dist, rank, suit):
+    """Add what hands set by the field show to the training statistics.
+
+    hands uint8[n, 13] sorted, keys int64[n, 3] their row keys, natural int64[n] (>= 0:
+    the hand declares a natural and shows no rows: skipped), weight the round's weight,
+    hyp float64[14, 14]: hyp[a, n] the probability that 13 cards dealt from the 39 a
+    hand does not hold include n of a group of a cards (hypergeometric).
+    Adds, for each row r and its key: weight to dist float64[3, NKEY]; weight x
+    hyp[4 - c_q, n] to rank float64[3, 13, 5, NKEY] at [r, q, n, key] (c_q: the hand's
+    cards of rank q; another player's hand holds n of rank q with that probability); and
+    weight x hyp[13 - c_s, n] / 4 to suit float64[3, 14, NKEY] at [r, n, key] for each
+    suit s. So each hand counts towards the rows' distribution given what another
+    player holds, without dealing that player (Rao-Blackwellised).
+    """
+    nr = np.zeros(13, np.int64)
+    ns = np.zeros(4, np.int64)
+    for h in range(hands.shape[0]):
+        if natural[h] >= 0:
+            continue
+        nr[:] = 0
+        ns[:] = 0
+        for i in range(13):
+            c = np.int64(hands[h, i])
+            nr[c >> 2] += 1
+            ns[c & 3] += 1
+        k0 = keys[h, 0]
+        k1 = keys[h, 1]
+        k2 = keys[h, 2]
+        dist[0, k0] += weight
+        dist[1, k1] += weight
+        dist[2, k2] += weight
+        for q in range(13):
+            a = 4 - nr[q]
+            for n in range(a + 1):
+                w = weight * hyp[a, n]
+                rank[0, q, n, k0] += w
+                rank[1, q, n, k1] += w
+                rank[2, q, n, k2] += w
+        for s in range(4):
+            a = 13 - ns[s]
+            for n in range(a + 1):
+                w = 0.25 * weight * hyp[a, n]
+                suit[0, n, k0] += w
+                suit[1, n, k1] += w
+                suit[2, n, k2] += w

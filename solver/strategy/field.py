@@ -1,11 +1,25 @@
-"""The field strategy's tables: per-row win, tie and royalty tables by row key.
+"""The field strategy's model: per-row tables by row key, and two corrections.
 
 The field strategy scores a setting from three per-row tables indexed by row key: the
 probability of winning and of tying that row against an opponent who plays the field,
 and the royalty that opponent expects to collect on it. The tables are derived from the
 distribution of each row's key when many random hands are set with the field strategy
-itself (see solver.strategy.train); that distribution is what ships in ``solver/data``
-(regenerate with ``capsa train --rules NAME --ship``).
+itself (see solver.strategy.train). Two corrections make the value match what the
+setting wins against field opponents (a Monte Carlo settlement) much more closely:
+
+- **card removal**: the opponent's 13 cards come from the 39 the hand does not hold. The
+  change of each row's P(win) when the hand holds n cards of rank q (``rank``) or n of
+  one suit (``suit``) is stored on knots evenly spaced in the field's P(win), and a
+  hand's shift is the sum over its ranks and suits (first order);
+- **joint rows**: an opponent's three rows are strongly correlated, and the scoring's
+  bonus (scoop, 2-4, multiplier) depends on all three. The difference between the true
+  joint outcome and independent rows, as a function of the three rows' midranks (win +
+  tie / 2), is stored on a small grid (``cop``: E[s_f s_m s_b], P(win all), P(lose all)
+  corrections, s = +1/-1 for a row won/lost) and interpolated trilinearly.
+
+What ships in ``solver/data`` (regenerate with ``capsa train --rules NAME --ship``) is
+the row-key distribution and the two corrections (format version 2; a version 1 file, the
+distribution alone, still loads, without corrections).
 """
 
 from __future__ import annotations
@@ -27,19 +41,43 @@ from solver.engine.rules import Rules
 log = logging.getLogger("capsa")
 
 DATA_DIR = Path(__file__).parent.parent / "data"
-FIELD_VERSION = 1
+FIELD_VERSION = 2
+#: Knots of the card-removal shift (evenly spaced in P(win), both ends included: K + 1).
+KNOTS = 256
+#: Cells a side of the joint-correction grid (nodes: GRID + 1 a side).
+GRID = 8
+
+
+class FieldModel(NamedTuple):
+    """The field model as one kernel argument (C-contiguous float64 arrays); see
+    solver.strategy._kernels (``_row_terms``, ``_hand_shift``, ``_model_value``)."""
+
+    fx: np.ndarray  # [3, NKEY, 4] P(win), P(tie), royalty an opponent collects, unused
+    fe: np.ndarray  # [3] an opponent's expected row royalty
+    rank: np.ndarray  # [3, 13, 5, K + 1] P(win) shift when holding n of rank q
+    suit: np.ndarray  # [3, 14, K + 1] P(win) shift when holding n of one suit
+    joint: np.ndarray  # [G + 1]^3 units the joint rows add ([1, 1, 1]: none)
+    jslab: np.ndarray  # [G] largest ``joint`` node between the back midranks z/G, (z+1)/G
+    jw: np.ndarray  # [G + 1]^3 P(win all three) correction ([1, 1, 1]: not used)
+    jl: np.ndarray  # [G + 1]^3 P(lose all three) correction
+    jmax: np.ndarray  # [1] largest jw node
 
 
 class FieldTables(NamedTuple):
-    """Per-row field tables, indexed [row, key]; see solver.strategy._kernels."""
+    """Per-row field tables, indexed [row, key], the corrections, and the kernel model."""
 
     fw: np.ndarray  # float64[3, NKEY] P(win the row)
     ft: np.ndarray  # float64[3, NKEY] P(tie)
     fo: np.ndarray  # float64[3, NKEY] royalty an opponent collects by beating this row
     fe: np.ndarray  # float64[3] an opponent's expected row royalty
     fx: np.ndarray  # float64[3, NKEY, 4] fw, ft, fo interleaved (fw/ft/fo are views of it)
-    dist: np.ndarray  # float64[3, NKEY] the opponent's row-key distribution
+    dist: np.ndarray  # float64[3, NKEY] the opponent's row-key distribution (as stored)
     meta: dict
+    rank: np.ndarray  # float64[3, 13, 5, K + 1] (stored) card-removal shift by rank count
+    suit: np.ndarray  # float64[3, 14, K + 1] (stored) card-removal shift by suit count
+    cop: np.ndarray  # float64[3, G + 1, G + 1, G + 1] (stored) E[s s s], P(win all),
+    #                  P(lose all) corrections at the midrank nodes
+    model: FieldModel
 
 
 def play_digest(rules: Rules) -> str:
@@ -47,13 +85,32 @@ def play_digest(rules: Rules) -> str:
     return replace(rules, name="play", players=4, surrender_cost=None, naturals=()).digest()
 
 
-def tables_from_dist(
-    dist: np.ndarray, rules: Rules | CompiledRules, meta: dict | None = None
+def _f32(a: np.ndarray) -> np.ndarray:
+    """float64 copy of ``a`` rounded to float32 (what a table file holds), C-contiguous."""
+    return np.ascontiguousarray(np.asarray(a, np.float32), np.float64)
+
+
+def _frozen(a: np.ndarray) -> np.ndarray:
+    a = np.ascontiguousarray(a, np.float64)
+    a.setflags(write=False)
+    return a
+
+
+def field_tables(
+    dist: np.ndarray,
+    rules: Rules | CompiledRules,
+    rank: np.ndarray | None = None,
+    suit: np.ndarray | None = None,
+    cop: np.ndarray | None = None,
+    meta: dict | None = None,
 ) -> FieldTables:
-    """Win/tie/royalty tables from the opponents' row-key distribution (rows sum to 1)."""
+    """The field model from the opponents' row-key distribution (each row is normalised)
+    and the two corrections (None: none). Every array is taken at float32 precision, as a
+    table file keeps it (``dist`` as given, then normalised), so trained tables and the
+    same tables loaded from a file agree bit for bit."""
     cr = compile_rules(rules)
-    dist = np.asarray(dist, np.float64)
-    dist = dist / dist.sum(axis=1, keepdims=True)
+    stored = _f32(dist)
+    dist = stored / stored.sum(axis=1, keepdims=True)
     cdf = np.cumsum(dist, axis=1)
     fw = np.zeros_like(dist)
     fw[:, 1:] = cdf[:, :-1]
@@ -68,9 +125,61 @@ def tables_from_dist(
     fe = paid.sum(axis=1)
     fx = np.zeros((3, dist.shape[1], 4))
     fx[..., 0], fx[..., 1], fx[..., 2] = fw, ft, fo
+    rank = np.zeros((3, 13, 5, 2)) if rank is None else _f32(rank)
+    suit = np.zeros((3, 14, rank.shape[3])) if suit is None else _f32(suit)
+    if rank.shape[:3] != (3, 13, 5) or rank.shape[3] < 2 or suit.shape != (3, 14, rank.shape[3]):
+        raise ValueError(f"card-removal shapes {rank.shape}, {suit.shape} do not fit")
+    none = np.zeros((1, 1, 1))
+    joint, jw, jl = none, none, none
+    cop = np.zeros((3, 1, 1, 1)) if cop is None else _f32(cop)
+    g = cop.shape[1]
+    if cop.shape != (3, g, g, g):
+        raise ValueError(f"joint-correction grid has shape {cop.shape}, expected (3, n, n, n)")
+    if g >= 2:  # one node a side: no joint correction
+        c_t, c_w, c_l = cop
+        mult = float(cr.rules.scoop_multiplier)
+        scoring = cr.rules.scoring
+        scoop = c_w - c_l  # correction of P(win all) - P(lose all)
+        if scoring == "2-4":  # bonus = (S - s_f s_m s_b) / 2 without ties
+            joint = -0.5 * c_t + (mult - 1.0) * 4.0 * scoop
+        elif scoring == "1-6":
+            joint = 3.0 * scoop + (mult - 1.0) * 6.0 * scoop
+        elif mult != 1.0:
+            joint = (mult - 1.0) * 3.0 * scoop
+        if mult != 1.0 and cr.rules.royalties:
+            jw, jl = c_w, c_l
+    jslab = np.zeros(1)
+    if joint.shape[0] > 1:
+        top = joint.max(axis=(0, 1))
+        jslab = np.maximum(top[:-1], top[1:])
+    model = FieldModel(
+        fx=_frozen(fx), fe=_frozen(fe), rank=_frozen(rank), suit=_frozen(suit),
+        joint=_frozen(joint), jslab=_frozen(jslab), jw=_frozen(jw), jl=_frozen(jl),
+        jmax=_frozen(np.array([max(0.0, float(jw.max()))])),
+    )  # fmt: skip
     return FieldTables(
-        fw=fx[..., 0], ft=fx[..., 1], fo=fx[..., 2], fe=fe, fx=fx, dist=dist, meta=dict(meta or {})
-    )
+        fw=model.fx[..., 0], ft=model.fx[..., 1], fo=model.fx[..., 2], fe=model.fe,
+        fx=model.fx, dist=stored, meta=dict(meta or {}), rank=rank, suit=suit, cop=cop,
+        model=model,
+    )  # fmt: skip
+
+
+@functools.cache
+def empty_model() -> FieldModel:
+    """A field model with nothing in it (for greedy, which reads none)."""
+    z = _frozen(np.zeros((1, 1, 1)))
+    return FieldModel(
+        fx=_frozen(np.zeros((3, 1, 4))), fe=_frozen(np.zeros(3)),
+        rank=_frozen(np.zeros((3, 13, 5, 2))), suit=_frozen(np.zeros((3, 14, 2))),
+        joint=z, jslab=_frozen(np.zeros(1)), jw=z, jl=z, jmax=_frozen(np.zeros(1)),
+    )  # fmt: skip
+
+
+def tables_from_dist(
+    dist: np.ndarray, rules: Rules | CompiledRules, meta: dict | None = None
+) -> FieldTables:
+    """The field model from the row-key distribution alone (no corrections)."""
+    return field_tables(dist, rules, meta=meta)
 
 
 def _shipped_index() -> dict[str, Path]:
@@ -87,7 +196,8 @@ def _shipped_index() -> dict[str, Path]:
 
 
 def save_field(tables: FieldTables, path: Path) -> None:
-    """Write the distribution (float32, compressed) and metadata atomically."""
+    """Write the distribution and the corrections (float32, compressed) and the metadata,
+    atomically."""
     import tempfile
 
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -95,7 +205,12 @@ def save_field(tables: FieldTables, path: Path) -> None:
     try:
         with os.fdopen(fd, "wb") as fh:
             np.savez_compressed(
-                fh, dist=tables.dist.astype(np.float32), meta=np.array(json.dumps(tables.meta))
+                fh,
+                dist=tables.dist.astype(np.float32),
+                rank=tables.rank.astype(np.float32),
+                suit=tables.suit.astype(np.float32),
+                cop=tables.cop.astype(np.float32),
+                meta=np.array(json.dumps(tables.meta)),
             )
         os.chmod(tmp, 0o644)
         os.replace(tmp, path)
@@ -104,13 +219,26 @@ def save_field(tables: FieldTables, path: Path) -> None:
         raise
 
 
-def load_field_file(path: Path, rules: Rules) -> FieldTables:
+def load_field_file(path: Path, rules: Rules | CompiledRules) -> FieldTables:
+    """Field tables from a file ``save_field`` wrote (a version 1 file, the distribution
+    alone, loads without corrections). Raises ValueError naming the file when it does not
+    fit."""
     with open(path, "rb") as fh, np.load(fh, allow_pickle=False) as z:
         meta = json.loads(str(z["meta"]))
         dist = z["dist"]
+        extra = {name: z[name] for name in ("rank", "suit", "cop") if name in z.files}
     if dist.shape != (3, NKEY):
         raise ValueError(f"{path}: field table has shape {dist.shape}, expected (3, {NKEY})")
-    return tables_from_dist(dist, rules, meta)
+    version = meta.get("version", 1)
+    if not isinstance(version, int) or not 1 <= version <= FIELD_VERSION:
+        raise ValueError(f"{path}: field table version {version!r}, this capsa reads 1 to "
+                         f"{FIELD_VERSION}")  # fmt: skip
+    if version >= 2 and len(extra) != 3:
+        raise ValueError(f"{path}: field table version {version} lacks its corrections")
+    try:
+        return field_tables(dist, rules, meta=meta, **extra)
+    except ValueError as exc:
+        raise ValueError(f"{path}: {exc}") from None
 
 
 def field_cache_path(rules: Rules) -> Path:
@@ -166,22 +294,27 @@ def _get_field(rules: Rules) -> FieldTables:
 def field_values(
     keys: np.ndarray,
     roy: np.ndarray,
+    hands: np.ndarray,
     rules: Rules | CompiledRules,
     field: FieldTables | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Field value of settings from their row keys int64[n, 3] and royalties float64[n, 4]
-    (per opponent, under the ruleset's scoring, rows independent), and each row's
+    """Field value of settings from their row keys int64[n, 3], royalties float64[n, 4]
+    and the sorted hands they set (uint8[n, 13], or uint8[13] for all: the opponents
+    cannot hold those cards), per opponent under the ruleset's scoring; and each row's
     (win, tie) probabilities float64[n, 3, 2]."""
     from solver.strategy import _kernels as k
 
     cr = compile_rules(rules)
     f = field if field is not None else get_field(cr)
     n = len(keys)
+    hands = np.asarray(hands, np.uint8)
+    if hands.ndim == 1:
+        hands = np.broadcast_to(hands, (n, 13))
     vals = np.empty(n)
     wt = np.empty((n, 3, 2))
     k._field_values(
         np.ascontiguousarray(keys, np.int64), np.ascontiguousarray(roy, np.float64),
-        f.fx, f.fe, cr.params, vals, wt,
+        np.ascontiguousarray(hands), f.model, cr.params, vals, wt,
     )  # fmt: skip
     return vals, wt
 

@@ -16,7 +16,7 @@ from solver.engine.compiled import CompiledRules, compile_rules
 from solver.engine.errors import InputError
 from solver.engine.layout import POLICY_FIELD, POLICY_GREEDY, Policy
 from solver.engine.rules import Rules
-from solver.strategy.field import FieldTables, get_field
+from solver.strategy.field import FieldTables, empty_model, get_field
 from solver.strategy.splits import split_cards, structure
 from solver.strategy.threads import Stop, run_ranges
 
@@ -45,12 +45,7 @@ def set_sorted_hands(
         raise InputError(f"policy must be one of {', '.join(POLICIES)}, got {policy!r}")
     cr = compile_rules(rules)
     st = structure()
-    if policy == "field":
-        field = field or get_field(cr)
-        fx, fe = field.fx, field.fe
-    else:
-        fx = np.zeros((3, 1, 4))
-        fe = np.zeros(3)
+    model = (field or get_field(cr)).model if policy == "field" else empty_model()
     n = len(hands)
     split = np.empty((n, 3), np.int32)
     keys = np.empty((n, 3), np.int64)
@@ -59,7 +54,7 @@ def set_sorted_hands(
     code = POLICY_FIELD if policy == "field" else POLICY_GREEDY
 
     def run(lo: int, hi: int) -> None:
-        k._set_hands(hands[lo:hi], code, cr.lookup, cr.arrays, st, fx, fe,
+        k._set_hands(hands[lo:hi], code, cr.lookup, cr.arrays, st, model,
                      split[lo:hi], keys[lo:hi], roy[lo:hi], val[lo:hi])  # fmt: skip
 
     with compiling("set-hands", "hand-setting kernels"):

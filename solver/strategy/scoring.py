@@ -350,7 +350,7 @@ def score_field(
     """The field model's value of every candidate (per opponent; no sampling). A fouled
     candidate (a played setting) is scooped by every opponent: it pays the scoop and the
     opponents' expected royalties, multiplied (the field never fouls)."""
-    vals, wt = field_values(cands.keys, cands.roy, cr)
+    vals, wt = field_values(cands.keys, cands.roy, cands.hand, cr)
     fouls = cands.fouls
     if fouls.any():
         f = get_field(cr)

@@ -1,48 +1,172 @@
-"""Self-play training of the field tables (fictitious play).
+"""Self-play training of the field model (fictitious play, linearly weighted).
 
-Round 0 sets random hands greedily and tabulates each row's key distribution. Each later
-round sets fresh random hands with the field strategy built from the current
-distribution, tabulates the rows again, and blends the result into the running average
-(weight 1/(round+1), as fictitious play does). Training stops when the win tables move
-less than ``tol`` (sup norm over rows and keys, smoothed over neighbouring keys) between
-rounds, or after ``rounds``.
+Round 0 sets random hands greedily; the first model is built from what they show. Each
+later round sets fresh random hands with the current model and adds what they show to
+the running statistics with weight equal to the round's number (round 0 drops out), so
+the early, far-from-equilibrium rounds fade fast (linear averaging: the newest round
+carries 2 / (rounds + 1) of the total). The next model is built from the statistics:
+
+- the distribution of each row's key (the per-row win, tie and royalty tables);
+- the card-removal shift of P(win) by the rank and suit counts of the hand being set,
+  from every hand shown with the exact (hypergeometric) probability that a hand dealt
+  from the other 39 cards holds each count (``_field_stats``);
+- the joint correction grids, from the three rows' midranks of every hand shown.
+
+Hands that declare a natural show no rows and are left out. Training stops when the win
+tables move less than ``tol`` (largest over rows of the mean absolute change of P(win))
+between rounds, once at least ``min_rounds`` rounds are done, or after ``rounds``.
+Deterministic for a seed (any number of threads).
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from math import comb
 
 import numpy as np
 
-from solver.engine.compiled import compile_rules
+from solver.engine.compiled import CompiledRules, compile_rules
 from solver.engine.layout import NKEY
 from solver.engine.rules import Rules
+from solver.engine.settlement import find_naturals
 from solver.strategy.deal import random_hands
-from solver.strategy.field import FIELD_VERSION, FieldTables, play_digest, tables_from_dist
+from solver.strategy.field import (
+    FIELD_VERSION,
+    GRID,
+    KNOTS,
+    FieldTables,
+    field_tables,
+    play_digest,
+)
 from solver.strategy.policy import set_sorted_hands
 
 DEFAULT_ROUNDS = 30
 DEFAULT_HANDS = 20_000
-DEFAULT_TOL = 0.001
+DEFAULT_TOL = 0.0005
+DEFAULT_MIN_ROUNDS = 10
 DEFAULT_SEED = 20261130
 
 
 @dataclass(frozen=True)
 class RoundReport:
     round: int
-    change: float  # sup-norm movement of the win tables this round
+    change: float  # movement of the win tables this round
     hands: int
     seconds: float
 
 
-def row_distribution(keys: np.ndarray) -> np.ndarray:
-    """float64[3, NKEY] empirical distribution of each row's key."""
-    dist = np.empty((3, NKEY))
+def hypergeometric() -> np.ndarray:
+    """float64[14, 14]: [a, n] the probability that 13 cards dealt from 39 hold n of a
+    group of a cards among them."""
+    out = np.zeros((14, 14))
+    for a in range(14):
+        for n in range(a + 1):
+            out[a, n] = comb(a, n) * comb(39 - a, 13 - n) / comb(39, 13)
+    return out
+
+
+@dataclass
+class FieldStats:
+    """Weighted statistics of the rows hands showed (see ``_field_stats``)."""
+
+    dist: np.ndarray = field(default_factory=lambda: np.zeros((3, NKEY)))
+    rank: np.ndarray = field(default_factory=lambda: np.zeros((3, 13, 5, NKEY)))
+    suit: np.ndarray = field(default_factory=lambda: np.zeros((3, 14, NKEY)))
+    keys: list[np.ndarray] = field(default_factory=list)  # int32[m, 3] per round
+    weights: list[float] = field(default_factory=list)
+    hands: int = 0
+
+    def add(self, hands: np.ndarray, keys: np.ndarray, natural: np.ndarray, weight: float):
+        from solver.strategy import _kernels as k
+
+        k._field_stats(hands, keys, natural, float(weight), _HYP, self.dist, self.rank,
+                       self.suit)  # fmt: skip
+        self.keys.append(keys[natural < 0].astype(np.int32))
+        self.weights.append(float(weight))
+        self.hands += len(hands)
+
+
+_HYP = hypergeometric()
+
+
+def shift_knots(dist: np.ndarray, hist: np.ndarray, knots: int) -> np.ndarray:
+    """The change of P(win) at ``knots + 1`` knots evenly spaced in the base P(win).
+
+    dist float64[3, NKEY] the rows' key distribution (any scale), hist float64[3, m, NKEY]
+    m conditional distributions of the same keys (any scale; an empty one gives 0).
+    Returns float64[3, m, knots + 1]: at each knot, the conditional P(key below) minus
+    the base P(key below), interpolated linearly between the keys that occur.
+    """
+    z = np.linspace(0.0, 1.0, knots + 1)
+    out = np.zeros((3, hist.shape[1], knots + 1))
     for r in range(3):
-        dist[r] = np.bincount(keys[:, r], minlength=NKEY) / len(keys)
-    return dist
+        d = dist[r] / dist[r].sum()
+        seen = np.flatnonzero(d > 0)
+        below = (np.cumsum(d) - d)[seen]
+        xs = np.append(below, 1.0)
+        tot = hist[r].sum(axis=1)
+        h = hist[r][:, seen] / np.where(tot > 0, tot, 1.0)[:, None]
+        moved = (np.cumsum(h, axis=1) - h) - below[None, :]
+        for c in np.flatnonzero(tot > 0):
+            out[r, c] = np.interp(z, xs, np.append(moved[c], 0.0))
+    return out
+
+
+def joint_grids(dist: np.ndarray, keys: np.ndarray, weights: np.ndarray, grid: int) -> np.ndarray:
+    """Joint-correction grids from the rows hands showed.
+
+    dist float64[3, NKEY] (any scale), keys int[m, 3] each hand's row keys, weights
+    float64[m]. Each row is placed at its midrank U = P(key below) + P(key) / 2 under
+    dist; at the nodes u = (i / grid, j / grid, k / grid) the result holds, for a setting
+    whose rows sit at u against these hands (s = +1 a row won, -1 lost: U below or above
+    u): [0] E[s_f s_m s_b], [1] P(win all three), [2] P(lose all three), each minus its
+    value for independent rows with the same marginals. float64[3, grid + 1]^3.
+    """
+    d = dist / dist.sum(axis=1, keepdims=True)
+    mid = np.cumsum(d, axis=1) - 0.5 * d
+    cell = np.empty((len(keys), 3), np.int64)
+    for r in range(3):
+        cell[:, r] = np.minimum((mid[r][keys[:, r]] * grid).astype(np.int64), grid - 1)
+    flat = (cell[:, 0] * grid + cell[:, 1]) * grid + cell[:, 2]
+    h = np.bincount(flat, weights=weights, minlength=grid**3).reshape(grid, grid, grid)
+    h /= h.sum()
+    below = np.zeros((grid + 1, grid + 1, grid + 1))
+    below[1:, 1:, 1:] = h.cumsum(0).cumsum(1).cumsum(2)
+    above = np.zeros((grid + 1, grid + 1, grid + 1))
+    above[:-1, :-1, :-1] = h[::-1, ::-1, ::-1].cumsum(0).cumsum(1).cumsum(2)[::-1, ::-1, ::-1]
+    marg = [np.concatenate([[0.0], np.cumsum(h.sum(axis=tuple(a for a in range(3) if a != r)))])
+            for r in range(3)]  # fmt: skip
+    sign = np.where(np.arange(grid)[None, :] < np.arange(grid + 1)[:, None], 1.0, -1.0)
+    e3 = np.einsum("ai,bj,ck,ijk->abc", sign, sign, sign, h)
+    ff = marg[0][:, None, None]
+    fm = marg[1][None, :, None]
+    fb = marg[2][None, None, :]
+    out = np.empty((3, grid + 1, grid + 1, grid + 1))
+    out[0] = e3 - (2 * ff - 1) * (2 * fm - 1) * (2 * fb - 1)
+    out[1] = below - ff * fm * fb
+    out[2] = above - (1 - ff) * (1 - fm) * (1 - fb)
+    return out
+
+
+def model_from_stats(
+    stats: FieldStats,
+    cr: CompiledRules,
+    knots: int = KNOTS,
+    grid: int = GRID,
+    meta: dict | None = None,
+) -> FieldTables:
+    """The field model the statistics describe."""
+    rank = shift_knots(stats.dist, stats.rank.reshape(3, 65, NKEY), knots)
+    suit = shift_knots(stats.dist, stats.suit, knots)
+    keys = np.concatenate(stats.keys)
+    weights = np.concatenate(
+        [np.full(len(k), w) for k, w in zip(stats.keys, stats.weights, strict=True)]
+    )
+    cop = joint_grids(stats.dist, keys, weights, grid)
+    dist = stats.dist / stats.dist.sum(axis=1, keepdims=True)
+    return field_tables(dist, cr, rank.reshape(3, 13, 5, knots + 1), suit, cop, meta)
 
 
 def table_change(old: np.ndarray, new: np.ndarray) -> float:
@@ -51,34 +175,44 @@ def table_change(old: np.ndarray, new: np.ndarray) -> float:
     return float((moved * new).sum(axis=1).max())
 
 
+def _show(cr: CompiledRules, hands: np.ndarray, policy: str, tables: FieldTables | None):
+    _, keys, _, _ = set_sorted_hands(hands, cr, policy, field=tables)
+    natural, _ = find_naturals(hands, cr)
+    return keys, natural
+
+
 def train(
-    rules: Rules,
+    rules: Rules | CompiledRules,
     rounds: int = DEFAULT_ROUNDS,
     hands_per_round: int = DEFAULT_HANDS,
     seed: int = DEFAULT_SEED,
     tol: float = DEFAULT_TOL,
-    min_rounds: int = 3,
+    min_rounds: int = DEFAULT_MIN_ROUNDS,
     progress: Callable[[RoundReport], None] | None = None,
+    knots: int = KNOTS,
+    grid: int = GRID,
 ) -> FieldTables:
-    """Train field tables for a ruleset by fictitious play; deterministic for a seed."""
+    """Train the field model for a ruleset by self-play; deterministic for a seed."""
     cr = compile_rules(rules)
     rng = np.random.default_rng(seed)
     t0 = time.perf_counter()
     hands = random_hands(rng, hands_per_round)
-    _, keys, _, _ = set_sorted_hands(hands, cr, "greedy")
-    dist = row_distribution(keys)
-    changes: list[float] = []
+    start = FieldStats()
+    start.add(hands, *_show(cr, hands, "greedy", None), 1.0)
+    tables = model_from_stats(start, cr, knots, grid)
+    del start
     if progress:
         progress(RoundReport(0, float("nan"), hands_per_round, time.perf_counter() - t0))
+    stats = FieldStats()
+    changes: list[float] = []
     done = 0
     for it in range(1, rounds + 1):
         t1 = time.perf_counter()
-        tables = tables_from_dist(dist, cr)
         hands = random_hands(rng, hands_per_round)
-        _, keys, _, _ = set_sorted_hands(hands, cr, "field", field=tables)
-        new = dist + (row_distribution(keys) - dist) / (it + 1)
-        change = table_change(dist, new)
-        dist = new
+        stats.add(hands, *_show(cr, hands, "field", tables), float(it))
+        new = model_from_stats(stats, cr, knots, grid)
+        change = table_change(tables.dist, new.dist)
+        tables = new
         changes.append(change)
         done = it
         if progress:
@@ -87,13 +221,18 @@ def train(
             break
     meta = {
         "version": FIELD_VERSION,
-        "rules": rules.name,
-        "play_digest": play_digest(rules),
+        "rules": cr.rules.name,
+        "play_digest": play_digest(cr.rules),
         "seed": seed,
         "rounds": done,
         "hands_per_round": hands_per_round,
         "tol": tol,
+        "min_rounds": min_rounds,
+        "knots": knots,
+        "grid": grid,
+        "weights": "linear",
         "changes": changes,
         "converged": bool(changes and changes[-1] < tol),
+        "seconds": round(time.perf_counter() - t0, 1),
     }
-    return tables_from_dist(dist, cr, meta)
+    return tables._replace(meta=meta)

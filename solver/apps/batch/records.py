@@ -275,7 +275,7 @@ def fast_records(job: Job, good: list[Good], bad: list[BadLine]) -> list[dict[st
     play = np.flatnonzero(naturals < 0)
     if len(play):
         split, keys, roy, _ = set_sorted_hands(srt[play], cr, job.policy, threads=1)
-        vals, wt = field_values(keys, roy, cr)
+        vals, wt = field_values(keys, roy, srt[play], cr)
         for j, i in enumerate(play.tolist()):
             line, ident, _, played = good[i]
             one = Candidates(srt[i], split[j : j + 1], keys[j : j + 1], roy[j : j + 1], 0, False)
