@@ -1216,7 +1216,12 @@ def train(
     rounds: Annotated[int, typer.Option(min=1, help="Most rounds of self-play.")] = 30,
     hands: Annotated[int, typer.Option(min=100, help="Random hands set per round.")] = 20_000,
     seed: Annotated[int, typer.Option(help="Random seed (recorded in the tables).")] = 20261130,
-    tol: Annotated[float, typer.Option(help="Stop when the tables move less than this.")] = 0.001,
+    tol: Annotated[
+        float, typer.Option(help="Stop when the win tables move less than this in a round.")
+    ] = 0.0005,
+    min_rounds: Annotated[
+        int, typer.Option(min=1, help="Rounds to play before stopping on --tol.")
+    ] = 10,
     output: Annotated[
         str | None,
         typer.Option(
@@ -1228,7 +1233,8 @@ def train(
     ] = None,
     ship: Annotated[bool, typer.Option(help="Write to solver/data/field-NAME.npz.")] = False,
 ) -> None:
-    """Train the field strategy's tables for a ruleset by self-play (fictitious play)."""
+    """Train the field strategy's model for a ruleset by self-play (fictitious play): the
+    row-key tables, the card-removal shift and the joint-rows correction."""
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
     from solver.engine.rules import load_rules
@@ -1263,14 +1269,15 @@ def train(
                 f"({rep.hands} hands, {rep.seconds:.1f} s)"
             )
 
-        tables = _train(
-            r, rounds=rounds, hands_per_round=hands, seed=seed, tol=tol, progress=report
-        )
+        tables = _train(r, rounds=rounds, hands_per_round=hands, seed=seed, tol=tol,
+                        min_rounds=min_rounds, progress=report)  # fmt: skip
     pol.save_field(tables, dest)
     pol.forget_fields()
     meta = tables.meta
     state = "converged" if meta["converged"] else "NOT converged (raise --rounds)"
-    err.print(f"{state} after {meta['rounds']} rounds (tol {tol}); wrote {dest}")
+    err.print(
+        f"{state} after {meta['rounds']} rounds (tol {tol}, {meta['seconds']:.0f} s); wrote {dest}"
+    )
     if not meta["converged"]:
         raise typer.Exit(1)
 

@@ -185,6 +185,23 @@ def test_train_writes_tables_that_load(tmp_path):
     assert np.allclose(t.dist.sum(axis=1), 1)
 
 
+def test_train_defaults_are_the_library_defaults():
+    """``capsa train`` with no options trains as ``solver.strategy.train.train`` does (the CLI
+    cannot import the library for its help text, so it writes the numbers down)."""
+    import inspect
+
+    from solver import cli
+    from solver.strategy import train as T
+
+    opts = {name: p.default for name, p in inspect.signature(cli.train).parameters.items()}
+    lib = {name: p.default for name, p in inspect.signature(T.train).parameters.items()}
+    assert opts["rounds"] == lib["rounds"] == T.DEFAULT_ROUNDS
+    assert opts["hands"] == lib["hands_per_round"] == T.DEFAULT_HANDS
+    assert opts["seed"] == lib["seed"] == T.DEFAULT_SEED
+    assert opts["tol"] == lib["tol"] == T.DEFAULT_TOL
+    assert opts["min_rounds"] == lib["min_rounds"] == T.DEFAULT_MIN_ROUNDS
+
+
 def test_rank_json():
     d = run_json("rank", "As Ks Qs Js Ts")
     assert d["category"] == "straight flush" and d["royal"] is True and d["strength"] == 7916

@@ -497,13 +497,17 @@ def _field_values(keys, roy, hands, fm, params, vals, wt):
 
 
 @kernel
-def _field_terms(k3, k5, r3, r5, fx, fe, shift, mode, F, M, B):
+def _field_terms(k3, k5, r3, r5, fx, fe, shift, mode, ng, F, M, B):
     """Per-subset terms for front, middle, back use: (win, tie, loss, royalty term, row
-    value, midrank, royalty the opponent collects by beating it, own royalty).
-    F float64[286, 8], M and B float64[1287, 8]. (Written out row by row: a helper
-    kernel per row costs a third more time here.)"""
+    value, midrank, royalty the opponent collects by beating it, own royalty, and the
+    midrank's cell and fraction on a grid of ng cells (``_node``; ng >= 1)).
+    F float64[286, 10], M and B float64[1287, 10] (the back's cell columns unused).
+    Written out row by row: a helper kernel per row costs a third more time here."""
     for j in range(286):
         w, t, l, rt, u = _row_terms(k3[j], r3[j], fx, fe, shift, 0, mode)
+        c, x = _node(u, ng)
+        F[j, 8] = c
+        F[j, 9] = x
         F[j, 0] = w
         F[j, 1] = t
         F[j, 2] = l
@@ -515,6 +519,7 @@ def _field_terms(k3, k5, r3, r5, fx, fe, shift, mode, F, M, B):
     for i in range(1287):
         for r, out in ((1, M), (2, B)):
             w, t, l, rt, u = _row_terms(k5[i], r5[r - 1, i], fx, fe, shift, r, mode)
+            c, x = _node(u, ng)
             out[i, 0] = w
             out[i, 1] = t
             out[i, 2] = l
@@ -523,6 +528,8 @@ def _field_terms(k3, k5, r3, r5, fx, fe, shift, mode, F, M, B):
             out[i, 5] = u
             out[i, 6] = fx[r, k5[i], 2]
             out[i, 7] = r5[r - 1, i]
+            out[i, 8] = c
+            out[i, 9] = x
 
 
 @kernel
@@ -536,7 +543,9 @@ def _field_best(hand, k3, k5, r3, r5, st, fm, params):
     the best middle and front row values among rows no stronger than the back, a bound on
     the joint bonus (scoop, 2-4, multiplier) that can only overstate it, the largest
     joint correction at the back's midrank (``fm.jslab``) and, under a scoop multiplier
-    with royalties, the most the multiplied royalties can add.
+    with royalties, the most the multiplied royalties can add; within a back, a split
+    whose independent-rows value plus those two allowances cannot beat the best so far is
+    not corrected at all.
     st is the split Structure (solver.strategy.splits); fm the FieldModel. The grids are
     cut at the back's midrank once per expanded back (``_slab``) and finished in the loop
     (no array is handed to a function per split: that costs more than the arithmetic).
@@ -557,10 +566,10 @@ def _field_best(hand, k3, k5, r3, r5, st, fm, params):
     jw_max = fm.jmax[0]
     shift = np.empty((3, fm.rank.shape[3]))
     _hand_shift(hand, fm.rank, fm.suit, shift)
-    F = np.empty((286, 8))
-    M = np.empty((1287, 8))
-    B = np.empty((1287, 8))
-    _field_terms(k3, k5, r3, r5, fx, fe, shift, mode, F, M, B)
+    F = np.empty((286, 10))
+    M = np.empty((1287, 10))
+    B = np.empty((1287, 10))
+    _field_terms(k3, k5, r3, r5, fx, fe, shift, mode, max(ng, 1), F, M, B)
     o5 = _radix_order(k5)
     o3 = _radix_order(k3)
     # prefix maxima over rows no stronger than each five (ties included)
@@ -623,21 +632,18 @@ def _field_best(hand, k3, k5, r3, r5, st, fm, params):
             ub += min(1.0, wb + pwm[b] + pwf[b]) + (mult - 1.0) * 4.0 * wb
         else:
             ub += (mult - 1.0) * 3.0 * wb
+        extra = 0.0  # the most the joint correction and multiplied royalties add
         if has_joint:
-            ub += jslab[min(np.int64(B[b, 5] * njs), njs - 1)]
+            extra += jslab[min(np.int64(B[b, 5] * njs), njs - 1)]
         if royal:
             mine = B[b, 7] + roy_m + roy_f
             if mode == MODE_ALWAYS:
-                ub += (mult - 1.0) * max(0.0, mine - fe_sum)
+                extra += (mult - 1.0) * max(0.0, mine - fe_sum)
             else:
-                ub += (mult - 1.0) * mine * min(1.0, wb + jw_max)
-        if ub <= best:
+                extra += (mult - 1.0) * mine * min(1.0, wb + jw_max)
+        if ub + extra <= best:
             continue
-        if has_joint:
-            _slab(joint, B[b, 5], sj)
-        if royal:
-            _slab(jw, B[b, 5], sw)
-            _slab(jl, B[b, 5], sl)
+        cut = False  # grids cut at this back's midrank (when first needed)
         rest = 0x1FFF ^ mask5[b]
         n = 0
         for p in range(13):
@@ -664,8 +670,19 @@ def _field_best(hand, k3, k5, r3, r5, st, fm, params):
                 F[f, 3] + M[m, 3] + B[b, 3], scoring, mult,
             )  # fmt: skip
             if has_joint or royal:
-                gi, gx = _node(F[f, 5], ng)
-                gj, gy = _node(M[m, 5], ng)
+                if v + extra <= best:
+                    continue  # the corrections cannot lift it above the best
+                if not cut:
+                    if has_joint:
+                        _slab(joint, B[b, 5], sj)
+                    if royal:
+                        _slab(jw, B[b, 5], sw)
+                        _slab(jl, B[b, 5], sl)
+                    cut = True
+                gi = np.int64(F[f, 8])
+                gx = F[f, 9]
+                gj = np.int64(M[m, 8])
+                gy = M[m, 9]
                 if has_joint:
                     v += _bilinear(sj, gi, gx, gj, gy)
                 if royal:
