@@ -948,15 +948,36 @@ def strength(
             help="Policy mc is measured against (repeatable; default field): its exploitability.",
         ),
     ] = None,
+    tables: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--tables",
+            metavar="FILE",
+            help="Field tables to compare too (repeatable; a capsa train -o file or an "
+            "older shipped one): played as policy field@NAME, NAME the file's stem.",
+        ),
+    ] = None,
     seed: Annotated[int, typer.Option("--seed", "-s", min=0, help="Seed of the hands.")] = 1,
     fmt: ResultFormat = "table",
 ) -> None:
     """Paired per-hand comparison of policies: what mc gains against a policy per hand."""
     from solver.apps.strength import compare_policies
     from solver.engine.rules import load_rules
+    from solver.strategy.field import load_field_file
 
     r = load_rules(rules)
-    policies = ("mc", *(against or ["field"]))
+    extra = {}
+    for path in tables or []:
+        name = f"field@{path.stem}"
+        if name in extra:
+            raise InputError(f"--tables: two files named {path.stem!r}; rename one")
+        try:
+            extra[name] = load_field_file(path, r)
+        except OSError as exc:
+            raise InputError(f"--tables: cannot read {path}: {exc.strerror or exc}") from None
+        except Exception as exc:  # noqa: BLE001 - any unreadable content is the user's file
+            raise InputError(f"--tables: {path} is not a field table file ({exc})") from None
+    policies = ("mc", *(against or ["field"]), *extra)
     progress, task = None, None
     if err.is_terminal:
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
@@ -968,7 +989,7 @@ def strength(
     try:
         report = compare_policies(
             n_hands=hands, rules=r, players=players or r.players, policies=policies,
-            samples=samples, eval_deals=eval_deals, seed=seed,
+            samples=samples, eval_deals=eval_deals, seed=seed, tables=extra,
             progress=(lambda done, total: progress.update(task, completed=done))
             if progress else None,
         )  # fmt: skip
@@ -987,7 +1008,9 @@ def _strength_table(d: dict) -> None:
         f"{d['eval_deals']} fresh deals; seed {d['seed']}; units per opponent per hand",
     )
     for col in ("comparison", "gain", "± se", "95% interval", "set differently"):
-        table.add_column(col, justify="left" if col == "comparison" else "right")
+        table.add_column(
+            col, justify="left" if col == "comparison" else "right", no_wrap=col == "comparison"
+        )
     for name, g in d["gains"].items():
         lo, hi = g["ci95"]
         table.add_row(name.replace("-", " over ", 1), f"{g['mean']:+.4f}", f"{g['stderr']:.4f}",

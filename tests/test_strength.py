@@ -52,3 +52,41 @@ def test_cli_strength_json_and_bad_input():
     assert len(bad.stderr.strip().splitlines()) == 1
     with pytest.raises(InputError, match="hands must be"):
         compare_policies(n_hands=1)
+
+
+def test_tables_compare_field_tables_on_the_same_hands(tmp_path):
+    """--tables plays the field strategy with other tables beside the ruleset's own: the
+    same tables again differ on no hand and gain exactly nothing; tables without the
+    corrections (a version 1 file) set hands differently."""
+    from solver.engine.compiled import compile_rules
+    from solver.strategy.field import field_override, get_field, save_field, tables_from_dist
+
+    cr = compile_rules("chinese-2-4")
+    own = get_field(cr)
+    save_field(own, tmp_path / "same.npz")
+    save_field(tables_from_dist(own.dist, cr.rules, meta=dict(own.meta)), tmp_path / "plain.npz")
+    run = subprocess.run(
+        [*CAPSA, "--rules", "chinese-2-4", "--hands", "12", "--samples", "100",
+         "--eval-deals", "20", "--players", "2", "--tables", str(tmp_path / "same.npz"),
+         "--tables", str(tmp_path / "plain.npz"), "--format", "json"],
+        capture_output=True, text=True,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    d = json.loads(run.stdout)
+    assert set(d["policies"]) == {"mc", "field", "field@same", "field@plain"}
+    same = d["gains"]["field-field@same"]
+    assert same["mean"] == 0 and same["differ"] == 0
+    assert d["gains"]["field-field@plain"]["differ"] > 0
+    # in process, the override holds for the block only, even when it raises
+    other = tables_from_dist(own.dist, cr.rules)
+    with pytest.raises(RuntimeError), field_override(cr, other):
+        assert get_field(cr) is other and get_field("chinese-1-6") is not other
+        raise RuntimeError
+    assert get_field(cr) is own
+    (tmp_path / "junk.npz").write_text("not a table")
+    for path, says in ((tmp_path / "junk.npz", "is not a field table file"),
+                       (tmp_path / "missing.npz", "cannot read")):  # fmt: skip
+        bad = subprocess.run([*CAPSA, "--hands", "2", "--tables", str(path)],
+                             capture_output=True, text=True)  # fmt: skip
+        assert bad.returncode == 2 and says in bad.stderr, bad.stderr
+        assert len(bad.stderr.strip().splitlines()) == 1

@@ -14,14 +14,18 @@ The **exploitability** of a policy P is what ``mc`` (a best response to field op
 
 from __future__ import annotations
 
+import contextlib
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from solver.engine.rules import Rules
+
+if TYPE_CHECKING:
+    from solver.strategy.field import FieldTables
 
 
 @dataclass(frozen=True)
@@ -66,7 +70,7 @@ class StrengthReport:
         }
 
 
-def _check(n_hands: int, players: int, policies: Sequence[str], samples: int, deals: int):
+def _check(n_hands: int, players: int, policies: Sequence[str], samples: int, deals: int, extra=()):
     from solver.engine.errors import InputError
     from solver.engine.layout import MAX_DEALS, MAX_SAMPLES, POLICIES
 
@@ -78,7 +82,7 @@ def _check(n_hands: int, players: int, policies: Sequence[str], samples: int, de
         raise InputError(f"samples must be from 1 to {MAX_SAMPLES:,}, got {samples}")
     if not 2 <= deals <= MAX_DEALS:
         raise InputError(f"eval_deals must be from 2 to {MAX_DEALS:,}, got {deals}")
-    bad = [p for p in policies if p not in POLICIES]
+    bad = [p for p in policies if p not in POLICIES and p not in extra]
     if bad or len(set(policies)) != len(policies) or len(policies) < 2:
         raise InputError(
             f"policies must be two or more of {', '.join(POLICIES)}, got {', '.join(policies)}"
@@ -94,12 +98,20 @@ def compare_policies(
     eval_deals: int = 100,
     seed: int = 1,
     progress: Callable[[int, int], None] | None = None,
+    tables: Mapping[str, FieldTables] | None = None,
 ) -> StrengthReport:
-    """Mean units per opponent of each policy over the same random hands and opponents."""
-    _check(n_hands, players, policies, samples, eval_deals)
+    """Mean units per opponent of each policy over the same random hands and opponents.
+
+    ``tables`` maps extra policy names (say ``field@old``, listed in ``policies``) to field
+    tables: that policy is the field strategy playing those tables instead of the
+    ruleset's own, so two sets of tables meet the same hands and opponents (the
+    opponents, and mc's, are set by the ruleset's own tables)."""
+    tables = dict(tables or {})
+    _check(n_hands, players, policies, samples, eval_deals, extra=tables)
     from evaluator import parse_cards
     from solver.engine.compiled import compile_rules
     from solver.engine.settlement import find_natural
+    from solver.strategy.field import field_override
     from solver.strategy.scoring import deal_opponents, score_against
     from solver.strategy.solve import solve
     from solver.strategy.splits import Candidates, split_of
@@ -114,11 +126,12 @@ def compare_policies(
     for h in range(n_hands):
         hand = np.sort(rng.permutation(52)[:13].astype(np.uint8))
         opp = deal_opponents(hand, cr, n_opp, eval_deals, int(rng.integers(2**63)))
-        sols = [
-            solve(hand, rules=cr, players=players, policy=p, samples=samples,
-                  seed=int(rng.integers(2**63)), top=0)
-            for p in policies
-        ]  # fmt: skip
+        sols = []
+        for p in policies:
+            with field_override(cr, tables[p]) if p in tables else contextlib.nullcontext():
+                sols.append(solve(hand, rules=cr, players=players,
+                                  policy="field" if p in tables else p, samples=samples,
+                                  seed=int(rng.integers(2**63)), top=0))  # fmt: skip
         settings = [(sol.front, sol.middle, sol.back) for sol in sols]
         split = [split_of(hand, *(parse_cards(r) for r in st)) for st in settings]
         cands = Candidates(hand, *none, 0, False).with_split(np.array(split), cr)

@@ -24,10 +24,12 @@ distribution alone, still loads, without corrections).
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import logging
 import os
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import NamedTuple
@@ -247,9 +249,35 @@ def field_cache_path(rules: Rules) -> Path:
     return cache_dir() / f"field-v{FIELD_VERSION}-{play_digest(rules)}.npz"
 
 
+#: play digest -> tables that replace the shipped ones for a while (``field_override``).
+_OVERRIDES: dict[str, FieldTables] = {}
+
+
 def get_field(rules: Rules | CompiledRules) -> FieldTables:
     """Field tables for a ruleset: shipped, else cached, else trained now (and cached)."""
-    return _get_field(compile_rules(rules).rules)
+    r = compile_rules(rules).rules
+    if _OVERRIDES:
+        override = _OVERRIDES.get(play_digest(r))
+        if override is not None:
+            return override
+    return _get_field(r)
+
+
+@contextlib.contextmanager
+def field_override(rules: Rules | CompiledRules, tables: FieldTables) -> Iterator[None]:
+    """Within the block, ``get_field`` gives ``tables`` for this ruleset (every policy,
+    opponent dealing included): how ``capsa strength --tables`` plays other tables.
+    Not thread-safe: meant for one comparison at a time."""
+    digest = play_digest(compile_rules(rules).rules)
+    before = _OVERRIDES.get(digest)
+    _OVERRIDES[digest] = tables
+    try:
+        yield
+    finally:
+        if before is None:
+            del _OVERRIDES[digest]
+        else:
+            _OVERRIDES[digest] = before
 
 
 def field_ready(rules: Rules | CompiledRules) -> bool:
