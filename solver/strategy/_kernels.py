@@ -56,7 +56,10 @@ def _keys_and_royalties(hand, s5, s3, ra, k5, k3, r5, r3):
     r3 float64[286]. Keys are solver.engine's row keys (``_row_key5``/``_row_key3``).
     """
     remap, decisive, suit_rank, roy = ra.remap, ra.decisive, ra.suit_rank, ra.roy
-    suited = suit_rank.max() > 0
+    suited = False  # a loop, not suit_rank.max(): that would load numba's array math
+    for i in range(suit_rank.shape[0]):
+        if suit_rank[i] > 0:
+            suited = True
     n = 0
     for a in range(9):
         for b in range(a + 1, 10):
@@ -550,7 +553,7 @@ def _field_best(hand, k3, k5, r3, r5, st, fm, params):
     cut at the back's midrank once per expanded back (``_slab``) and finished in the loop
     (no array is handed to a function per split: that costs more than the arithmetic).
     """
-    mask5, idx5, idx3, comb85 = st.mask5, st.idx5, st.idx3, st.comb85
+    under = st.under
     scoring = np.int64(params[P_SCORING])
     mult = params[P_MULT]
     mode = np.int64(params[P_MODE])
@@ -619,7 +622,6 @@ def _field_best(hand, k3, k5, r3, r5, st, fm, params):
     bf = -1
     bm = -1
     bb = -1
-    pos = np.empty(8, np.int64)
     for q in range(1286, -1, -1):
         b = o5[q]
         wb = B[b, 0]
@@ -644,25 +646,12 @@ def _field_best(hand, k3, k5, r3, r5, st, fm, params):
         if ub + extra <= best:
             continue
         cut = False  # grids cut at this back's midrank (when first needed)
-        rest = 0x1FFF ^ mask5[b]
-        n = 0
-        for p in range(13):
-            if rest >> p & 1:
-                pos[n] = p
-                n += 1
         kb = k5[b]
         for c in range(56):
-            mm = (
-                (1 << pos[comb85[c, 0]])
-                | (1 << pos[comb85[c, 1]])
-                | (1 << pos[comb85[c, 2]])
-                | (1 << pos[comb85[c, 3]])
-                | (1 << pos[comb85[c, 4]])
-            )
-            m = idx5[mm]
+            m = np.int64(under[b, c, 0])
             if k5[m] > kb:
                 continue
-            f = idx3[rest ^ mm]
+            f = np.int64(under[b, c, 1])
             if k3[f] > k5[m]:
                 continue
             v = _field_value(

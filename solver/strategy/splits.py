@@ -33,6 +33,7 @@ class Structure(NamedTuple):
     idx5: np.ndarray  # int64[8192] five index of a bitmask (-1 if not a five)
     idx3: np.ndarray  # int64[8192] three index of a bitmask
     comb85: np.ndarray  # int64[56, 5] the 5-subsets of 8 positions
+    under: np.ndarray  # int16[1287, 56, 2] (five, three) splitting the 8 positions a five leaves
 
 
 @functools.cache
@@ -54,9 +55,13 @@ def structure() -> Structure:
     if part.shape != (NPART, 3):
         raise AssertionError(f"expected {NPART} partitions, built {part.shape[0]}")
     comb85 = np.array(list(itertools.combinations(range(8), 5)), dtype=np.int64)
-    for a in (part, mask5, mask3, idx5, idx3, comb85):
+    rest = 0x1FFF ^ mask5  # the 8 positions each five leaves, as bitmasks
+    pos = np.array([[p for p in range(13) if r >> p & 1] for r in rest.tolist()])
+    mid = (weights[pos[:, comb85]]).sum(axis=2)  # [1287, 56] masks of the middle fives
+    under = np.stack([idx5[mid], idx3[rest[:, None] ^ mid]], axis=2).astype(np.int16)
+    for a in (part, mask5, mask3, idx5, idx3, comb85, under):
         a.setflags(write=False)
-    return Structure(part, mask5, mask3, idx5, idx3, comb85)
+    return Structure(part, mask5, mask3, idx5, idx3, comb85, under)
 
 
 class HandRows(NamedTuple):
