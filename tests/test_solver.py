@@ -70,6 +70,24 @@ def test_partition_structure():
     assert len(seen) == 36036  # every partition once: 72,072 ordered splits / 2
 
 
+def test_every_back_lists_the_splits_of_the_cards_it_leaves():
+    """``Structure.under[b]`` (what the field's branch and bound expands under back b):
+    56 (middle, front) pairs, each splitting the 8 positions the back leaves, all
+    different, so with the back they are the 1,287 x 56 = 72,072 ordered splits."""
+    st = SP.structure()
+    assert st.under.shape == (1287, 56, 2)
+    ordered = set()
+    for b in range(1287):
+        rest = 0x1FFF ^ int(st.mask5[b])
+        pairs = {(int(m), int(f)) for m, f in st.under[b].tolist()}
+        assert len(pairs) == 56
+        for m, f in pairs:
+            assert int(st.mask5[m]) | int(st.mask3[f]) == rest
+            assert int(st.mask5[m]) & int(st.mask3[f]) == 0
+            ordered.add((f, m, b))
+    assert len(ordered) == 72072
+
+
 def test_legal_split_counts_match_the_oracle():
     """The legal partitions ``_legal_partitions`` keeps are the oracle's legal splits (a
     partition of two equal fives is legal both ways round)."""

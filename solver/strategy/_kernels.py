@@ -541,7 +541,7 @@ def _field_best(hand, k3, k5, r3, r5, st, fm, params):
     middle, back) subset indices, value.
 
     Exact branch and bound: backs are taken strongest first; a back is expanded (its 56
-    middle/front splits of the other 8 cards scored) only when an upper bound on any
+    middle/front splits of the other 8 cards, ``st.under[b]``, scored) only when an upper bound on any
     split with that back beats the best so far. The bound adds the back's own row value,
     the best middle and front row values among rows no stronger than the back, a bound on
     the joint bonus (scoop, 2-4, multiplier) that can only overstate it, the largest

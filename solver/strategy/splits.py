@@ -32,7 +32,6 @@ class Structure(NamedTuple):
     mask3: np.ndarray  # int64[286]
     idx5: np.ndarray  # int64[8192] five index of a bitmask (-1 if not a five)
     idx3: np.ndarray  # int64[8192] three index of a bitmask
-    comb85: np.ndarray  # int64[56, 5] the 5-subsets of 8 positions
     under: np.ndarray  # int16[1287, 56, 2] (five, three) splitting the 8 positions a five leaves
 
 
@@ -59,9 +58,9 @@ def structure() -> Structure:
     pos = np.array([[p for p in range(13) if r >> p & 1] for r in rest.tolist()])
     mid = (weights[pos[:, comb85]]).sum(axis=2)  # [1287, 56] masks of the middle fives
     under = np.stack([idx5[mid], idx3[rest[:, None] ^ mid]], axis=2).astype(np.int16)
-    for a in (part, mask5, mask3, idx5, idx3, comb85, under):
+    for a in (part, mask5, mask3, idx5, idx3, under):
         a.setflags(write=False)
-    return Structure(part, mask5, mask3, idx5, idx3, comb85, under)
+    return Structure(part, mask5, mask3, idx5, idx3, under)
 
 
 class HandRows(NamedTuple):
