@@ -16,6 +16,16 @@ kernels are built from (``KERNEL_SOURCES``: the ``_kernels.py`` modules, this mo
 ``$NUMBA_CACHE_DIR`` or the user cache folder (``platformdirs``), under
 ``capsa-kernels-DIGEST``.
 
+**Loading a cached kernel takes only what it needs.** Before numba loads a cached kernel
+it refreshes its whole target context: it imports and registers every lowering it could
+ever compile with (numba.np, numba.cpython, typed containers, jitclass, ...), about a
+sixth of a second, paid by every process. Running machine code from the cache needs only
+numba's runtime (NRT: the allocator our kernels link against); compiling needs the rest,
+and numba's compiler refreshes the context itself before it compiles. So our kernels'
+caches load with ``_load_cached``: the runtime, then numba's own load; a miss compiles as
+before. ``CAPSA_NUMBA_FULL_REFRESH=1`` restores numba's behaviour (tests/test_startup.py
+loads every cached kernel both ways in fresh processes).
+
 **The compile notice** (``compiling``) does not read numba's internals: after a group of
 kernels has run once, a marker file is written into that cache folder; while a group's
 marker is missing, the notice says that group is compiling.
@@ -24,6 +34,7 @@ marker is missing, the notice says that group is compiling.
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import functools
 import hashlib
 import logging
@@ -31,7 +42,6 @@ import os
 import threading
 import time
 from collections.abc import Callable, Iterator
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import TypeVar
 
@@ -55,11 +65,9 @@ KERNEL_SOURCES: tuple[str, ...] = (
 def sources_digest(root: Path = _ROOT) -> str:
     """16 hex digits over numba's version and the contents of ``KERNEL_SOURCES`` (a missing
     file counts too)."""
-    try:
-        numba_version = version("numba")
-    except PackageNotFoundError:  # pragma: no cover - numba is a dependency
-        numba_version = "?"
-    h = hashlib.sha256(f"numba {numba_version};".encode())
+    import numba  # its __version__: reading the installed metadata takes longer
+
+    h = hashlib.sha256(f"numba {numba.__version__};".encode())
     for rel in KERNEL_SOURCES:
         try:
             h.update(rel.encode() + b"\0" + (root / rel).read_bytes() + b"\0")
@@ -105,16 +113,49 @@ def kernel(fn: F | None = None, **extra) -> F:
             # numba reads this when the dispatcher is made; set it every time, since numba
             # reloads its config from the environment when NUMBA_* variables change.
             numba.config.CACHE_DIR = str(folder)
-        return numba.njit(**opts)(f)
+        dispatcher = numba.njit(**opts)(f)
+        _lean_cache_loads(dispatcher)
+        return dispatcher
 
     return wrap if fn is None else wrap(fn)
+
+
+def _lean_cache_loads(dispatcher) -> None:
+    """Make the dispatcher's cache load without refreshing numba's whole target context
+    (the module docstring says why); left as numba made it when the cache is off, the
+    user asked for numba's behaviour, or this numba lacks the internals used."""
+    cache = getattr(dispatcher, "_cache", None)
+    if (
+        os.environ.get("CAPSA_NUMBA_FULL_REFRESH")
+        or not hasattr(cache, "_load_overload")
+        or not hasattr(cache, "_guard_against_spurious_io_errors")
+    ):
+        return
+
+    def load_overload(sig, target_context):
+        _runtime_ready(target_context)
+        with cache._guard_against_spurious_io_errors():
+            return cache._load_overload(sig, target_context)
+        return None  # the guard swallowed an I/O error: numba compiles instead
+
+    cache.load_overload = load_overload
+
+
+def _runtime_ready(target_context) -> None:
+    """numba's runtime (NRT), which cached kernels link against; once per process (numba
+    keeps the flag)."""
+    from numba.core.runtime import rtsys
+
+    rtsys.initialize(target_context)
 
 
 # --------------------------------------------------------------------------- notice
 
 _lock = threading.Lock()
 _done: set[str] = set()
-_inside = threading.local()  # a group's block is running in this thread
+#: The group whose block is running (in this thread, or in the thread that started this
+#: one in a copy of its context: ``solver.strategy.threads.in_background``).
+_inside: contextvars.ContextVar[str | None] = contextvars.ContextVar("capsa_group", default=None)
 
 
 @contextlib.contextmanager
@@ -135,17 +176,17 @@ def compiling(group: str, what: str | None = None) -> Iterator[None]:
     with _lock:
         first = group not in _done and not marker.exists()
         _done.add(group)
-    outer = getattr(_inside, "group", None)
+    outer = _inside.get()
     if first and outer is None:  # nested groups compile within the outer one's notice
         log.warning(
             "compiling %s with numba (first run only, cached in %s)...", what or group, folder
         )
     t0 = time.perf_counter()
-    _inside.group = outer or group
+    token = _inside.set(outer or group)
     try:
         yield
     finally:
-        _inside.group = outer
+        _inside.reset(token)
     if first:
         try:
             marker.write_text(f"{time.perf_counter() - t0:.1f} s\n")

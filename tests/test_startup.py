@@ -1,0 +1,103 @@
+"""Start-up: what a fresh `capsa solve` process loads, and that loading less changes nothing.
+
+Cached kernels load without refreshing numba's whole target context
+(``evaluator._jit._lean_cache_loads``); ``CAPSA_NUMBA_FULL_REFRESH=1`` is numba's own way.
+Every test here runs fresh processes, since what a process imports is the point.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+HAND = "As Ks Qs Js Ts 9h 9d 9c 2s 3d 4c 5h 7d"
+#: Modules only numba's full context refresh imports (its lowerings for typed
+#: containers, polynomials, datetimes and complex math): no kernel of ours needs them.
+REFRESH_ONLY = (
+    "numba.typed.dictimpl",
+    "numba.np.polynomial.polynomial_functions",
+    "numba.np.npdatetime",
+    "numba.cpython.cmathimpl",
+)
+
+
+def _python(code: str, full_refresh: bool = False) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k != "CAPSA_NUMBA_FULL_REFRESH"}
+    if full_refresh:
+        env["CAPSA_NUMBA_FULL_REFRESH"] = "1"
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+    )
+
+
+SOLVE = f"""
+    import json, sys
+    from solver import solve
+    sol = solve({HAND!r}, seed=1, samples=600)
+    print(json.dumps({{"solution": sol.to_dict(),
+                       "refresh_only": [m for m in {REFRESH_ONLY!r} if m in sys.modules]}}))
+"""
+
+
+def test_a_warm_solve_skips_numbas_full_refresh_and_answers_the_same():
+    first = _python(SOLVE)  # compiles what is not cached yet (numba's full path)
+    assert first.returncode == 0, first.stderr
+    lean = _python(SOLVE)
+    full = _python(SOLVE, full_refresh=True)
+    assert lean.returncode == 0, lean.stderr
+    assert full.returncode == 0, full.stderr
+    lean_out, full_out = json.loads(lean.stdout), json.loads(full.stdout)
+    assert lean_out["refresh_only"] == []
+    assert full_out["refresh_only"] == list(REFRESH_ONLY)  # the control: numba's way
+    assert lean_out["solution"] == full_out["solution"]
+    assert lean_out["solution"] == json.loads(first.stdout)["solution"]
+
+
+LOAD_ALL = """
+    import sys
+    import evaluator._kernels, solver.engine._kernels, solver.strategy._kernels
+    from numba.core.registry import cpu_target
+
+    loaded = failed = 0
+    for mod in (evaluator._kernels, solver.engine._kernels, solver.strategy._kernels):
+        for name, disp in sorted(vars(mod).items()):
+            cache = getattr(disp, "_cache", None)
+            if cache is None or getattr(disp, "py_func", None) is None:
+                continue
+            if disp.py_func.__module__ != mod.__name__:
+                continue  # imported from another kernel module: counted there
+            codegen = cpu_target.target_context.codegen()
+            for key in cache._cache_file._load_index():
+                sig = key[0]
+                if cache._index_key(sig, codegen) != key:
+                    continue  # made for another machine or another version of the code
+                cres = cache.load_overload(sig, cpu_target.target_context)
+                if cres is None:
+                    failed += 1
+                    print("not loaded:", name, sig, file=sys.stderr)
+                else:
+                    loaded += 1
+    print(loaded, failed)
+"""
+
+
+def test_every_cached_kernel_loads_without_the_full_refresh():
+    """Each signature of each kernel in the cache links and loads with only numba's
+    runtime initialised: a kernel needing a symbol that only the full refresh registers
+    would abort this process (LLVM cannot resolve it), and one that failed to load
+    would be recompiled on every run."""
+    warm = _python(SOLVE)
+    assert warm.returncode == 0, warm.stderr
+    res = _python(LOAD_ALL)
+    assert res.returncode == 0, res.stderr
+    loaded, failed = map(int, res.stdout.split())
+    assert failed == 0, res.stderr
+    # at least what the solve above ran: candidates, hand setting, naturals, settlement
+    assert loaded >= 4
