@@ -101,3 +101,20 @@ def test_every_cached_kernel_loads_without_the_full_refresh():
     assert failed == 0, res.stderr
     # at least what the solve above ran: candidates, hand setting, naturals, settlement
     assert loaded >= 4
+
+
+def test_a_cold_solve_says_once_what_compiles_and_a_warm_one_says_nothing(tmp_path):
+    """A fresh kernel cache: the first solve compiles (the opponents are dealt and set on
+    another thread, inside the solve's notice) and says so in one line; the next is
+    silent and gives the same answer."""
+    env = {k: v for k, v in os.environ.items() if k != "CAPSA_NUMBA_FULL_REFRESH"}
+    env["NUMBA_CACHE_DIR"] = str(tmp_path)
+    cmd = [sys.executable, "-m", "solver", "solve", HAND, "--seed", "1", "--samples", "300",
+           "--format", "json"]  # fmt: skip
+    cold = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=900)
+    assert cold.returncode == 0, cold.stderr
+    notices = [x for x in cold.stderr.splitlines() if x.startswith("capsa: compiling")]
+    assert len(notices) == 1 and "solver kernels" in notices[0], cold.stderr
+    warm = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=600)
+    assert warm.returncode == 0 and warm.stderr == "", warm.stderr
+    assert json.loads(warm.stdout) == json.loads(cold.stdout)

@@ -58,8 +58,17 @@ def set_sorted_hands(
                      split[lo:hi], keys[lo:hi], roy[lo:hi], val[lo:hi])  # fmt: skip
 
     with compiling("set-hands", "hand-setting kernels"):
+        if n == 0:
+            run(0, 0)  # no hand to set: loads the kernel (``load_set_hands``)
         run_ranges(run, n, chunk=max(8, min(_CHUNK, -(-n // 2))), max_threads=threads, stop=stop)
     return split, keys, roy, val
+
+
+def load_set_hands(rules: Rules | CompiledRules, policy: str = "field") -> None:
+    """Load (or compile) the kernel ``set_sorted_hands`` runs, setting no hand: a caller
+    that starts it on another thread loads it first, since numba loads one kernel at a
+    time (``solver.strategy.solve``)."""
+    set_sorted_hands(np.empty((0, 13), np.uint8), rules, policy)
 
 
 def set_hands(hands, rules: Rules | str | None = None, policy: str = "field") -> np.ndarray:

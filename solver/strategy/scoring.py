@@ -7,10 +7,10 @@ would be worth against the same opponents. ``solver.strategy.solve.assemble`` tu
 Scores into a ``Solution``; nothing else does.
 
 - ``score_exact``: settled exactly against known opponent settings (``against``).
-- ``score_mc``: a Monte Carlo best response. The unseen cards are dealt to the opponents
-  ``deals`` times, each opponent hand is set by the field strategy (and declares any
-  natural it holds), and every candidate is settled against every opponent with the
-  exact rules. All candidates meet the same opponents (common random numbers), so their
+- ``deal_opponents`` then ``score_against``: a Monte Carlo best response. The unseen
+  cards are dealt to the opponents ``deals`` times, each opponent hand is set by the
+  field strategy (and declares any natural it holds), and every candidate is settled
+  against every opponent with the exact rules. All candidates meet the same opponents (common random numbers), so their
   differences are sharp.
 - ``score_field``: the field model's value (no sampling).
 """
@@ -320,21 +320,6 @@ def score_against(
         per_unit=per_deal,
         stakes=stakes,
     )
-
-
-def score_mc(
-    cands: Candidates,
-    cr: CompiledRules,
-    n_opp: int,
-    deals: int,
-    seed: int | None,
-    stop: Stop | None = None,
-    stakes: np.ndarray | None = None,
-) -> Scores:
-    """Monte Carlo values of every candidate against ``deals`` deals of field opponents."""
-    check_mc_memory(len(cands), deals)
-    opp = deal_opponents(cands.hand, cr, n_opp, deals, seed, stop)
-    return score_against(cands, cr, opp, stop, stakes)
 
 
 # --------------------------------------------------------------------------- field model

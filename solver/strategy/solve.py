@@ -12,6 +12,7 @@ when the best expected value is below minus its cost.
 
 from __future__ import annotations
 
+import contextlib
 import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -26,7 +27,7 @@ from solver.engine.layout import MAX_SAMPLES, POLICIES, ROWS
 from solver.engine.rules import Rules
 from solver.strategy.scoring import Natural, Scores
 from solver.strategy.splits import Candidates
-from solver.strategy.threads import Stop
+from solver.strategy.threads import Stop, in_background
 
 DEFAULT_SAMPLES = 3000
 
@@ -336,6 +337,7 @@ def _solve(
 ) -> Solution:
     from solver.engine.settlement import find_natural
     from solver.strategy import scoring as sc
+    from solver.strategy.policy import load_set_hands
     from solver.strategy.splits import candidates
 
     if against is not None:
@@ -355,25 +357,35 @@ def _solve(
         players = cr.rules.players
     n_opp = players - 1
     weights = sc.check_stakes(stakes, n_opp)
-    cands = candidates(h, cr)
-    n_front = len(cands)
-    played_at = None
-    if played is not None:
-        cands = cands.with_split(played_split(h, played)[None, :], cr)
-        played_at = len(cands) - 1
-    natural = find_natural(h, cr)
-    best = None
-    used_samples = None
-    if against is not None:
-        scores = sc.score_exact(cands, cr, okeys, oroy, ofoul, weights)
-    elif policy == "mc":
-        used_samples = samples or DEFAULT_SAMPLES
-        deals = sc.mc_deals(used_samples, n_opp)
-        scores = sc.score_mc(cands, cr, n_opp, deals, seed, stop=stop, stakes=weights)
-    else:
-        if policy == "greedy":
-            cands, best = sc.with_greedy(cands, cr)
-        scores = sc.score_field(cands, cr, method=policy, n_opp=n_opp, stakes=weights)
+    mc = against is None and policy == "mc"
+    used_samples = (samples or DEFAULT_SAMPLES) if mc else None
+    deals = sc.mc_deals(used_samples, n_opp) if mc else 0
+    # the Monte Carlo opponents do not depend on the candidates: they are dealt and set
+    # on other threads while this one finds the candidates (the same opponents either way)
+    if mc:
+        load_set_hands(cr)  # before the candidates' kernel: numba loads one at a time
+    background = (
+        in_background(lambda halt: sc.deal_opponents(h, cr, n_opp, deals, seed, halt), stop)
+        if mc
+        else contextlib.nullcontext()
+    )
+    with background as opponents:
+        cands = candidates(h, cr)
+        n_front = len(cands)
+        played_at = None
+        if played is not None:
+            cands = cands.with_split(played_split(h, played)[None, :], cr)
+            played_at = len(cands) - 1
+        natural = find_natural(h, cr)
+        best = None
+        if against is not None:
+            scores = sc.score_exact(cands, cr, okeys, oroy, ofoul, weights)
+        elif mc:
+            scores = sc.score_against(cands, cr, opponents(), stop, weights)
+        else:
+            if policy == "greedy":
+                cands, best = sc.with_greedy(cands, cr)
+            scores = sc.score_field(cands, cr, method=policy, n_opp=n_opp, stakes=weights)
     return assemble(
         cands,
         scores,
