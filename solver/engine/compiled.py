@@ -107,18 +107,17 @@ def _arrays(rules: Rules, t: Tables) -> RuleArrays:
     roy = np.zeros((3, NSTRENGTH), np.float64)
     dealt = rules.royalties_dealt and bool(rules.royalties)
     if rules.royalties:
+        five = np.asarray(t.is_five, bool)
+        royal = np.asarray(t.royal, bool)
+        category = np.asarray(t.category)
         for row_index, row in enumerate(ROWS):
-            for s in range(NSTRENGTH):
-                if bool(t.is_five[s]) != (row != "front"):
-                    continue  # a front is a 3-card class, middle and back 5-card classes
-                if dealt and int(t.category[s]) in _DEALT_CATEGORIES:
-                    continue  # paid for the dealt cards instead (royalties_dealt)
-                if t.royal[s]:
-                    roy[row_index, s] = rules.royalty(row, "royal_flush")
-                else:
-                    hand = _ROYALTY_HAND.get(int(t.category[s]))
-                    if hand is not None:
-                        roy[row_index, s] = rules.royalty(row, hand)
+            # a front is a 3-card class, middle and back 5-card classes
+            paid = five if row != "front" else ~five
+            if dealt:  # paid for the dealt cards instead (royalties_dealt)
+                paid = paid & ~np.isin(category, _DEALT_CATEGORIES)
+            for cat, hand in _ROYALTY_HAND.items():
+                roy[row_index, paid & ~royal & (category == cat)] = rules.royalty(row, hand)
+            roy[row_index, paid & royal] = rules.royalty(row, "royal_flush")
     params = np.zeros(NPARAMS, np.float64)
     params[P_SCORING] = SCORING_CODES[rules.scoring]
     params[P_MULT] = float(rules.scoop_multiplier)

@@ -44,18 +44,18 @@ def structure() -> Structure:
     idx5[mask5] = np.arange(NSUB5)
     idx3 = np.full(8192, -1, np.int64)
     idx3[mask3] = np.arange(NSUB3)
-    rows = []
-    for j, m3 in enumerate(mask3.tolist()):
-        rest = 0x1FFF ^ m3
-        low = rest & -rest
-        inside = np.flatnonzero(((mask5 & rest) == mask5) & ((mask5 & low) != 0))
-        rows.append(np.stack([np.full(len(inside), j), inside, idx5[rest ^ mask5[inside]]], 1))
-    part = np.concatenate(rows).astype(np.int16)
+    # each front with each five of the other 10 positions that holds the lowest of them
+    # (16-bit masks: the 286 x 1,287 tests are a few times quicker)
+    m5 = mask5.astype(np.int16)
+    left = (0x1FFF ^ mask3).astype(np.int16)[:, None]
+    low = left & -left
+    front, five = np.nonzero(((m5 & ~left) == 0) & ((m5 & low) != 0))
+    part = np.stack([front, five, idx5[left[front, 0] ^ m5[five]]], 1).astype(np.int16)
     if part.shape != (NPART, 3):
         raise AssertionError(f"expected {NPART} partitions, built {part.shape[0]}")
     comb85 = np.array(list(itertools.combinations(range(8), 5)), dtype=np.int64)
     rest = 0x1FFF ^ mask5  # the 8 positions each five leaves, as bitmasks
-    pos = np.array([[p for p in range(13) if r >> p & 1] for r in rest.tolist()])
+    pos = np.nonzero(rest[:, None] >> np.arange(13) & 1)[1].reshape(NSUB5, 8)  # ascending
     mid = (weights[pos[:, comb85]]).sum(axis=2)  # [1287, 56] masks of the middle fives
     under = np.stack([idx5[mid], idx3[rest[:, None] ^ mid]], axis=2).astype(np.int16)
     for a in (part, mask5, mask3, idx5, idx3, under):
