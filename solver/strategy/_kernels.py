@@ -541,14 +541,14 @@ def _field_best(hand, k3, k5, r3, r5, st, fm, params):
     middle, back) subset indices, value.
 
     Exact branch and bound: backs are taken strongest first; a back is expanded (its 56
-    middle/front splits of the other 8 cards, ``st.under[b]``, scored) only when an upper bound on any
-    split with that back beats the best so far. The bound adds the back's own row value,
-    the best middle and front row values among rows no stronger than the back, a bound on
-    the joint bonus (scoop, 2-4, multiplier) that can only overstate it, the largest
-    joint correction at the back's midrank (``fm.jslab``) and, under a scoop multiplier
-    with royalties, the most the multiplied royalties can add; within a back, a split
-    whose independent-rows value plus those two allowances cannot beat the best so far is
-    not corrected at all.
+    middle/front splits of the other 8 cards, ``st.under[b]``, scored) only when an upper
+    bound on any split with that back beats the best so far. The bound adds the back's own
+    row value, the best middle and front row values among rows no stronger than the back, a
+    bound on the joint bonus (scoop, 2-4, multiplier) that can only overstate it, the
+    largest joint correction at the back's midrank (``fm.jslab``) and, under a scoop
+    multiplier with royalties, the most the multiplied royalties can add; within a back, a
+    split whose independent-rows value plus those two allowances cannot beat the best so
+    far is not corrected at all.
     st is the split Structure (solver.strategy.splits); fm the FieldModel. The grids are
     cut at the back's midrank once per expanded back (``_slab``) and finished in the loop
     (no array is handed to a function per split: that costs more than the arithmetic).

@@ -10,16 +10,17 @@ Scores into a ``Solution``; nothing else does.
 - ``deal_opponents`` then ``score_against``: a Monte Carlo best response. The unseen
   cards are dealt to the opponents ``deals`` times, each opponent hand is set by the
   field strategy (and declares any natural it holds), and every candidate is settled
-  against every opponent with the exact rules. All candidates meet the same opponents (common random numbers), so their
-  differences are sharp.
+  against every opponent with the exact rules. All candidates meet the same opponents
+  (common random numbers), so their differences are sharp.
 - ``score_field``: the field model's value (no sampling).
 """
 
 from __future__ import annotations
 
+import contextlib
 import math
 import numbers
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -31,9 +32,9 @@ from solver.engine.layout import MAX_UNITS, ROWS
 from solver.engine.settlement import find_naturals, settle_against, settle_natural, summarize
 from solver.strategy.deal import deal_hands
 from solver.strategy.field import field_row_stats, field_values, get_field
-from solver.strategy.policy import set_sorted_hands
+from solver.strategy.policy import load_set_hands, set_sorted_hands
 from solver.strategy.splits import Candidates
-from solver.strategy.threads import Stop, run_ranges
+from solver.strategy.threads import Stop, in_background, run_ranges
 
 Natural = tuple[int, int, str]
 RowStats = dict[str, dict[str, float]]
@@ -259,11 +260,36 @@ def deal_opponents(
     stop: Stop | None = None,
 ) -> Opponents:
     """``deals`` deals of the cards unseen by ``hand`` to ``n_opp`` field opponents."""
+    with opponents_in_background(hand, cr, n_opp, deals, seed, stop) as opponents:
+        return opponents()
+
+
+@contextlib.contextmanager
+def opponents_in_background(
+    hand: np.ndarray,
+    cr: CompiledRules,
+    n_opp: int,
+    deals: int,
+    seed: int | None,
+    stop: Stop | None = None,
+) -> Iterator[Callable[[], Opponents]]:
+    """``deal_opponents``, set on other threads while the block runs: the block gets a
+    function that returns the Opponents (``solve`` finds the hand's candidates
+    meanwhile). The hands are dealt before the block, and their naturals are found on
+    this thread when the block asks, while the settings are still being made; the
+    hand-setting kernel is loaded before the block too, since numba loads one kernel at
+    a time. The same opponents as ``deal_opponents``, whatever the timing."""
     rng = np.random.default_rng(seed)
     opp = deal_hands(rng, deals, n_opp, exclude=hand).reshape(deals * n_opp, 13)
-    _, okeys, oroy, _ = set_sorted_hands(opp, cr, "field", stop=stop)
-    onat, onatkey = find_naturals(opp, cr)
-    return Opponents(n_opp, okeys, oroy, onat, onatkey)
+    load_set_hands(cr)
+    with in_background(lambda halt: set_sorted_hands(opp, cr, "field", stop=halt), stop) as sets:
+
+        def opponents() -> Opponents:
+            onat, onatkey = find_naturals(opp, cr)
+            _, okeys, oroy, _ = sets()
+            return Opponents(n_opp, okeys, oroy, onat, onatkey)
+
+        yield opponents
 
 
 def score_against(

@@ -27,7 +27,7 @@ from solver.engine.layout import MAX_SAMPLES, POLICIES, ROWS
 from solver.engine.rules import Rules
 from solver.strategy.scoring import Natural, Scores
 from solver.strategy.splits import Candidates
-from solver.strategy.threads import Stop, in_background
+from solver.strategy.threads import Stop
 
 DEFAULT_SAMPLES = 3000
 
@@ -337,7 +337,6 @@ def _solve(
 ) -> Solution:
     from solver.engine.settlement import find_natural
     from solver.strategy import scoring as sc
-    from solver.strategy.policy import load_set_hands
     from solver.strategy.splits import candidates
 
     if against is not None:
@@ -360,12 +359,10 @@ def _solve(
     mc = against is None and policy == "mc"
     used_samples = (samples or DEFAULT_SAMPLES) if mc else None
     deals = sc.mc_deals(used_samples, n_opp) if mc else 0
-    # the Monte Carlo opponents do not depend on the candidates: they are dealt and set
-    # on other threads while this one finds the candidates (the same opponents either way)
-    if mc:
-        load_set_hands(cr)  # before the candidates' kernel: numba loads one at a time
+    # the Monte Carlo opponents do not depend on the candidates: they are set on other
+    # threads while this one finds the candidates (the same opponents either way)
     background = (
-        in_background(lambda halt: sc.deal_opponents(h, cr, n_opp, deals, seed, halt), stop)
+        sc.opponents_in_background(h, cr, n_opp, deals, seed, stop)
         if mc
         else contextlib.nullcontext()
     )
