@@ -535,6 +535,11 @@ def _field_terms(k3, k5, r3, r5, fx, fe, shift, mode, ng, F, M, B):
             out[i, 9] = x
 
 
+#: Slack on a split's own bound in ``_field_best``: the bound and the split's value add the
+#: same terms in another order, so they may differ in the last bits.
+_SPLIT_MARGIN = 1e-9
+
+
 @kernel
 def _field_best(hand, k3, k5, r3, r5, st, fm, params):
     """Best legal split of a sorted hand by field value (``_field_values``' value): (front,
@@ -645,6 +650,9 @@ def _field_best(hand, k3, k5, r3, r5, st, fm, params):
                 extra += (mult - 1.0) * mine * min(1.0, wb + jw_max)
         if ub + extra <= best:
             continue
+        # the same bound for one split: its own middle and front row values in place of
+        # the best ones (the margin covers adding the same terms in another order)
+        rest_ub = ub - pm[b] - pf[b] + extra + _SPLIT_MARGIN
         cut = False  # grids cut at this back's midrank (when first needed)
         kb = k5[b]
         for c in range(56):
@@ -653,6 +661,8 @@ def _field_best(hand, k3, k5, r3, r5, st, fm, params):
                 continue
             f = np.int64(under[b, c, 1])
             if k3[f] > k5[m]:
+                continue
+            if M[m, 4] + F[f, 4] + rest_ub <= best:
                 continue
             v = _field_value(
                 F[f, 0], F[f, 1], F[f, 2], M[m, 0], M[m, 1], M[m, 2], B[b, 0], B[b, 1], B[b, 2],
