@@ -140,3 +140,32 @@ def test_the_command_skips_pythons_last_collections():
     lines = res.stdout.splitlines()
     assert json.loads(lines[0])["front"] == "7d 5h 4c"
     assert lines[1] == "True 20000"
+
+
+def test_a_run_too_large_for_memory_is_refused_without_setting_its_opponents(monkeypatch):
+    """The Monte Carlo matrix's memory check comes as soon as the candidates are known:
+    the opponents being set in the background are stopped, not waited for."""
+    import pytest
+
+    from solver import solve
+    from solver.engine.errors import InputError
+    from solver.strategy import policy, scoring
+
+    outcome: list[str] = []
+    real = policy.set_sorted_hands
+
+    def watched(hands, *args, **kwargs):
+        try:
+            out = real(hands, *args, **kwargs)
+        except BaseException as exc:
+            outcome.append(type(exc).__name__)
+            raise
+        if len(hands):
+            outcome.append("finished")
+        return out
+
+    monkeypatch.setattr(scoring, "set_sorted_hands", watched)
+    monkeypatch.setattr(scoring, "MC_MEMORY", 1000)
+    with pytest.raises(InputError, match="too many samples"):
+        solve(HAND, seed=1, samples=200_000)
+    assert outcome == ["Stopped"]

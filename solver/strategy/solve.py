@@ -378,6 +378,7 @@ def _solve(
         if against is not None:
             scores = sc.score_exact(cands, cr, okeys, oroy, ofoul, weights)
         elif mc:
+            sc.check_mc_memory(len(cands), deals)  # before waiting for the opponents
             scores = sc.score_against(cands, cr, opponents(), stop, weights)
         else:
             if policy == "greedy":
