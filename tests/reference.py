@@ -36,6 +36,10 @@ anchor follows each one):
   * naturals ignore the suit order (a full tie pays nothing); a straight flush counts as a
     straight for three straights and as a flush for three flushes.
     (docs/rules.md#natural-tie-keys, docs/rules.md#qualifying-splits-for-naturals)
+  * every natural is tested on its own definition; a hand holding several is the first
+    of the ruleset's list (docs/rules.md#overlapping-naturals); all high and all low both
+    hold the 8 (docs/rules.md#all-high-and-all-low); twelve of one colour holds 12 or 13
+    (docs/rules.md#twelve-of-one-colour).
   * royalties_dealt (docs/rules.md#royalties-for-dealt-cards): the combinations are every
     four of a kind and every straight flush among the 13 cards
     (docs/rules.md#dealt-combinations); the player is paid for card-disjoint ones with the
@@ -77,7 +81,22 @@ CATEGORY_NAMES = (
 HIGH_CARD, PAIR, TWO_PAIR, TRIPS, STRAIGHT, FLUSH, FULL_HOUSE, QUADS, STRAIGHT_FLUSH = range(9)
 
 ROWS = ("front", "middle", "back")
-NATURAL_NAMES = ("dragon", "three_straights", "six_pairs", "three_flushes")
+NATURAL_NAMES = (
+    "royal_dragon",
+    "dragon",
+    "twelve_royals",
+    "three_straight_flushes",
+    "three_quads",
+    "all_high",
+    "all_low",
+    "one_colour",
+    "twelve_one_colour",
+    "four_trips",
+    "five_pairs_trips",
+    "six_pairs",
+    "three_flushes",
+    "three_straights",
+)
 
 # Royalty table hand name of each category (a royal flush is handled apart).
 _ROYALTY_HAND = {
@@ -545,10 +564,11 @@ def ref_row_results(a, b, rules) -> tuple[int, int, int]:
 
 # ---------------------------------------------------------------------- naturals
 #
-# A qualifying partition for three straights / three flushes is any split of the 13
-# cards into a 3-card front and two 5-card rows (middle, back) such that the front is a
-# 3-card straight (3 consecutive ranks; A-2-3 and Q-K-A count) / a 3-card flush and both
-# 5-card rows are straights / flushes (straight flushes count as either). There is no
+# A qualifying partition for three straights / three flushes / three straight flushes is
+# any split of the 13 cards into a 3-card front and two 5-card rows (middle, back) such
+# that the front is a 3-card straight (3 consecutive ranks; A-2-3 and Q-K-A count, K-A-2
+# does not) / a 3-card flush / both, and both 5-card rows are straights / flushes /
+# straight flushes (straight flushes count as either). There is no
 # ordering constraint beyond that; the key is the best (back, middle, front) over all
 # qualifying partitions, compared back, then middle, then front with ref_key5/ref_key3
 # (so the stronger 5-card row is the back in the best partition).
@@ -572,6 +592,13 @@ def _is_flush(cards: Sequence[int]) -> bool:
 def _best_three_rows(hand: tuple[int, ...], front_ok, five_ok, wheel: str):
     """Best (key5(back), key5(middle), key3(front)) over qualifying partitions, or None."""
     best = None
+    five_keys: dict[tuple[int, ...], tuple] = {}  # each 5-card row's key, computed once
+
+    def key5(cards: tuple[int, ...]) -> tuple:
+        if cards not in five_keys:
+            five_keys[cards] = ref_key5(cards, wheel)
+        return five_keys[cards]
+
     for front in itertools.combinations(hand, 3):
         if not front_ok(front):
             continue
@@ -582,19 +609,81 @@ def _best_three_rows(hand: tuple[int, ...], front_ok, five_ok, wheel: str):
             back = tuple(c for c in rest if c not in middle)
             if not five_ok(back):
                 continue
-            key = (ref_key5(back, wheel), ref_key5(middle, wheel), ref_key3(front))
+            key = (key5(back), key5(middle), ref_key3(front))
             if best is None or key > best:
                 best = key
     return best
 
 
+def _is_straight_flush3(cards: Sequence[int]) -> bool:
+    return _is_straight3(cards) and _is_flush(cards)
+
+
+def _is_straight_flush5(cards: Sequence[int]) -> bool:
+    return _is_straight5(cards) and _is_flush(cards)
+
+
+def _is_red(card: int) -> bool:
+    return SUITS[suit_of(card)] in "dh"
+
+
+def _ranks_held(hand: Sequence[int], at_least: int) -> list[int]:
+    """The ranks held ``at_least`` times or more, highest first."""
+    counts = Counter(rank_of(c) for c in hand)
+    return sorted((r for r, n in counts.items() if n >= at_least), reverse=True)
+
+
+def _five_pairs_and_trips(hand: Sequence[int]):
+    """The rank of the trips when the 13 cards are exactly five pairs and a three of a
+    kind (a four of a kind is two pairs), else None: try every rank as the trips, and
+    pair up the ten cards left."""
+    counts = Counter(rank_of(c) for c in hand)
+    found = None
+    for trips in (r for r, n in counts.items() if n >= 3):
+        rest = counts.copy()
+        rest[trips] -= 3
+        if all(n % 2 == 0 for n in rest.values()) and sum(n // 2 for n in rest.values()) == 5:
+            found = trips if found is None else max(found, trips)
+    return found
+
+
 def _natural_key(name: str, hand: tuple[int, ...], rules):
-    """Tie-break key of natural ``name`` if the hand holds it, else None."""
+    """Tie-break key of natural ``name`` if the hand holds it, else None.
+
+    Every natural of docs/rules.md#special-hands, each tested on its own (a hand may hold
+    several; the ruleset's order picks one, docs/rules.md#overlapping-naturals). ``()``
+    is the key of the naturals that always tie (docs/rules.md#natural-tie-keys).
+    """
     wheel = getattr(rules, "wheel", "low")
+    ranks = [rank_of(c) for c in hand]
+    if name == "royal_dragon":  # all 13 cards of one suit: 2 to A of that suit
+        return () if len({suit_of(c) for c in hand}) == 1 else None
     if name == "dragon":
-        return () if len({rank_of(c) for c in hand}) == 13 else None
+        return () if len(set(ranks)) == 13 else None
+    if name == "twelve_royals":  # every card a J, Q, K or A
+        return () if all(RANKS[r] in "JQKA" for r in ranks) else None
+    if name == "three_straight_flushes":
+        return _best_three_rows(hand, _is_straight_flush3, _is_straight_flush5, wheel)
+    if name == "three_quads":
+        quads = _ranks_held(hand, 4)
+        return tuple(quads) if len(quads) >= 3 else None
+    if name == "all_high":  # docs/rules.md#all-high-and-all-low: the 8 counts in both
+        return () if all(r >= RANKS.index("8") for r in ranks) else None
+    if name == "all_low":
+        return () if all(r <= RANKS.index("8") for r in ranks) else None
+    if name == "one_colour":
+        return () if len({_is_red(c) for c in hand}) == 1 else None
+    if name == "twelve_one_colour":  # docs/rules.md#twelve-of-one-colour: 12 or 13
+        red = sum(_is_red(c) for c in hand)
+        return () if max(red, 13 - red) >= 12 else None
+    if name == "four_trips":  # a four of a kind counts as a three of a kind
+        trips = _ranks_held(hand, 3)
+        return tuple(trips) if len(trips) >= 4 else None
+    if name == "five_pairs_trips":
+        trips = _five_pairs_and_trips(hand)
+        return None if trips is None else (trips,)
     if name == "six_pairs":
-        counts = Counter(rank_of(c) for c in hand)
+        counts = Counter(ranks)
         pairs = sorted(
             (r for r, n in counts.items() for _ in range(n // 2)), reverse=True
         )  # quads count as two pairs, trips as one
@@ -615,10 +704,15 @@ def ref_naturals(hand13: Sequence[int], rules) -> list[tuple[str, tuple]]:
     """Every natural of ``rules.naturals`` the hand holds, in that (strongest-first) order,
     each with its tie-break key:
 
-    * dragon: ``()`` (all dragons tie);
+    * royal_dragon, dragon, twelve_royals, all_high, all_low, one_colour,
+      twelve_one_colour: ``()`` (always a tie);
     * six_pairs: the pair ranks, highest first (a quad gives its rank twice);
-    * three_straights / three_flushes: ``(key5(back), key5(middle), key3(front))`` of the
-      best qualifying partition (see the comment above ``_is_straight3``).
+    * five_pairs_trips: ``(rank of the trips,)``;
+    * four_trips: the four ranks held three or more times, highest first;
+    * three_quads: the quad ranks, highest first;
+    * three_straights / three_flushes / three_straight_flushes: ``(key5(back),
+      key5(middle), key3(front))`` of the best qualifying partition (see the comment
+      above ``_is_straight3``).
     """
     hand = _ints(hand13)
     if len(hand) != 13 or len(set(hand)) != 13:

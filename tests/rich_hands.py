@@ -178,3 +178,143 @@ def rich_pairs(
             )
             for h in (a, b)
         )
+
+
+# ------------------------------------------------------------------ special hands
+#
+# Hands rich in each natural of docs/rules.md#special-hands: uniformly random hands hold
+# one of them about once in a hundred deals or far less (four of them never in a
+# lifetime), so ``natural_hand`` builds them, ``near_miss`` moves one card of such a hand
+# (a card swapped for one from outside, which mostly breaks the natural and sometimes
+# keeps it or makes another), and ``tie_twin`` gives another hand with the same ranks in
+# other suits where it can (for the tie rules). Deterministic for a given
+# ``random.Random``; hands are tuples of 13 distinct card ids in random order.
+
+#: Every natural ``natural_hand`` builds (the names of a ruleset's ``[naturals]``).
+NATURAL_KINDS = R.NATURAL_NAMES
+
+
+def _run_ranks(rng: random.Random, n: int) -> list[int]:
+    """The ranks of a random n-card run (3 or 5): A-2-3 (A-2-3-4-5) up to Q-K-A
+    (T-J-Q-K-A); K-A-2 is not a run."""
+    low = rng.randrange(-1, 13 - n + 1)  # -1: the run starts with the ace
+    return [12 if r == -1 else r for r in range(low, low + n)]
+
+
+def _cards_of(ranks_counts: list[tuple[int, int]], rng: random.Random) -> list[int]:
+    """``count`` cards of each rank, suits at random."""
+    return [_card(r, s) for r, n in ranks_counts for s in rng.sample(range(4), n)]
+
+
+def _rows_hand(rng: random.Random, straight: bool, flush: bool) -> list[int]:
+    """Three rows (3, 5, 5 cards), each a run when ``straight`` and of one suit when
+    ``flush``, holding 13 distinct cards (drawn again until they do)."""
+    while True:
+        cards: list[int] = []
+        for n in (3, 5, 5):
+            suit = rng.randrange(4)
+            ranks = _run_ranks(rng, n) if straight else rng.sample(range(13), n)
+            for r in ranks:
+                s = suit if flush else (suit if rng.random() < 0.3 else rng.randrange(4))
+                cards.append(_card(r, s))
+        if len(set(cards)) == 13:
+            return cards
+
+
+def _natural_cards(name: str, rng: random.Random) -> list[int]:
+    deck = range(52)
+    if name == "royal_dragon":
+        suit = rng.randrange(4)
+        return [_card(r, suit) for r in range(13)]
+    if name == "dragon":
+        suit = rng.randrange(4)  # often one suit for a run of ranks: straight flushes
+        return [_card(r, suit if rng.random() < 0.4 else rng.randrange(4)) for r in range(13)]
+    if name == "twelve_royals":
+        return rng.sample([c for c in deck if rank_of(c) >= 9], 13)
+    if name == "three_straight_flushes":
+        return _rows_hand(rng, straight=True, flush=True)
+    if name == "three_quads":
+        ranks = rng.sample(range(13), 3)
+        return [_card(r, s) for r in ranks for s in range(4)] + [
+            rng.choice([c for c in deck if rank_of(c) not in ranks])
+        ]
+    if name == "all_high":
+        return rng.sample([c for c in deck if rank_of(c) >= 6], 13)
+    if name == "all_low":
+        return rng.sample([c for c in deck if rank_of(c) <= 6], 13)
+    if name in ("one_colour", "twelve_one_colour"):
+        red = rng.random() < 0.5
+        same = [c for c in deck if (suit_of(c) in (1, 2)) == red]
+        other = [c for c in deck if (suit_of(c) in (1, 2)) != red]
+        if name == "one_colour" or rng.random() < 0.25:
+            return rng.sample(same, 13)
+        return rng.sample(same, 12) + [rng.choice(other)]
+    if name == "four_trips":
+        ranks = rng.sample(range(13), 5)
+        if rng.random() < 0.3:  # a four of a kind counts as a three of a kind
+            return _cards_of([(ranks[0], 4), (ranks[1], 3), (ranks[2], 3), (ranks[3], 3)], rng)
+        return _cards_of([(r, 3) for r in ranks[:4]] + [(ranks[4], 1)], rng)
+    if name == "five_pairs_trips":
+        ranks = rng.sample(range(13), 6)
+        shape = rng.choice(("pairs", "pairs", "quad", "two_quads"))
+        if shape == "pairs":
+            groups = [(ranks[0], 3)] + [(r, 2) for r in ranks[1:6]]
+        elif shape == "quad":  # a four of a kind counts as two pairs
+            groups = [(ranks[0], 3), (ranks[1], 4)] + [(r, 2) for r in ranks[2:5]]
+        else:
+            groups = [(ranks[0], 3), (ranks[1], 4), (ranks[2], 4), (ranks[3], 2)]
+        return _cards_of(groups, rng)
+    if name == "six_pairs":
+        ranks = rng.sample(range(13), 7)
+        shape = rng.choice(("single", "trips", "quad", "two_quads"))
+        if shape == "single":
+            groups = [(r, 2) for r in ranks[:6]] + [(ranks[6], 1)]
+        elif shape == "trips":  # trips count as one pair
+            groups = [(ranks[0], 3)] + [(r, 2) for r in ranks[1:6]]
+        elif shape == "quad":  # a quad as two pairs
+            groups = [(ranks[0], 4)] + [(r, 2) for r in ranks[1:5]] + [(ranks[5], 1)]
+        else:
+            groups = [(ranks[0], 4), (ranks[1], 4), (ranks[2], 2), (ranks[3], 2), (ranks[4], 1)]
+        return _cards_of(groups, rng)
+    if name == "three_flushes":
+        return _rows_hand(rng, straight=False, flush=True)
+    if name == "three_straights":
+        return _rows_hand(rng, straight=True, flush=False)
+    raise ValueError(f"unknown natural {name!r}; expected one of {NATURAL_KINDS}")
+
+
+def rank_of(card: int) -> int:
+    return card // 4
+
+
+def suit_of(card: int) -> int:
+    return card % 4
+
+
+def natural_hand(name: str, rng: random.Random) -> tuple[int, ...]:
+    """A hand that holds natural ``name`` (it may hold others too), in random order."""
+    cards = _natural_cards(name, rng)
+    assert len(cards) == 13 and len(set(cards)) == 13, (name, cards)
+    rng.shuffle(cards)
+    return tuple(cards)
+
+
+def near_miss(name: str, rng: random.Random) -> tuple[int, ...]:
+    """A hand of natural ``name`` with one card swapped for a card from outside it:
+    one card off the natural (whether it still holds it is the oracle's to say)."""
+    cards = list(natural_hand(name, rng))
+    out = rng.randrange(13)
+    cards[out] = rng.choice([c for c in range(52) if c not in cards])
+    return tuple(cards)
+
+
+def tie_twin(hand: tuple[int, ...], rng: random.Random) -> tuple[int, ...]:
+    """The hand with its suits renamed by a random permutation that keeps the two
+    colours apart (clubs and spades black, diamonds and hearts red, or the two colours
+    swapped): a hand of the same naturals with the same tie keys, since no natural looks
+    at a suit's name (flushes stay flushes, one colour stays one colour): a tie."""
+    black, red = rng.sample((0, 3), 2), rng.sample((1, 2), 2)
+    if rng.random() < 0.5:
+        black, red = red, black
+    perm = {0: black[0], 3: black[1], 1: red[0], 2: red[1]}
+    return tuple(_card(rank_of(c), perm[suit_of(c)]) for c in hand)

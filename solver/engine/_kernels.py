@@ -31,19 +31,32 @@ import numpy as np
 from evaluator._jit import kernel
 from evaluator._kernels import _eval3, _eval5
 from solver.engine.layout import (
+    ALL_HIGH,
+    ALL_LOW,
     DRAGON,
+    FIVE_PAIRS_TRIPS,
+    FOUR_TRIPS,
     MODE_ALWAYS,
     MODE_CANCEL,
     NSTRENGTH,
+    ONE_COLOUR,
     P_MODE,
     P_MULT,
     P_ONE,
     P_SCORING,
+    ROWS_FLUSH,
+    ROWS_STRAIGHT,
+    ROWS_STRAIGHT_FLUSH,
+    ROYAL_DRAGON,
     SCORING_16,
     SCORING_24,
     SIX_PAIRS,
     THREE_FLUSHES,
+    THREE_QUADS,
+    THREE_STRAIGHT_FLUSHES,
     THREE_STRAIGHTS,
+    TWELVE_ONE_COLOUR,
+    TWELVE_ROYALS,
 )
 
 # --------------------------------------------------------------------------- row keys
@@ -405,10 +418,15 @@ def _is_run(mask, n):
 
 
 @kernel
-def _row_ok5(c0, c1, c2, c3, c4, flushes):
-    if flushes:
+def _row_ok5(c0, c1, c2, c3, c4, mode):
+    """Whether five cards are a straight (mode ROWS_STRAIGHT), a flush (ROWS_FLUSH) or a
+    straight flush (ROWS_STRAIGHT_FLUSH)."""
+    if mode != ROWS_STRAIGHT:
         s = c0 & 3
-        return (c1 & 3) == s and (c2 & 3) == s and (c3 & 3) == s and (c4 & 3) == s
+        if not ((c1 & 3) == s and (c2 & 3) == s and (c3 & 3) == s and (c4 & 3) == s):
+            return False
+        if mode == ROWS_FLUSH:
+            return True
     mask = (
         (1 << (c0 >> 2)) | (1 << (c1 >> 2)) | (1 << (c2 >> 2)) | (1 << (c3 >> 2)) | (1 << (c4 >> 2))
     )
@@ -416,14 +434,28 @@ def _row_ok5(c0, c1, c2, c3, c4, flushes):
 
 
 @kernel
-def _best_rows(hand, flushes, lk, remap, split):
-    """Best three-straights (flushes=False) or three-flushes (True) split of hand uint8[13].
+def _front_ok(x0, x1, x2, mode):
+    """``_row_ok5`` for a 3-card front: a 3-card run (A-2-3 .. Q-K-A, not K-A-2) and/or
+    three cards of one suit."""
+    if mode != ROWS_STRAIGHT:
+        if (x0 & 3) != (x1 & 3) or (x0 & 3) != (x2 & 3):
+            return False
+        if mode == ROWS_FLUSH:
+            return True
+    return _is_run((1 << (x0 >> 2)) | (1 << (x1 >> 2)) | (1 << (x2 >> 2)), 3)
+
+
+@kernel
+def _best_rows(hand, mode, lk, remap, split):
+    """Best three-straights (mode ROWS_STRAIGHT), three-flushes (ROWS_FLUSH) or
+    three-straight-flushes (ROWS_STRAIGHT_FLUSH) split of hand uint8[13].
 
     Key = (remap[back] * 7917 + remap[middle]) * 7917 + remap[front] over the splits
-    whose three rows qualify (3-card straight or flush front, two 5-card straights or
-    flushes; straight flushes count as either), maximised: back, then middle, then front
-    on the ruleset's wheel, suits ignored. Writes the best split's positions to split
-    int64[13] (front 3, middle 5, back 5); returns -1 when there is none.
+    whose three rows qualify (a 3-card front and two 5-card rows, each a straight, a
+    flush or both as the mode says; a straight flush counts as either), maximised:
+    back, then middle, then front on the ruleset's wheel, suits ignored. Writes the best
+    split's positions to split int64[13] (front 3, middle 5, back 5); returns -1 when
+    there is none.
     """
     best = np.int64(-1)
     rest = np.empty(10, np.int64)
@@ -434,10 +466,7 @@ def _best_rows(hand, flushes, lk, remap, split):
                 x0 = np.int64(hand[a])
                 x1 = np.int64(hand[b])
                 x2 = np.int64(hand[c])
-                if flushes:
-                    if (x0 & 3) != (x1 & 3) or (x0 & 3) != (x2 & 3):
-                        continue
-                elif not _is_run((1 << (x0 >> 2)) | (1 << (x1 >> 2)) | (1 << (x2 >> 2)), 3):
+                if not _front_ok(x0, x1, x2, mode):
                     continue
                 k = 0
                 for p in range(13):
@@ -458,14 +487,14 @@ def _best_rows(hand, flushes, lk, remap, split):
                                     m2 = np.int64(hand[rest[i2]])
                                     m3 = np.int64(hand[rest[i3]])
                                     m4 = np.int64(hand[rest[i4]])
-                                    if not _row_ok5(m0, m1, m2, m3, m4, flushes):
+                                    if not _row_ok5(m0, m1, m2, m3, m4, mode):
                                         continue
                                     q = 0
                                     for j in range(10):
                                         if not (chosen >> j) & 1:
                                             bk[q] = np.int64(hand[rest[j]])
                                             q += 1
-                                    if not _row_ok5(bk[0], bk[1], bk[2], bk[3], bk[4], flushes):
+                                    if not _row_ok5(bk[0], bk[1], bk[2], bk[3], bk[4], mode):
                                         continue
                                     m5, f5 = lk.multi5, lk.flush5
                                     sm = np.int64(remap[_eval5(m0, m1, m2, m3, m4, m5, f5)])
@@ -496,11 +525,20 @@ def _find_natural(hand, codes, lk, remap, split):
     """Strongest natural of hand uint8[13] among codes int64[k] (strongest first).
 
     Returns (id, key): id indexes codes (-1: none, key 0). Keys (int64, higher wins,
-    compared only between hands of the same natural): dragon 0; six pairs the six pair
-    ranks highest first in base 16 (a quad gives its rank twice, trips once); three
-    straights / three flushes the ``_best_rows`` key (plain strengths on the ruleset's
-    wheel; the suit order plays no part). For those two, split int64[13] receives the
-    best split's positions. Rank and suit counts rule a natural out before any search.
+    compared only between hands of the same natural; docs/rules.md#natural-tie-keys):
+    royal dragon, dragon, twelve royals, all high, all low, one colour and twelve of one
+    colour 0 (they always tie); six pairs the six pair ranks highest first in base 16 (a
+    quad gives its rank twice, trips once); four trips the four ranks held three or more
+    times, three quads the three quad ranks, highest first in base 16; five pairs and
+    trips the rank of its trips; three straights / three flushes / three straight
+    flushes the ``_best_rows`` key (plain strengths on the ruleset's wheel; the suit
+    order plays no part). For those three, split int64[13] receives the best split's
+    positions.
+
+    A hand is the first natural of ``codes`` it holds, each tested on its own
+    (docs/rules.md#overlapping-naturals). One pass counts ranks and suits; every natural
+    but the three split ones is decided from the counts alone, and those three are
+    searched only when the counts allow them.
     """
     rc = np.zeros(13, np.int64)
     sc = np.zeros(4, np.int64)
@@ -508,40 +546,100 @@ def _find_natural(hand, codes, lk, remap, split):
         c = np.int64(hand[i])
         rc[c >> 2] += 1
         sc[c & 3] += 1
+    # Rank-count facts: distinct ranks, pairs (a quad two, trips one), ranks held once,
+    # exactly three times, three or more times, four times; the lowest and highest rank.
+    distinct = 0
+    pairs = 0
+    n1 = 0
+    n3 = 0
+    n3up = 0
+    n4 = 0
+    low = 13
+    high = -1
+    for r in range(13):
+        n = rc[r]
+        if n == 0:
+            continue
+        distinct += 1
+        pairs += n >> 1
+        if n == 1:
+            n1 += 1
+        elif n >= 3:
+            n3up += 1
+            if n == 3:
+                n3 += 1
+            else:
+                n4 += 1
+        if r < low:
+            low = r
+        high = r
+    red = sc[1] + sc[2]  # diamonds and hearts
     for j in range(codes.shape[0]):
         code = codes[j]
         if code == DRAGON:
-            ok = True
-            for r in range(13):
-                if rc[r] != 1:
-                    ok = False
-                    break
-            if ok:
+            if distinct == 13:
+                return j, np.int64(0)
+        elif code == ROYAL_DRAGON:
+            if distinct == 13 and (sc[0] == 13 or sc[1] == 13 or sc[2] == 13 or sc[3] == 13):
                 return j, np.int64(0)
         elif code == SIX_PAIRS:
-            key = np.int64(0)
-            pairs = 0
-            for r in range(12, -1, -1):
-                for _ in range(rc[r] // 2):
-                    key = key * 16 + r
-                    pairs += 1
             if pairs >= 6:
+                key = np.int64(0)
+                for r in range(12, -1, -1):
+                    for _ in range(rc[r] // 2):
+                        key = key * 16 + r
                 return j, key
-        elif code == THREE_STRAIGHTS:
+        elif code == FIVE_PAIRS_TRIPS:
+            # 13 = 3 + 5 x 2: one rank three times, every other rank 2 or 4 times.
+            if n3 == 1 and n1 == 0:
+                for r in range(13):
+                    if rc[r] == 3:
+                        return j, np.int64(r)
+        elif code == FOUR_TRIPS:
+            if n3up >= 4:
+                key = np.int64(0)
+                for r in range(12, -1, -1):
+                    if rc[r] >= 3:
+                        key = key * 16 + r
+                return j, key
+        elif code == THREE_QUADS:
+            if n4 >= 3:
+                key = np.int64(0)
+                for r in range(12, -1, -1):
+                    if rc[r] == 4:
+                        key = key * 16 + r
+                return j, key
+        elif code == TWELVE_ROYALS:
+            if low >= 9:  # J, Q, K, A only
+                return j, np.int64(0)
+        elif code == ALL_HIGH:
+            if low >= 6:  # 8 or higher (docs/rules.md#all-high-and-all-low)
+                return j, np.int64(0)
+        elif code == ALL_LOW:
+            if high <= 6:  # 8 or lower
+                return j, np.int64(0)
+        elif code == ONE_COLOUR:
+            if red == 0 or red == 13:
+                return j, np.int64(0)
+        elif code == TWELVE_ONE_COLOUR:
+            if red <= 1 or red >= 12:  # 12 or 13 (docs/rules.md#twelve-of-one-colour)
+                return j, np.int64(0)
+        elif code == THREE_STRAIGHTS or code == THREE_STRAIGHT_FLUSHES:
+            if code == THREE_STRAIGHT_FLUSHES and not _flushes_possible(sc):
+                continue
+            if n4 > 0 or distinct < 5:  # a rank in every row at most: three times
+                continue
             packed = np.int64(0)
-            ok = True
             for r in range(13):
-                if rc[r] > 3:
-                    ok = False
-                    break
                 packed += rc[r] << (2 * r)
-            if ok and _straights_possible(packed):
-                key = _best_rows(hand, False, lk, remap, split)
+            if _straights_possible(packed):
+                mode = ROWS_STRAIGHT if code == THREE_STRAIGHTS else ROWS_STRAIGHT_FLUSH
+                key = _best_rows(hand, mode, lk, remap, split)
                 if key >= 0:
                     return j, key
         elif code == THREE_FLUSHES:
             if _flushes_possible(sc):
-                key = _best_rows(hand, True, lk, remap, split)
+                key = _best_rows(hand, ROWS_FLUSH, lk, remap, split)
                 if key >= 0:
                     return j, key
     return -1, np.int64(0)

@@ -10,6 +10,8 @@ See docs/architecture.md for where each array with this layout is built and read
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from evaluator.tables import NSTRENGTH
 from solver.engine.options import (  # noqa: F401 - re-exported: one place to look
     MAX_DEALS,
@@ -48,14 +50,81 @@ MODE_CODES: dict[str, int] = {"winner": MODE_WINNER, "cancel": MODE_CANCEL, "alw
 
 # ----------------------------------------------------------------------- naturals
 # A ruleset's naturals become kernel codes (strongest first, in the ruleset's order).
+# docs/rules.md#naturals has every one of them; the codes only name the kernel's tests
+# (the first four keep the numbers they had before the regional special hands came).
 
 DRAGON, THREE_STRAIGHTS, SIX_PAIRS, THREE_FLUSHES = 0, 1, 2, 3
+ROYAL_DRAGON, TWELVE_ROYALS, THREE_STRAIGHT_FLUSHES, THREE_QUADS = 4, 5, 6, 7
+ALL_HIGH, ALL_LOW, ONE_COLOUR, TWELVE_ONE_COLOUR = 8, 9, 10, 11
+FOUR_TRIPS, FIVE_PAIRS_TRIPS = 12, 13
+#: Every natural a ruleset may list, by its ``[naturals]`` name, in the order of
+#: docs/rules.md's table (``solver.engine.rules.NATURAL_NAMES`` is the same order).
 NATURAL_CODES: dict[str, int] = {
+    "royal_dragon": ROYAL_DRAGON,
     "dragon": DRAGON,
-    "three_straights": THREE_STRAIGHTS,
+    "twelve_royals": TWELVE_ROYALS,
+    "three_straight_flushes": THREE_STRAIGHT_FLUSHES,
+    "three_quads": THREE_QUADS,
+    "all_high": ALL_HIGH,
+    "all_low": ALL_LOW,
+    "one_colour": ONE_COLOUR,
+    "twelve_one_colour": TWELVE_ONE_COLOUR,
+    "four_trips": FOUR_TRIPS,
+    "five_pairs_trips": FIVE_PAIRS_TRIPS,
     "six_pairs": SIX_PAIRS,
     "three_flushes": THREE_FLUSHES,
+    "three_straights": THREE_STRAIGHTS,
 }
+
+#: What every row of a split must be for three straights, three flushes and three
+#: straight flushes (the kernel that finds their best split takes one of these).
+ROWS_STRAIGHT, ROWS_FLUSH, ROWS_STRAIGHT_FLUSH = 0, 1, 2
+
+
+class NaturalName(NamedTuple):
+    """A natural as players call it: the English name capsa shows, and the name at
+    十三水 tables (Chinese) and at Mậu Binh tables (Vietnamese), None where capsa knows
+    of none (docs/rules.md#natural-names)."""
+
+    english: str
+    chinese: str | None
+    vietnamese: str | None
+
+    @property
+    def local(self) -> tuple[str, ...]:
+        """The local names capsa knows, Chinese first."""
+        return tuple(n for n in (self.chinese, self.vietnamese) if n)
+
+    def label(self) -> str:
+        """``English (local, local)``, e.g. ``Dragon (一条龙, sảnh rồng)``."""
+        return f"{self.english} ({', '.join(self.local)})" if self.local else self.english
+
+
+#: Each natural's names (docs/rules.md#natural-names), beside its kernel code.
+NATURAL_NAMES_SHOWN: dict[str, NaturalName] = {
+    "royal_dragon": NaturalName("Royal dragon", "至尊清龙", "rồng cuốn"),
+    "dragon": NaturalName("Dragon", "一条龙", "sảnh rồng"),
+    "twelve_royals": NaturalName("Twelve royals", "十二皇族", None),
+    "three_straight_flushes": NaturalName("Three straight flushes", "三同花顺", None),
+    "three_quads": NaturalName("Three quads", "三分天下", None),
+    "all_high": NaturalName("All high", "全大", None),
+    "all_low": NaturalName("All low", "全小", None),
+    "one_colour": NaturalName("One colour", "凑一色", "13 lá đồng màu"),
+    "twelve_one_colour": NaturalName("Twelve of one colour", None, "12 lá đồng màu"),
+    "four_trips": NaturalName("Four trips", "四套三条", None),
+    "five_pairs_trips": NaturalName("Five pairs and trips", "五对三条", "năm đôi một sám"),
+    "six_pairs": NaturalName("Six pairs", "六对半", "lục phé bôn"),
+    "three_flushes": NaturalName("Three flushes", "三同花", "ba thùng"),
+    "three_straights": NaturalName("Three straights", "三顺子", "ba sảnh"),
+}
+
+
+def natural_label(name: str) -> str:
+    """How capsa shows natural ``name`` to people: ``Six pairs (六对半, lục phé bôn)``;
+    an unknown name is shown as it is."""
+    shown = NATURAL_NAMES_SHOWN.get(name)
+    return shown.label() if shown is not None else name.replace("_", " ")
+
 
 # ----------------------------------------------------------------------- policies
 

@@ -83,7 +83,24 @@ ROW_HANDS: dict[str, tuple[str, ...]] = {
     "middle": ROYALTY_HANDS[1:],
     "back": ROYALTY_HANDS[1:],
 }
-NATURAL_NAMES: tuple[str, ...] = ("dragon", "three_straights", "six_pairs", "three_flushes")
+#: Every natural a ruleset may list in ``[naturals]`` (docs/rules.md#naturals), in the
+#: order of that page's table; a ruleset's own order is its strength order.
+NATURAL_NAMES: tuple[str, ...] = (
+    "royal_dragon",
+    "dragon",
+    "twelve_royals",
+    "three_straight_flushes",
+    "three_quads",
+    "all_high",
+    "all_low",
+    "one_colour",
+    "twelve_one_colour",
+    "four_trips",
+    "five_pairs_trips",
+    "six_pairs",
+    "three_flushes",
+    "three_straights",
+)
 SUIT_LETTERS = "cdhs"
 SUIT_NAMES = {"c": "clubs", "d": "diamonds", "h": "hearts", "s": "spades"}
 
@@ -282,8 +299,9 @@ def _royalty_line(row: Any, hand: Any, units: Any) -> tuple[str, str, int | floa
 def _natural_line(name: Any, units: Any) -> tuple[str, int | float]:
     if not isinstance(name, str) or name not in NATURAL_NAMES:
         raise RulesError(
-            f"unknown natural 'naturals.{name}': naturals are {_choices(NATURAL_NAMES)}"
+            f"unknown natural 'naturals.{name}'"
             + _suggest(name, NATURAL_NAMES)
+            + f"; valid names are {', '.join(NATURAL_NAMES)}"
         )
     return name, _number(units, f"naturals.{name}", what="a number of units >= 0", units=True)
 
@@ -754,6 +772,13 @@ def describe_rules(rules: Rules) -> list[tuple[str, str]]:
     surrender = (
         f"{_fmt(rules.surrender_cost)} per opponent" if rules.surrender_cost is not None else "off"
     )
+    names: list[tuple[str, str]] = []
+    if rules.naturals:
+        from solver.engine.layout import natural_label  # layout imports this module
+
+        names = [
+            ("natural names", "; ".join(f"{n}: {natural_label(n)}" for n, _ in rules.naturals))
+        ]
     return [
         ("name", rules.name),
         ("scoring", _SCORING_TEXT[rules.scoring]),
@@ -768,6 +793,7 @@ def describe_rules(rules: Rules) -> list[tuple[str, str]]:
             else "no (paid for the rows)",
         ),
         ("naturals", naturals),
+        *names,
         ("suit_order", suits),
         ("wheel", _WHEEL_TEXT[rules.wheel]),
         ("surrender_cost", surrender),

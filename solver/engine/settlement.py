@@ -21,7 +21,10 @@ Interpretations (docs/rules.md#interpretations; tests/reference.py is the oracle
   (docs/rules.md#fouled-royalties-are-void).
 * Natural tie keys use plain strengths on the ruleset's wheel; the suit order plays no
   part (two equal naturals tie). A straight flush counts as a straight for three
-  straights and as a flush for three flushes (docs/rules.md#natural-tie-keys).
+  straights and as a flush for three flushes (docs/rules.md#natural-tie-keys). Which
+  hands hold the regional special hands: docs/rules.md#special-hands, with its
+  interpretations (all high and all low both hold the 8, twelve of one colour holds
+  thirteen, a royal dragon is also a dragon: docs/rules.md#overlapping-naturals).
 
 The kernels are imported on first use, so importing this module does not compile them.
 """
@@ -268,9 +271,13 @@ def find_natural(hand13: Cards, rules: RulesLike = None) -> tuple[int, int, str]
 
     ``id`` is the natural's position in the ruleset's list (0 = strongest), the index of
     ``compile_rules(rules).arrays.nat_units``. ``key`` (int) breaks ties between two hands with
-    the same natural, higher wins: dragon 0; six pairs the pair ranks highest first (in
-    base 16); three straights / three flushes the best qualifying split compared back,
-    then middle, then front on plain strengths under the ruleset's wheel (no suit order).
+    the same natural, higher wins (docs/rules.md#natural-tie-keys): 0 for the naturals
+    that always tie (royal dragon, dragon, twelve royals, all high, all low, one colour,
+    twelve of one colour); six pairs the pair ranks highest first (in base 16); four
+    trips the ranks held three or more times, three quads the quad ranks, highest first
+    (base 16); five pairs and trips the rank of its trips; three straights / three
+    flushes / three straight flushes the best qualifying split compared back, then
+    middle, then front on plain strengths under the ruleset's wheel (no suit order).
     """
     from solver.engine import _kernels as k
 
@@ -306,15 +313,22 @@ def find_naturals(hands: np.ndarray, rules: RulesLike = None) -> tuple[np.ndarra
     return ids, keys
 
 
+#: Naturals whose best qualifying split is their tie key, shown as that split.
+_SPLIT_NATURALS = ("three_straights", "three_flushes", "three_straight_flushes")
+
+
 def natural_setting(
     hand13: Cards, rules: RulesLike = None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
     """A (front, middle, back) split showing the hand's strongest natural, or None.
 
-    Three straights / three flushes: the best qualifying split (the one its key comes
-    from). Dragon: the 13 ranks in order (front 2-3-4 .. back T-A). Six pairs: the cards
-    grouped by rank, highest first, back 5, middle 5, front 3. For display only; every
-    split returned is legal.
+    Three straights / three flushes / three straight flushes: the best qualifying split
+    (the one its key comes from). Dragon and royal dragon: the 13 ranks in order (front
+    2-3-4 .. back T-A). Six pairs: the cards grouped by rank, highest first, back 5,
+    middle 5, front 3. Every other natural is a property of the 13 cards, not of a split:
+    the greedy split (the strongest five in the back, the strongest five of the rest in
+    the middle) shows it (docs/rules.md#natural-settings). For display only; every split
+    returned is legal under the ruleset.
     """
     from solver.engine import _kernels as k
 
@@ -324,31 +338,56 @@ def natural_setting(
     if found is None:
         return None
     _, _, name = found
-    if name in ("three_straights", "three_flushes"):
+    ids = h.tolist()
+    if name in _SPLIT_NATURALS:
         split = np.empty(13, np.int64)
         codes = np.array([NATURAL_CODES[name]], np.int64)
         with compiling("natural", "natural detection"):
             k._find_natural(h, codes, cr.lookup, cr.arrays.remap, split)
         cards = h[split]
-        front, middle, back = cards[:3].copy(), cards[3:8].copy(), cards[8:].copy()
-        if summarize((front, middle, back), cr)[2]:
-            # Equal-ranked rows split by the suit order: the stronger suit goes to the back.
-            middle, back = back, middle
-        return front, middle, back
-    ids = h.tolist()
-    if name == "dragon":
+        rows = cards[:3].copy(), cards[3:8].copy(), cards[8:].copy()
+    elif name in ("dragon", "royal_dragon"):
         order = sorted(ids)
-        return tuple(np.array(x, np.uint8) for x in (order[:3], order[3:8], order[8:]))
-    counts = {c >> 2: 0 for c in ids}
-    for c in ids:
-        counts[c >> 2] += 1
-    # Bigger rank groups first, then higher ranks: back 5, middle 5, front the last 3.
-    order = sorted(ids, key=lambda c: (-counts[c >> 2], -(c >> 2), -c))
-    return (
-        np.array(order[10:], np.uint8),
-        np.array(order[5:10], np.uint8),
-        np.array(order[:5], np.uint8),
-    )
+        rows = tuple(np.array(x, np.uint8) for x in (order[:3], order[3:8], order[8:]))
+    elif name == "six_pairs":
+        counts = {c >> 2: 0 for c in ids}
+        for c in ids:
+            counts[c >> 2] += 1
+        # Bigger rank groups first, then higher ranks: back 5, middle 5, front the last 3.
+        order = sorted(ids, key=lambda c: (-counts[c >> 2], -(c >> 2), -c))
+        rows = (
+            np.array(order[10:], np.uint8),
+            np.array(order[5:10], np.uint8),
+            np.array(order[:5], np.uint8),
+        )
+    else:
+        rows = _greedy_rows(h, cr)
+    front, middle, back = rows
+    if summarize((front, middle, back), cr)[2]:
+        # Equal-ranked rows split by the suit order: the stronger suit goes to the back.
+        middle, back = back, middle
+    return front, middle, back
+
+
+def _greedy_rows(h: np.ndarray, cr: CompiledRules) -> tuple[np.ndarray, ...]:
+    """The strongest five of ``h`` (on the ruleset's wheel; the first of equals), the
+    strongest five of the other eight, and the last three: legal, since every five cards
+    holding the front's three are at least as strong as the front
+    (docs/rules.md#one-strength-scale), except that a suit order may rank two equal
+    fives the other way (the caller swaps them)."""
+    from itertools import combinations
+
+    from evaluator import evaluate5
+
+    remap = cr.arrays.remap
+    cards = np.sort(h)[::-1]
+    fives = np.array(list(combinations(range(13), 5)), np.int64)
+    back = fives[int(np.argmax(remap[evaluate5(cards[fives])]))]
+    rest = np.array([p for p in range(13) if p not in back.tolist()], np.int64)
+    eights = rest[np.array(list(combinations(range(8), 5)), np.int64)]
+    middle = eights[int(np.argmax(remap[evaluate5(cards[eights])]))]
+    front = np.array([p for p in rest.tolist() if p not in middle.tolist()], np.int64)
+    return cards[front].copy(), cards[middle].copy(), cards[back].copy()
 
 
 def _natural_id(nat: Any, r: Rules, who: str) -> tuple[int, int]:
