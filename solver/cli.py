@@ -636,6 +636,10 @@ def _render_report(d: dict, console: Console) -> None:
         )
     console.print(mistakes)
     if d["costliest"]:
+        from rich.markup import escape
+
+        from solver.engine.layout import natural_label
+
         labels = {c.key: c.label for c in CATEGORIES}
         costly = Table(
             title="costliest hands",
@@ -652,7 +656,8 @@ def _render_report(d: dict, console: Console) -> None:
             if b["action"] == "surrender":
                 advice = "[bold red]surrender[/]"
             elif b["action"] == "declare":
-                advice = "[bold magenta]declare[/]\n" + advice
+                shown = f" {natural_label(b['natural'])}" if b.get("natural") else ""
+                advice = f"[bold magenta]declare{escape(shown)}[/]\n" + advice
             played = "\n".join(pretty_cards(p[r]) for r in ROW_NAMES)
             if p["fouled"]:
                 played += "\n[bold red]fouled[/]"
@@ -1069,9 +1074,11 @@ def _render_solution(d: dict) -> None:
     elif len(by) > 1 and d["policy"] == "exact":
         out.print("by opponent: " + ", ".join(f"{x:+.3f}" for x in by))
     if d["natural"]:
+        from solver.engine.layout import natural_label
+
         n = d["natural"]
         out.print(
-            f"natural: {n['name'].replace('_', ' ')}: declaring is worth {n['ev_declare']:+.3f}, "
+            f"natural: {natural_label(n['name'])}: declaring is worth {n['ev_declare']:+.3f}, "
             f"playing {n['ev_play']:+.3f}"
         )
     sur = d["surrender"]

@@ -437,3 +437,32 @@ def test_cli_report_bad_lines_exit_1_and_foreign_files_exit_2(tmp_path):
         "record nor a CSV header naming the columns line, hand, action, front, middle, back, ev"
     ]
     assert capsa("report", str(tmp_path / "none.jsonl")).returncode == 2
+
+
+def test_a_natural_to_declare_is_named_as_players_call_it(tmp_path):
+    """docs/rules.md#natural-names: a costly hand whose advice was to declare a natural
+    shows it by its English and local names (terminal, HTML), and by its ruleset name in
+    the JSON's ``best.natural`` (a JSON or a CSV batch output alike)."""
+    import os
+
+    from solver.apps.batch.records import CSV_COLUMNS, csv_row, csv_text
+
+    nat = {"name": "five_pairs_trips", "declared": True, "ev_declare": 5.0, "ev_play": 1.0}
+    missed = {**record(1, loss=4.0, action="declare", ev=5.0), "natural": nat}
+    shown = "declare Five pairs and trips (五对三条, năm đôi một sám)"
+    path = tmp_path / "results.jsonl"
+    path.write_bytes(jsonl([missed, record(2, loss=0.5)]))
+    d = make_report(path).to_dict()
+    assert d["costliest"][0]["best"]["natural"] == "five_pairs_trips"
+    assert "natural" not in d["costliest"][1]["best"]  # nothing to declare
+    assert shown in render_html(make_report(path))
+    table = subprocess.run(
+        [sys.executable, "-m", "solver", "report", str(path)],
+        capture_output=True,
+        env={**os.environ, "COLUMNS": "200"},
+    )
+    assert table.returncode == 0, table.stderr
+    assert shown in table.stdout.decode()
+    csv_path = tmp_path / "results.csv"
+    csv_path.write_text(csv_text([list(CSV_COLUMNS), csv_row(missed)]), encoding="utf-8")
+    assert make_report(csv_path).to_dict()["costliest"][0]["best"]["natural"] == "five_pairs_trips"

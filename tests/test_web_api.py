@@ -250,6 +250,36 @@ def test_rules_lists_the_presets_and_the_limits(client):
     assert ["wheel", "second (A-2-3-4-5 ranks just below T-J-Q-K-A)"] in shisanshui["settings"]
 
 
+def test_rules_name_every_natural_as_players_call_it(client):
+    """docs/rules.md#natural-names: every natural's English and local names, and each
+    ruleset's naturals, strongest first, with their payouts (an uploaded one too)."""
+    from solver.engine.layout import NATURAL_NAMES_SHOWN
+
+    d = client.get("/api/rules").json()
+    assert [n["name"] for n in d["naturals"]] == list(NATURAL_NAMES_SHOWN)
+    six = next(n for n in d["naturals"] if n["name"] == "six_pairs")
+    assert six == {"name": "six_pairs", "english": "Six pairs", "local": ["六对半", "lục phé bôn"]}
+    default = d["rulesets"][0]
+    assert [(n["name"], n["units"]) for n in default["naturals"]] == [
+        ("dragon", 13),
+        ("three_straights", 3),
+        ("six_pairs", 3),
+        ("three_flushes", 3),
+    ]
+    assert ["natural names", "dragon: Dragon (一条龙, sảnh rồng)\nthree_straights: Three "
+            "straights (三顺子, ba sảnh)\nsix_pairs: Six pairs (六对半, lục phé bôn)\n"
+            "three_flushes: Three flushes (三同花, ba thùng)"] in default["settings"]  # fmt: skip
+    per_row = next(r for r in d["rulesets"] if r["name"] == "per-row")
+    assert per_row["naturals"] == []
+    text = "[naturals]\nall_low = 12\nroyal_dragon = 108\n"
+    up = client.post("/api/rules", json={"rules": text}).json()
+    assert up["naturals"] == [
+        {"name": "all_low", "english": "All low", "local": ["全小"], "units": 12},
+        {"name": "royal_dragon", "english": "Royal dragon", "local": ["至尊清龙", "rồng cuốn"],
+         "units": 108},
+    ]  # fmt: skip
+
+
 def test_rules_checks_an_uploaded_toml_ruleset(client):
     good = client.post("/api/rules", json={"rules": 'base = "capsa"\nname = "mine"\nplayers = 3\n'})
     assert good.status_code == 200

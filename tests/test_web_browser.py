@@ -243,6 +243,27 @@ def test_an_uploaded_ruleset_is_offered_and_used(page, tmp_path):
     assert "Surrender costs 1 per opponent" in page.inner_text("#answer")
 
 
+def test_the_special_hands_of_a_ruleset_are_named(page, tmp_path):
+    """An uploaded ruleset's naturals are listed strongest first by the names players
+    know, and a special hand's advice names it (docs/rules.md#natural-names)."""
+    path = tmp_path / "regional.toml"
+    path.write_text("[naturals]\nall_low = 12\nroyal_dragon = 108\nsix_pairs = 4\n")
+    page.set_input_files("#rules-file", str(path))
+    expect(page.locator("#rules")).to_have_value(re.compile("^upload:"))
+    assert page.inner_text("#rules-naturals") == (
+        "Naturals, strongest first: All low (全小) 12 · Royal dragon (至尊清龙, rồng cuốn) 108"
+        " · Six pairs (六对半, lục phé bôn) 4"
+    )
+    low = "2c 2d 3h 3s 4c 4d 5h 5s 6c 6d 7h 7s 8h"  # all low, and six pairs too
+    page.fill("#hand-input", low)
+    page.select_option("#policy", "field")
+    page.click("#solve")
+    page.wait_for_selector("#answer .timing")
+    want = cli("solve", low, "--rules", str(path), "--policy", "field")
+    assert want["natural"]["name"] == "all_low" and want["action"] == "declare"
+    assert page.inner_text("#answer .advice") == "Declare the natural: All low (全小)"
+
+
 def test_a_natural_is_advised_as_the_cli_advises_it(page):
     dragon = "2c 3d 4h 5s 6c 7d 8h 9s Tc Jd Qh Ks Ac"
     page.fill("#hand-input", dragon)
@@ -251,10 +272,12 @@ def test_a_natural_is_advised_as_the_cli_advises_it(page):
     page.wait_for_selector("#answer .timing")
     want = cli("solve", dragon, "--policy", "field")
     assert want["action"] == "declare" and want["natural"]["name"] == "dragon"
-    assert page.inner_text("#answer .advice") == "Declare the natural: dragon"
+    # the page names it as players do (docs/rules.md#natural-names)
+    label = "Dragon (一条龙, sảnh rồng)"
+    assert page.inner_text("#answer .advice") == f"Declare the natural: {label}"
     natural = page.inner_text("#answer .natural")
     assert natural == (
-        f"Natural: dragon. Declaring is worth {signed(want['natural']['ev_declare'])}, "
+        f"Natural: {label}. Declaring is worth {signed(want['natural']['ev_declare'])}, "
         f"playing {signed(want['natural']['ev_play'])}: declare it"
     )
 

@@ -62,7 +62,7 @@ from typing import IO, Any, NamedTuple
 
 from solver.apps.batch.records import PLAYED_CSV_COLUMNS
 from solver.engine.errors import InputError
-from solver.engine.layout import ROWS
+from solver.engine.layout import ROWS, natural_label
 
 __all__ = [
     "CATEGORIES",
@@ -218,6 +218,13 @@ class _Hand(NamedTuple):
     ev: float
     staked: bool
     played: _Played | None
+    natural: str | None = None  # the natural the hand holds (its ruleset name), if any
+
+
+def _natural_name(nat: Any) -> str | None:
+    """The name of a record's ``natural`` (null or ``{"name": ...}``), for display only."""
+    name = nat.get("name") if isinstance(nat, dict) else None
+    return name if isinstance(name, str) else None
 
 
 class _Played(NamedTuple):
@@ -297,6 +304,7 @@ def _hand_from_dict(rec: Any) -> _Hand:
             float(ev),
             get("stakes") is not None,
             p,
+            _natural_name(get("natural")),
         )
     return _checked_hand(rec)
 
@@ -379,6 +387,7 @@ def _checked_hand(rec: Any) -> _Hand:
         ev=_number(rec["ev"], "ev"),  # type: ignore[arg-type]
         staked=rec.get("stakes") is not None,
         played=None if played is None else _played_from_dict(played),
+        natural=_natural_name(rec.get("natural")),
     )
 
 
@@ -504,6 +513,7 @@ def _hand_from_csv(cells: list[str], layout: _CsvLayout) -> _Hand:
         ev=_cell_number(row, "ev", optional=False),  # type: ignore[arg-type]
         staked=bool(row.get("stake_1")),
         played=played,
+        natural=row.get("natural") or None,
     )
 
 
@@ -803,6 +813,8 @@ def _costly(h: _Hand, units: float, key: str) -> dict[str, Any]:
             "middle": h.best[1],
             "back": h.best[2],
             "ev": _r(h.ev),
+            # the natural to declare, by its ruleset name (shown with its local names)
+            **({"natural": h.natural} if h.action == "declare" and h.natural else {}),
         },
         "played": {
             "front": p.rows[0],
@@ -1121,7 +1133,10 @@ def render_html(report: Report) -> str:
         b, p = c["best"], c["played"]
         advice = " | ".join(_cards_html(b[r]) for r in ROWS)
         if b["action"] != "play":
-            advice = f"<b>{_esc(b['action'])}</b> " + (advice if b["action"] == "declare" else "")
+            shown = f" {natural_label(b['natural'])}" if b.get("natural") else ""
+            advice = f"<b>{_esc(b['action'] + shown)}</b> " + (
+                advice if b["action"] == "declare" else ""
+            )
         played = " | ".join(_cards_html(p[r]) for r in ROWS)
         if p["fouled"]:
             played += ' <span class="foul">fouled</span>'

@@ -745,7 +745,11 @@ def rules_summary(r: Rules) -> str:
 
 
 def describe_rules(rules: Rules) -> list[tuple[str, str]]:
-    """Human-readable ``(setting, value)`` rows for display (the CLI renders them)."""
+    """Human-readable ``(setting, value)`` rows for display (the CLI renders them).
+
+    With naturals, a ``natural names`` row follows ``naturals``: one line a natural, its
+    ruleset name and how players call it (docs/rules.md#natural-names).
+    """
     if rules.royalties:
         parts = []
         for row in ROWS:
@@ -777,7 +781,7 @@ def describe_rules(rules: Rules) -> list[tuple[str, str]]:
         from solver.engine.layout import natural_label  # layout imports this module
 
         names = [
-            ("natural names", "; ".join(f"{n}: {natural_label(n)}" for n, _ in rules.naturals))
+            ("natural names", "\n".join(f"{n}: {natural_label(n)}" for n, _ in rules.naturals))
         ]
     return [
         ("name", rules.name),

@@ -23,7 +23,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from solver.engine.errors import InputError
-from solver.engine.layout import POLICIES
+from solver.engine.layout import NATURAL_NAMES_SHOWN, POLICIES
 from solver.engine.rules import (
     PRESETS,
     Rules,
@@ -192,7 +192,15 @@ class RulesCatalog:
             "players": r.players,
             "settings": [list(row) for row in describe_rules(r)],
             "rules": r.to_dict(),
+            "naturals": [{**natural_names(n), "units": u} for n, u in r.naturals],
         }
+
+
+def natural_names(name: str) -> dict[str, Any]:
+    """How players call natural ``name`` (docs/rules.md#natural-names), for the page:
+    ``{"name", "english", "local": [...]}``."""
+    shown = NATURAL_NAMES_SHOWN[name]
+    return {"name": name, "english": shown.english, "local": list(shown.local)}
 
 
 # --------------------------------------------------------------------------- options

@@ -10,8 +10,9 @@ Routes (README "capsa serve"):
 - ``POST /api/check``: the same with ``played`` required (``Solution.played`` says what the
   played setting cost);
 - ``GET|POST /api/deal``: a random hand (``seed`` optional);
-- ``GET /api/rules``: the rulesets on offer and the server's limits; ``POST /api/rules``
-  with ``{"rules": TOML text}`` checks an uploaded ruleset.
+- ``GET /api/rules``: the rulesets on offer (each with its naturals and their names),
+  the server's limits and every natural's names (docs/rules.md#natural-names);
+  ``POST /api/rules`` with ``{"rules": TOML text}`` checks an uploaded ruleset.
 
 Errors are ``{"error": "one line"}``: 400 a malformed request (not JSON, not an object, an
 unknown option), 413 a body over the limit, 422 bad values (the message ``capsa solve``
@@ -56,11 +57,12 @@ from solver.apps.web.api import (
     check_keys,
     deal,
     is_slow,
+    natural_names,
     solve_options,
 )
 from solver.engine.errors import InputError
 from solver.engine.layout import POLICIES
-from solver.engine.rules import Rules, load_rules
+from solver.engine.rules import NATURAL_NAMES, Rules, load_rules
 
 log = logging.getLogger("capsa")
 
@@ -257,6 +259,8 @@ async def api_rules(request: Request) -> Response:
                 "rulesets": [catalog.describe(r) for r in catalog.rulesets()],
                 "policies": list(POLICIES),
                 "limits": state.limits.to_dict(),
+                # every natural's names, for the page to show a solution's natural
+                "naturals": [natural_names(n) for n in NATURAL_NAMES],
             }
         else:
             body = check_keys(

@@ -19,6 +19,7 @@ const state = {
   target: "front",
   uploaded: new Map(), // select value -> TOML text
   rulesets: new Map(), // name -> description from /api/rules
+  naturals: new Map(), // natural name -> {english, local} from /api/rules
   limits: null,
   answer: null, // the last solve answer
   busy: false,
@@ -261,9 +262,17 @@ function handCards() {
 
 // ------------------------------------------------------------------ rulesets
 
+// A natural as players call it: "Six pairs (六对半, lục phé bôn)".
+function naturalLabel(name) {
+  const n = state.naturals.get(name);
+  if (!n) return name.replace(/_/g, " ");
+  return n.local.length ? `${n.english} (${n.local.join(", ")})` : n.english;
+}
+
 async function loadRules() {
   const { data } = await api("/api/rules");
   state.limits = data.limits;
+  for (const n of data.naturals) state.naturals.set(n.name, n);
   const sel = $("#rules");
   for (const r of data.rulesets) {
     state.rulesets.set(r.name, r);
@@ -281,6 +290,9 @@ function rulesChanged() {
   $("#players").value = String(d.players);
   $("#rules-summary").textContent = `${d.name}: ${d.summary}` +
     (d.ready ? "" : ". Its field tables are not trained yet: run `capsa train --rules FILE` first.");
+  $("#rules-naturals").textContent = d.naturals.length
+    ? "Naturals, strongest first: " + d.naturals.map((n) => `${naturalLabel(n.name)} ${n.units}`).join(" · ")
+    : "";
 }
 
 async function uploadRules(file) {
@@ -351,7 +363,7 @@ function renderAnswer(d, timing) {
     se !== null && se !== undefined && d.policy === "mc" ? ` ± ${(se * nOpp).toFixed(3)}` : "",
     ` for the table (${nOpp} opponent${nOpp > 1 ? "s" : ""})`);
   const parts = [h("p", { class: `advice advice-${d.action}`, "data-action": d.action },
-    ADVICE[d.action] + (d.action === "declare" && d.natural ? `: ${d.natural.name.replace(/_/g, " ")}` : "")),
+    ADVICE[d.action] + (d.action === "declare" && d.natural ? `: ${naturalLabel(d.natural.name)}` : "")),
   rows, ev];
   if (d.ev_by_opponent && d.ev_by_opponent.length > 1) {
     parts.push(h("p", { class: "note by-opponent" }, "by opponent: ",
@@ -361,7 +373,7 @@ function renderAnswer(d, timing) {
   if (d.natural) {
     const n = d.natural;
     parts.push(h("p", { class: "natural" },
-      `Natural: ${n.name.replace(/_/g, " ")}. Declaring is worth ${signed(n.ev_declare)}, playing ${signed(n.ev_play)}: `,
+      `Natural: ${naturalLabel(n.name)}. Declaring is worth ${signed(n.ev_declare)}, playing ${signed(n.ev_play)}: `,
       h("strong", { text: n.declared ? "declare it" : "play it out" })));
   }
   const sur = d.surrender;
