@@ -13,7 +13,10 @@ measurement is in ``extra_info`` (``per_s``) and printed with ``-s``.
 * ``summarize``: 1,000,000 settings summarised (two 5-card and one 3-card lookups, row
   keys with suits, royalties);
 * ``find_naturals``: 100,000 random hands (naturals are rare; the cheap count checks
-  decide almost every hand).
+  decide almost every hand);
+* ``find_all_naturals``: the same hands under the preset with every natural of
+  docs/rules.md#special-hands listed (the 十三水 apps' order): what detecting all
+  fourteen costs.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ import pytest
 
 from solver.engine import _kernels as k
 from solver.engine import settlement as S
-from solver.engine.rules import PRESETS
+from solver.engine.rules import NATURAL_NAMES, PRESETS
 
 N = 1_000_000
 N_HANDS = 100_000
@@ -178,5 +181,25 @@ def test_find_naturals(benchmark, data, warm):
         5,
         warm,
         f"find naturals [{data['name']}]",
+    )
+    assert rate > 0
+
+
+def test_find_all_naturals(benchmark, data, warm):
+    import dataclasses
+
+    benchmark.group = "naturals"
+    hands = np.ascontiguousarray(data["deals"][:N_HANDS, :13])
+    every = dataclasses.replace(
+        data["rules"], name="every", naturals=tuple((n, 1) for n in NATURAL_NAMES)
+    )
+    S.find_naturals(hands[:10], every)
+    rate = _time(
+        benchmark,
+        lambda: S.find_naturals(hands, every),
+        N_HANDS,
+        5,
+        warm,
+        f"find all 14 naturals [{data['name']}]",
     )
     assert rate > 0

@@ -479,6 +479,31 @@ def test_counted_facts():
     }
     assert _counted(suits, suit_ways, 13, list(colour)) == colour
     assert colour == {"royal_dragon": 4, "one_colour": 20_801_200, "twelve_one_colour": 523_001_600}
+    # docs/rules.md#special-hands shows these counts.
+    assert _doc_table("special-hands", 3) == {
+        n: f"{v:,}" for n, v in {**counted, **colour}.items()
+    } | {n: "" for n in ("three_straight_flushes", "three_flushes", "three_straights")}
+
+
+def _doc_table(anchor: str, columns: int) -> dict[str, str | list[str]]:
+    """The rows of the table in a section of docs/rules.md whose first cell is a natural's
+    name: that name -> the last cell (columns == 3) or the cells after it."""
+    from tests.test_docs import section
+
+    rows = {}
+    for line in section(anchor).splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == columns and cells[0].strip("`") in NATURAL_NAMES:
+            rows[cells[0].strip("`")] = cells[-1] if columns == 3 else cells[1:]
+    assert list(rows) == list(NATURAL_NAMES), anchor
+    return rows
+
+
+def test_the_names_table_of_the_rules_page_is_the_engine_table():
+    """docs/rules.md#natural-names lists NATURAL_NAMES_SHOWN."""
+    table = _doc_table("natural-names", 4)
+    for name, shown in NATURAL_NAMES_SHOWN.items():
+        assert table[name] == [shown.english, shown.chinese or "", shown.vietnamese or ""]
 
 
 # ------------------------------------------------------------------ the settings shown
@@ -549,6 +574,14 @@ def test_monte_carlo_opponents_declare_the_special_hands():
     assert names & {"twelve_one_colour", "one_colour", "all_high"}, names
     c = candidates(hand, cr)
     scores = score_against(c, cr, opp)
+    # The hand holds a natural too (all low, before one colour): declaring it against
+    # the same opponents, natural against natural, is worth what the oracle pays.
+    mine_nat = S.find_natural(hand, cr)
+    want = oracle_best(hand, rules)
+    assert mine_nat[2] == want[0] == "all_low"
+    per_opponent = [R.ref_settle_natural(want, declared.get(i), rules) for i in range(len(hands))]
+    assert scores.declare(mine_nat) == pytest.approx(sum(per_opponent) / len(per_opponent))
+    assert min(per_opponent) < 12  # some opponent's natural is stronger than all low
     for ci in range(0, len(c.keys), max(1, len(c.keys) // 3)):
         f, m, b = split_cards(hand, c.split[ci])
         mine = (f.tolist(), m.tolist(), b.tolist())
@@ -609,7 +642,7 @@ def write_table(tmp_path, order=TABLE, name="regional.toml"):
 
 @pytest.mark.parametrize("command", ["rules", "solve", "batch"])
 def test_an_unknown_natural_is_one_line_naming_it_exit_2(tmp_path, command):
-    path = tmp_path / "typo.toml"
+    path = tmp_path / "house.toml"
     path.write_text("[naturals]\nroyal_dragon = 108\nfive_pairs = 5\n")
     hands = tmp_path / "hands.txt"
     hands.write_text("As Ks Qs Js Ts 9h 9d 9c 2s 3d 4c 5h 7d\n")
@@ -624,9 +657,13 @@ def test_an_unknown_natural_is_one_line_naming_it_exit_2(tmp_path, command):
     line = run.stderr.strip()
     assert "\n" not in line and "Traceback" not in line
     assert line == (
-        "capsa: error: typo.toml: unknown natural 'naturals.five_pairs' (did you mean "
+        "capsa: error: house.toml: unknown natural 'naturals.five_pairs' (did you mean "
         "'five_pairs_trips'?); valid names are " + ", ".join(NATURAL_NAMES)
     )
+    # docs/rules.md#special-hands shows this line
+    from tests.test_docs import section
+
+    assert line.removeprefix("capsa: error: ") in section("special-hands").splitlines()
 
 
 def test_capsa_rules_shows_every_natural_by_name(tmp_path):
