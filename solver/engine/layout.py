@@ -50,8 +50,8 @@ MODE_CODES: dict[str, int] = {"winner": MODE_WINNER, "cancel": MODE_CANCEL, "alw
 
 # ----------------------------------------------------------------------- naturals
 # A ruleset's naturals become kernel codes (strongest first, in the ruleset's order).
-# docs/rules.md#naturals has every one of them; the codes only name the kernel's tests
-# (the first four keep the numbers they had before the regional special hands came).
+# docs/rules.md#naturals has every one of them. The codes live only in the kernels (a
+# ruleset and its digest name naturals by name); the first four keep their old numbers.
 
 DRAGON, THREE_STRAIGHTS, SIX_PAIRS, THREE_FLUSHES = 0, 1, 2, 3
 ROYAL_DRAGON, TWELVE_ROYALS, THREE_STRAIGHT_FLUSHES, THREE_QUADS = 4, 5, 6, 7
