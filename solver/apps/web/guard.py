@@ -48,7 +48,6 @@ SECURITY_HEADERS: tuple[tuple[str, str], ...] = (
     ("x-content-type-options", "nosniff"),
     ("referrer-policy", "no-referrer"),
     ("cross-origin-resource-policy", "same-origin"),
-    ("cross-origin-opener-policy", "same-origin"),
 )
 _SECURITY_NAMES = {name.encode() for name, _ in SECURITY_HEADERS}
 _SECURITY_RAW = [(name.encode(), value.encode()) for name, value in SECURITY_HEADERS]
