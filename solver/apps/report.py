@@ -292,7 +292,7 @@ def _hand_from_dict(rec: Any) -> _Hand:
         type(hand) is str
         and action in _ACTIONS
         and type(ev) in _NUMBERS
-        and _in_range(ev)
+        and abs(ev) <= MAX_VALUE  # False for NaN
         and type(rows[0]) is str
         and type(rows[1]) is str
         and type(rows[2]) is str
@@ -334,12 +334,12 @@ def _quick_played(p: Any) -> _Played | None:
     if (
         type(ev) in _NUMBERS
         and type(loss) in _NUMBERS
-        and _in_range(ev)
-        and _in_range(loss)
+        and abs(ev) <= MAX_VALUE  # False for NaN and infinities
+        and abs(loss) <= MAX_VALUE
         and type(fouled) is bool
-        and (se is None or (type(se) in _NUMBERS and _in_range(se)))
-        and (change is None or (type(change) in _NUMBERS and _in_range(change)))
-        and (mchange is None or (type(mchange) in _NUMBERS and _in_range(mchange)))
+        and (se is None or (type(se) in _NUMBERS and abs(se) <= MAX_VALUE))
+        and (change is None or (type(change) in _NUMBERS and abs(change) <= MAX_VALUE))
+        and (mchange is None or (type(mchange) in _NUMBERS and abs(mchange) <= MAX_VALUE))
         and (differs is None or type(differs) is bool)
         and (rank is None or type(rank) is int)
         and (of is None or type(of) is int)
