@@ -1,7 +1,8 @@
 """capsa report: what the way a file of hands was played cost, and where it leaked.
 
 ``make_report`` reads a ``capsa batch`` output (JSON lines or CSV, as batch writes them;
-``capsa solve --format json`` answers, one a line, also do) once, line by line, and
+``capsa solve --format json`` answers, one a line, also do) once, line by line (as
+batch reads its input: a line longer than ``MAX_LINE`` is dropped as it is read), and
 keeps only running totals, the loss of each played hand (a float, for the plots) and
 the few costliest hands; memory does not grow with the records' size.
 
@@ -33,10 +34,13 @@ grow with a row's strength whatever the policy; so the front and middle categori
 which way strength was moved between the two rows.
 
 Bad lines (not JSON, not UTF-8, a JSON value that is not a batch record, a CSV row with
-the wrong number of cells, a field of the wrong type) are reported through ``on_bad``
-with their line number and left out; the report of the good ones is still made. A file
-that is not a batch output at all (a CSV without batch's columns, or JSON lines none of
-whose first ``SNIFF_LINES`` is a record) raises ``ReportError``.
+the wrong number of cells, a field of the wrong type, a number larger than ``MAX_VALUE``
+in size, text holding a lone surrogate, a line longer than ``MAX_LINE``) are reported
+through ``on_bad`` with their line number (the value quoted short) and left out; the
+report of the good ones is still made, and every sum stays finite. A file that is not a
+batch output at all (a CSV without batch's columns, JSON lines none of whose first
+``SNIFF_LINES`` is a record, a first line longer than ``MAX_LINE``) raises
+``ReportError``.
 
 ``render_html`` writes one self-contained HTML page (inline CSS and SVG plots drawn
 with matplotlib, the ``report`` extra): the figures, the distribution of the losses,
