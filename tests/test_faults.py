@@ -662,7 +662,7 @@ def test_equal_stakes_never_change_the_setting(policy):
     hands = random_hands(rng, 40 if policy == "mc" else 150)
     kw: dict = {"policy": policy, "top": 1}
     if policy == "mc":
-        kw.update(samples=150, seed=2)
+        kw.update(samples=30, seed=2)  # few deals: many settings of (nearly) equal value
     for h in hands:
         text = ev.format_cards(h)
         if policy == "against":  # three opponents set from the other cards, as dealt
