@@ -44,10 +44,24 @@ def _one_line(text: str) -> str:
     return " ".join(str(text).split())
 
 
+def shown(text: object) -> str:
+    """A user's text (an id, a file or ruleset name) for Rich markup: its markup escaped
+    and every character a terminal would act on written as its escape (``visible``)."""
+    from rich.markup import escape
+
+    from solver.engine.inputs import visible
+
+    return escape(visible(str(text)))
+
+
 def _say(message: str) -> None:
-    """One line on stderr (never raises: stderr may be gone too)."""
+    """One line on stderr, with every character a terminal would act on written as its
+    escape (never raises: stderr may be gone too)."""
+    from solver.engine.inputs import visible
+
+    message = visible(_one_line(message))
     try:
-        sys.stderr.write(f"capsa: {_one_line(message)}\n")
+        sys.stderr.write(f"capsa: {message}\n")
         sys.stderr.flush()
     except (OSError, ValueError):
         pass
@@ -251,9 +265,13 @@ def emit(fmt: str, data: object, table: Callable[[], None]) -> None:
         table()
 
 
-def read_stdin_text(what: str = "stdin") -> str:
-    """All of stdin as text; ``InputError`` (exit 2) when it is not UTF-8."""
-    return decode_text(sys.stdin.buffer.read(), what)
+def read_stdin_text(what: str = "stdin", most: int | None = None, why: str = "") -> str:
+    """Stdin as text, at most ``most`` bytes (default ``MAX_TEXT``); ``InputError`` (exit
+    2) when there is more, or it is not UTF-8."""
+    from solver.engine.inputs import read_bounded
+    from solver.engine.options import MAX_TEXT
+
+    return decode_text(read_bounded(sys.stdin.buffer, most or MAX_TEXT, what, why), what)
 
 
 def decode_text(raw: bytes, what: str) -> str:
@@ -503,6 +521,7 @@ def report(
     """Sum up a file of played hands: what the settings cost, and where the loss went."""
     import time
 
+    from solver.apps.files import check_outputs, reads, writes
     from solver.apps.report import ReportError, make_report, render_html
 
     if fmt is None:
@@ -511,6 +530,8 @@ def report(
         fmt = by_suffix.get(suffix, ReportFormat.json if suffix == ".json" else ReportFormat.table)
     if fmt is ReportFormat.html and output is None and out.is_terminal:
         fail("--format html writes a page: give -o FILE.html or redirect stdout")
+
+    check_outputs([reads(results)], [writes(output)], "capsa report")
 
     def on_bad(bad) -> None:  # noqa: ANN001 - solver.apps.report.BadRecord
         err.print(f"capsa: {bad.message()}", markup=False)
@@ -522,24 +543,23 @@ def report(
     except ReportError as exc:
         fail(str(exc))
     seconds = time.perf_counter() - started
-    try:
-        sink = output.open("w", encoding="utf-8") if output is not None else None
-    except OSError as exc:
-        fail(f"cannot write '{output}': {exc.strerror}")
-    try:
+
+    def write(sink) -> None:  # noqa: ANN001 - a text stream, or None for stdout
         if fmt is ReportFormat.html:
             (sink or sys.stdout).write(text)  # type: ignore[arg-type]
         elif fmt is ReportFormat.json:
             if sink is None:
                 emit_json(rep.to_dict())
             else:
-                sink.write(json.dumps(rep.to_dict(), indent=2) + "\n")
+                sink.write(json.dumps(rep.to_dict(), indent=2, allow_nan=False) + "\n")
         else:
             console = out if sink is None else Console(file=sink, width=120, no_color=True)
             _render_report(rep.to_dict(), console)
-    finally:
-        if sink is not None:
-            sink.close()
+
+    if output is None:
+        write(None)
+    else:
+        write_file(output, write)
     err.print(
         f"capsa: {rep.hands:,} hands ({rep.played:,} played), {rep.bad:,} bad lines, "
         f"{seconds:.2f} s" + (f"; wrote {output}" if output is not None else ""),
@@ -547,6 +567,20 @@ def report(
     )
     if rep.bad:
         raise typer.Exit(1)
+
+
+def write_file(path: Path, write: Callable[[Any], None]) -> None:
+    """``write(stream)`` into ``path``, whole or not at all (``atomic_write``): a write
+    that fails is one line (exit 1 for a full disk or a file size limit, else 2) and
+    leaves a file that was there as it was."""
+    from solver.apps.files import atomic_write
+
+    try:
+        atomic_write(path, write)
+    except OSError as exc:
+        kept = "; it is left as it was" if path.exists() else ""
+        machine = exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO)
+        fail(f"cannot write '{path}': {exc.strerror or exc}{kept}", 1 if machine else 2)
 
 
 def _render_report(d: dict, console: Console) -> None:
@@ -559,7 +593,8 @@ def _render_report(d: dict, console: Console) -> None:
     n = d["played"]
     loss = d["loss"]
     setups = "; ".join(
-        f"{s['rules']}, policy {s['policy']}, {s['players']} players" for s in d["setups"]
+        f"{shown(s['rules'])}, policy {shown(s['policy'])}, {s['players']} players"
+        for s in d["setups"]
     )
     figures = Table(show_header=False, box=None, pad_edge=False)
     figures.add_column("what")
@@ -604,7 +639,7 @@ def _render_report(d: dict, console: Console) -> None:
     figures.add_row(
         "played perfectly",
         f"{d['perfect']['hands']:,}",
-        f"{share:.1%} of the played hands" if share is not None else "",
+        f"{share:z.1%} of the played hands" if share is not None else "",
     )
     figures.add_row("fouled", f"{d['fouls']:,}", "")
     figures.add_row("naturals not declared", f"{d['missed_naturals']:,}", "")
@@ -614,7 +649,7 @@ def _render_report(d: dict, console: Console) -> None:
     console.print(
         Panel.fit(
             figures,
-            title=f"[bold]capsa report[/] {d['source']}",
+            title=f"[bold]capsa report[/] {shown(d['source'])}",
             subtitle=setups or "no hands",
         )
     )
@@ -629,10 +664,10 @@ def _render_report(d: dict, console: Console) -> None:
         mistakes.add_row(
             c.label,
             f"{m['hands']:,}",
-            num(m["share"], ".1%"),
+            num(m["share"], "z.1%"),
             num(m["loss"], ",.3f"),
             num(m["mean_loss"], ".3f"),
-            num(m["loss_share"], ".1%"),
+            num(m["loss_share"], "z.1%"),
         )
     console.print(mistakes)
     if d["costliest"]:
@@ -656,14 +691,14 @@ def _render_report(d: dict, console: Console) -> None:
             if b["action"] == "surrender":
                 advice = "[bold red]surrender[/]"
             elif b["action"] == "declare":
-                shown = f" {natural_label(b['natural'])}" if b.get("natural") else ""
-                advice = f"[bold magenta]declare{escape(shown)}[/]\n" + advice
+                named = f" {natural_label(b['natural'])}" if b.get("natural") else ""
+                advice = f"[bold magenta]declare{escape(named)}[/]\n" + advice
             played = "\n".join(pretty_cards(p[r]) for r in ROW_NAMES)
             if p["fouled"]:
                 played += "\n[bold red]fouled[/]"
             costly.add_row(
                 str(c["line"] if c["line"] is not None else ""),
-                c["id"] or "",
+                shown(c["id"] or ""),
                 f"{c['loss']:.3f}",
                 labels[c["category"]],
                 advice,
@@ -708,15 +743,14 @@ def rules_command(
         emit(fmt, [{"name": n, "summary": summary} for n, summary in rows], listing)
         return
     if name == "-":
-        import tomllib
+        from solver.engine.options import MAX_RULESET_BYTES
+        from solver.engine.rules import RulesError, ruleset_data
 
-        from solver.engine.rules import RulesError
-
+        text = read_stdin_text(most=MAX_RULESET_BYTES, why="a ruleset is a few hundred bytes")
         try:
-            data = tomllib.loads(read_stdin_text())
-        except tomllib.TOMLDecodeError as exc:
-            raise RulesError(f"stdin: not valid TOML: {exc}") from None
-        r = rules_from_dict(data, name="stdin")
+            r = rules_from_dict(ruleset_data(text), name="stdin")
+        except RulesError as exc:
+            raise RulesError(f"stdin: {exc}") from None
     else:
         r = load_rules(name)
     if fmt == "toml":
@@ -726,7 +760,8 @@ def rules_command(
     def table() -> None:
         t = Table(show_header=False, box=None)
         for key, value in describe_rules(r):
-            t.add_row(key, value)
+            # a value of several lines (the natural names) keeps its line breaks
+            t.add_row(key, "\n".join(shown(line) for line in value.split("\n")))
         out.print(t)
 
     emit(fmt, r.to_dict(), table)
@@ -906,8 +941,8 @@ def duel(
 def _duel_table(d: dict) -> None:
     """The Rich table of `capsa duel`."""
     table = Table(
-        title=f"{d['a']} (A) vs {d['b']} (B)",
-        caption=f"{d['rules']}, {d['players']} players, {d['deals']:,} deals x "
+        title=f"{shown(d['a'])} (A) vs {shown(d['b'])} (B)",
+        caption=f"{shown(d['rules'])}, {d['players']} players, {d['deals']:,} deals x "
         f"{d['players']} seatings, seed {d['seed']}",
         show_header=False,
     )
@@ -918,11 +953,11 @@ def _duel_table(d: dict) -> None:
     table.add_row("A units per deal (95% CI)", f"{d['mean']:+.4f}{interval}")
     if d["players"] > 2:
         table.add_row("A units per deal per opponent", f"{d['mean_per_opponent']:+.4f}")
-    table.add_row("hands set differently", f"{d['differ']:.1%} of {d['hands']:,}")
+    table.add_row("hands set differently", f"{d['differ']:z.1%} of {d['hands']:,}")
     for side in ("a", "b"):
         f = d["fouls"][side]
         bad = f", {f['bad_answers']:,} bad answers" if f["bad_answers"] else ""
-        table.add_row(f"fouls {side.upper()}", f"{f['fouls']:,} ({f['rate']:.1%}){bad}")
+        table.add_row(f"fouls {side.upper()}", f"{f['fouls']:,} ({f['rate']:z.1%}){bad}")
     out.print(table)
 
 
@@ -1009,7 +1044,7 @@ def strength(
 def _strength_table(d: dict) -> None:
     """The Rich table of `capsa strength`."""
     table = Table(
-        title=f"strength: {d['rules']}, {d['players']} players, {d['hands']:,} hands",
+        title=f"strength: {shown(d['rules'])}, {d['players']} players, {d['hands']:,} hands",
         caption=f"mc at {d['samples']:,} opponent hands; every setting meets the same "
         f"{d['eval_deals']} fresh deals; seed {d['seed']}; units per opponent per hand",
     )
@@ -1020,7 +1055,7 @@ def _strength_table(d: dict) -> None:
     for name, g in d["gains"].items():
         lo, hi = g["ci95"]
         table.add_row(name.replace("-", " over ", 1), f"{g['mean']:+.4f}", f"{g['stderr']:.4f}",
-                      f"[{lo:+.4f}, {hi:+.4f}]", f"{g['differ']:.0%}")  # fmt: skip
+                      f"[{lo:+.4f}, {hi:+.4f}]", f"{g['differ']:z.0%}")  # fmt: skip
     out.print(table)
     for name, v in d["policies"].items():
         out.print(f"{name}: {v['mean']:+.4f} ± {v['stderr']:.4f} units per opponent per hand")
@@ -1033,7 +1068,7 @@ def _render_solution(d: dict) -> None:
     """Rich rendering of Solution.to_dict() on stdout."""
     from rich.panel import Panel
 
-    head = f"[bold]{pretty_cards(d['hand'])}[/]   rules {d['rules']}, {d['players']} players"
+    head = f"[bold]{pretty_cards(d['hand'])}[/]   rules {shown(d['rules'])}, {d['players']} players"
     rows = Table(box=None, show_header=True, header_style="bold")
     rows.add_column("row")
     rows.add_column("cards")
@@ -1045,7 +1080,7 @@ def _render_solution(d: dict) -> None:
         cells = [name, pretty_cards(d[name])]
         if d["row_stats"]:
             st = d["row_stats"][name]
-            cells += [f"{st['win']:.1%}", f"{st['tie']:.1%}", f"{st['loss']:.1%}"]
+            cells += [f"{st['win']:z.1%}", f"{st['tie']:z.1%}", f"{st['loss']:z.1%}"]
         rows.add_row(*cells)
     ev = f"{d['ev']:+.3f} units per opponent ({d['ev_total']:+.3f} for the table)"
     if d["stderr"] is not None and d["policy"] == "mc":
@@ -1112,6 +1147,8 @@ def _render_solution(d: dict) -> None:
 
 def parse_stakes(text: str | None) -> list[float] | None:
     """``--stakes 100,10,10`` -> [100.0, 10.0, 10.0]; a bad number is bad input (exit 2)."""
+    from solver.engine.inputs import quote
+
     if text is None:
         return None
     out = []
@@ -1119,7 +1156,7 @@ def parse_stakes(text: str | None) -> list[float] | None:
         try:
             out.append(float(part))
         except ValueError:
-            fail(f"--stakes: stake {i} {part.strip()!r} is not a number")
+            fail(f"--stakes: stake {i} {quote(part.strip())} is not a number")
     return out
 
 
@@ -1132,8 +1169,8 @@ def _render_played(d: dict) -> None:
     for name in ROW_NAMES:
         r = p["rows"][name]
         mark = "[yellow]*[/]" if r["differs"] else " "
-        win = "—" if r["win"] is None else f"{r['win']:.1%}"
-        change = "—" if r["win_change"] is None else f"{r['win_change']:+.1%}"
+        win = "—" if r["win"] is None else f"{r['win']:z.1%}"
+        change = "—" if r["win_change"] is None else f"{r['win_change']:+z.1%}"
         table.add_row(f"{mark}{name}", pretty_cards(p[name]), pretty_cards(d[name]), win, change)
     out.print(table)
     loss = f"{p['loss']:.3f}"
@@ -1147,12 +1184,18 @@ def _render_played(d: dict) -> None:
 
 
 def _read_against(path: str) -> list[str]:
-    """Opponent settings, one 'front | middle | back' per line ('-' = stdin)."""
+    """Opponent settings, one 'front | middle | back' per line ('-' = stdin), at most
+    ``MAX_TEXT`` bytes."""
+    from solver.engine.inputs import read_bounded
+    from solver.engine.options import MAX_TEXT
+
+    why = "it holds at most 3 opponent settings"
     if path == "-":
-        text = read_stdin_text("--against stdin")
+        text = read_stdin_text("--against stdin", why=why)
     else:
+        what = f"--against file '{path}'"
         try:
-            text = decode_text(Path(path).read_bytes(), f"--against file '{path}'")
+            text = decode_text(read_bounded(path, MAX_TEXT, what, why), what)
         except OSError as exc:
             raise InputError(f"cannot read --against file '{path}': {exc.strerror}") from None
     return [ln.strip() for ln in text.splitlines() if ln.strip() and not ln.startswith("#")]
@@ -1204,7 +1247,7 @@ def solve(
     from solver.strategy.solve import solve as _solve
 
     if hand == "-":
-        hand = read_stdin_text().strip()
+        hand = read_stdin_text(why="a hand is 13 cards").strip()
     opponents = _read_against(against) if against else None
     sol = _solve(
         hand,
@@ -1268,10 +1311,13 @@ def train(
     row-key tables, the card-removal shift and the joint-rows correction."""
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
+    from solver.apps.files import check_outputs, reads, writes
     from solver.engine.rules import load_rules
     from solver.strategy import field as pol
+    from solver.strategy.train import check_train_options
     from solver.strategy.train import train as _train
 
+    check_train_options(rounds, hands, seed, tol, min_rounds)
     r = load_rules(rules)
     if output:
         dest = Path(output)
@@ -1279,6 +1325,8 @@ def train(
         dest = pol.DATA_DIR / f"field-{r.name}.npz"
     else:
         dest = pol.field_cache_path(r)
+    inputs = [reads(rules, "the ruleset file")] if rules is not None else []
+    check_outputs(inputs, [writes(dest)], "capsa train")
     _check_writable(dest)  # before minutes of training, not after
     with Progress(
         TextColumn("[bold]training[/] {task.description}"),
@@ -1288,7 +1336,7 @@ def train(
         console=err,
         disable=not err.is_terminal,
     ) as prog:
-        task = prog.add_task(r.name, total=rounds)
+        task = prog.add_task(shown(r.name), total=rounds)
 
         def report(rep) -> None:  # noqa: ANN001 - solver.strategy.train.RoundReport
             if rep.round == 0:
@@ -1307,7 +1355,8 @@ def train(
     meta = tables.meta
     state = "converged" if meta["converged"] else "NOT converged (raise --rounds)"
     err.print(
-        f"{state} after {meta['rounds']} rounds (tol {tol}, {meta['seconds']:.0f} s); wrote {dest}"
+        f"{state} after {meta['rounds']} rounds (tol {tol}, {meta['seconds']:.0f} s); "
+        f"wrote {shown(dest)}"
     )
     if not meta["converged"]:
         raise typer.Exit(1)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import signal
 import subprocess
@@ -39,16 +40,19 @@ def capsa(
     timeout: float = 120,
     env: dict[str, str] | None = None,
     stdout: object = subprocess.PIPE,
+    stdin: object = None,
+    cwd: Path = ROOT,
 ) -> subprocess.CompletedProcess:
     """Run `python -m solver ARGS` (bytes in, bytes out)."""
     return subprocess.run(
         [sys.executable, "-m", "solver", *args],
         input=input,
+        stdin=stdin,
         stdout=stdout,
         stderr=subprocess.PIPE,
         timeout=timeout,
-        cwd=ROOT,
-        env={**os.environ, **(env or {})},
+        cwd=cwd,
+        env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})},
     )
 
 
@@ -269,8 +273,11 @@ def test_bad_utf8_on_stdin_is_exit_2():
 
 
 def test_long_text_without_separators_stops_at_the_first_error():
-    """8 MB of 'AsKd...' (quadratic to split before: minutes) fails at once."""
+    """8 MB of 'AsKd...' (quadratic to split before: minutes) fails at once: past the
+    bound on stdin (issue 21) unread, and within it at the first duplicate."""
     res = capsa("solve", "-", input=b"AsKd" * 2_000_000, timeout=60)
+    one_error_line(res, 2, "stdin is larger than 65,536 bytes")
+    res = capsa("solve", "-", input=b"AsKd" * 16_000, timeout=60)
     one_error_line(res, 2, "duplicate card 'As'")
 
 
@@ -471,3 +478,254 @@ def test_a_warm_solve_says_nothing_on_stderr():
         capsa("solve", HAND, "--policy", policy, "--samples", "200", "--seed", "1")  # warm
         again = capsa("solve", HAND, "--policy", policy, "--samples", "200", "--seed", "1")
         assert again.returncode == 0 and again.stderr == b"", again.stderr
+
+
+# ------------------------------------------------------------------ issue 21: outputs
+
+
+def results_file(tmp_path: Path, records: list[dict], name: str = "results.jsonl") -> Path:
+    """A batch output of ``records`` (see tests/test_report.py's ``record``)."""
+    path = tmp_path / name
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    return path
+
+
+def some_records(n: int = 12) -> list[dict]:
+    from tests.test_report import record
+
+    return [record(i, loss=0.1 * (i % 5)) for i in range(1, n + 1)]
+
+
+@pytest.mark.parametrize("how", ["same", "symlink", "hardlink", "stdin"])
+def test_report_never_writes_over_its_input(tmp_path, how):
+    src = results_file(tmp_path, some_records())
+    before = src.read_bytes()
+    out = src
+    if how == "symlink":
+        out = tmp_path / "link.json"
+        out.symlink_to(src)
+    elif how == "hardlink":
+        out = tmp_path / "hard.json"
+        os.link(src, out)
+    if how == "stdin":  # capsa report - -o results.jsonl < results.jsonl
+        with src.open("rb") as stdin:
+            res = capsa("report", "-", "-o", str(src), "-f", "json", stdin=stdin)
+        words = ["is stdin"]
+    else:
+        res = capsa("report", str(src), "-o", str(out), "-f", "json")
+        words = [f"'{out}' is the input file '{src}'", "capsa report never writes over its input"]
+    one_error_line(res, 2, *words)
+    assert src.read_bytes() == before
+
+
+def test_train_and_batch_never_write_over_their_ruleset(tmp_path):
+    rules = tmp_path / "house.toml"
+    rules.write_text('base = "per-row"\nname = "house"\n')
+    before = rules.read_bytes()
+    res = capsa("train", "--rules", str(rules), "-o", str(rules), "--rounds", "1",
+                "--hands", "100")  # fmt: skip
+    one_error_line(res, 2, "the ruleset file", "capsa train never writes over its input")
+    hands = tmp_path / "hands.txt"
+    hands.write_text(HAND + "\n")
+    res = capsa("batch", str(hands), "-o", str(rules), "--rules", str(rules), "--policy", "field")
+    one_error_line(res, 2, "the ruleset file", "capsa batch never writes over its input")
+    assert rules.read_bytes() == before
+
+
+def _small_file_size_limit() -> None:
+    import resource
+
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails (EFBIG)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (4_000, 4_000))
+
+
+def test_a_failed_report_write_leaves_the_output_as_it_was(tmp_path):
+    src = results_file(tmp_path, some_records(200))
+    out = tmp_path / "report.json"
+    out.write_text('{"an": "earlier report"}\n')
+    res = subprocess.run(
+        [sys.executable, "-m", "solver", "report", str(src), "-o", str(out), "--top", "200"],
+        capture_output=True, cwd=ROOT, timeout=120, preexec_fn=_small_file_size_limit,
+    )  # fmt: skip
+    one_error_line(res, 1, f"cannot write '{out}'", "File too large", "left as it was")
+    assert out.read_text() == '{"an": "earlier report"}\n'
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["report.json", "results.jsonl"]
+    ok = capsa("report", str(src), "-o", str(out), "--top", "200")  # no limit: it is written
+    assert ok.returncode == 0, ok.stderr
+    assert json.loads(out.read_text())["played"] == 200
+
+
+# ------------------------------------------------------------------ issue 21: bounded reads
+
+
+def _memory_limit() -> None:
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))  # today's code: MemoryError
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="needs /dev/zero")
+def test_report_of_an_endless_line_is_refused_at_once():
+    res = subprocess.run(
+        [sys.executable, "-m", "solver", "report", "/dev/zero"],
+        capture_output=True, cwd=ROOT, timeout=120, preexec_fn=_memory_limit,
+    )  # fmt: skip
+    one_error_line(res, 2, "/dev/zero is not a capsa batch output", "longer than 65,536 bytes")
+
+
+def test_solve_reads_a_bounded_hand_from_stdin():
+    res = capsa("solve", "-", input=b" " * 1_000_000 + HAND.encode())
+    one_error_line(res, 2, "stdin is larger than 65,536 bytes", "a hand is 13 cards")
+
+
+def test_a_ruleset_file_is_read_within_bounds(tmp_path):
+    big = tmp_path / "big.toml"
+    big.write_text('base = "per-row"\n' + "# a comment\n" * 100_000)
+    one_error_line(capsa("rules", str(big)), 2, f"ruleset file '{big}' is larger than 16,384")
+    one_error_line(capsa("rules", "-", input=big.read_bytes()), 2, "stdin is larger than 16,384")
+    deep = tmp_path / "deep.toml"
+    deep.write_text("a = " + "[" * 3000 + "]" * 3000 + "\n")
+    one_error_line(capsa("rules", str(deep)), 2, "deep.toml", "nested more than 4 deep")
+    keys = tmp_path / "keys.toml"
+    keys.write_text("".join(f"k{i} = {i}\n" for i in range(1000)))
+    one_error_line(capsa("rules", str(keys)), 2, "keys.toml", "more than 256 keys")
+
+
+def test_against_is_read_within_bounds_and_quoted_short(tmp_path):
+    huge = tmp_path / "huge.txt"
+    huge.write_bytes(b"x" * 20_000_000)
+    line = one_error_line(capsa("solve", HAND, "--against", str(huge)), 2, "larger than 65,536")
+    assert len(line) < 200
+    bad = tmp_path / "bad.txt"
+    bad.write_text("y" * 10_000 + "\n")
+    line = one_error_line(capsa("solve", HAND, "--against", str(bad)), 2, "opponent 1", "…")
+    assert len(line) < 200, line
+
+
+# ------------------------------------------------------------------ issue 21: no wrong answer
+
+
+def test_report_refuses_records_it_cannot_sum(tmp_path):
+    from tests.test_report import record
+
+    recs = [record(i, loss=0.5) for i in range(1, 6)]
+    recs[1]["id"] = "\ud800"  # a lone surrogate: JSON, but not text
+    recs[2]["played"]["loss"] = 1e308
+    recs[3]["played"]["loss"] = 1e308
+    recs[4]["ev"] = -1e308
+    src = tmp_path / "results.jsonl"
+    src.write_text("".join(json.dumps(r) + "\n" for r in recs))  # ensure_ascii: "\ud800"
+    for fmt in ("json", "table"):
+        res = capsa("report", str(src), "-f", fmt)
+        text = res.stderr.decode()
+        assert res.returncode == 1 and "bug in capsa" not in text and "Traceback" not in text
+        assert text.count("capsa: line ") == 4, text
+        assert "line 2: not text: holds a lone surrogate (\\ud800)" in text
+        assert "line 3: 'played.loss' is out of range" in text
+        if fmt == "json":
+            d = json.loads(res.stdout)
+            assert d["played"] == 1 and d["bad_lines"] == 4 and d["loss"]["total"] == 0.5
+
+
+def test_stakes_are_bounded_below_and_equal_stakes_change_nothing():
+    one_error_line(capsa("solve", HAND, "--stakes", "5e-324,1,1"), 2, "stake 1 must be from 1e-06")
+    one_error_line(capsa("solve", HAND, "--stakes", "1,0.0000009,1"), 2, "stake 2 must be from")
+    # a hand whose best setting a staked sum in floating point (3a + 3b + 3c) used to move
+    hand = "3h 4s 5c 8h 8s 9c Tc Td Qh Qs Ks Ad As"
+    args = ["solve", hand, "--samples", "200", "--seed", "1", "--top", "2", "-f", "json"]
+    plain = json.loads(capsa(*args).stdout)
+    for stakes in ("3,3,3", "0.1,0.1,0.1", "1e-06,1e-06,1e-06", "1000000,1000000,1000000"):
+        res = capsa(*args, "--stakes", stakes)
+        assert res.returncode == 0, res.stderr
+        d = json.loads(res.stdout)
+        s = float(stakes.split(",")[0])
+        assert [d[r] for r in ("front", "middle", "back", "action")] == [
+            plain[r] for r in ("front", "middle", "back", "action")
+        ], stakes
+        assert d["ev"] == plain["ev"] and d["stakes"] == [s] * 3
+        # the money is the units scaled (the plain answer's units are rounded to 1e-6)
+        assert d["ev_staked"] == pytest.approx(s * plain["ev_total"], abs=3e-6 * s + 1e-6)
+        for a, b in zip(d["alternatives"], plain["alternatives"], strict=True):
+            assert a["front"] == b["front"] and a["ev"] == b["ev"]
+            assert a["ev_staked"] == pytest.approx(3 * s * b["ev"], abs=3e-6 * s + 1e-6)
+
+
+@pytest.mark.parametrize("policy", ["mc", "field", "greedy", "against"])
+def test_equal_stakes_never_change_the_setting(policy):
+    """In process, over random hands: with every stake the same (from the smallest to the
+    largest allowed), the setting and the action are those chosen without stakes."""
+    from solver.engine.options import MAX_UNITS as most
+    from solver.engine.options import MIN_STAKE
+    from solver.strategy.deal import random_hands
+
+    rng = np.random.default_rng(21)
+    hands = random_hands(rng, 40 if policy == "mc" else 150)
+    kw: dict = {"policy": policy, "top": 1}
+    if policy == "mc":
+        kw.update(samples=30, seed=2)  # few deals: many settings of (nearly) equal value
+    for h in hands:
+        text = ev.format_cards(h)
+        if policy == "against":  # three opponents set from the other cards, as dealt
+            rest = np.setdiff1d(np.arange(52), h)[rng.permutation(39)]
+            rows = ((0, 3), (3, 8), (8, 13))
+            kw = {"top": 1, "against": [
+                " | ".join(ev.format_cards(rest[13 * k + a : 13 * k + b]) for a, b in rows)
+                for k in range(3)
+            ]}  # fmt: skip
+        plain = solver.solve(text, **kw)
+        for s in (MIN_STAKE, 0.1, 0.7, 3.0, most):
+            got = solver.solve(text, stakes=[s, s, s], **kw)
+            assert (got.setting, got.action) == (plain.setting, plain.action), (text, s)
+
+
+def test_train_refuses_a_bad_seed_or_tolerance_before_training(tmp_path):
+    out = str(tmp_path / "t.npz")
+    base = ["train", "--rules", "per-row", "--rounds", "1", "--hands", "100", "-o", out]
+    one_error_line(capsa(*base, "--seed", "-1"), 2, "--seed must be from 0")
+    for tol in ("nan", "-1", "0", "inf"):
+        one_error_line(capsa(*base, "--tol", tol), 2, "--tol must be a number above 0")
+    assert not os.path.exists(out)
+
+
+def test_no_negative_zero_in_tables_or_json():
+    """Rates whose value rounds to zero from below used to print -0.0% and -0.0."""
+    hand = "3d 5d 5h 6c 7s 8c Td Th Jh Qh Kc Kh Ah"
+    played = "Kc Td 7s | 8c 6c 5h 5d 3d | Ah Kh Qh Jh Th"
+    for policy in ("field", "greedy"):
+        table = capsa("solve", hand, "--policy", policy, "--played", played)
+        assert table.returncode == 0, table.stderr
+        assert "-0.0%" not in table.stdout.decode(), table.stdout.decode()
+        res = capsa("solve", hand, "--policy", policy, "--played", played, "-f", "json")
+        text = res.stdout.decode()
+        assert not re.search(r"(?<![0-9.])-0\.0(?![0-9])", text), text
+
+
+# ------------------------------------------------------------------ issue 21: terminal text
+
+
+def test_ids_and_names_reach_the_terminal_as_text(tmp_path):
+    from tests.test_report import record
+
+    link = "[link=https://evil.example]click[/link]"
+    recs = [record(1, loss=2.0), record(2, loss=1.5), record(3, loss=0.0)]
+    recs[0]["id"] = link
+    recs[1]["id"] = "x\x1b[2Jy"
+    recs[1]["rules"] = "[bold]house[/bold]"
+    results_file(tmp_path, recs, "[red]results.jsonl")
+    res = capsa("report", "[red]results.jsonl", cwd=tmp_path, env={"COLUMNS": "200"})
+    out = res.stdout.decode()
+    assert res.returncode == 0, res.stderr
+    assert link in out and "x\\x1b[2Jy" in out and "\x1b" not in out, out
+    assert "[bold]house[/bold]" in out and "[red]results.jsonl" in out
+    # error lines: the file name as given, its escape sequence visible
+    res = capsa("solve", HAND, "--rules", "evil\x1b[2J.toml")
+    line = one_error_line(res, 2, "evil\\x1b[2J.toml")
+    assert "\x1b" not in res.stderr.decode()
+    # a ruleset's name in the solve table
+    toml = tmp_path / "named.toml"
+    toml.write_text('base = "per-row"\nname = "[link=https://evil.example]n[/link]\\u001b[31m"\n')
+    res = capsa("solve", HAND, "--policy", "greedy", "--rules", str(toml), env={"COLUMNS": "200"})
+    out = res.stdout.decode()
+    assert res.returncode == 0, res.stderr
+    assert "[link=https://evil.example]n[/link]\\x1b[31m" in out and "\x1b" not in out, out
+    assert line

@@ -504,3 +504,72 @@ def test_samples_above_the_limit_are_refused_before_any_work(small, tmp_path):
     assert str(MAX_SAMPLES) in line.replace(",", "") and "100000000000" in line, line
     assert not out.exists()
     assert time.monotonic() - started < 60
+
+
+# --------------------------------------------------------------------------------------
+# Issue 21: what a spreadsheet or a terminal would run
+# --------------------------------------------------------------------------------------
+
+FORMULAS = ['=HYPERLINK("http://evil.example","x")', "+1+1", "-2+3", "@SUM(A1)", "'=quoted"]
+
+
+def test_csv_cells_never_start_a_formula_and_read_back(small, tmp_path):
+    """Ids that a spreadsheet would run are written with a leading ' (OWASP); numbers,
+    negative ones included, stay numbers; --resume reads the ids back."""
+    hands = []
+    for text in hands_text(len(FORMULAS) + 2, 9, ids=False).splitlines():
+        cards = text.split()  # played as dealt: a poor setting, with negative numbers
+        hands.append(" | ".join(" ".join(r) for r in (cards[:3], cards[3:8], cards[8:])))
+    ids = [*FORMULAS, "-5", "plain"]
+    src = tmp_path / "hands.csv"
+    buf = io.StringIO()
+    csv.writer(buf, lineterminator="\n").writerows([["id", "hand"], *zip(ids, hands, strict=True)])
+    src.write_text(buf.getvalue())
+    out = tmp_path / "out.csv"
+    res = run(str(src), "-o", str(out), "--policy", "field", "-w", "1")
+    assert res.returncode == 0, res.stderr
+    table = list(csv.DictReader(io.StringIO(out.read_text(encoding="utf-8"), newline="")))
+    assert [r["id"] for r in table] == [*("'" + i for i in FORMULAS), "-5", "plain"]
+    negative = 0
+    for r in table:  # every other cell is capsa's text or a number, never a formula
+        for col, cell in r.items():
+            if col != "id" and cell[:1] in ("=", "+", "-", "@", "'", "\t", "\r"):
+                assert float(cell) < 0 or cell.startswith("+"), (col, cell)
+                negative += cell.startswith("-")
+    assert negative > 0  # negative numbers are written as numbers, without a quote
+    # --resume compares the last id written with the input's: it must match
+    whole = out.read_bytes()
+    lines = whole.splitlines(keepends=True)
+    side = out.with_name(out.name + ".capsa-run.json").read_bytes()
+    for keep in (2, 4, len(lines) - 1):
+        out.write_bytes(b"".join(lines[:keep]) + lines[keep][:7])
+        out.with_name(out.name + ".capsa-run.json").write_bytes(side)
+        res = run(str(src), "-o", str(out), "--policy", "field", "-w", "1", "--resume")
+        assert res.returncode == 0, res.stderr
+        assert out.read_bytes() == whole, keep
+
+
+def test_csv_ids_read_back_in_the_report(tmp_path):
+    """capsa report gives an id back as it was read, not as CSV keeps it."""
+    src = tmp_path / "hands.txt"
+    fouled = "As Ks Qs | 9h 9d 9c 3d 2s | Js Ts 7d 5h 4c"
+    src.write_text(f"=1+2: {fouled}\n")
+    out = tmp_path / "out.csv"
+    assert run(str(src), "-o", str(out), "--policy", "field", "-w", "1").returncode == 0
+    assert "'=1+2" in out.read_text()
+    rep = subprocess.run([sys.executable, "-m", "solver", "report", str(out), "-f", "json"],
+                         capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert rep.returncode == 0, rep.stderr
+    assert [c["id"] for c in json.loads(rep.stdout)["costliest"]] == ["=1+2"]
+
+
+def test_ids_reach_stderr_as_text(small, tmp_path):
+    """An id holding an escape sequence is reported with it visible, never sent raw."""
+    src = tmp_path / "hands.txt"
+    src.write_bytes(b"bad\x1b[2Jid\xe2\x80\xae: 2c 2c\n[link=https://evil.example]x[/link]: 2c\n")
+    res = run(str(src), "--policy", "field", "-w", "1")
+    assert res.returncode == 1, res.stderr
+    assert "\x1b" not in res.stderr and "\u202e" not in res.stderr, res.stderr
+    said = talk(res.stderr)
+    assert said[0] == "capsa: line 1 (id bad\\x1b[2Jid\\u202e): duplicate card '2c'", said
+    assert said[1].startswith("capsa: line 2 (id [link=https://evil.example]x[/link]): "), said

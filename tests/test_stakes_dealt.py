@@ -177,11 +177,11 @@ def test_stakes_in_monte_carlo_weigh_the_seats():
     ("stakes", "message"),
     [
         ([1, 1], "give one per opponent (3 opponents), got 2"),
-        ([1, 0, 1], "stake 2 must be above 0"),
-        ([1, -5, 1], "stake 2 must be above 0"),
-        ([1, float("nan"), 1], "stake 2 must be above 0"),
+        ([1, 0, 1], "stake 2 must be from 1e-06 to 1,000,000"),
+        ([1, -5, 1], "stake 2 must be from 1e-06 to 1,000,000"),
+        ([1, float("nan"), 1], "stake 2 must be from 1e-06 to 1,000,000"),
         ([1, "x", 1], "stake 2 must be a number"),
-        ([1, 1, 10**9], "at most 1,000,000"),
+        ([1, 1, 10**9], "stake 3 must be from 1e-06 to 1,000,000"),
     ],
 )
 def test_bad_stakes_are_input_errors(stakes, message):
@@ -206,7 +206,7 @@ def test_cli_stakes_and_dealt_rules(tmp_path):
     d = json.loads(run.stdout)
     assert d["ev_staked"] == 720 and d["stakes"] == [100, 10, 10]
     assert d["ev_by_opponent"] == [6, 6, 6]
-    for bad, message in (("100,10", "one per opponent"), ("100,0,1", "above 0"),
+    for bad, message in (("100,10", "one per opponent"), ("100,0,1", "from 1e-06 to"),
                          ("1,x,1", "not a number")):  # fmt: skip
         run = subprocess.run(
             [*CAPSA, "solve", STAKES_HAND, "--against", str(against), "--stakes", bad],

@@ -31,6 +31,7 @@ BEST_FIELD = "7d 5h 4c | 9h 9d 9c 3d 2s | As Ks Qs Js Ts"
 DUPLICATE = "As As Qs Js Ts 9h 9d 9c 2s 3d 4c 5h 7d"
 BAD_CARD = "As Ks Qs Js Ts 9h 9d 9c 2s 3d 4c 5h 7x"
 runner = CliRunner()
+JSON = {"Content-Type": "application/json"}
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -382,7 +383,7 @@ def test_bad_values_the_cli_parser_catches_first_are_422_with_the_library_messag
     ],
 )
 def test_a_malformed_body_is_400(client, content, message):
-    res = client.post("/api/solve", content=content)
+    res = client.post("/api/solve", content=content, headers=JSON)
     assert res.status_code == 400 and res.json()["error"].startswith(message)
 
 
@@ -412,7 +413,7 @@ def test_samples_and_top_are_bounded_by_the_server(client):
 def test_a_body_over_the_limit_is_413_without_being_read_whole():
     with TestClient(create_app(limits=Limits(body=1000))) as c:
         big = json.dumps({"hand": HAND, "rules": "#" * 2000})
-        res = c.post("/api/solve", content=big)
+        res = c.post("/api/solve", content=big, headers=JSON)
         assert res.status_code == 413
         assert res.json() == {"error": "the body is larger than this server's limit of 1,000 bytes"}
 
@@ -420,7 +421,7 @@ def test_a_body_over_the_limit_is_413_without_being_read_whole():
             for _ in range(10):
                 yield b" " * 200
 
-        res = c.post("/api/solve", content=chunks())
+        res = c.post("/api/solve", content=chunks(), headers=JSON)
         assert res.status_code == 413
         assert c.post("/api/solve", json={"hand": HAND, "policy": "field"}).status_code == 200
 
@@ -434,7 +435,7 @@ def test_a_monte_carlo_answer_past_the_time_limit_is_stopped():
 
 
 def test_the_host_header_is_checked_when_bound_to_localhost():
-    app = create_app(allowed_hosts=["localhost", "127.0.0.1"])
+    app = create_app(local=True)
     with TestClient(app, base_url="http://127.0.0.1:8000") as c:
         assert c.get("/api/rules").status_code == 200
         assert c.get("/api/rules", headers={"host": "evil.example:8000"}).status_code == 400

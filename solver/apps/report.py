@@ -1,7 +1,8 @@
 """capsa report: what the way a file of hands was played cost, and where it leaked.
 
 ``make_report`` reads a ``capsa batch`` output (JSON lines or CSV, as batch writes them;
-``capsa solve --format json`` answers, one a line, also do) once, line by line, and
+``capsa solve --format json`` answers, one a line, also do) once, line by line (as
+batch reads its input: a line longer than ``MAX_LINE`` is dropped as it is read), and
 keeps only running totals, the loss of each played hand (a float, for the plots) and
 the few costliest hands; memory does not grow with the records' size.
 
@@ -33,10 +34,13 @@ grow with a row's strength whatever the policy; so the front and middle categori
 which way strength was moved between the two rows.
 
 Bad lines (not JSON, not UTF-8, a JSON value that is not a batch record, a CSV row with
-the wrong number of cells, a field of the wrong type) are reported through ``on_bad``
-with their line number and left out; the report of the good ones is still made. A file
-that is not a batch output at all (a CSV without batch's columns, or JSON lines none of
-whose first ``SNIFF_LINES`` is a record) raises ``ReportError``.
+the wrong number of cells, a field of the wrong type, a number larger than ``MAX_VALUE``
+in size, text holding a lone surrogate, a line longer than ``MAX_LINE``) are reported
+through ``on_bad`` with their line number (the value quoted short) and left out; the
+report of the good ones is still made, and every sum stays finite. A file that is not a
+batch output at all (a CSV without batch's columns, JSON lines none of whose first
+``SNIFF_LINES`` is a record, a first line longer than ``MAX_LINE``) raises
+``ReportError``.
 
 ``render_html`` writes one self-contained HTML page (inline CSS and SVG plots drawn
 with matplotlib, the ``report`` extra): the figures, the distribution of the losses,
@@ -60,8 +64,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, NamedTuple
 
-from solver.apps.batch.records import PLAYED_CSV_COLUMNS
+from solver.apps.batch.reading import MAX_LINE, read_lines
+from solver.apps.batch.records import PLAYED_CSV_COLUMNS, csv_text_value
 from solver.engine.errors import InputError
+from solver.engine.inputs import quote, visible
 from solver.engine.layout import ROWS, natural_label
 
 __all__ = [
@@ -79,6 +85,9 @@ __all__ = [
 
 #: How many content lines may pass before a JSON-lines file must have shown a record.
 SNIFF_LINES = 50
+#: The largest value (in size) a record may hold: far above any payout capsa makes
+#: (payouts and stakes are at most 1,000,000 each), so every sum of them stays finite.
+MAX_VALUE = 1e30
 
 
 class ReportError(InputError):
@@ -161,7 +170,8 @@ class BadRecord:
     reason: str
 
     def message(self) -> str:
-        return f"line {self.line}: {self.reason}"
+        """One line for a person (characters a terminal would act on escaped)."""
+        return f"line {self.line}: {visible(self.reason)}"
 
 
 def categorize(
@@ -240,11 +250,18 @@ class _Played(NamedTuple):
     of: int | None
 
 
+def _in_range(x: Any) -> bool:
+    """A number capsa could have written: finite and at most ``MAX_VALUE`` in size."""
+    return -MAX_VALUE <= x <= MAX_VALUE  # False for NaN
+
+
 def _number(value: Any, name: str, *, optional: bool = False) -> float | None:
     if value is None and optional:
         return None
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        raise _Bad(f"'{name}' is not a number ({value!r})")
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise _Bad(f"'{name}' is not a number ({quote(value)})")
+    if not _in_range(value):
+        raise _Bad(f"'{name}' is out of range ({quote(value)}; at most {MAX_VALUE:g} in size)")
     return float(value)
 
 
@@ -252,7 +269,7 @@ def _text(value: Any, name: str, *, optional: bool = False) -> str | None:
     if value is None and optional:
         return None
     if not isinstance(value, str):
-        raise _Bad(f"'{name}' is not text ({value!r})")
+        raise _Bad(f"'{name}' is not text ({quote(value)})")
     return value
 
 
@@ -260,7 +277,7 @@ def _whole(value: Any, name: str) -> int | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int):
-        raise _Bad(f"'{name}' is not a whole number ({value!r})")
+        raise _Bad(f"'{name}' is not a whole number ({quote(value)})")
     return value
 
 
@@ -286,7 +303,7 @@ def _hand_from_dict(rec: Any) -> _Hand:
         type(hand) is str
         and action in _ACTIONS
         and type(ev) in _NUMBERS
-        and math.isfinite(ev)
+        and abs(ev) <= MAX_VALUE  # False for NaN
         and type(rows[0]) is str
         and type(rows[1]) is str
         and type(rows[2]) is str
@@ -329,12 +346,12 @@ def _quick_played(p: Any) -> _Played | None:
     if (
         type(ev) in _NUMBERS
         and type(loss) in _NUMBERS
-        and math.isfinite(ev)
-        and math.isfinite(loss)
+        and abs(ev) <= MAX_VALUE  # False for NaN and infinities
+        and abs(loss) <= MAX_VALUE
         and type(fouled) is bool
-        and (se is None or (type(se) in _NUMBERS and math.isfinite(se)))
-        and (change is None or (type(change) in _NUMBERS and math.isfinite(change)))
-        and (mchange is None or (type(mchange) in _NUMBERS and math.isfinite(mchange)))
+        and (se is None or (type(se) in _NUMBERS and abs(se) <= MAX_VALUE))
+        and (change is None or (type(change) in _NUMBERS and abs(change) <= MAX_VALUE))
+        and (mchange is None or (type(mchange) in _NUMBERS and abs(mchange) <= MAX_VALUE))
         and (differs is None or type(differs) is bool)
         and (rank is None or type(rank) is int)
         and (of is None or type(of) is int)
@@ -366,7 +383,7 @@ def _checked_hand(rec: Any) -> _Hand:
             raise _Bad(f"not a capsa batch record (no '{key}')")
     action = rec["action"]
     if action not in _ACTIONS:
-        raise _Bad(f"'action' is not one of {', '.join(_ACTIONS)} ({action!r})")
+        raise _Bad(f"'action' is not one of {', '.join(_ACTIONS)} ({quote(action)})")
     ident = rec.get("id")
     played = rec.get("played")
     return _Hand(
@@ -393,15 +410,15 @@ def _checked_hand(rec: Any) -> _Hand:
 
 def _played_from_dict(p: Any) -> _Played:
     if not isinstance(p, dict):
-        raise _Bad(f"'played' is not an object or null ({p!r})")
+        raise _Bad(f"'played' is not an object or null ({quote(p)})")
     for key in ("front", "middle", "back", "ev", "loss", "fouled"):
         if key not in p:
             raise _Bad(f"'played' has no '{key}'")
     if not isinstance(p["fouled"], bool):
-        raise _Bad(f"'played.fouled' is not true or false ({p['fouled']!r})")
+        raise _Bad(f"'played.fouled' is not true or false ({quote(p['fouled'])})")
     rows = p.get("rows") or {}
     if not isinstance(rows, dict):
-        raise _Bad(f"'played.rows' is not an object ({rows!r})")
+        raise _Bad(f"'played.rows' is not an object ({quote(rows)})")
     back = rows.get("back") or {}
     front = rows.get("front") or {}
     middle = rows.get("middle") or {}
@@ -409,7 +426,7 @@ def _played_from_dict(p: Any) -> _Played:
         raise _Bad("'played.rows' holds a row that is not an object")
     differs = back.get("differs")
     if differs is not None and not isinstance(differs, bool):
-        raise _Bad(f"'played.rows.back.differs' is not true or false ({differs!r})")
+        raise _Bad(f"'played.rows.back.differs' is not true or false ({quote(differs)})")
     return _Played(
         rows=(
             _text(p["front"], "played.front"),  # type: ignore[arg-type]
@@ -453,9 +470,11 @@ def _cell_number(row: dict[str, str], name: str, *, optional: bool = True) -> fl
     try:
         value = float(text)
     except ValueError:
-        raise _Bad(f"column '{name}' is not a number ({text!r})") from None
-    if not math.isfinite(value):
-        raise _Bad(f"column '{name}' is not a number ({text!r})")
+        raise _Bad(f"column '{name}' is not a number ({quote(text)})") from None
+    if not _in_range(value):
+        raise _Bad(
+            f"column '{name}' is out of range ({quote(text)}; at most {MAX_VALUE:g} in size)"
+        )
     return value
 
 
@@ -466,7 +485,7 @@ def _cell_whole(row: dict[str, str], name: str) -> int | None:
     try:
         return int(text)
     except ValueError:
-        raise _Bad(f"column '{name}' is not a whole number ({text!r})") from None
+        raise _Bad(f"column '{name}' is not a whole number ({quote(text)})") from None
 
 
 def _cell_bool(row: dict[str, str], name: str) -> bool | None:
@@ -474,7 +493,7 @@ def _cell_bool(row: dict[str, str], name: str) -> bool | None:
     if text == "":
         return None
     if text not in ("true", "false"):
-        raise _Bad(f"column '{name}' is not true or false ({text!r})")
+        raise _Bad(f"column '{name}' is not true or false ({quote(text)})")
     return text == "true"
 
 
@@ -485,7 +504,7 @@ def _hand_from_csv(cells: list[str], layout: _CsvLayout) -> _Hand:
     row = dict(zip(layout.names, cells, strict=True))
     action = row["action"]
     if action not in _ACTIONS:
-        raise _Bad(f"column 'action' is not one of {', '.join(_ACTIONS)} ({action!r})")
+        raise _Bad(f"column 'action' is not one of {', '.join(_ACTIONS)} ({quote(action)})")
     played = None
     if row.get("played_front"):
         fouled = _cell_bool(row, "played_fouled")
@@ -505,9 +524,13 @@ def _hand_from_csv(cells: list[str], layout: _CsvLayout) -> _Hand:
         )
     return _Hand(
         line=_cell_whole(row, "line"),
-        id=row.get("id") or None,
+        id=csv_text_value(row.get("id") or "") or None,
         hand=row["hand"],
-        setup=(row.get("rules") or "?", row.get("policy") or "?", _cell_whole(row, "players")),
+        setup=(
+            csv_text_value(row.get("rules") or "") or "?",
+            row.get("policy") or "?",
+            _cell_whole(row, "players"),
+        ),
         action=action,
         best=(row["front"], row["middle"], row["back"]),
         ev=_cell_number(row, "ev", optional=False),  # type: ignore[arg-type]
@@ -520,14 +543,15 @@ def _hand_from_csv(cells: list[str], layout: _CsvLayout) -> _Hand:
 # --------------------------------------------------------------------------- reading
 
 
-def _lines(stream: IO[bytes]) -> Iterator[tuple[int, bytes]]:
-    """``(line number, stripped line)`` of every non-blank physical line."""
-    for number, raw in enumerate(stream, start=1):
-        if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
-            raw = raw[3:]
-        raw = raw.strip()
-        if raw:
+def _lines(stream: IO[bytes]) -> Iterator[tuple[int, bytes | None]]:
+    """``(line number, stripped line)`` of every non-blank physical line, None for a line
+    longer than ``MAX_LINE`` (read as batch reads its input: memory stays bounded)."""
+    for number, raw in read_lines(stream):
+        if raw is None or raw:
             yield number, raw
+
+
+_TOO_LONG = f"line longer than {MAX_LINE:,} bytes"
 
 
 def _parse_json(raw: bytes) -> _Hand:
@@ -535,9 +559,24 @@ def _parse_json(raw: bytes) -> _Hand:
         rec = json.loads(raw.decode("utf-8"))
     except UnicodeDecodeError as exc:
         raise _Bad(f"not UTF-8 text (bad byte at {exc.start + 1})") from None
+    except RecursionError:
+        raise _Bad("not a capsa batch record (JSON nested too deep)") from None
     except ValueError as exc:
         raise _Bad(f"not JSON ({exc})") from None
+    if b"\\u" in raw:  # an escaped lone surrogate is JSON, but not text
+        _check_text(rec)
     return _hand_from_dict(rec)
+
+
+def _check_text(rec: Any) -> None:
+    """``_Bad`` when a string in ``rec`` holds a lone surrogate (``"\\ud800"``)."""
+    try:
+        json.dumps(rec, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError as exc:
+        bad = exc.object[exc.start : exc.end]
+        raise _Bad(f"not text: holds a lone surrogate ({visible(bad)})") from None
+    except (ValueError, RecursionError):
+        pass  # not a record anyway: _hand_from_dict says why
 
 
 def _parse_csv(raw: bytes, layout: _CsvLayout) -> _Hand:
@@ -562,6 +601,8 @@ def _records(stream: IO[bytes], name: str) -> tuple[str, Iterator[tuple[int, _Ha
     if first is None:
         return "jsonl", iter(())
     number, raw = first
+    if raw is None:
+        raise ReportError(f"{name} is not a capsa batch output: its line {number} is a {_TOO_LONG}")
     if not raw.startswith(b"{"):
         try:
             fields = next(csv.reader([raw.decode("utf-8")]))
@@ -578,17 +619,19 @@ def _records(stream: IO[bytes], name: str) -> tuple[str, Iterator[tuple[int, _Ha
 
 
 def _csv_records(
-    lines: Iterator[tuple[int, bytes]], layout: _CsvLayout
+    lines: Iterator[tuple[int, bytes | None]], layout: _CsvLayout
 ) -> Iterator[tuple[int, _Hand | BadRecord]]:
     for number, raw in lines:
         try:
+            if raw is None:
+                raise _Bad(_TOO_LONG)
             yield number, _parse_csv(raw, layout)
         except _Bad as exc:
             yield number, BadRecord(number, str(exc))
 
 
 def _json_records(
-    first: tuple[int, bytes], lines: Iterator[tuple[int, bytes]], name: str
+    first: tuple[int, bytes | None], lines: Iterator[tuple[int, bytes | None]], name: str
 ) -> Iterator[tuple[int, _Hand | BadRecord]]:
     """JSON lines; the first ``SNIFF_LINES`` are held back until one of them is a record."""
     held: list[tuple[int, _Hand | BadRecord]] = []
@@ -600,6 +643,8 @@ def _json_records(
             break
         number, raw = item
         try:
+            if raw is None:
+                raise _Bad(_TOO_LONG)
             out: _Hand | BadRecord = _parse_json(raw)
         except _Bad as exc:
             out = BadRecord(number, str(exc))

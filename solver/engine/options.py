@@ -27,5 +27,20 @@ MAX_SAMPLES = 1_000_000
 MAX_DEALS = 1_000_000
 #: Units any single payout may be worth (royalty lines, naturals, surrender cost, stakes).
 MAX_UNITS = 1_000_000
+#: The smallest stake (money per unit against an opponent): stakes span at most 12
+#: orders of magnitude, far inside float64's 15 digits, and are never subnormal.
+MIN_STAKE = 1e-6
 #: Seconds an external duel program may be given.
 MAX_TIMEOUT = 86_400.0
+
+# Bounds on what capsa reads (README "Limits"): beyond them an input is refused in one
+# line, before it is parsed.
+
+#: Bytes of a hand or of opponent settings read from stdin or an ``--against`` file.
+MAX_TEXT = 1 << 16
+#: Bytes of a TOML ruleset (a file, stdin or the web API; a real one is under 1 KiB).
+MAX_RULESET_BYTES = 1 << 14
+#: Tables and arrays nested in a ruleset (a real one nests 2 deep: royalties.front).
+MAX_RULESET_DEPTH = 4
+#: Keys and array items in a ruleset, all tables counted (a real one holds about 30).
+MAX_RULESET_KEYS = 256

@@ -36,6 +36,8 @@ from pathlib import Path
 from typing import Any
 
 from solver.engine.errors import InputError
+from solver.engine.inputs import TooLarge, quote, read_bounded, visible
+from solver.engine.options import MAX_RULESET_BYTES, MAX_RULESET_DEPTH, MAX_RULESET_KEYS
 
 __all__ = [
     "DEFAULT_NATURALS",
@@ -179,7 +181,7 @@ def _show(value: Any) -> str:
     if isinstance(value, int) and abs(value) >= 10**15:
         return f"a {len(str(abs(value)))}-digit number"
     if isinstance(value, str):
-        return repr(value)
+        return quote(value)
     if isinstance(value, Mapping):
         return "a table"
     if isinstance(value, list | tuple):
@@ -603,6 +605,7 @@ def rules_from_dict(data: Mapping[str, Any], name: str = "custom") -> Rules:
     """
     if not isinstance(data, Mapping):
         raise RulesError(f"a ruleset must be a table of settings, got {_show(data)}")
+    _check_shape(data)
     for key in data:
         if key not in FILE_KEYS:
             raise RulesError(
@@ -687,7 +690,9 @@ def load_rules(name_or_path: Rules | str | os.PathLike[str] | None = None) -> Ru
         )
     path = Path(name_or_path)
     try:
-        raw = path.read_bytes()
+        raw = read_bounded(path, MAX_RULESET_BYTES, f"ruleset file '{path}'", _TOO_BIG)
+    except TooLarge as exc:
+        raise RulesError(str(exc)) from None
     except FileNotFoundError:
         raise RulesError(f"ruleset file not found: '{path}'") from None
     except IsADirectoryError:
@@ -695,17 +700,78 @@ def load_rules(name_or_path: Rules | str | os.PathLike[str] | None = None) -> Ru
     except OSError as exc:
         raise RulesError(f"cannot read ruleset file '{path}': {exc.strerror}") from None
     try:
-        data = tomllib.loads(raw.decode("utf-8"))
+        data = ruleset_data(raw.decode("utf-8"))
+        return rules_from_dict(data, name=path.stem or path.name)
     except UnicodeDecodeError as exc:
         raise RulesError(
             f"{path.name}: not a UTF-8 text file (bad byte at offset {exc.start})"
         ) from None
-    except tomllib.TOMLDecodeError as exc:
-        raise RulesError(f"{path.name}: not valid TOML: {exc}") from None
-    try:
-        return rules_from_dict(data, name=path.stem or path.name)
     except RulesError as exc:
         raise RulesError(f"{path.name}: {exc}") from None
+
+
+_TOO_BIG = "a ruleset is a few hundred bytes"
+
+
+def ruleset_data(text: str) -> dict[str, Any]:
+    """The table the text of a TOML ruleset holds, read within bounds (README "Limits"):
+    at most ``MAX_RULESET_BYTES`` bytes (Python's TOML parser takes time that grows with
+    the square of some inputs' size), tables and arrays nested at most
+    ``MAX_RULESET_DEPTH`` deep, and at most ``MAX_RULESET_KEYS`` keys and items in all.
+    ``RulesError`` (one line, no location: callers add theirs) otherwise, or when it is
+    not TOML, or not text (a lone surrogate, as a JSON string may hold)."""
+    try:
+        size = len(text.encode("utf-8"))
+    except UnicodeEncodeError as exc:
+        bad = text[exc.start : exc.end]
+        raise RulesError(f"not text: holds a lone surrogate ({visible(bad)})") from None
+    if size > MAX_RULESET_BYTES:
+        raise RulesError(f"larger than {MAX_RULESET_BYTES:,} bytes: {_TOO_BIG}")
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise RulesError(f"not valid TOML: {exc}") from None
+    except RecursionError:
+        raise RulesError(_too_deep()) from None
+    _check_shape(data)
+    return data
+
+
+#: The longest key a ruleset may hold (its keys are names such as three_of_a_kind).
+_MAX_KEY = 64
+
+
+def _check_shape(data: Any) -> None:
+    """RulesError when ``data`` nests deeper than ``MAX_RULESET_DEPTH``, holds more than
+    ``MAX_RULESET_KEYS`` keys and items, or a key longer than any ruleset's."""
+    keys = 0
+    stack: list[tuple[Any, int]] = [(data, 0)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, Mapping):
+            for key in value:
+                if not isinstance(key, str) or len(key) > _MAX_KEY:
+                    raise RulesError(f"unknown key {quote(key)}: ruleset keys are short names")
+            items = list(value.values())
+        elif isinstance(value, list | tuple):
+            items = list(value)
+        else:
+            continue
+        if depth > MAX_RULESET_DEPTH:
+            raise RulesError(_too_deep())
+        keys += len(items)
+        if keys > MAX_RULESET_KEYS:
+            raise RulesError(
+                f"more than {MAX_RULESET_KEYS} keys and items: a ruleset holds about 30"
+            )
+        stack.extend((v, depth + 1) for v in items)
+
+
+def _too_deep() -> str:
+    return (
+        f"tables or arrays nested more than {MAX_RULESET_DEPTH} deep: a ruleset nests "
+        "2 deep (royalties.front)"
+    )
 
 
 # --------------------------------------------------------------------------------------

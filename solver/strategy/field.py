@@ -351,9 +351,9 @@ def field_row_stats(wt: np.ndarray) -> dict[str, dict[str, float]]:
     """Per-row win/tie/loss rates from one setting's field (win, tie) rows, float64[3, 2]."""
     return {
         name: {
-            "win": round(float(wt[r, 0]), 4),
-            "tie": round(float(wt[r, 1]), 4),
-            "loss": round(float(1 - wt[r, 0] - wt[r, 1]), 4),
+            "win": round(float(wt[r, 0]), 4) + 0.0,  # + 0.0: never -0.0
+            "tie": round(float(wt[r, 1]), 4) + 0.0,
+            "loss": round(max(0.0, float(1 - wt[r, 0] - wt[r, 1])), 4) + 0.0,
         }
         for r, name in enumerate(ROWS)
     }

@@ -28,7 +28,9 @@ import numpy as np
 from evaluator import CardParseError, as_cards, format_cards
 from solver.engine.compiled import CompiledRules
 from solver.engine.errors import InputError
+from solver.engine.inputs import quote
 from solver.engine.layout import MAX_UNITS, ROWS
+from solver.engine.options import MIN_STAKE
 from solver.engine.settlement import find_naturals, settle_against, settle_natural, summarize
 from solver.strategy.deal import deal_hands
 from solver.strategy.field import field_row_stats, field_values, get_field
@@ -68,6 +70,9 @@ class Scores:
     per_unit: np.ndarray | None = None
     exact: bool = False
     stakes: np.ndarray | None = None  # float64[n_opp] when the value is staked
+    #: Every opponent's stake when they are all the same: ``value`` is then unstaked (the
+    #: setting is chosen exactly as without stakes) and the money figures are scaled.
+    stake: float | None = None
 
     def ev(self, i: int) -> float:
         """Expected units per opponent of candidate i (unstaked)."""
@@ -91,11 +96,12 @@ class Scores:
 
 
 def check_stakes(stakes: Sequence | None, n_opp: int) -> np.ndarray | None:
-    """Stakes as float64[n_opp] (each finite, > 0, at most MAX_UNITS), or None."""
+    """Stakes as float64[n_opp] (each finite, from ``MIN_STAKE`` to ``MAX_UNITS``), or
+    None."""
     if stakes is None:
         return None
     if isinstance(stakes, str) or not isinstance(stakes, Sequence | np.ndarray):
-        raise InputError(f"stakes must be a list of {n_opp} numbers, got {stakes!r}")
+        raise InputError(f"stakes must be a list of {n_opp} numbers, got {quote(stakes)}")
     if len(stakes) != n_opp:
         raise InputError(
             f"stakes: give one per opponent ({n_opp} opponent{'s' * (n_opp > 1)}),"
@@ -104,14 +110,27 @@ def check_stakes(stakes: Sequence | None, n_opp: int) -> np.ndarray | None:
     out = np.empty(n_opp)
     for i, x in enumerate(stakes):
         if isinstance(x, bool) or not isinstance(x, numbers.Real):
-            raise InputError(f"stakes: stake {i + 1} must be a number, got {x!r}")
+            raise InputError(f"stakes: stake {i + 1} must be a number, got {quote(x)}")
         v = float(x)
-        if not (math.isfinite(v) and 0 < v <= MAX_UNITS):
+        if not (math.isfinite(v) and MIN_STAKE <= v <= MAX_UNITS):
             raise InputError(
-                f"stakes: stake {i + 1} must be above 0 and at most {MAX_UNITS:,}, got {x!r}"
+                f"stakes: stake {i + 1} must be from {MIN_STAKE:g} to {MAX_UNITS:,}, got {quote(x)}"
             )
         out[i] = v
     return out
+
+
+def uniform_stake(stakes: np.ndarray | None) -> float | None:
+    """The stake, when there are stakes and every opponent's is the same, else None.
+
+    Equal stakes change only the scale of the money, never the advice: a solve with
+    them chooses exactly as one without (``Scores.stake``), since a staked total in
+    floating point (``s * a + s * b + s * c``) can order two settings of equal or nearly
+    equal value differently from their plain sum.
+    """
+    if stakes is None or not bool((stakes == stakes[0]).all()):
+        return None
+    return float(stakes[0])
 
 
 FOULED_ROWS: RowStats = {name: {"win": 0.0, "tie": 0.0, "loss": 1.0} for name in ROWS}
@@ -129,7 +148,8 @@ def row_stats_against(keys: np.ndarray, okeys: np.ndarray) -> RowStats:
             continue
         w = float(np.mean(keys[r] > okeys[:, r]))
         t = float(np.mean(keys[r] == okeys[:, r]))
-        out[name] = {"win": round(w, 4), "tie": round(t, 4), "loss": round(1 - w - t, 4)}
+        loss = round(max(0.0, 1 - w - t), 4) + 0.0  # never -0.0 (1 - w - t may be -1e-17)
+        out[name] = {"win": round(w, 4) + 0.0, "tie": round(t, 4) + 0.0, "loss": loss}
     return out
 
 
@@ -149,7 +169,7 @@ def parse_against(
             parts = setting.split("|")
             if len(parts) != 3:
                 raise CardParseError(
-                    f"opponent {i}: expected 'front | middle | back', got {setting!r}"
+                    f"opponent {i}: expected 'front | middle | back', got {quote(setting)}"
                 )
             setting = parts
         try:

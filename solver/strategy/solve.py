@@ -23,6 +23,7 @@ import numpy as np
 from evaluator import format_cards, parse_hand
 from solver.engine.compiled import CompiledRules, compile_rules
 from solver.engine.errors import InputError
+from solver.engine.inputs import quote
 from solver.engine.layout import MAX_SAMPLES, POLICIES, ROWS
 from solver.engine.rules import Rules
 from solver.strategy.scoring import Natural, Scores
@@ -96,7 +97,7 @@ class Solution:
 
 
 def _r(x: float | None, nd: int = 6) -> float | None:
-    return None if x is None else round(float(x), nd)
+    return None if x is None else round(float(x), nd) + 0.0  # + 0.0: never -0.0
 
 
 # --------------------------------------------------------------------------- assemble
@@ -123,6 +124,9 @@ def assemble(
 
     rules = cr.rules
     stakes = scores.stakes
+    n_opp = players - 1
+    # equal stakes (Scores.stake): chosen in units, money = units per opponent x scale
+    scale = None if scores.stake is None else scores.stake * n_opp
     order = np.argsort(-scores.value, kind="stable")
     if played is not None:
         order = order[order != played]
@@ -136,6 +140,9 @@ def assemble(
         alt = {"front": f, "middle": m, "back": b, "ev": _r(scores.ev(i))}
         if stakes is not None:
             alt["ev_staked"] = _r(scores.value[i])
+        elif scale is not None:
+            alt["ev_staked"] = _r(scale * scores.value[i])
+            d, se = scale * d, None if se is None else scale * se
         alternatives.append({**alt, "diff": _r(d), "diff_stderr": _r(se)})
     front, middle, back = cands.text(best)
     action = "play"
@@ -171,11 +178,17 @@ def assemble(
         action = "surrender"
         best_ev = -float(cost)
         by_opponent = np.full(len(by_opponent), -float(cost))
-    n_opp = players - 1
     best_value = best_ev if stakes is None else float(stakes @ by_opponent)
     played_info = None
     if played is not None:
-        played_info = _played(cands, scores, best, played, order, best_value, action)
+        played_info = _played(cands, scores, best, played, order, best_value, action, scale)
+    if stakes is not None:
+        stakes_out, ev_staked = stakes.tolist(), float(stakes @ by_opponent)
+    elif scores.stake is not None:
+        stakes_out = [scores.stake] * n_opp
+        ev_staked = scores.stake * float(np.sum(by_opponent))
+    else:
+        stakes_out, ev_staked = None, None
     return Solution(
         hand=format_cards(cands.hand[::-1]),
         rules=rules.name,
@@ -196,8 +209,8 @@ def assemble(
         action=action,
         candidates=candidates,
         ev_play=ev,
-        stakes=None if stakes is None else stakes.tolist(),
-        ev_staked=None if stakes is None else float(stakes @ by_opponent),
+        stakes=stakes_out,
+        ev_staked=ev_staked,
         ev_by_opponent=[float(x) for x in by_opponent],
         played=played_info,
     )
@@ -211,13 +224,15 @@ def _played(
     order: np.ndarray,
     best_value: float,
     action: str,
+    scale: float | None = None,
 ) -> dict[str, Any]:
     """What the played setting (candidate p) is worth next to the advice.
 
     ``loss`` is the advised action's value minus the played setting's (units per
     opponent; money with stakes), ``loss_stderr`` its paired standard error (0 exact,
     None for a model); ``rank`` is 1 + the number of scored settings worth more;
-    ``rows`` compares each row with the best setting's.
+    ``rows`` compares each row with the best setting's. ``scale``: equal stakes (the
+    values are units per opponent; money is ``scale`` times them).
     """
     fouled = bool(cands.fouls[p])
     value = float(scores.value[p])
@@ -226,6 +241,8 @@ def _played(
         loss = diff
     else:  # the advice was to declare or surrender: compare with its value
         loss, se = best_value - value, scores.stderr(p)
+    if scale is not None:
+        loss, se = scale * loss, None if se is None else scale * se
     rank = 1 + int((scores.value[order] > value).sum())
     rows_played = cands.text(p)
     rows_best = cands.text(best)
@@ -242,7 +259,7 @@ def _played(
             "loss": sp.get("loss"),
             "win_change": None
             if sp.get("win") is None or sb.get("win") is None
-            else round(sp["win"] - sb["win"], 4),
+            else round(sp["win"] - sb["win"], 4) + 0.0,
         }
     out = {
         "front": rows_played[0],
@@ -258,6 +275,8 @@ def _played(
     }
     if scores.stakes is not None:
         out["ev_staked"] = _r(value)
+    elif scale is not None:
+        out["ev_staked"] = _r(scale * value)
     return out
 
 
@@ -267,7 +286,7 @@ def _played(
 def _whole(value: Any, name: str, low: int, high: int | None = None) -> int:
     """An integer in [low, high], else InputError naming ``name``."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise InputError(f"{name} must be a whole number, got {value!r}")
+        raise InputError(f"{name} must be a whole number, got {quote(value)}")
     value = int(value)
     if value < low or (high is not None and value > high):
         bound = f"from {low:,} to {high:,}" if high is not None else f"at least {low:,}"
@@ -309,7 +328,7 @@ def solve(
 
     cr = compile_rules(rules)
     if policy not in POLICIES:
-        raise InputError(f"policy must be one of {', '.join(POLICIES)}, got {policy!r}")
+        raise InputError(f"policy must be one of {', '.join(POLICIES)}, got {quote(policy)}")
     if players is not None:
         players = _whole(players, "players", 2, 4)
     if samples is not None:
@@ -356,6 +375,9 @@ def _solve(
         players = cr.rules.players
     n_opp = players - 1
     weights = sc.check_stakes(stakes, n_opp)
+    same = sc.uniform_stake(weights)
+    if same is not None:  # chosen as without stakes; the money is scaled (Scores.stake)
+        weights = None
     mc = against is None and policy == "mc"
     used_samples = (samples or DEFAULT_SAMPLES) if mc else None
     deals = sc.mc_deals(used_samples, n_opp) if mc else 0
@@ -384,6 +406,7 @@ def _solve(
             if policy == "greedy":
                 cands, best = sc.with_greedy(cands, cr)
             scores = sc.score_field(cands, cr, method=policy, n_opp=n_opp, stakes=weights)
+    scores.stake = same
     return assemble(
         cands,
         scores,

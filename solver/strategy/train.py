@@ -20,6 +20,8 @@ Deterministic for a seed (any number of threads).
 
 from __future__ import annotations
 
+import math
+import numbers
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -28,6 +30,8 @@ from math import comb
 import numpy as np
 
 from solver.engine.compiled import CompiledRules, compile_rules
+from solver.engine.errors import InputError
+from solver.engine.inputs import quote
 from solver.engine.layout import NKEY
 from solver.engine.rules import Rules
 from solver.engine.settlement import find_naturals
@@ -181,6 +185,41 @@ def _show(cr: CompiledRules, hands: np.ndarray, policy: str, tables: FieldTables
     return keys, natural
 
 
+#: The largest seed ``train`` takes (numpy's generators take any; a seed is written in
+#: the tables' JSON metadata).
+MAX_SEED = 2**64 - 1
+
+
+def check_train_options(
+    rounds: int, hands_per_round: int, seed: int, tol: float, min_rounds: int
+) -> None:
+    """Refuse (``InputError``, one line) options training cannot run with: a seed below 0
+    (numpy's generators take none) or past ``MAX_SEED``, a ``tol`` that is not a finite
+    number above 0 (a change is never below NaN, 0 or less), fewer than one round or
+    100 hands a round."""
+    checks = (
+        ("rounds", rounds, 1, None),
+        ("hands", hands_per_round, 100, None),
+        ("min-rounds", min_rounds, 1, None),
+        ("seed", seed, 0, MAX_SEED),
+    )
+    for name, value, low, high in checks:
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+            raise InputError(f"--{name} must be a whole number, got {quote(value)}")
+        if value < low or (high is not None and value > high):
+            bound = f"from {low:,} to {high:,}" if high is not None else f"at least {low:,}"
+            raise InputError(f"--{name} must be {bound}, got {quote(value)}")
+    if (
+        isinstance(tol, bool)
+        or not isinstance(tol, numbers.Real)
+        or not (math.isfinite(tol) and tol > 0)
+    ):
+        raise InputError(
+            "--tol must be a number above 0 (training stops when the win tables move "
+            f"less than this in a round), got {quote(tol)}"
+        )
+
+
 def train(
     rules: Rules | CompiledRules,
     rounds: int = DEFAULT_ROUNDS,
@@ -192,7 +231,9 @@ def train(
     knots: int = KNOTS,
     grid: int = GRID,
 ) -> FieldTables:
-    """Train the field model for a ruleset by self-play; deterministic for a seed."""
+    """Train the field model for a ruleset by self-play; deterministic for a seed.
+    ``InputError`` for options it cannot run with (``check_train_options``)."""
+    check_train_options(rounds, hands_per_round, seed, tol, min_rounds)
     cr = compile_rules(rules)
     rng = np.random.default_rng(seed)
     t0 = time.perf_counter()

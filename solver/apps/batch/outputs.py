@@ -33,6 +33,7 @@ from solver.apps.batch.resume import (
     tail_records,
     write_sidecar,
 )
+from solver.apps.files import Key, check_outputs, file_key, stream_key
 
 try:
     import fcntl
@@ -55,56 +56,33 @@ _MACHINE = {errno.ENOSPC, errno.EFBIG, errno.EIO, getattr(errno, "EDQUOT", errno
 # --------------------------------------------------------------------------------------
 
 
-def _stat_key(st: os.stat_result) -> tuple[Any, ...] | None:
-    # Only regular files can be overwritten by mistake; /dev/null or a terminal as both
-    # input and output is fine.
-    return ("file", st.st_dev, st.st_ino) if stat.S_ISREG(st.st_mode) else None
-
-
-def _path_key(path: str | os.PathLike[str], *, new: bool = True) -> tuple[Any, ...] | None:
-    try:
-        return _stat_key(os.stat(path))
-    except OSError:  # not there yet: two new outputs clash when they resolve alike
-        return ("new", os.path.realpath(path)) if new else None
-
-
-def _stream_key(stream: Any) -> tuple[Any, ...] | None:
-    try:
-        return _stat_key(os.fstat(stream.fileno()))
-    except (AttributeError, OSError, ValueError):  # io.UnsupportedOperation is both
-        return None
-
-
-def check_paths(source: Any, output: Any, out_path: Path | None, errors: Any) -> None:
-    """Refuse (``BatchError``) a run that would write over what it reads, or write two
-    of its outputs into one file."""
-    inputs: list[tuple[str, Any]] = []
+def check_paths(
+    source: Any, output: Any, out_path: Path | None, errors: Any, rules: Any = None
+) -> None:
+    """Refuse (``BatchError``) a run that would write over what it reads (the input, a
+    ruleset file given as ``rules``), or write two of its outputs into one file
+    (``solver.apps.files.check_outputs``)."""
+    inputs: list[tuple[str, Key]] = []
+    if isinstance(rules, str | os.PathLike):
+        inputs.append((f"the ruleset file '{rules}'", file_key(rules, new=False)))
     if hasattr(source, "read"):
-        inputs.append(("the input stream", _stream_key(source)))
+        inputs.append(("the input stream", stream_key(source)))
     elif str(source) == "-":
-        inputs.append(("stdin", _stream_key(sys.stdin)))
+        inputs.append(("stdin", stream_key(sys.stdin)))
     else:
-        inputs.append((f"the input file '{source}'", _path_key(source, new=False)))
-    outputs: list[tuple[str, Any]] = []
+        inputs.append((f"the input file '{source}'", file_key(source, new=False)))
+    outputs: list[tuple[str, Key]] = []
     if out_path is not None:
-        outputs.append((f"the output '{out_path}'", _path_key(out_path)))
+        outputs.append((f"the output '{out_path}'", file_key(out_path)))
         side = sidecar_path(out_path)
-        outputs.append((f"the run file '{side}'", _path_key(side)))
+        outputs.append((f"the run file '{side}'", file_key(side)))
     elif output is None:
-        outputs.append(("stdout", _stream_key(sys.stdout)))
+        outputs.append(("stdout", stream_key(sys.stdout)))
     else:
-        outputs.append(("the output stream", _stream_key(output)))
+        outputs.append(("the output stream", stream_key(output)))
     if errors is not None:
-        outputs.append((f"the errors file '{errors}'", _path_key(errors)))
-    for i, (name, key) in enumerate(outputs):
-        if key is None:
-            continue
-        for other, other_key in inputs:
-            if key == other_key:
-                raise BatchError(f"{name} is {other}: capsa batch never writes over its input")
-        for other, other_key in outputs[:i]:
-            if key == other_key:
-                raise BatchError(f"{name} and {other} are the same file")
+        outputs.append((f"the errors file '{errors}'", file_key(errors)))
+    check_outputs(inputs, outputs, "capsa batch", error=BatchError)
 
 
 # --------------------------------------------------------------------------------------

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import IO, Any, NamedTuple
 
 from solver.apps.batch.errors import BatchError
+from solver.engine.inputs import visible
 
 __all__ = [
     "MAX_LINE",
@@ -81,9 +82,10 @@ class BadLine:
     text: str = ""
 
     def message(self) -> str:
-        ident = f" (id {escape_breaks(self.id)})" if self.id is not None else ""
-        where = f"line {self.line}{ident}"
-        return f"{where}: {self.reason}"
+        """One line for a person: the id and the reason with every character a terminal
+        would act on (escape sequences, line breaks) written as its escape."""
+        ident = f" (id {visible(self.id)})" if self.id is not None else ""
+        return f"line {self.line}{ident}: {visible(self.reason)}"
 
 
 class CsvSpec(NamedTuple):
@@ -106,34 +108,38 @@ def read_lines(stream: IO[bytes], block: int = 1 << 16) -> Iterator[Line]:
     a Unix one), and every physical line counts, blank or not. The stream is read in
     blocks of ``block`` bytes (``read1`` where it has it, so that a pipe's lines are
     seen as they come); a line longer than ``MAX_LINE`` bytes is dropped as it is
-    read, so memory stays bounded whatever the input. A UTF-8 byte order mark at the
-    start is skipped.
+    read, so memory stays bounded whatever the input, and is given (as None) as soon as
+    it is known to be too long, not at its end, which may never come. A UTF-8 byte
+    order mark at the start is skipped.
     """
     read = getattr(stream, "read1", None) or stream.read
     number = 0
     carry = b""  # the start of a line whose end is not read yet
-    dropping = False  # the line being read is over-long: its bytes are dropped
+    dropping = False  # the line being read is over-long (already given): its bytes go
     while data := read(block):
         parts = (carry + data).splitlines(keepends=True)
         # A last part without an end, or ending in \r (a \n may follow), is not done.
         carry = b"" if parts[-1].endswith(b"\n") else parts.pop()
         for part in parts:
-            number += 1
-            if dropping:
+            if dropping:  # the end of the over-long line given below
                 dropping = False
-                yield number, None
-            elif len(part) > MAX_LINE and len(part.rstrip(b"\r\n")) > MAX_LINE:
+                continue
+            number += 1
+            if len(part) > MAX_LINE and len(part.rstrip(b"\r\n")) > MAX_LINE:
                 yield number, None
             elif number == 1:
                 yield number, _no_bom(part).strip()
             else:
                 yield number, part.strip()  # the line end is white space too
         if len(carry) > MAX_LINE + 1:  # + 1: a \r that may be half of \r\n
-            dropping = True
+            if not dropping:  # say so now: the line may never end (/dev/zero)
+                number += 1
+                yield number, None
+                dropping = True
             carry = carry[-1:] if carry.endswith(b"\r") else b""
-    if carry or dropping:
+    if carry and not dropping:
         number += 1
-        over = dropping or len(carry.rstrip(b"\r")) > MAX_LINE
+        over = len(carry.rstrip(b"\r")) > MAX_LINE
         yield number, None if over else _no_bom(carry).strip() if number == 1 else carry.strip()
 
 

@@ -3,7 +3,8 @@
 A record is ``{"line": n, "id": id-or-null, **Solution.to_dict()}``. JSONL writes it as
 compact JSON; CSV flattens it into ``CSV_COLUMNS`` (row win rates, natural, surrender
 and the played setting flattened, alternatives left out; empty cells are nulls, booleans
-``true``/``false``). A line that gave the setting played is solved with
+``true``/``false``; a user's text that a spreadsheet would run as a formula starts with
+a ``'``, see ``csv_text_cell``). A line that gave the setting played is solved with
 ``solve(..., played=...)``, so its record carries ``played``. Records hold no timings:
 each hand's seed comes from the run's seed and its line number only (``hand_seed``), so
 the same input and options give the same bytes whatever the worker count, backend or
@@ -36,6 +37,8 @@ __all__ = [
     "PLAYED_CSV_COLUMNS",
     "csv_row",
     "csv_text",
+    "csv_text_cell",
+    "csv_text_value",
     "error_line",
     "fast_records",
     "format_records",
@@ -110,6 +113,29 @@ _JSON_BREAK = re.compile("[\x85\u2028\u2029]")
 _TEXT_COLUMNS = ("id", "rules")
 
 
+#: What a spreadsheet takes for the start of a formula (OWASP, "CSV injection").
+_FORMULA = re.compile(r"'*[=+\-@\t\r]")
+_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?", re.ASCII)
+
+
+def csv_text_cell(text: str) -> str:
+    """A user's text (an id, a ruleset's name) as a CSV cell no spreadsheet runs as a
+    formula: text starting with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return
+    (after any single quotes) gets one more ``'`` in front (OWASP's advice; a spreadsheet
+    shows the text, not the quote), unless it is a plain number such as ``-5``.
+    ``csv_text_value`` gives the text back."""
+    if _FORMULA.match(text) and not _NUMBER.fullmatch(text):
+        return "'" + text
+    return text
+
+
+def csv_text_value(cell: str) -> str:
+    """The text ``csv_text_cell`` made ``cell`` from."""
+    if cell.startswith("'") and _FORMULA.match(cell) and not _NUMBER.fullmatch(cell[1:]):
+        return cell[1:]
+    return cell
+
+
 def _json_lines(text: str) -> str:
     """JSON text with every line break inside its strings escaped (the same values)."""
     return text.translate(_JSON_BREAKS) if _JSON_BREAK.search(text) else text
@@ -151,9 +177,9 @@ def csv_row(record: dict[str, Any]) -> list[str]:
     for row in ROWS:
         for k in ("differs", "win", "tie", "loss", "win_change"):
             flat[f"played_{row}_{k}"] = (played_rows.get(row) or {}).get(k)
-    for col in _TEXT_COLUMNS:  # one record, one physical line, for any reader
+    for col in _TEXT_COLUMNS:  # one record, one physical line, never a formula
         if isinstance(flat.get(col), str):
-            flat[col] = escape_breaks(flat[col])
+            flat[col] = csv_text_cell(escape_breaks(flat[col]))
     return [_cell(flat.get(col)) for col in CSV_COLUMNS]
 
 
@@ -259,11 +285,14 @@ def fast_records(job: Job, good: list[Good], bad: list[BadLine]) -> list[dict[st
     from solver.engine.settlement import find_naturals
     from solver.strategy.field import field_values
     from solver.strategy.policy import set_sorted_hands
-    from solver.strategy.scoring import field_scores, score_field
+    from solver.strategy.scoring import field_scores, score_field, uniform_stake
     from solver.strategy.solve import assemble
     from solver.strategy.splits import Candidates, split_of
 
     stakes = None if job.stakes is None else np.array(job.stakes, np.float64)
+    same = uniform_stake(stakes)  # equal stakes: chosen as without them (Scores.stake)
+    if same is not None:
+        stakes = None
     cr = compile_rules(job.rules)
     n_opp = job.players - 1
     srt = np.sort(np.stack([g[2] for g in good]), axis=1)
@@ -286,6 +315,7 @@ def fast_records(job: Job, good: list[Good], bad: list[BadLine]) -> list[dict[st
                 one = one.with_split(split_of(srt[i], *played)[None, :], cr)  # rows checked
                 scores = score_field(one, cr, job.policy, n_opp, stakes)
                 at = 1
+            scores.stake = same
             solution = assemble(
                 one,
                 scores,

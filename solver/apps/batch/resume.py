@@ -19,7 +19,9 @@ from typing import TYPE_CHECKING, Any
 
 from solver.apps.batch.errors import BatchError
 from solver.apps.batch.reading import CsvSpec, Line, escape_breaks, parse_line
-from solver.apps.batch.records import CSV_COLUMNS
+from solver.apps.batch.records import CSV_COLUMNS, csv_text_value
+from solver.apps.files import atomic_write
+from solver.engine.inputs import TooLarge, read_bounded
 
 if TYPE_CHECKING:
     from solver.apps.batch.work import Job
@@ -38,6 +40,10 @@ __all__ = [
 
 SIDECAR_SUFFIX = ".capsa-run.json"
 SIDECAR_VERSION = 1
+#: The most bytes of a run file read (one is a few hundred bytes).
+MAX_SIDECAR = 1 << 16
+#: How far from its end the output is searched for its last complete record.
+MAX_TAIL = 1 << 20
 
 
 def sidecar_path(output: str | os.PathLike[str]) -> Path:
@@ -72,8 +78,8 @@ def write_sidecar(output: Path, options: dict[str, Any], input_name: str) -> Non
     """Write the run file of ``output``: the options, the input's name, and this run
     (pid, host, start time: what a second run on the same output is told).
 
-    Written to a temporary file and renamed, so a run killed meanwhile leaves the old
-    run file or the new one, never half of one.
+    Written whole or not at all (``solver.apps.files.atomic_write``), so a run killed
+    meanwhile leaves the old run file or the new one, never half of one.
     """
     run = {
         "pid": os.getpid(),
@@ -81,15 +87,7 @@ def write_sidecar(output: Path, options: dict[str, Any], input_name: str) -> Non
         "started": time.strftime("%Y-%m-%d %H:%M:%S %z"),
     }
     text = json.dumps({**options, "input": input_name, "run": run}, indent=2) + "\n"
-    side = sidecar_path(output)
-    tmp = side.with_name(f".{side.name}.{os.getpid()}.tmp")
-    try:
-        with tmp.open("w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, side)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    atomic_write(sidecar_path(output), lambda f: f.write(text))
 
 
 def read_sidecar(path: Path) -> dict[str, Any]:
@@ -97,7 +95,9 @@ def read_sidecar(path: Path) -> dict[str, Any]:
     unreadable, not JSON, or not a capsa batch run file."""
     side = sidecar_path(path)
     try:
-        text = side.read_bytes().decode("utf-8")
+        text = read_bounded(side, MAX_SIDECAR, f"'{side}'").decode("utf-8")
+    except TooLarge:
+        raise BatchError(f"cannot resume: '{side}' is damaged (too large for a run file)") from None
     except FileNotFoundError:
         raise BatchError(
             f"cannot resume: '{side}' (the options of the run that wrote '{path}') is missing"
@@ -136,7 +136,8 @@ def run_owner(path: Path) -> str | None:
     """``pid N on HOST, started T`` of the run the run file of ``path`` names, if that
     process is alive (or on another host); else None."""
     try:
-        run = json.loads(sidecar_path(path).read_text(encoding="utf-8"))["run"]
+        raw = read_bounded(sidecar_path(path), MAX_SIDECAR, "the run file")
+        run = json.loads(raw.decode("utf-8"))["run"]
         pid, host, started = int(run["pid"]), str(run["host"]), str(run["started"])
     except (OSError, ValueError, KeyError, TypeError):
         return None
@@ -161,6 +162,11 @@ def tail_records(path: Path, fmt: str) -> tuple[int, dict[str, Any] | None, bool
         pos, tail = size, b""
         # Find the last newline, and the one before it, reading backwards in blocks.
         while pos > 0 and tail.count(b"\n") < 2:
+            if len(tail) > MAX_TAIL:  # a record is never this long: not capsa's output
+                raise BatchError(
+                    f"cannot resume: the end of '{path}' is not a {fmt} record of capsa batch"
+                    f" (no line end in its last {MAX_TAIL:,} bytes)"
+                )
             step = min(1 << 16, pos)
             pos -= step
             f.seek(pos)
@@ -180,7 +186,8 @@ def tail_records(path: Path, fmt: str) -> tuple[int, dict[str, Any] | None, bool
             if cells == list(CSV_COLUMNS):
                 return 0, None, True
             rec = dict(zip(CSV_COLUMNS, cells, strict=True))
-            line, ident, hand = int(rec["line"]), rec["id"] or None, rec["hand"]
+            line, hand = int(rec["line"]), rec["hand"]
+            ident = csv_text_value(rec["id"]) or None
             has_header = True
         else:
             rec = json.loads(last)

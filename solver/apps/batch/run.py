@@ -282,7 +282,7 @@ def run_batch(
     start = time.perf_counter()
     if policy not in POLICIES:
         raise BatchError(f"unknown policy {policy!r}; policies are {', '.join(POLICIES)}")
-    rules = load_rules(rules)
+    rules_given, rules = rules, load_rules(rules)
     out_path = None if output is None or hasattr(output, "write") else Path(output)
     if fmt is None:
         fmt = "csv" if out_path is not None and out_path.suffix.lower() == ".csv" else "jsonl"
@@ -297,7 +297,7 @@ def run_batch(
 
     n_players = players or rules.players
     weights = check_stakes(stakes, n_players - 1)
-    check_paths(source, output, out_path, errors)
+    check_paths(source, output, out_path, errors, rules_given)
 
     with ExitStack() as stack:
         inp = open_input(source, stack)

@@ -16,13 +16,13 @@ import numbers
 import os
 import secrets
 import threading
-import tomllib
 from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
 from solver.engine.errors import InputError
+from solver.engine.inputs import quote
 from solver.engine.layout import NATURAL_NAMES_SHOWN, POLICIES
 from solver.engine.rules import (
     PRESETS,
@@ -32,6 +32,7 @@ from solver.engine.rules import (
     preset,
     rules_from_dict,
     rules_summary,
+    ruleset_data,
 )
 
 #: The keys of POST /api/solve and /api/check: the long options of ``capsa solve``.
@@ -92,7 +93,7 @@ def check_keys(body: Any, keys: tuple[str, ...], example: str) -> dict[str, Any]
         raise RequestError(f"the body must be a JSON object of options, e.g. {example}")
     for key in body:
         if key not in keys:
-            raise RequestError(f"unknown option {key!r}; options are {', '.join(keys)}")
+            raise RequestError(f"unknown option {quote(key)}; options are {', '.join(keys)}")
     return dict(body)
 
 
@@ -107,7 +108,10 @@ def summary(r: Rules) -> str:
 class RulesCatalog:
     """The rulesets a request may name: the presets, the server's default, and TOML text.
 
-    TOML rulesets are parsed once and kept (the 64 most recent texts). A ruleset whose
+    TOML rulesets are parsed once and kept (the 64 most recent texts that are rulesets:
+    a text that fails is not kept, and is read again if it comes again), within the
+    bounds of ``solver.engine.rules.ruleset_data`` (size, nesting, keys); the server
+    reads them off its event loop. A ruleset whose
     field tables are neither shipped nor cached would have to be trained (minutes) before
     it can answer: it is refused with the command that trains it.
     """
@@ -150,11 +154,7 @@ class RulesCatalog:
                 self._texts.move_to_end(key)
                 return self._texts[key]
         try:
-            data = tomllib.loads(text)
-        except tomllib.TOMLDecodeError as exc:
-            raise RulesError(f"rules: not valid TOML: {exc}") from None
-        try:
-            r = rules_from_dict(data)
+            r = rules_from_dict(ruleset_data(text))
         except RulesError as exc:
             raise RulesError(f"rules: {exc}") from None
         with self._lock:
@@ -229,12 +229,14 @@ def _stakes(value: Any) -> list[float] | None:
             try:
                 out.append(float(part))
             except ValueError:
-                raise InputError(f"--stakes: stake {i} {part.strip()!r} is not a number") from None
+                raise InputError(
+                    f"--stakes: stake {i} {quote(part.strip())} is not a number"
+                ) from None
         return out
     if isinstance(value, list):
         for i, x in enumerate(value, start=1):
             if isinstance(x, bool) or not isinstance(x, numbers.Real):
-                raise InputError(f"--stakes: stake {i} {x!r} is not a number")
+                raise InputError(f"--stakes: stake {i} {quote(x)} is not a number")
         return [float(x) for x in value]
     raise InputError(f"stakes must be 'S1,S2,...' or a list of numbers, got {_kind(value)}")
 
@@ -287,7 +289,7 @@ def solve_options(
     if policy is None:
         policy = "mc"
     if policy not in POLICIES:
-        raise InputError(f"policy must be one of {', '.join(POLICIES)}, got {policy!r}")
+        raise InputError(f"policy must be one of {', '.join(POLICIES)}, got {quote(policy)}")
     rules = catalog.resolve(opts.get("rules"))
     catalog.require_ready(rules)
     return {
@@ -321,7 +323,7 @@ def deal(body: Any) -> dict[str, Any]:
     if seed is None:
         seed = secrets.randbelow(2**32)
     if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
-        raise InputError(f"seed must be a whole number, got {seed!r}")
+        raise InputError(f"seed must be a whole number, got {quote(seed)}")
     if seed < 0:
         raise InputError(f"seed must be at least 0, got {seed:,}")
     hand = random_hands(np.random.default_rng(int(seed)), 1)[0]

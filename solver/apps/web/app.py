@@ -42,8 +42,7 @@ from typing import Any
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
-from starlette.middleware.trustedhost import TrustedHostMiddleware
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
@@ -60,19 +59,16 @@ from solver.apps.web.api import (
     natural_names,
     solve_options,
 )
+from solver.apps.web.guard import CSP, Guard
 from solver.engine.errors import InputError
+from solver.engine.inputs import quote
 from solver.engine.layout import POLICIES
 from solver.engine.rules import NATURAL_NAMES, Rules, load_rules
 
 log = logging.getLogger("capsa")
 
 STATIC = Path(__file__).parent / "static"
-#: The page may load and call only this server.
-CSP = (
-    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-    "connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; "
-    "form-action 'self'"
-)
+__all__ = ["CSP", "STATIC", "WebState", "create_app", "warm"]
 ENDPOINTS = "solve, check, deal, rules"
 WARM_HAND = "As Ks Qs Js Ts 9h 9d 9c 2s 3d 4c 5h 7d"
 
@@ -97,11 +93,20 @@ class WebState:
         self.lanes = {n: _Lane(n, workers, most) for n in ("quick", "slow")}
         self._stops: set[threading.Event] = set()
         self._lock = threading.Lock()
+        #: Set when the server is shutting down: the answers stopped say so.
+        self.closing = False
 
     async def run(self, lane_name: str, fn: Callable[[threading.Event], Any], deadline: float):
         """``fn(stop)`` on a lane's thread: ``(result, seconds)``; ``stop`` is set at the
-        deadline (a Monte Carlo run then raises Stopped). 503 when the lane is full."""
+        deadline (a Monte Carlo run then raises Stopped). 503 when the lane is full or
+        the server is shutting down. Work that cannot be stopped (parsing a ruleset) is
+        waited for until the deadline (and a tenth of a second), then answered as stopped; it
+        holds its place in the lane until it ends."""
+        from solver.strategy.threads import Stopped
+
         lane = self.lanes[lane_name]
+        if self.closing:
+            raise Stopped
         if lane.held >= lane.most:
             n = lane.held
             raise RequestError(
@@ -126,18 +131,28 @@ class WebState:
             finally:
                 timer.cancel()
 
-        lane.held += 1
-        with self._lock:
-            self._stops.add(stop)
-        try:
-            return await asyncio.wrap_future(lane.executor.submit(work))
-        finally:
+        def release(done: asyncio.Future) -> None:  # on the event loop, when fn ends
             lane.held -= 1
             with self._lock:
                 self._stops.discard(stop)
+            if not done.cancelled():
+                done.exception()  # retrieved: an answer given up on logs nothing
+
+        lane.held += 1
+        with self._lock:
+            self._stops.add(stop)
+        future = asyncio.wrap_future(lane.executor.submit(work))
+        future.add_done_callback(release)
+        wait = max(0.0, deadline - time.monotonic()) + 0.1  # a run stopped says so itself
+        try:
+            return await asyncio.wait_for(asyncio.shield(future), wait)
+        except TimeoutError:
+            stop.set()
+            raise Stopped from None
 
     def stop_all(self) -> None:
-        """Stop every running solve (the server is shutting down)."""
+        """Stop every running solve: the server is shutting down (their answers say so)."""
+        self.closing = True
         with self._lock:
             for stop in self._stops:
                 stop.set()
@@ -155,8 +170,30 @@ def _error(message: str, status: int) -> JSONResponse:
     return JSONResponse({"error": message}, status_code=status)
 
 
+def _is_json(content_type: str | None) -> bool:
+    """Whether a Content-Type is ``application/json`` (a UTF-8 charset, or none)."""
+    if content_type is None:
+        return False
+    kind, *params = (p.strip().lower() for p in content_type.split(";"))
+    if kind != "application/json":
+        return False
+    for p in params:
+        name, _, value = p.partition("=")
+        if name.strip() == "charset" and value.strip().strip('"') not in ("utf-8", "utf8"):
+            return False
+    return True
+
+
 async def read_json(request: Request, limit: int) -> Any:
-    """The request body as JSON (``{}`` when empty); 413 past ``limit`` bytes."""
+    """The request body as JSON (``{}`` when empty): 415 unless it is sent as
+    ``Content-Type: application/json``, 413 past ``limit`` bytes, 400 when it is not
+    JSON, is nested too deep for Python's parser, or holds a lone surrogate."""
+    ctype = request.headers.get("content-type")
+    if not _is_json(ctype):
+        got = "no Content-Type" if ctype is None else f"Content-Type {quote(ctype)}"
+        raise RequestError(
+            f"the body must be JSON sent with Content-Type: application/json, got {got}", 415
+        )
     too_big = RequestError(f"the body is larger than this server's limit of {limit:,} bytes", 413)
     length = request.headers.get("content-length")
     if length is not None and length.isdigit() and int(length) > limit:
@@ -169,11 +206,21 @@ async def read_json(request: Request, limit: int) -> Any:
     if not body.strip():
         return {}
     try:
-        return json.loads(bytes(body).decode("utf-8"))
+        data = json.loads(bytes(body).decode("utf-8"))
     except UnicodeDecodeError:
         raise RequestError("the body is not UTF-8 text") from None
     except json.JSONDecodeError as exc:
         raise RequestError(f"the body is not valid JSON: {exc}") from None
+    except RecursionError:
+        raise RequestError("the body is JSON nested too deep to read") from None
+    except ValueError:  # Python's bound on the digits of an integer
+        raise RequestError("the body holds a number with more than 4,300 digits") from None
+    if b"\\u" in body:  # an escaped lone surrogate is JSON, but not text
+        try:
+            json.dumps(data, ensure_ascii=False).encode("utf-8")
+        except UnicodeEncodeError:
+            raise RequestError("the body is not text: it holds a lone surrogate") from None
+    return data
 
 
 async def _guarded(state: WebState, go: Callable[[], Awaitable[Response]]) -> Response:
@@ -184,7 +231,13 @@ async def _guarded(state: WebState, go: Callable[[], Awaitable[Response]]) -> Re
         return await go()
     except RequestError as exc:
         return _error(str(exc), exc.status)
+    except ClientDisconnect:  # the client hung up mid-body: nobody reads this answer
+        return _error("the client went away before it sent the whole body", 400)
+    except RecursionError:
+        return _error("the request is nested too deep to read", 400)
     except Stopped:
+        if state.closing:
+            return _error("the server is shutting down; ask again once it is back", 503)
         return _error(
             f"the answer took longer than this server's limit of {state.limits.seconds:g} s; "
             "ask for fewer samples",
@@ -213,7 +266,12 @@ async def _solve(request: Request, need_played: bool) -> Response:
 
     async def go() -> Response:
         body = await read_json(request, state.limits.body)
-        opts = solve_options(body, state.catalog, state.limits, need_played=need_played)
+        # Off the event loop: a TOML ruleset in the body takes time to read.
+        opts, _ = await state.run(
+            "quick",
+            lambda stop: solve_options(body, state.catalog, state.limits, need_played=need_played),
+            deadline,
+        )
         lane = "slow" if is_slow(opts) else "quick"
         sol, seconds = await state.run(lane, lambda stop: solve(**opts, stop=stop), deadline)
         return _timed(sol.to_dict(), seconds)
@@ -236,8 +294,9 @@ async def api_deal(request: Request) -> Response:
         if request.method == "GET":
             body: dict[str, Any] = dict(request.query_params)
             if "seed" in body:
-                text = body["seed"]
-                body["seed"] = int(text) if text.isdigit() else text
+                text = body["seed"]  # ASCII digits only: int() would take '٣' and '²' fails
+                if text.isascii() and text.isdigit() and len(text) <= 40:
+                    body["seed"] = int(text)
         else:
             body = await read_json(request, state.limits.body)
         t0 = time.perf_counter()
@@ -252,6 +311,7 @@ async def api_rules(request: Request) -> Response:
     catalog = state.catalog
 
     async def go() -> Response:
+        deadline = time.monotonic() + state.limits.seconds
         t0 = time.perf_counter()
         if request.method == "GET":
             answer = {
@@ -266,22 +326,17 @@ async def api_rules(request: Request) -> Response:
             body = check_keys(
                 await read_json(request, state.limits.body), RULES_KEYS, '{"rules": "base = ..."}'
             )
-            answer = catalog.describe(catalog.resolve(body.get("rules")))
+            answer, _ = await state.run(  # off the event loop: TOML takes time to read
+                "quick", lambda stop: catalog.describe(catalog.resolve(body.get("rules"))), deadline
+            )
         return _timed(answer, time.perf_counter() - t0)
 
     return await _guarded(state, go)
 
 
 async def index(request: Request) -> Response:
-    return FileResponse(
-        STATIC / "index.html",
-        headers={
-            "Content-Security-Policy": CSP,
-            "X-Content-Type-Options": "nosniff",
-            "Referrer-Policy": "no-referrer",
-            "Cache-Control": "no-cache",
-        },
-    )
+    # The security headers (guard.SECURITY_HEADERS) are added to every answer by Guard.
+    return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
 
 
 async def _http_error(request: Request, exc: Exception) -> Response:
@@ -300,12 +355,14 @@ def create_app(
     rules: Rules | str | None = None,
     limits: Limits | None = None,
     *,
-    allowed_hosts: list[str] | None = None,
+    local: bool = False,
 ) -> Starlette:
     """The ASGI app. ``rules``: the default ruleset (a preset name or Rules; default
-    ``chinese-1-6``); ``limits``: see :class:`Limits`; ``allowed_hosts``: the Host header
-    values to answer (``None``: any), which keeps pages elsewhere from reaching a
-    server on localhost through DNS rebinding."""
+    ``chinese-1-6``); ``limits``: see :class:`Limits`; ``local``: the server listens on a
+    loopback address, so it answers only requests whose Host header names this machine
+    (``localhost`` or a loopback address), which keeps pages elsewhere from reaching it
+    through DNS rebinding. Every request passes ``guard.Guard`` first (Host, origin,
+    OPTIONS, security headers)."""
     state = WebState(RulesCatalog(load_rules(rules)), limits or Limits())
 
     @contextlib.asynccontextmanager
@@ -315,9 +372,7 @@ def create_app(
         finally:
             state.close()
 
-    middleware = []
-    if allowed_hosts is not None:
-        middleware.append(Middleware(TrustedHostMiddleware, allowed_hosts=allowed_hosts))
+    middleware = [Middleware(Guard, local=local)]
     app = Starlette(
         routes=[
             Route("/", index),

@@ -2,32 +2,21 @@
 
 from __future__ import annotations
 
-import ipaddress
 import socket
 
 from solver.apps.web.api import Limits
 from solver.apps.web.app import create_app, warm
+from solver.apps.web.guard import parse_ip
 from solver.engine.rules import Rules
-
-LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
-
-
-def is_loopback(host: str) -> bool:
-    """Whether ``host`` is this machine only."""
-    if host in LOOPBACK_NAMES:
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 class Server:
     """``capsa serve``: a bound socket, the app, and uvicorn to run it.
 
-    ``port`` 0 takes any free port (``url`` says which). A server on a loopback address
-    answers only requests addressed to localhost (see ``create_app``'s
-    ``allowed_hosts``).
+    ``port`` 0 takes any free port (``url`` says which). Whether the server is on this
+    machine only is decided by the address it is bound to, not by how ``host`` is spelt;
+    such a server answers only requests addressed to this machine (``create_app``'s
+    ``local``), and its ``url`` names it so that they are.
     """
 
     def __init__(
@@ -49,19 +38,24 @@ class Server:
             sock.close()
             raise
         self.socket = sock
-        self.port = sock.getsockname()[1]
-        local = is_loopback(host)
-        hosts = ["localhost", "127.0.0.1", "[::1]", "::1"] if local else None
-        self.app = create_app(rules, limits, allowed_hosts=hosts)
+        bound, self.port = sock.getsockname()[:2]
+        self.address = parse_ip(str(bound).split("%")[0])
+        local = self.address is not None and self.address.is_loopback
+        self.app = create_app(rules, limits, local=local)
         self.public = not local
 
     @property
     def url(self) -> str:
-        host = self.host
-        if host in ("0.0.0.0", "::", ""):
+        """Where the page is: ``localhost`` for a server on every address (or when
+        ``--host localhost``), else the bound address itself (``127.1`` is printed
+        ``127.0.0.1``), which the Host check accepts."""
+        ip = self.address
+        if ip is None or ip.is_unspecified or self.host.rstrip(".").lower() == "localhost":
             host = "localhost"
-        elif ":" in host:
-            host = f"[{host}]"
+        elif ip.version == 6:
+            host = f"[{ip}]"
+        else:
+            host = str(ip)
         return f"http://{host}:{self.port}/"
 
     def warm(self) -> None:
@@ -77,7 +71,7 @@ class Server:
 
         class _Uvicorn(uvicorn.Server):
             def handle_exit(self, sig, frame):  # noqa: ANN001, ANN202 - uvicorn's signature
-                state.stop_all()
+                state.stop_all()  # the running answers say the server is shutting down
                 super().handle_exit(sig, frame)
 
         config = uvicorn.Config(

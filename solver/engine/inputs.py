@@ -1,0 +1,91 @@
+"""Untrusted text in and back out: reads with a bound, short quotes, visible characters.
+
+Every file, stream or request body capsa reads comes from someone else, and every
+message that quotes it goes to a terminal or a log:
+
+- ``read_bounded`` reads at most a given number of bytes of a path or a binary stream
+  (``/dev/zero``, a pipe that never ends, a 20 MB line) and refuses more, in one line;
+- ``quote`` shows at most a short prefix of a value in an error message (a 20 MB line is
+  quoted as its first 60 characters and an ellipsis), escaped as ``repr`` escapes it;
+- ``visible`` writes the characters a terminal would act on (escape sequences, other
+  control and format characters, lone surrogates, line and paragraph separators) as
+  their ``\\x..``/``\\u....`` spelling, so that an id or a file name reaches the
+  terminal as text.
+
+Standard library only: ``capsa --help`` may import it.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import IO, Any
+
+from solver.engine.errors import InputError
+
+__all__ = ["QUOTE_CHARS", "TooLarge", "quote", "read_bounded", "visible"]
+
+#: The most characters of a bad value an error message quotes.
+QUOTE_CHARS = 60
+
+
+class TooLarge(InputError):
+    """An input larger than the bound it is read with."""
+
+
+def quote(value: Any, most: int = QUOTE_CHARS) -> str:
+    """``value`` for a one-line message: ``repr`` of text (escapes included), shortened
+    to its first ``most`` characters and ``…`` when it is longer; other values by their
+    ``repr``, shortened the same way."""
+    if isinstance(value, str):
+        if len(value) <= most:
+            return repr(value)
+        return repr(value[:most] + "…")
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**most:
+        return f"a number of about {int(value.bit_length() * 0.30103) + 1:,} digits"
+    text = repr(value)
+    return text if len(text) <= most else text[:most] + "…"
+
+
+def _escape(ch: str) -> str:
+    return repr(ch)[1:-1]  # never a quote: quotes are printable
+
+
+def visible(text: str) -> str:
+    """``text`` with every character that is not printable (control and format
+    characters, escape sequences, lone surrogates, line breaks other than the space)
+    written as its Python escape (``\\x1b``, ``\\u202e``, ``\\ud800``); printable text
+    is returned as it is."""
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() else _escape(ch) for ch in text)
+
+
+def read_bounded(
+    source: str | os.PathLike[str] | IO[bytes], most: int, what: str, why: str = ""
+) -> bytes:
+    """At most ``most`` bytes of a path or a binary stream; ``TooLarge`` (one line,
+    naming ``what`` and the bound, then ``why``) when there is more, ``OSError`` when
+    the path cannot be read. A stream is read up to one byte past the bound, never
+    whole."""
+    if hasattr(source, "read"):
+        data = _read_upto(source, most + 1)  # type: ignore[arg-type]
+    else:
+        with Path(source).open("rb") as fh:
+            data = _read_upto(fh, most + 1)
+    if len(data) > most:
+        raise TooLarge(f"{what} is larger than {most:,} bytes" + (f": {why}" if why else ""))
+    return data
+
+
+def _read_upto(stream: IO[bytes], n: int) -> bytes:
+    """Up to ``n`` bytes of ``stream`` (fewer only at its end)."""
+    parts: list[bytes] = []
+    left = n
+    while left > 0:
+        chunk = stream.read(min(left, 1 << 16))
+        if not chunk:
+            break
+        parts.append(chunk)
+        left -= len(chunk)
+    return b"".join(parts)
