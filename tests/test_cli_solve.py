@@ -190,10 +190,10 @@ def test_train_defaults_are_the_library_defaults():
     cannot import the library for its help text, so it writes the numbers down)."""
     import inspect
 
-    from solver import cli
+    from solver.cli.commands.train import train as command
     from solver.strategy import train as T
 
-    opts = {name: p.default for name, p in inspect.signature(cli.train).parameters.items()}
+    opts = {name: p.default for name, p in inspect.signature(command).parameters.items()}
     lib = {name: p.default for name, p in inspect.signature(T.train).parameters.items()}
     assert opts["rounds"] == lib["rounds"] == T.DEFAULT_ROUNDS
     assert opts["hands"] == lib["hands_per_round"] == T.DEFAULT_HANDS

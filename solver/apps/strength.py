@@ -16,8 +16,10 @@ from __future__ import annotations
 
 import contextlib
 import math
+import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -68,6 +70,28 @@ class StrengthReport:
                 for k, (m, se) in self.gains.items()
             },  # fmt: skip
         }
+
+
+def load_tables(paths: Sequence[str | os.PathLike[str]], rules: Rules) -> dict[str, FieldTables]:
+    """Field table files to compare too (``--tables``: a ``capsa train -o`` file or an
+    older shipped one), keyed ``field@STEM`` (the policy they are played as). A file that
+    cannot be read, is not a field table file, or has the stem of another is an
+    ``InputError`` naming it."""
+    from solver.engine.errors import InputError
+    from solver.strategy.field import load_field_file
+
+    tables: dict[str, FieldTables] = {}
+    for path in map(Path, paths):
+        name = f"field@{path.stem}"
+        if name in tables:
+            raise InputError(f"--tables: two files named {path.stem!r}; rename one")
+        try:
+            tables[name] = load_field_file(path, rules)
+        except OSError as exc:
+            raise InputError(f"--tables: cannot read {path}: {exc.strerror or exc}") from None
+        except Exception as exc:  # noqa: BLE001 - any unreadable content is the user's file
+            raise InputError(f"--tables: {path} is not a field table file ({exc})") from None
+    return tables
 
 
 def _check(n_hands: int, players: int, policies: Sequence[str], samples: int, deals: int, extra=()):

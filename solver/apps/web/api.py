@@ -22,7 +22,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from solver.engine.errors import InputError
-from solver.engine.inputs import quote
+from solver.engine.inputs import parse_stakes, quote
 from solver.engine.layout import NATURAL_NAMES_SHOWN, POLICIES
 from solver.engine.rules import (
     PRESETS,
@@ -224,15 +224,7 @@ def _stakes(value: Any) -> list[float] | None:
     if value is None:
         return None
     if isinstance(value, str):
-        out = []
-        for i, part in enumerate(value.split(","), start=1):
-            try:
-                out.append(float(part))
-            except ValueError:
-                raise InputError(
-                    f"--stakes: stake {i} {quote(part.strip())} is not a number"
-                ) from None
-        return out
+        return parse_stakes(value)
     if isinstance(value, list):
         for i, x in enumerate(value, start=1):
             if isinstance(x, bool) or not isinstance(x, numbers.Real):
