@@ -26,6 +26,7 @@ from solver.engine.errors import InputError
 from solver.engine.inputs import quote
 from solver.engine.layout import MAX_SAMPLES, POLICIES, ROWS
 from solver.engine.rules import Rules
+from solver.strategy.schema import ANSWER_KEYS
 from solver.strategy.scoring import Natural, Scores
 from solver.strategy.splits import Candidates
 from solver.strategy.threads import Stop
@@ -66,34 +67,14 @@ class Solution:
         return self.front, self.middle, self.back
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON shape printed by ``capsa solve --format json`` (see README)."""
-        return {
-            "hand": self.hand,
-            "rules": self.rules,
-            "policy": self.policy,
-            "players": self.players,
-            "samples": self.samples,
-            "seed": self.seed,
-            "action": self.action,
-            "front": self.front,
-            "middle": self.middle,
-            "back": self.back,
-            "ev": _r(self.ev),
-            "ev_total": _r(self.ev_total),
-            "ev_play": _r(self.ev_play),
-            "stderr": _r(self.stderr),
-            "row_stats": self.row_stats,
-            "alternatives": self.alternatives,
-            "natural": self.natural,
-            "surrender": self.surrender,
-            "candidates": self.candidates,
-            "stakes": self.stakes,
-            "ev_staked": _r(self.ev_staked),
-            "ev_by_opponent": None
-            if self.ev_by_opponent is None
-            else [_r(x) for x in self.ev_by_opponent],
-            "played": self.played,
-        }
+        """The JSON shape printed by ``capsa solve --format json``: the keys of
+        ``solver.strategy.schema.ANSWER``, in its order; values rounded to 6 places."""
+        d = {key: getattr(self, key) for key in ANSWER_KEYS}
+        for key in ("ev", "ev_total", "ev_play", "stderr", "ev_staked"):
+            d[key] = _r(d[key])
+        if self.ev_by_opponent is not None:
+            d["ev_by_opponent"] = [_r(x) for x in self.ev_by_opponent]
+        return d
 
 
 def _r(x: float | None, nd: int = 6) -> float | None:

@@ -121,55 +121,20 @@ def render_report(d: dict[str, Any], console: Console) -> None:
 
 
 def _figures(d: dict[str, Any]) -> Table:
-    n = d["played"]
-    loss = d["loss"]
-    figures = Table(show_header=False, box=None, pad_edge=False)
-    figures.add_column("what")
-    figures.add_column("value", justify="right")
-    figures.add_column("note", style="dim")
-    sampling = loss["sampling_stderr"]
-    figures.add_row("hands", f"{d['hands']:,}", f"{n:,} played")
-    figures.add_row(
-        "loss, total",
-        _num(loss["total"], ",.3f"),
-        "units" + (f", ± {sampling:.3f} (sampling)" if sampling is not None else ""),
-    )
-    se = loss["mean_stderr"]
-    figures.add_row(
-        "loss, mean a hand",
-        _num(loss["mean"], ".4f"),
-        f"± {se:.4f} (hand to hand)" if se is not None else "",
-    )
-    figures.add_row(
-        "loss, median / 90% / max",
-        f"{_num(loss['median'], '.3f')} / {_num(loss['p90'], '.3f')} / {_num(loss['max'], '.3f')}",
-        "",
-    )
-    if d["staked"]:
-        st = d["staked"]
-        figures.add_row(
-            "staked loss, total",
-            _num(st["loss_total"], ",.2f"),
-            f"money, {st['hands']:,} hands with stakes; mean {st['loss_mean']:.3f}",
-        )
-    ev = d["ev"]
-    figures.add_row(
-        "value: advice / played",
-        f"{_num(ev['advice_mean'], '+.3f')} / {_num(ev['played_mean'], '+.3f')}",
-        "mean a hand",
-    )
-    share = d["perfect"]["share"]
-    figures.add_row(
-        "played perfectly",
-        f"{d['perfect']['hands']:,}",
-        f"{share:z.1%} of the played hands" if share is not None else "",
-    )
-    figures.add_row("fouled", f"{d['fouls']:,}", "")
-    figures.add_row("naturals not declared", f"{d['missed_naturals']:,}", "")
-    figures.add_row("surrenders missed", f"{d['missed_surrenders']:,}", "")
-    if d["bad_lines"]:
-        figures.add_row("[red]bad lines[/]", f"{d['bad_lines']:,}", "left out")
-    return figures
+    """The report's figures (``solver.apps.report.figures``, as the page shows them):
+    what, value, note; a figure without a value is left out unless a headline."""
+    from solver.apps.report import figures
+
+    table = Table(show_header=False, box=None, pad_edge=False)
+    table.add_column("what")
+    table.add_column("value", justify="right")
+    table.add_column("note", style="dim")
+    for f in figures(d):
+        if f.value is None and not f.headline:
+            continue
+        label = f"[red]{f.label}[/]" if f.key == "bad_lines" and f.value else f.label
+        table.add_row(label, f.text, f.note)
+    return table
 
 
 def _mistakes(d: dict[str, Any]) -> Table:
