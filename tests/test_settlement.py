@@ -1,4 +1,4 @@
-"""Settlement and naturals (solver/settlement.py, solver/_settle_kernels.py) vs the oracle.
+"""Settlement and naturals (solver/engine/settlement.py, solver/engine/_kernels.py) vs the oracle.
 
 The oracle is tests/reference.py (``ref_settle``, ``ref_naturals``, ``ref_best_natural``,
 ``ref_settle_natural``). Random pairs are random deals of 26 cards, each 13 set by one

@@ -4,7 +4,7 @@ One function per measurement. Each prepares its inputs (outside the timing), mak
 first call that compiles the numba kernels or loads them from the on-disk cache (timed
 apart, as ``first_call``), then times ``rounds`` calls through a *runner* and returns a
 :class:`Result`: the median seconds per call, the rate in items per second, and the
-DESIGN.md target with whether it is met. ``capsa bench`` uses the default runner
+target (docs/benchmarks.md) with whether it is met. ``capsa bench`` uses the default runner
 (``time.perf_counter``); ``benchmarks/`` passes one that calls ``benchmark.pedantic``, so
 the suite and the command always time the same code on the same inputs.
 
@@ -74,13 +74,13 @@ class Unavailable(RuntimeError):
 
 @dataclass(frozen=True)
 class Target:
-    """A DESIGN.md speed target: ``text`` as the table says it, ``rate`` in items/s."""
+    """A speed target of docs/benchmarks.md: ``text`` as the table says it, ``rate`` in items/s."""
 
     text: str
     rate: float  # the result's rate must be at least this
 
 
-# DESIGN.md, "Speed" (2-core machine, after JIT warm-up).
+# docs/benchmarks.md, "Targets" (2-core machine, after JIT warm-up).
 TARGET_EVAL5 = Target("≥ 80 M/s", 80e6)
 TARGET_SPLITS = Target("≤ 0.15 ms/hand", 1 / 0.15e-3)
 TARGET_FIELD = Target("≤ 0.3 ms/hand", 1 / 0.3e-3)
@@ -106,9 +106,9 @@ class Result:
     rounds: int
     first_call: float  # seconds of the first call: numba compile or cache load, plus one run
     threads: int  # numba threads available to the code
-    target: str | None = None  # DESIGN.md target, as text
+    target: str | None = None  # docs/benchmarks.md target, as text
     target_rate: float | None = None  # the target in items/s
-    ok: bool | None = None  # target met (None: DESIGN.md sets none)
+    ok: bool | None = None  # target met (None: there is none)
     extra: dict[str, Any] = dc_field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -427,7 +427,7 @@ def splits(
     runner: Runner | None = None,
     pareto: bool = False,
 ) -> Result:
-    """Rank the 72,072 splits of a hand and keep the legal ones (DESIGN's splits target);
+    """Rank the 72,072 splits of a hand and keep the legal ones (the splits target);
     with ``pareto``, also mark their Pareto front (what ``solve`` scores; no target).
 
     The kernels ``solver.strategy.splits.candidates`` runs for every hand: ``_prepare`` (subset
@@ -802,8 +802,8 @@ def report(
 COMPARE_LIBRARIES = ("phevaluator", "treys", "eval7")
 
 
-#: DESIGN's start-up targets: a warm `capsa solve` under 1 s wall and at most this many
-#: times a bare `python -c "import numba"` process timed in the same run.
+#: The start-up targets (docs/benchmarks.md): a warm `capsa solve` under 1 s wall and at
+#: most this many times a bare `python -c "import numba"` process timed in the same run.
 STARTUP_RATIO = 2.5
 STARTUP_HAND = "As Ks Qs Js Ts 9h 9d 9c 2s 3d 4c 5h 7d"
 

@@ -714,7 +714,7 @@ _TOO_BIG = "a ruleset is a few hundred bytes"
 
 
 def ruleset_data(text: str) -> dict[str, Any]:
-    """The table the text of a TOML ruleset holds, read within bounds (README "Limits"):
+    """The table the text of a TOML ruleset holds, read within bounds (docs/cli.md, "Limits"):
     at most ``MAX_RULESET_BYTES`` bytes (Python's TOML parser takes time that grows with
     the square of some inputs' size), tables and arrays nested at most
     ``MAX_RULESET_DEPTH`` deep, and at most ``MAX_RULESET_KEYS`` keys and items in all.

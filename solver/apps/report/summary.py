@@ -138,7 +138,7 @@ class Report:
         return float(np.quantile(np.frombuffer(self.losses, dtype=np.float64), q))
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON shape of ``capsa report --format json`` (README, "Reports")."""
+        """The JSON shape of ``capsa report --format json`` (docs/report.md, "JSON")."""
         n = self.played
         setups = [
             {"rules": r, "policy": pol, "players": pl, "hands": k}

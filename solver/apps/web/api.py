@@ -54,7 +54,7 @@ RULES_KEYS: tuple[str, ...] = ("rules",)
 
 @dataclass(frozen=True)
 class Limits:
-    """What one request may ask of the server (README "capsa serve": limits).
+    """What one request may ask of the server (docs/serve.md: limits).
 
     ``samples``: opponent hands of a Monte Carlo answer; ``top``: runners-up; ``body``:
     bytes of a request body; ``seconds``: from a request's arrival to its answer (a
