@@ -10,7 +10,9 @@ import pytest
 from typer.testing import CliRunner
 
 from solver.cli import app
-from solver.engine.rules import PRESETS, describe_rules, load_rules, to_toml
+from solver.engine.rules import PRESETS, load_rules
+from solver.engine.ruleset_files import to_toml
+from solver.engine.ruleset_text import describe_rules
 
 
 def run(*args: str, input: str | None = None):

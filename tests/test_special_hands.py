@@ -37,8 +37,8 @@ from solver.engine.rules import (
     Rules,
     load_rules,
     rules_from_dict,
-    to_toml,
 )
+from solver.engine.ruleset_files import to_toml
 from tests import reference as R
 from tests import rich_hands as RH
 

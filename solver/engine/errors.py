@@ -18,3 +18,7 @@ class RunFailed(Exception):
     """A run that failed part way, not through the caller's input (a write failed, a
     worker died): the message is one line; the CLI prints it and exits 1. What was
     written before it is kept."""
+
+
+class RulesError(InputError):
+    """A ruleset that cannot be built: the message is one line and names the key."""

@@ -28,7 +28,7 @@ _CHUNK = 256
 
 def set_sorted_hands(
     hands: np.ndarray,
-    rules: Rules | CompiledRules,
+    cr: CompiledRules,
     policy: str = "field",
     field: FieldTables | None = None,
     threads: int | None = None,
@@ -43,7 +43,6 @@ def set_sorted_hands(
 
     if policy not in POLICIES:
         raise InputError(f"policy must be one of {', '.join(POLICIES)}, got {policy!r}")
-    cr = compile_rules(rules)
     st = structure()
     model = (field or get_field(cr)).model if policy == "field" else empty_model()
     n = len(hands)
@@ -64,15 +63,27 @@ def set_sorted_hands(
     return split, keys, roy, val
 
 
-def load_set_hands(rules: Rules | CompiledRules, policy: str = "field") -> None:
+def load_set_hands(cr: CompiledRules, policy: str = "field") -> None:
     """Load (or compile) the kernel ``set_sorted_hands`` runs, setting no hand: a caller
     that starts it on another thread loads it first, since numba loads one kernel at a
     time (``solver.strategy.solve``)."""
-    set_sorted_hands(np.empty((0, 13), np.uint8), rules, policy)
+    set_sorted_hands(np.empty((0, 13), np.uint8), cr, policy)
+
+
+def settings_of(hands: np.ndarray, split: np.ndarray) -> np.ndarray:
+    """Settings uint8[n, 13] (front 3 + middle 5 + back 5) of sorted hands uint8[n, 13]
+    from their splits int32[n, 3] (``set_sorted_hands``)."""
+    out = np.empty_like(hands)
+    for i in range(len(hands)):
+        f, m, b = split_cards(hands[i], split[i])
+        out[i, :3], out[i, 3:8], out[i, 8:] = f, m, b
+    return out
 
 
 def set_hands(hands, rules: Rules | str | None = None, policy: str = "field") -> np.ndarray:
-    """Set many hands: uint8[n, 13] -> uint8[n, 13] laid out front(3) + middle(5) + back(5)."""
+    """Set many hands: uint8[n, 13] -> uint8[n, 13] laid out front(3) + middle(5) + back(5).
+    A public entry point: ``rules`` (a ``Rules``, a preset's name or a file) is compiled
+    here, once."""
     cr = compile_rules(rules)
     arr = np.asarray(hands)
     if arr.ndim != 2 or arr.shape[1] != 13:
@@ -80,11 +91,7 @@ def set_hands(hands, rules: Rules | str | None = None, policy: str = "field") ->
     checked = np.stack([as_cards(row, 13) for row in arr]) if len(arr) else arr.astype(np.uint8)
     srt = np.sort(checked.astype(np.uint8), axis=1)
     split, _, _, _ = set_sorted_hands(srt, cr, policy)
-    out = np.empty_like(srt)
-    for i in range(len(srt)):
-        f, m, b = split_cards(srt[i], split[i])
-        out[i, :3], out[i, 3:8], out[i, 8:] = f, m, b
-    return out
+    return settings_of(srt, split)
 
 
 def set_hand(hand, rules: Rules | str | None = None, policy: str = "field"):

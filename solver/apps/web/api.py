@@ -24,16 +24,8 @@ from typing import Any
 from solver.engine.errors import InputError
 from solver.engine.inputs import parse_stakes, quote
 from solver.engine.layout import NATURAL_NAMES_SHOWN, POLICIES
-from solver.engine.rules import (
-    PRESETS,
-    Rules,
-    RulesError,
-    describe_rules,
-    preset,
-    rules_from_dict,
-    rules_summary,
-    ruleset_data,
-)
+from solver.engine.rules import PRESETS, Rules, RulesError, preset, rules_from_dict, ruleset_data
+from solver.engine.ruleset_text import describe_rules, rules_summary
 
 #: The keys of POST /api/solve and /api/check: the long options of ``capsa solve``.
 SOLVE_KEYS: tuple[str, ...] = (

@@ -24,7 +24,9 @@ def rules(
 ) -> None:
     """List the rule presets, or show one ruleset (a preset or a TOML file) in full."""
     from solver.apps.inputs import read_ruleset
-    from solver.engine.rules import PRESETS, describe_rules, rules_summary, to_toml
+    from solver.engine.rules import PRESETS
+    from solver.engine.ruleset_files import to_toml
+    from solver.engine.ruleset_text import describe_rules, rules_summary
 
     out = consoles(ctx).out
     if name is None:
