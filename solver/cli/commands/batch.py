@@ -13,57 +13,65 @@ from solver.cli.output import consoles, progress
 from solver.engine.options import Policy
 
 BatchStakes = stakes_option("Money per unit against each opponent, in order (as for solve).")
+FileArg = Annotated[
+    str,
+    typer.Argument(
+        metavar="FILE|-",
+        help="Hands, one a line ('id: cards', 'id<TAB>cards' or just cards; '#' comments),"
+        " or CSV with an id,hand header; '-' reads stdin.",
+    ),
+]
+OutputOpt = Annotated[
+    Path | None, typer.Option("--output", "-o", help="Output file (default: stdout).")
+]
+SamplesOpt = Annotated[
+    int | None,
+    typer.Option("--samples", "-n", min=1, help="Opponent hands dealt (mc; default 3000)."),
+]
+SeedOpt = Annotated[
+    int,
+    typer.Option("--seed", "-s", min=0, help="Run seed; each hand's comes from it and its line."),
+]
+PlayersOpt = Annotated[
+    int | None,
+    typer.Option("--players", "-p", min=2, max=4, help="Players (default: the ruleset's)."),
+]
+WorkersOpt = Annotated[
+    int | None,
+    typer.Option("--workers", "-w", min=1, help="Worker processes (default: every core)."),
+]
+ResumeOpt = Annotated[
+    bool, typer.Option("--resume", help="Continue an interrupted run into the same -o file.")
+]
+DaskOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--dask",
+        metavar="ADDRESS|local",
+        help="Solve on a Dask cluster: a scheduler address, or local (needs the dask extra).",
+    ),
+]
+ErrorsOpt = Annotated[
+    Path | None, typer.Option("--errors", help="Also write the bad lines here (JSON lines).")
+]
+ChunkOpt = Annotated[int | None, typer.Option("--chunk-size", min=1, hidden=True)]
 
 
 def batch(
     ctx: typer.Context,
-    file: Annotated[
-        str,
-        typer.Argument(
-            metavar="FILE|-",
-            help="Hands, one a line ('id: cards', 'id<TAB>cards' or just cards; '#' comments),"
-            " or CSV with an id,hand header; '-' reads stdin.",
-        ),
-    ],
-    output: Annotated[
-        Path | None, typer.Option("--output", "-o", help="Output file (default: stdout).")
-    ] = None,
+    file: FileArg,
+    output: OutputOpt = None,
     fmt: RecordFormat = None,
     rules: RulesOpt = None,
     policy: PolicyOpt = Policy.mc,
-    samples: Annotated[
-        int | None,
-        typer.Option("--samples", "-n", min=1, help="Opponent hands dealt (mc; default 3000)."),
-    ] = None,
-    seed: Annotated[
-        int,
-        typer.Option(
-            "--seed", "-s", min=0, help="Run seed; each hand's comes from it and its line."
-        ),
-    ] = 0,
-    players: Annotated[
-        int | None,
-        typer.Option("--players", "-p", min=2, max=4, help="Players (default: the ruleset's)."),
-    ] = None,
-    workers: Annotated[
-        int | None,
-        typer.Option("--workers", "-w", min=1, help="Worker processes (default: every core)."),
-    ] = None,
-    resume: Annotated[
-        bool, typer.Option("--resume", help="Continue an interrupted run into the same -o file.")
-    ] = False,
-    dask: Annotated[
-        str | None,
-        typer.Option(
-            "--dask",
-            metavar="ADDRESS|local",
-            help="Solve on a Dask cluster: a scheduler address, or local (needs the dask extra).",
-        ),
-    ] = None,
-    errors: Annotated[
-        Path | None, typer.Option("--errors", help="Also write the bad lines here (JSON lines).")
-    ] = None,
-    chunk_size: Annotated[int | None, typer.Option("--chunk-size", min=1, hidden=True)] = None,
+    samples: SamplesOpt = None,
+    seed: SeedOpt = 0,
+    players: PlayersOpt = None,
+    workers: WorkersOpt = None,
+    resume: ResumeOpt = False,
+    dask: DaskOpt = None,
+    errors: ErrorsOpt = None,
+    chunk_size: ChunkOpt = None,
     stakes: BatchStakes = None,
 ) -> None:
     """Solve a file of hands: one record per hand, in input order, on every core."""
