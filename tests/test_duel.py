@@ -185,7 +185,7 @@ def test_score_duplicate_matches_settle():
     hands = deal_hands(np.random.default_rng(11), 4, 3)
     flat = hands.reshape(-1, 13)
     a = np.sort(flat, axis=1)
-    from solver.strategy.policy import set_hands
+    from solver.strategy.setting import set_hands
 
     b = set_hands(flat, PER_ROW, "greedy")
     s = du.score_duplicate(a, b, hands, compile_rules("chinese-1-6"))

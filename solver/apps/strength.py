@@ -73,7 +73,9 @@ class StrengthReport:
         }
 
 
-def load_tables(paths: Sequence[str | os.PathLike[str]], rules: Rules) -> dict[str, FieldTables]:
+def load_tables(
+    paths: Sequence[str | os.PathLike[str]], cr: CompiledRules
+) -> dict[str, FieldTables]:
     """Field table files to compare too (``--tables``: a ``capsa train -o`` file or an
     older shipped one), keyed ``field@STEM`` (the policy they are played as). A file that
     cannot be read, is not a field table file, or has the stem of another is an
@@ -87,7 +89,7 @@ def load_tables(paths: Sequence[str | os.PathLike[str]], rules: Rules) -> dict[s
         if name in tables:
             raise InputError(f"--tables: two files named {path.stem!r}; rename one")
         try:
-            tables[name] = load_field_file(path, rules)
+            tables[name] = load_field_file(path, cr)
         except OSError as exc:
             raise InputError(f"--tables: cannot read {path}: {exc.strerror or exc}") from None
         except Exception as exc:  # noqa: BLE001 - any unreadable content is the user's file
@@ -168,11 +170,11 @@ def _play_hand(
     """Each policy's setting of ``hand`` and its value against the same fresh opponents
     (units per opponent; a declared natural or a surrender at its own value)."""
     from evaluator import parse_cards
-    from solver.engine.settlement import find_naturals
-    from solver.strategy.field import field_override
+    from solver.engine.settlement import natural_of
     from solver.strategy.scoring import deal_opponents, score_against
     from solver.strategy.solve import solve
     from solver.strategy.splits import Candidates, split_of
+    from solver.strategy.trained import field_override
 
     opp = deal_opponents(hand, cr, players - 1, eval_deals, int(rng.integers(2**63)))
     sols = []
@@ -191,8 +193,7 @@ def _play_hand(
         if sol.action == "surrender":
             values[i] = -float(cr.rules.surrender_cost)
         elif sol.action == "declare":
-            nid, key = (int(x[0]) for x in find_naturals(hand.reshape(1, 13), cr))
-            values[i] = scores.declare((nid, key, cr.rules.naturals[nid][0]))
+            values[i] = scores.declare(natural_of(hand, cr))
         else:
             values[i] = scores.ev(i)
     return values, settings

@@ -18,21 +18,21 @@ from solver.apps.files import check_outputs, reads, writes
 from solver.engine.errors import InputError
 
 if TYPE_CHECKING:
-    from solver.engine.rules import Rules
+    from solver.engine.compiled import CompiledRules
     from solver.strategy.field import FieldTables
 
 __all__ = ["check_writable", "destination", "prepare", "train_to_file"]
 
 
-def destination(rules: Rules, output: str | None, ship: bool) -> Path:
-    """Where ``capsa train`` writes the tables of ``rules`` (see the module docstring)."""
+def destination(cr: CompiledRules, output: str | None, ship: bool) -> Path:
+    """Where ``capsa train`` writes the tables of a ruleset (see the module docstring)."""
     from solver.strategy import field
 
     if output:
         return Path(output)
     if ship:
-        return field.DATA_DIR / f"field-{rules.name}.npz"
-    return field.field_cache_path(rules)
+        return field.DATA_DIR / f"field-{cr.rules.name}.npz"
+    return field.field_cache_path(cr)
 
 
 def check_writable(path: Path) -> None:
@@ -54,12 +54,13 @@ def check_writable(path: Path) -> None:
 
 def prepare(
     ruleset: str | None, output: str | None, ship: bool, **options: Any
-) -> tuple[Rules, Path]:
+) -> tuple[CompiledRules, Path]:
     """Check everything before training: the ``options`` of
     ``solver.strategy.train.train`` (rounds, hands_per_round, seed, tol, min_rounds), the
     ruleset (a preset or a TOML file), and the destination (never the ruleset file, a
-    file that can be written). Returns the ruleset and where its tables go."""
-    from solver.engine.rules import load_rules
+    file that can be written). Returns the ruleset, compiled (once, here: the entry point
+    of ``capsa train``), and where its tables go."""
+    from solver.engine.compiled import compile_rules
     from solver.strategy.train import check_train_options
 
     check_train_options(
@@ -69,23 +70,24 @@ def prepare(
         options["tol"],
         options["min_rounds"],
     )
-    rules = load_rules(ruleset)
-    dest = destination(rules, output, ship)
+    cr = compile_rules(ruleset)
+    dest = destination(cr, output, ship)
     inputs = [reads(ruleset, "the ruleset file")] if ruleset is not None else []
     check_outputs(inputs, [writes(dest)], "capsa train")
     check_writable(dest)
-    return rules, dest
+    return cr, dest
 
 
 def train_to_file(
-    rules: Rules, dest: Path, *, progress: Callable[[Any], None] | None = None, **options: Any
+    cr: CompiledRules, dest: Path, *, progress: Callable[[Any], None] | None = None, **options: Any
 ) -> FieldTables:
     """Train the tables (``solver.strategy.train.train`` with ``options``), write them
     to ``dest`` and forget the tables loaded before, so the next use reads the new ones."""
-    from solver.strategy import field
+    from solver.strategy.field import save_field
     from solver.strategy.train import train
+    from solver.strategy.trained import forget_fields
 
-    tables = train(rules, progress=progress, **options)
-    field.save_field(tables, dest)
-    field.forget_fields()
+    tables = train(cr, progress=progress, **options)
+    save_field(tables, dest)
+    forget_fields()
     return tables

@@ -365,7 +365,7 @@ def _solve(
     played: Sequence | str | None,
     stop: Stop | None,
 ) -> Solution:
-    from solver.engine.settlement import find_natural
+    from solver.engine.settlement import natural_of
     from solver.strategy import scoring as sc
     from solver.strategy.splits import candidates
 
@@ -406,7 +406,7 @@ def _solve(
         if played is not None:
             cands = cands.with_split(played_split(h, played)[None, :], cr)
             played_at = len(cands) - 1
-        natural = find_natural(h, cr)
+        natural = natural_of(h, cr)
         best = None
         if against is not None:
             scores = sc.score_exact(cands, cr, okeys, oroy, ofoul, weights)

@@ -222,6 +222,7 @@ def fast_records(job: Job, good: list[Good], bad: list[BadLine]) -> list[dict[st
     from solver.strategy.scoring import field_scores, score_field, uniform_stake
     from solver.strategy.solve import assemble
     from solver.strategy.splits import Candidates, split_of
+    from solver.strategy.trained import get_field
 
     stakes = None if job.stakes is None else np.array(job.stakes, np.float64)
     same = uniform_stake(stakes)  # equal stakes: chosen as without them (Scores.stake)
@@ -237,8 +238,10 @@ def fast_records(job: Job, good: list[Good], bad: list[BadLine]) -> list[dict[st
         out[i] = solve_one(job, line, ident, hand, bad, played)
     play = np.flatnonzero(naturals < 0)
     if len(play):
-        split, keys, roy, _ = set_sorted_hands(srt[play], cr, job.policy, threads=1)
-        vals, wt = field_values(keys, roy, srt[play], cr)
+        field = get_field(cr)
+        setter = field if job.policy == "field" else None
+        split, keys, roy, _ = set_sorted_hands(srt[play], cr, job.policy, setter, threads=1)
+        vals, wt = field_values(keys, roy, srt[play], cr, field)
         for j, i in enumerate(play.tolist()):
             line, ident, _, played = good[i]
             one = Candidates(srt[i], split[j : j + 1], keys[j : j + 1], roy[j : j + 1], 0, False)

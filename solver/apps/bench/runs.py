@@ -7,7 +7,7 @@ import itertools
 import os
 import statistics
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -26,6 +26,10 @@ from solver.apps.bench.timing import (
     threads,
 )
 
+if TYPE_CHECKING:
+    from solver.engine.compiled import RulesLike
+    from solver.engine.rules import Rules
+
 __all__ = ["batch", "played", "report", "startup", "startup_field"]
 
 
@@ -33,7 +37,7 @@ def batch(
     n: int = 100_000,
     rounds: int = 3,
     seed: int = 0,
-    rules: Any = None,
+    rules: RulesLike = None,
     runner: Runner | None = None,
 ) -> Result:
     """``capsa batch --policy field`` on ``n`` hands: ``solver.apps.batch.run_batch`` from a
@@ -82,7 +86,7 @@ def batch(
         tmp.cleanup()
 
 
-def _played_lines(hands: np.ndarray, rules: Any) -> list[str]:
+def _played_lines(hands: np.ndarray, rules: Rules) -> list[str]:
     """A setting played for each hand: the field setting, the greedy one, or the field one
     with the middle and the back swapped (mostly fouled), a third each."""
     from evaluator import format_cards
@@ -108,7 +112,7 @@ def _write_lines(folder: str, name: str, lines: list[str]) -> str:
 
 
 def _batch_seconds(
-    path: str, rules: Any, seed: int = 0, want: int | None = None, **options: Any
+    path: str, rules: Rules, seed: int = 0, want: int | None = None, **options: Any
 ) -> float:
     """Seconds of ``run_batch --policy field`` from ``path`` to the null device (which
     must solve ``want`` hands, when given)."""
@@ -122,7 +126,7 @@ def _batch_seconds(
     return time.perf_counter() - t0
 
 
-def _mc_slowdown(hands: np.ndarray, lines: list[str], rules: Any) -> tuple[float, float]:
+def _mc_slowdown(hands: np.ndarray, lines: list[str], rules: Rules) -> tuple[float, float]:
     """(CPU seconds a hand of ``mc`` at 3,000 opponent hands with the setting played, that
     over the same hands bare): the best of two runs each, interleaved."""
     from evaluator import format_cards
@@ -144,7 +148,7 @@ def played(
     rounds: int = 1,
     mc_hands: int = 4,
     seed: int = 0,
-    rules: Any = None,
+    rules: RulesLike = None,
     runner: Runner | None = None,
 ) -> Result:
     """``capsa batch --policy field`` on ``n`` lines giving the setting played (the field
@@ -194,7 +198,7 @@ def played(
         tmp.cleanup()
 
 
-def _played_records(hands: int, seed: int, rules: Any) -> list[str]:
+def _played_records(hands: int, seed: int, rules: Rules) -> list[str]:
     """JSON records of ``hands`` random hands, each played as the best setting, a runner-up
     or a fouled setting (``solve(..., policy="field", played=...)``), as batch writes them."""
     import json
@@ -223,7 +227,7 @@ def report(
     n: int = 100_000,
     rounds: int = 3,
     seed: int = 0,
-    rules: Any = None,
+    rules: RulesLike = None,
     runner: Runner | None = None,
 ) -> Result:
     """``capsa report`` on ``n`` batch records with a played setting:

@@ -4,7 +4,7 @@ greedy strategies, and the Monte Carlo solve."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -20,6 +20,10 @@ from solver.apps.bench.timing import (
     random_hands,
 )
 
+if TYPE_CHECKING:
+    from solver.engine.compiled import RulesLike
+    from solver.engine.rules import Rules
+
 __all__ = ["field", "greedy", "mc", "pareto", "splits"]
 
 
@@ -27,7 +31,7 @@ def splits(
     n: int = 2_000,
     rounds: int = 5,
     seed: int = 0,
-    rules: Any = None,
+    rules: RulesLike = None,
     runner: Runner | None = None,
     pareto: bool = False,
 ) -> Result:
@@ -94,7 +98,7 @@ def _policy(
     n: int,
     rounds: int,
     seed: int,
-    rules: Any,
+    rules: Rules,
     runner: Runner | None,
 ) -> Result:
     """Set random hands with a strategy (``solver.strategy.policy.set_hands``)."""
@@ -118,7 +122,7 @@ def field(
     n: int = 5_000,
     rounds: int = 5,
     seed: int = 0,
-    rules: Any = None,
+    rules: RulesLike = None,
     runner: Runner | None = None,
 ) -> Result:
     """Set hands with the ``field`` strategy (``solver.strategy.policy.set_hands``)."""
@@ -129,7 +133,7 @@ def greedy(
     n: int = 5_000,
     rounds: int = 5,
     seed: int = 0,
-    rules: Any = None,
+    rules: RulesLike = None,
     runner: Runner | None = None,
 ) -> Result:
     """Set hands with the ``greedy`` strategy (``solver.strategy.policy.set_hands``)."""
@@ -142,7 +146,7 @@ def mc(
     rounds: int = 3,
     players: int = 4,
     seed: int = 0,
-    rules: Any = None,
+    rules: RulesLike = None,
     runner: Runner | None = None,
 ) -> Result:
     """A Monte Carlo ``solve`` of one hand against ``opponents`` opponent hands.

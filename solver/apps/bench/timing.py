@@ -10,9 +10,13 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from dataclasses import field as dc_field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from solver.engine.compiled import RulesLike
+    from solver.engine.rules import Rules
 
 #: A runner calls ``fn`` ``rounds`` times and returns the seconds of each call.
 Runner = Callable[[Callable[[], object], int], Sequence[float]]
@@ -191,7 +195,7 @@ def random_hands(n: int, seed: int = 0) -> np.ndarray:
     return deal(np.random.default_rng(seed), n)
 
 
-def load(rules: Any = None) -> Any:
+def load(rules: RulesLike = None) -> Rules:
     """The ``Rules`` a measurement runs under (a preset's name, a file, or None)."""
     from solver.engine.rules import load_rules
 

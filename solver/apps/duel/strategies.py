@@ -15,9 +15,11 @@ __all__ = ["resolve"]
 def _policy(name: str) -> SetHands:
     def set_hands(hands: np.ndarray, cr: CompiledRules, seed: int) -> np.ndarray:
         from solver.strategy.policy import set_sorted_hands, settings_of
+        from solver.strategy.trained import get_field
 
         srt = np.sort(hands, axis=1)
-        return settings_of(srt, set_sorted_hands(srt, cr, name)[0])
+        field = get_field(cr) if name == "field" else None
+        return settings_of(srt, set_sorted_hands(srt, cr, name, field)[0])
 
     return set_hands
 

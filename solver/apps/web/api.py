@@ -157,12 +157,13 @@ class RulesCatalog:
 
     def ready(self, r: Rules) -> bool:
         """Whether ``r`` can be answered without training its field tables."""
-        from solver.strategy.field import field_ready
+        from solver.engine.compiled import compile_rules
+        from solver.strategy.trained import field_ready
 
         digest = r.digest()
         if digest in self._ready:
             return True
-        ok = field_ready(r)
+        ok = field_ready(compile_rules(r))
         if ok:
             self._ready.add(digest)
         return ok

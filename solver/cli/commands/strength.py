@@ -56,15 +56,16 @@ def strength(
 ) -> None:
     """Paired per-hand comparison of policies: what mc gains against a policy per hand."""
     from solver.apps.strength import compare_policies, load_tables
-    from solver.engine.rules import load_rules
+    from solver.engine.compiled import compile_rules
 
-    r = load_rules(rules)
-    extra = load_tables(tables or [], r)
+    cr = compile_rules(rules)  # once: the tables and the comparison take it compiled
+    r = cr.rules
+    extra = load_tables(tables or [], cr)
     policies = ("mc", *(against or ["field"]), *extra)
     io = consoles(ctx)
     with progress(io.err, "hands", total=hands) as bar:
         report = compare_policies(
-            n_hands=hands, rules=r, players=players or r.players, policies=policies,
+            n_hands=hands, rules=cr, players=players or r.players, policies=policies,
             samples=samples, eval_deals=eval_deals, seed=seed, tables=extra,
             progress=(lambda done, total: bar.update(done)) if bar.shown else None,
         )  # fmt: skip

@@ -39,9 +39,10 @@ def train(
 
     options = {"rounds": rounds, "hands_per_round": hands, "seed": seed, "tol": tol,
                "min_rounds": min_rounds}  # fmt: skip
-    r, dest = prepare(rules, output, ship, **options)  # before minutes of training
+    cr, dest = prepare(rules, output, ship, **options)  # before minutes of training
     err = consoles(ctx).err
-    with progress(err, f"[bold]training[/] {shown(r.name)}", total=rounds, unit="rounds") as bar:
+    what = f"[bold]training[/] {shown(cr.rules.name)}"
+    with progress(err, what, total=rounds, unit="rounds") as bar:
 
         def report(rep) -> None:  # noqa: ANN001 - solver.strategy.train.RoundReport
             if rep.round == 0:
@@ -53,7 +54,7 @@ def train(
                 f"({rep.hands} hands, {rep.seconds:.1f} s)"
             )
 
-        tables = train_to_file(r, dest, progress=report, **options)
+        tables = train_to_file(cr, dest, progress=report, **options)
     meta = tables.meta
     state = "converged" if meta["converged"] else "NOT converged (raise --rounds)"
     err.print(
