@@ -29,7 +29,6 @@ from __future__ import annotations
 import functools
 import json
 import logging
-import os
 from dataclasses import replace
 from pathlib import Path
 from typing import NamedTuple
@@ -196,26 +195,18 @@ def shipped_index() -> dict[str, Path]:
 
 def save_field(tables: FieldTables, path: Path) -> None:
     """Write the distribution and the corrections (float32, compressed) and the metadata,
-    atomically."""
-    import tempfile
+    whole or not at all (``evaluator.files.atomic_write``)."""
+    from evaluator.files import atomic_write
 
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=path.name, suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            np.savez_compressed(
-                fh,
-                dist=tables.dist.astype(np.float32),
-                rank=tables.rank.astype(np.float32),
-                suit=tables.suit.astype(np.float32),
-                cop=tables.cop.astype(np.float32),
-                meta=np.array(json.dumps(tables.meta)),
-            )
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    arrays = {
+        "dist": tables.dist.astype(np.float32),
+        "rank": tables.rank.astype(np.float32),
+        "suit": tables.suit.astype(np.float32),
+        "cop": tables.cop.astype(np.float32),
+        "meta": np.array(json.dumps(tables.meta)),
+    }
+    atomic_write(path, lambda fh: np.savez_compressed(fh, **arrays), binary=True)
 
 
 def load_field_file(path: Path, cr: CompiledRules) -> FieldTables:
