@@ -90,7 +90,7 @@ def _played_lines(hands: np.ndarray, rules: Rules) -> list[str]:
     """A setting played for each hand: the field setting, the greedy one, or the field one
     with the middle and the back swapped (mostly fouled), a third each."""
     from evaluator import format_cards
-    from solver.strategy.policy import set_hands
+    from solver.strategy.setting import set_hands
 
     field_set = set_hands(hands, rules, "field")
     greedy_set = set_hands(hands, rules, "greedy")

@@ -101,8 +101,8 @@ def _policy(
     rules: Rules,
     runner: Runner | None,
 ) -> Result:
-    """Set random hands with a strategy (``solver.strategy.policy.set_hands``)."""
-    from solver.strategy.policy import set_hands
+    """Set random hands with a strategy (``solver.strategy.setting.set_hands``)."""
+    from solver.strategy.setting import set_hands
 
     r = load(rules)
     hands = random_hands(n, seed)
@@ -125,7 +125,7 @@ def field(
     rules: RulesLike = None,
     runner: Runner | None = None,
 ) -> Result:
-    """Set hands with the ``field`` strategy (``solver.strategy.policy.set_hands``)."""
+    """Set hands with the ``field`` strategy (``solver.strategy.setting.set_hands``)."""
     return _policy("field", TARGET_FIELD, n, rounds, seed, rules, runner)
 
 
@@ -136,7 +136,7 @@ def greedy(
     rules: RulesLike = None,
     runner: Runner | None = None,
 ) -> Result:
-    """Set hands with the ``greedy`` strategy (``solver.strategy.policy.set_hands``)."""
+    """Set hands with the ``greedy`` strategy (``solver.strategy.setting.set_hands``)."""
     return _policy("greedy", None, n, rounds, seed, rules, runner)
 
 
