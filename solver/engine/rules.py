@@ -767,12 +767,11 @@ def rules_summary(r: Rules) -> str:
 
 
 def _home_run_text(rules: Rules) -> str:
+    """The home run's two keys in one line (``home_run`` in ``describe_rules``)."""
     if not rules.home_run:
-        return "1 (off: no home run)"
-    return (
-        f"{_fmt(rules.home_run_multiplier)} (a player who scoops every opponent collects "
-        f"{_fmt(rules.home_run_multiplier)}x from each)"
-    )
+        return "off"
+    m, low = _fmt(rules.home_run_multiplier), rules.home_run_min_opponents
+    return f"x{m}: a player who scoops every opponent (at least {low}) collects {m}x from each"
 
 
 def describe_rules(rules: Rules) -> list[tuple[str, str]]:
@@ -821,12 +820,7 @@ def describe_rules(rules: Rules) -> list[tuple[str, str]]:
         ("wheel", _WHEEL_TEXT[rules.wheel]),
         ("surrender_cost", surrender),
         ("players", f"{rules.players} ({rules.players - 1} opponents)"),
-        ("home_run_multiplier", _home_run_text(rules)),
-        (
-            "home_run_min_opponents",
-            f"{rules.home_run_min_opponents} (a home run needs at least "
-            f"{rules.home_run_min_opponents} opponent{'s' * (rules.home_run_min_opponents > 1)})",
-        ),
+        ("home_run", _home_run_text(rules)),
         ("digest", rules.digest()),
     ]
 
