@@ -350,9 +350,12 @@ def settle_tables(
     from solver.engine import _kernels as k_
 
     cr = compile_rules(rules)
-    keys, roys, fouls = (np.ascontiguousarray(a) for a in summaries)
+    keys = np.ascontiguousarray(summaries[0], np.int64)
+    roys = np.ascontiguousarray(summaries[1], np.float64)
+    fouls = np.ascontiguousarray(summaries[2], np.bool_)
     m = len(keys)
-    if not 2 <= k <= 4 or m % k or not len(roys) == len(fouls) == m:
+    shapes = keys.shape == (m, 3) and roys.shape == (m, 4) and fouls.shape == (m,)
+    if not 2 <= k <= 4 or m % k or not shapes:
         raise ValueError(f"settle_tables: {m} summaries are not tables of {k} (2 to 4) players")
     nat = np.full(m, -1, np.int64) if nat is None else np.ascontiguousarray(nat, np.int64)
     natkey = np.zeros(m, np.int64) if natkey is None else np.ascontiguousarray(natkey, np.int64)
