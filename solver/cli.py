@@ -852,7 +852,11 @@ def _bench_tables(report, quick: bool) -> None:  # noqa: ANN001 - solver.apps.be
             f"{r.items:,}",
             _seconds(r.first_call),
             _seconds(r.per_item),
-            f"{r.extra['ratio']:.2f}× numba" if r.name.startswith("startup") else _rate(r.rate),
+            f"{r.extra['ratio']:.2f}× numba"
+            if r.name.startswith("startup")
+            else f"{r.extra['ratio']:.2f}× without"
+            if r.name == "mc_home_run"
+            else _rate(r.rate),
             r.target or "—",
             ok,
         )

@@ -52,6 +52,7 @@ __all__ = [
     "greedy",
     "machine_info",
     "mc",
+    "mc_home_run",
     "pareto",
     "played",
     "random_hands",
@@ -88,6 +89,8 @@ TARGET_MC3000 = Target("≤ 1 s/hand", 1.0)
 TARGET_BATCH = Target("≥ 5,000 hands/s", 5000.0)
 #: The public batch evaluator (validation included) against the bare kernel, same run.
 PUBLIC_RATIO = 0.8
+#: The Monte Carlo solve with the home run on, against the same solve without it.
+HOME_RUN_RATIO = 1.5
 # "a few seconds, one streaming pass" for 100,000 records: at most 5 s.
 TARGET_REPORT = Target("≥ 20,000 records/s", 20000.0)
 
@@ -571,6 +574,102 @@ def mc(
     )
 
 
+def mc_home_run(
+    opponents: int = 3_000,
+    hands: int = 3,
+    rounds: int = 3,
+    players: int = 4,
+    seed: int = 0,
+    rules: Any = "shisanshui",
+    runner: Runner | None = None,
+) -> Result:
+    """:func:`mc` under ``rules`` with the home run on (``home_run_multiplier = 2``, from
+    ``players - 1`` opponents) against the same solves with it off, in the same rounds
+    (each round solves the hands off, then on; the same seeds, so the same opponents).
+    The figure is the ratio of the medians, target at most ``HOME_RUN_RATIO``. ``extra``
+    also has the ratio for the settlement alone (``score_against`` on the same
+    candidates and opponents, where the home run's work is), best of five."""
+    from dataclasses import replace
+
+    solve = _need("solver.strategy.solve", "solve")
+    scoring = _need("solver.strategy.scoring")
+    compile_rules = _need("solver.engine.compiled", "compile_rules")
+    candidates = _need("solver.strategy.splits", "candidates")
+    off = _rules(rules)
+    on = replace(off, name=f"{off.name}+home-run", home_run_multiplier=2,
+                 home_run_min_opponents=players - 1)  # fmt: skip
+    hs = random_hands(hands, seed)
+    times: dict[bool, list[float]] = {False: [], True: []}
+
+    def solve_all(r: Any) -> None:
+        for i, h in enumerate(hs):
+            solve(h, rules=r, players=players, policy="mc", samples=opponents, seed=seed + i, top=0)
+
+    def timed(home_run: bool) -> None:
+        t0 = time.perf_counter()
+        solve_all(on if home_run else off)
+        times[home_run].append(time.perf_counter() - t0)
+
+    t0 = time.perf_counter()
+    solve_all(off)
+    solve_all(on)  # the first call: the kernels compiled or loaded
+    first = time.perf_counter() - t0
+    times[False].clear()
+    times[True].clear()
+
+    def pair() -> None:
+        timed(False)
+        timed(True)
+
+    (runner or default_runner)(pair, rounds)
+    if not times[True]:
+        raise ValueError("runner made no rounds for mc_home_run")
+    median_on = statistics.median(times[True])
+    median_off = statistics.median(times[False])
+    # the settlement alone, on the same candidates and opponents
+    settle = {False: 0.0, True: 0.0}
+    n_opp = players - 1
+    deals = -(-opponents // n_opp)
+    for i, h in enumerate(hs):
+        h = np.sort(h)
+        for home_run in (False, True):
+            cr = compile_rules(on if home_run else off)
+            cands = candidates(h, cr)
+            opp = scoring.deal_opponents(h, cr, n_opp, deals, seed + i)
+            best = float("inf")
+            for _ in range(5):
+                t1 = time.perf_counter()
+                scoring.score_against(cands, cr, opp)
+                best = min(best, time.perf_counter() - t1)
+            settle[home_run] += best
+    ratio = median_on / median_off
+    return Result(
+        name="mc_home_run",
+        description=f"Monte Carlo solve with the home run (x2 from {n_opp} opponents) against "
+        f"without, {opponents:,} opponent hands, {hands} hands ({off.name}), same rounds",
+        items=hands,
+        unit="hand",
+        median=median_on,
+        rate=hands / median_on,
+        per_item=median_on / hands,
+        rounds=len(times[True]),
+        first_call=first,
+        threads=_threads(),
+        target=f"≤ {HOME_RUN_RATIO:g}× without",
+        target_rate=hands / (HOME_RUN_RATIO * median_off),
+        ok=ratio <= HOME_RUN_RATIO,
+        extra={
+            "samples": opponents,
+            "players": players,
+            "without": median_off / hands,
+            "ratio": ratio,
+            "settle_without": settle[False] / hands,
+            "settle_with": settle[True] / hands,
+            "settle_ratio": settle[True] / settle[False],
+        },
+    )
+
+
 def batch(
     n: int = 100_000,
     rounds: int = 3,
@@ -1002,6 +1101,12 @@ MEASUREMENTS: tuple[Measurement, ...] = (
         "mc3000",
         mc,
         {"opponents": 3000, "hands": 3, "rounds": 3},
+        {"opponents": 3000, "hands": 1, "rounds": 1},
+    ),
+    Measurement(
+        "mc_home_run",
+        mc_home_run,
+        {"opponents": 3000, "hands": 3, "rounds": 5},
         {"opponents": 3000, "hands": 1, "rounds": 1},
     ),
     Measurement("batch", batch, {"n": 100_000, "rounds": 2}, {"n": 10_000, "rounds": 1}),

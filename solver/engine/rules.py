@@ -13,7 +13,7 @@ Normal forms (so that equal rulesets compare, hash and digest equal):
 
 * numbers: ``bool`` is rejected, integral floats become ``int`` (``2.0`` -> ``2``),
   NaN and infinities are rejected; a payout (royalty line, natural, surrender cost,
-  scoop multiplier) above ``solver.engine.layout.MAX_UNITS`` is rejected;
+  scoop or home run multiplier) above ``solver.engine.layout.MAX_UNITS`` is rejected;
 * ``suit_order``: ``None`` or four distinct lower-case suit letters, strongest first;
 * ``royalties``: ``(row, hand, units)`` sorted front, middle, back and, within a row, in
   the order of ``ROYALTY_HANDS``; a zero line is kept (``royal_flush = 0`` is not the
@@ -142,6 +142,8 @@ FILE_KEYS: tuple[str, ...] = (
     "wheel",
     "surrender_cost",
     "players",
+    "home_run_multiplier",
+    "home_run_min_opponents",
     "royalties",
     "naturals",
 )
@@ -256,6 +258,16 @@ def _players(value: Any) -> int:
     return value
 
 
+def _min_opponents(value: Any) -> int:
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 3:
+        raise RulesError(
+            f"home_run_min_opponents must be a whole number from 1 to 3, got {_show(value)}"
+        )
+    return value
+
+
 def _surrender(value: Any, scoring: str) -> int | float | None:
     key = "surrender_cost"
     if value is None or value is False:
@@ -329,8 +341,10 @@ class Rules:
     royal flush earns the straight flush line. ``naturals`` are ``(name, units)``,
     strongest first; ``()`` turns royalties or naturals off. ``royalties_dealt`` pays
     four of a kind and straight flushes for the 13 cards dealt rather than for the rows
-    (docs/rules.md#royalties-for-dealt-cards); it is the last field, so that positional
-    construction of the older fields is unchanged.
+    (docs/rules.md#royalties-for-dealt-cards). ``home_run_multiplier`` (1: off) and
+    ``home_run_min_opponents`` are the home run (docs/rules.md#home-run), the one rule
+    settled per table rather than per pair. The newer fields come last, so that
+    positional construction of the older fields is unchanged.
     """
 
     name: str = DEFAULT_PRESET
@@ -345,6 +359,8 @@ class Rules:
     royalties: tuple[tuple[str, str, float], ...] = DEFAULT_ROYALTIES
     naturals: tuple[tuple[str, float], ...] = DEFAULT_NATURALS
     royalties_dealt: bool = False
+    home_run_multiplier: float = 1
+    home_run_min_opponents: int = 3
 
     def __post_init__(self) -> None:
         def put(field: str, value: Any) -> None:
@@ -370,6 +386,17 @@ class Rules:
         put("wheel", _choice(self.wheel, "wheel", WHEELS))
         put("surrender_cost", _surrender(self.surrender_cost, self.scoring))
         put("players", _players(self.players))
+        put(
+            "home_run_multiplier",
+            _number(
+                self.home_run_multiplier,
+                "home_run_multiplier",
+                minimum=1,
+                what="a number >= 1 (1: no home run)",
+                units=True,
+            ),
+        )
+        put("home_run_min_opponents", _min_opponents(self.home_run_min_opponents))
 
         if isinstance(self.royalties, Mapping | str) or not isinstance(self.royalties, Iterable):
             raise RulesError(
@@ -444,6 +471,11 @@ class Rules:
     def has_surrender(self) -> bool:
         return self.surrender_cost is not None
 
+    @property
+    def home_run(self) -> bool:
+        """Whether the home run is on (docs/rules.md#home-run): a multiplier above 1."""
+        return self.home_run_multiplier != 1
+
     # ---- serialisation -----------------------------------------------------------
 
     def to_dict(self) -> dict[str, Any]:
@@ -471,6 +503,8 @@ class Rules:
             "wheel": self.wheel,
             "surrender_cost": self.surrender_cost if self.surrender_cost is not None else False,
             "players": self.players,
+            "home_run_multiplier": self.home_run_multiplier,
+            "home_run_min_opponents": self.home_run_min_opponents,
             "royalties": royalties,
             "naturals": dict(self.naturals) if self.naturals else False,
         }
@@ -482,7 +516,9 @@ class Rules:
         int/float spelling of a number; naturals' order is part of the game.
         ``royalties_dealt`` enters the payload only when it is true, so every ruleset
         without it keeps the digest it had before the key existed (the shipped field
-        tables are keyed by digest).
+        tables are keyed by digest). The home run enters it the same way, only when it
+        is on (``home_run_multiplier`` above 1), with its minimum of opponents; off, the
+        minimum changes nothing and is left out too.
         """
         payload = [
             _DIGEST_VERSION,
@@ -499,6 +535,8 @@ class Rules:
         ]
         if self.royalties_dealt:
             payload.append({"royalties_dealt": True})
+        if self.home_run:
+            payload.append({"home_run": [self.home_run_multiplier, self.home_run_min_opponents]})
         text = json.dumps(payload, separators=(",", ":"), allow_nan=False)
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
@@ -807,7 +845,17 @@ def rules_summary(r: Rules) -> str:
     parts.append("naturals" if r.naturals else "no naturals")
     parts.append("suits " + ">".join(r.suit_order) if r.suit_order else "no suit order")
     parts.append(f"wheel {r.wheel}")
+    if r.home_run:
+        parts.append(f"home run x{r.home_run_multiplier:g} ({r.home_run_min_opponents}+ opponents)")
     return ", ".join(parts)
+
+
+def _home_run_text(rules: Rules) -> str:
+    """The home run's two keys in one line (``home_run`` in ``describe_rules``)."""
+    if not rules.home_run:
+        return "off"
+    m, low = _fmt(rules.home_run_multiplier), rules.home_run_min_opponents
+    return f"x{m}: a player who scoops every opponent (at least {low}) collects {m}x from each"
 
 
 def describe_rules(rules: Rules) -> list[tuple[str, str]]:
@@ -868,6 +916,7 @@ def describe_rules(rules: Rules) -> list[tuple[str, str]]:
         ("wheel", _WHEEL_TEXT[rules.wheel]),
         ("surrender_cost", surrender),
         ("players", f"{rules.players} ({rules.players - 1} opponents)"),
+        ("home_run", _home_run_text(rules)),
         ("digest", rules.digest()),
     ]
 
