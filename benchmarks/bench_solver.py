@@ -7,7 +7,18 @@ import pytest
 
 @pytest.mark.parametrize(
     "name",
-    ["splits", "pareto", "greedy", "field", "mc1000", "mc3000", "batch", "played", "report"],
+    [
+        "splits",
+        "pareto",
+        "greedy",
+        "field",
+        "mc1000",
+        "mc3000",
+        "mc_home_run",
+        "batch",
+        "played",
+        "report",
+    ],
 )
 def test_solver(measure, name):
     result = measure(name)

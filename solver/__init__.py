@@ -12,6 +12,7 @@ __all__ = [
     "load_rules",
     "settle",
     "settle_natural",
+    "settle_table",
     "set_hand",
     "set_hands",
     "solve",
@@ -21,6 +22,7 @@ __all__ = [
 _LAZY = {
     "settle": "solver.engine.settlement",
     "settle_natural": "solver.engine.settlement",
+    "settle_table": "solver.engine.settlement",
     "compile_rules": "solver.engine.settlement",
     "find_natural": "solver.engine.settlement",
     "solve": "solver.strategy.solve",

@@ -54,6 +54,15 @@ anchor follows each one):
     (docs/rules.md#dealt-royalties-and-one-royalty-per-hand).
   * stakes: ``ref_best_setting`` maximises ``sum(stake_j * units_j)``; ties keep the
     first split. (docs/rules.md#staked-best-setting)
+  * the home run (``ref_settle_table``) is settled per table: a player scoops another
+    when it is legal and wins all three rows or the other fouled, under every scoring
+    system (docs/rules.md#a-home-run-is-three-rows-won); a player who surrendered is out
+    of the hand, neither scooped nor counted among the opponents, and a surrender is
+    never multiplied (docs/rules.md#surrender-and-the-home-run); a declared natural at
+    the table stops it (docs/rules.md#declared-naturals-stop-the-home-run); the
+    multiplier multiplies each pair's whole net settlement, royalties of every kind
+    included, even when that net is not the scooper's gain
+    (docs/rules.md#home-run-on-the-net, docs/rules.md#home-run-and-royalties).
 """
 
 from __future__ import annotations
@@ -562,6 +571,97 @@ def ref_row_results(a, b, rules) -> tuple[int, int, int]:
     return (1, 1, 1) if sa[0] else (-1, -1, -1)
 
 
+# ------------------------------------------------------------ whole tables (home run)
+#
+# A table is a list of 2 to 4 entries, one a player: a setting (front, middle, back), the
+# word "surrender", or ("declare", natural) with natural the (name, key) of
+# ref_best_natural. Each ordered pair is settled on its own with ref_settle's summaries
+# or ref_settle_natural, then the home run multiplies the pairs of the one player who
+# has it.
+
+SURRENDER = "surrender"
+
+
+def ref_declare(natural) -> tuple:
+    """A table entry for a player who declares ``natural`` ((name, key))."""
+    return ("declare", natural)
+
+
+def _table_entry(entry, rules) -> tuple[str, object]:
+    """(kind, data): ("surrender", None), ("declare", (name, key)) or ("play", summary)."""
+    if isinstance(entry, str) and entry == SURRENDER:
+        return ("surrender", None)
+    if isinstance(entry, tuple) and len(entry) == 2 and entry[0] == "declare":
+        return ("declare", entry[1])
+    return ("play", _hand_summary(entry, rules))
+
+
+def ref_scoops(sa: tuple, sb: tuple) -> bool:
+    """A scoops B (summaries): A legal, and B fouled or beaten in all three rows."""
+    if not sa[0]:
+        return False  # a fouled player never scoops
+    if not sb[0]:
+        return True  # a fouled opponent counts as scooped
+    return all(_cmp(sa[1][r], sb[1][r]) == 1 for r in range(3))  # a tie is not a win
+
+
+def _home_run_player(entries: list, rules) -> int | None:
+    """The player who has the home run at this table, or None."""
+    if getattr(rules, "home_run_multiplier", 1) == 1:
+        return None
+    for i, (kind, summary) in enumerate(entries):
+        if kind != "play":
+            continue
+        opponents = [e for j, e in enumerate(entries) if j != i and e[0] != "surrender"]
+        if len(opponents) < rules.home_run_min_opponents:
+            continue
+        if any(k == "declare" for k, _ in opponents):
+            continue
+        if all(ref_scoops(summary, other) for _, other in opponents):
+            return i
+    return None
+
+
+def _pair_units(a: tuple, b: tuple, rules) -> float:
+    """What entry a wins from entry b, before the home run."""
+    (ka, da), (kb, db) = a, b
+    if ka == "surrender" or kb == "surrender":
+        if ka == kb:
+            return 0.0
+        cost = float(rules.surrender_cost)
+        return -cost if ka == "surrender" else cost
+    if ka == "declare" or kb == "declare":
+        return ref_settle_natural(da if ka == "declare" else None,
+                                  db if kb == "declare" else None, rules)  # fmt: skip
+    return _settle_summaries(da, db, rules)
+
+
+def _units_of(i: int, entries: list, home_run: int | None, rules) -> list[float]:
+    """What player i wins from each player (0.0 from itself)."""
+    out = []
+    for j, other in enumerate(entries):
+        if j == i:
+            out.append(0.0)
+            continue
+        units = _pair_units(entries[i], other, rules)
+        if home_run in (i, j) and entries[i][0] == other[0] == "play":
+            units *= rules.home_run_multiplier  # a surrender is never multiplied
+        out.append(units)
+    return out
+
+
+def ref_table_units(players: Sequence, rules) -> list[list[float]]:
+    """units[i][j]: what player i wins from player j at this table (home run included)."""
+    entries = [_table_entry(p, rules) for p in players]
+    home_run = _home_run_player(entries, rules)
+    return [_units_of(i, entries, home_run, rules) for i in range(len(entries))]
+
+
+def ref_settle_table(players: Sequence, rules) -> list[float]:
+    """Each player's units at the table: the sum of what it wins from every other."""
+    return [sum(row) for row in ref_table_units(players, rules)]
+
+
 # ---------------------------------------------------------------------- naturals
 #
 # A qualifying partition for three straights / three flushes / three straight flushes is
@@ -807,11 +907,16 @@ def ref_best_setting(hand13: Sequence[int], opponents, rules, stakes=None) -> Re
     included. On equal values the first split in ``ref_all_splits`` order wins. Row keys
     and royalties are computed once per card subset (1,287 fives, 286 threes), the dealt
     royalty (``royalties_dealt``) once per hand, and the settlement is the same
-    ``_settle_summaries`` that ref_settle uses. Returns ``RefBest(value, setting, units)``.
+    ``_settle_summaries`` that ref_settle uses. With the home run on, each split is
+    settled at the whole table (the hand and every opponent) as ``ref_settle_table``
+    does, and ``units`` are what it wins from each opponent there.
+    Returns ``RefBest(value, setting, units)``.
     """
     opponents = [tuple(opp) for opp in opponents]
     stakes = _stakes(stakes, len(opponents))
     opp_summaries = [_hand_summary(opp, rules) for opp in opponents]
+    table = getattr(rules, "home_run_multiplier", 1) != 1
+    opp_entries = [("play", opp) for opp in opp_summaries]
     wheel, suit_order = rules.wheel, rules.suit_order
     dealt = ref_dealt_royalties(hand13, rules)[1] if _royalties_dealt(rules) else 0.0
 
@@ -837,7 +942,11 @@ def ref_best_setting(hand13: Sequence[int], opponents, rules, stakes=None) -> Re
         front, middle, back = setting
         f, m, b = row_info(front), row_info(middle), row_info(back)
         summary = _summarise((f[0], m[0], b[0]), [f[1], m[1], b[2]], rules, dealt)
-        units = tuple(_settle_summaries(summary, opp, rules) for opp in opp_summaries)
+        if table:
+            entries = [("play", summary), *opp_entries]
+            units = tuple(_units_of(0, entries, _home_run_player(entries, rules), rules)[1:])
+        else:
+            units = tuple(_settle_summaries(summary, opp, rules) for opp in opp_summaries)
         value = 0.0
         for stake, u in zip(stakes, units, strict=True):
             value += stake * u

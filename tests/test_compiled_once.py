@@ -27,13 +27,13 @@ OPPONENTS = ["2c 3c 4d | 5s 6s 7h 8h Jd | Qc Qd Kc Kh Ad"]
 ENTRY_POINTS = {
     "solver/strategy/solve.py": {"solve"},
     "solver/strategy/setting.py": {"set_hands"},
-    "solver/engine/settlement.py": {"settle", "settle_natural", "find_natural"},
+    "solver/engine/settlement.py": {"settle", "settle_table", "settle_natural", "find_natural"},
     "solver/apps/strength.py": {"compare_policies"},
     "solver/apps/duel/play.py": {"duel"},
     "solver/apps/training.py": {"prepare"},
     "solver/apps/batch/records.py": {"fast_records"},  # a batch worker's chunk
     "solver/apps/web/api.py": {"ready"},
-    "solver/apps/bench/solving.py": {"splits"},
+    "solver/apps/bench/solving.py": {"splits", "_settle_seconds"},
     "solver/cli/commands/strength.py": {"strength"},
 }
 

@@ -1075,3 +1075,60 @@ def test_staked_best_differs_from_the_unstaked_best():
 def test_bad_stakes(stakes, message):
     with pytest.raises(ValueError, match=message):
         R.ref_best_setting(STAKES_HAND, STAKES_OPPONENTS, rules(), stakes=stakes)
+
+
+# ----------------------------------------------------------------- the home run
+
+HR_A = setting("Ac Ad 4c", "Kc Kd Kh 2d 3d", "9h 9d 9s 9c 5d")
+HR_B = setting("Qc Qd 5c", "Jc Jd 8h 8c 2c", "Th Tc Td 6c 6d")
+HR_C = setting("Ks 8d 3c", "Js Jh 4d 4h 2h", "As Ah 7c 7d 2s")
+HR_D = setting("Qh 6h 3h", "7s 7h 5s 5h Qs", "Ts 8s 6s 4s 3s")
+
+
+def test_home_run_worked_example_by_hand():
+    """docs/rules.md#a-home-run, the arithmetic done by hand: A scoops B, C and D for
+    3 rows + 3 scoop + 4 (back four of a kind) = 10 each; B scoops C and D (6 each); C
+    wins two rows of D's and loses one (1 + 0 = 1 under 1-6). With the home run x2, A's
+    three pairs double and nothing else changes."""
+    check_disjoint(HR_A, HR_B, HR_C, HR_D)
+    off = rules()
+    on = rules(home_run_multiplier=2, home_run_min_opponents=3)
+    assert [R.ref_settle(HR_A, x, off) for x in (HR_B, HR_C, HR_D)] == [10, 10, 10]
+    assert R.ref_settle(HR_B, HR_C, off) == R.ref_settle(HR_B, HR_D, off) == 6
+    assert R.ref_settle(HR_C, HR_D, off) == 1
+    table = [HR_A, HR_B, HR_C, HR_D]
+    assert R.ref_settle_table(table, off) == [30, -10 + 12, -10 - 6 + 1, -10 - 6 - 1]
+    assert R.ref_settle_table(table, on) == [60, -20 + 12, -20 - 6 + 1, -20 - 6 - 1]
+    units = R.ref_table_units(table, on)
+    assert units[0] == [0.0, 20, 20, 20] and units[1][2] == 6
+
+
+def test_home_run_conditions_by_hand():
+    on = rules(home_run_multiplier=3, home_run_min_opponents=2)
+    # a tied row is not a win: A's front against the same ranks
+    tie = setting("Ah As 4h", "7s 7h 5s 5h 6h", "Ts 8s 6s 3s Qs")
+    assert R.ref_row_results(HR_A, tie, on) == (0, 1, 1)
+    assert R.ref_settle_table([HR_A, HR_B, tie], on)[0] == 10 + R.ref_settle(HR_A, tie, on)
+    # a fouled opponent is scooped; a fouled player scoops nobody
+    fouled_d = (HR_D[0], HR_D[2], HR_D[1])
+    assert R.ref_settle_table([HR_A, HR_B, fouled_d], on)[0] == 3 * (
+        10 + R.ref_settle(HR_A, fouled_d, on)
+    )
+    fouled_a = (HR_A[0], HR_A[2], HR_A[1])
+    assert R.ref_settle_table([fouled_a, HR_B, HR_C], on)[1] == 3 * (6 + 6)
+    # a surrendered player is out: not counted, not scooped, its cost not multiplied
+    assert R.ref_settle_table([HR_A, HR_B, HR_C, R.SURRENDER], on)[0] == 3 * 20 + 3
+    assert R.ref_settle_table([HR_A, HR_B, R.SURRENDER, R.SURRENDER], on) == [
+        10 + 6,
+        -10 + 6,
+        -6,
+        -6,
+    ]
+    # a declared natural anywhere at the table: no home run
+    dragon = R.ref_declare(("dragon", ()))
+    assert R.ref_settle_table([HR_A, HR_B, HR_C, dragon], on)[0] == 10 + 10 - 13
+    # fewer opponents than the minimum: none
+    assert R.ref_settle_table([HR_A, HR_B], on) == [10, -10]
+    assert R.ref_settle_table(
+        [HR_A, HR_B], rules(home_run_multiplier=3, home_run_min_opponents=1)
+    ) == [30, -30]

@@ -113,6 +113,9 @@ EXPECTED = {
         royalties_dealt=False,
     ),
 }
+# No preset has the home run (docs/rules.md#home-run): its keys keep their defaults.
+for _fields in EXPECTED.values():
+    _fields.update(home_run_multiplier=1, home_run_min_opponents=3)
 
 
 def write(tmp_path: Path, text: str, name: str = "house.toml") -> Path:
@@ -650,6 +653,7 @@ def test_digest_ignores_name_but_not_settings():
         dataclasses.replace(base, one_royalty_per_hand=True),
         dataclasses.replace(base, royalties_dealt=True),
         dataclasses.replace(base, scoop_multiplier=2),
+        dataclasses.replace(base, home_run_multiplier=2),
         dataclasses.replace(base, naturals=tuple(reversed(base.naturals))),
         dataclasses.replace(base, royalties=base.royalties[1:]),
     ]
@@ -707,6 +711,8 @@ def test_to_dict_shape():
         "wheel": "low",
         "surrender_cost": 3,
         "players": 4,
+        "home_run_multiplier": 1,
+        "home_run_min_opponents": 3,
         "royalties": {
             "front": {"three_of_a_kind": 3},
             "middle": {"full_house": 2, "four_of_a_kind": 8, "straight_flush": 10},

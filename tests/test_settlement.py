@@ -492,7 +492,8 @@ def test_compile_rules_fields():
     assert ra.decisive.dtype == np.int8 and ra.decisive.shape == (7917,)
     assert ra.suit_rank.dtype == np.int64 and ra.suit_rank.tolist() == [0, 0, 0, 0]
     assert ra.roy.dtype == np.float64 and ra.roy.shape == (3, 7917)
-    assert ra.params.dtype == np.float64 and ra.params.tolist() == [1, 1, 0, 0, 1, 0, 0, 0]
+    # scoring, scoop multiplier, mode, one per hand, royalties, home run x1 from 3, spare
+    assert ra.params.dtype == np.float64 and ra.params.tolist() == [1, 1, 0, 0, 1, 1, 3, 0]
     assert ra.nat_units.tolist() == [13, 3, 3, 3]
     assert ra.nat_codes.tolist() == [0, 1, 2, 3]  # dragon, three straights, six pairs, flushes
     assert (ra.remap == np.arange(7917)).all()
@@ -504,7 +505,9 @@ def test_compile_rules_fields():
     sh = S.compile_rules(PRESETS["shisanshui"]).arrays
     assert (sh.remap == t.wheel_second).all()
     assert sh.suit_rank.tolist() == [1, 0, 2, 3]  # c d h s under s > h > c > d
-    assert sh.params.tolist() == [0, 2, 0, 0, 1, 0, 0, 0]
+    assert sh.params.tolist() == [0, 2, 0, 0, 1, 1, 3, 0]
+    home_run = rules(home_run_multiplier=2.5, home_run_min_opponents=2)
+    assert S.compile_rules(home_run).params.tolist()[5:7] == [2.5, 2]
     assert S.compile_rules(PRESETS["per-row"]).arrays.nat_units.shape == (0,)
     assert not S.compile_rules(PRESETS["capsa"]).arrays.roy.any()
     r = rules(scoring="2-4", royalty_mode="always", one_royalty_per_hand=True)

@@ -41,6 +41,8 @@ from solver.engine.layout import (
     MODE_CANCEL,
     NSTRENGTH,
     ONE_COLOUR,
+    P_HR_MIN,
+    P_HR_MULT,
     P_MODE,
     P_MULT,
     P_ONE,
@@ -348,6 +350,108 @@ def _settle_pairs(ka, ra, fa, kb, rb, fb, params, out):
     """Pair i of two summary arrays (int64[n,3], float64[n,4], bool[n] each) -> out[i]."""
     for i in range(ka.shape[0]):
         out[i] = _settle_at(ka, ra, fa, i, kb, rb, fb, i, params)
+
+
+# --------------------------------------------------------------------------- whole tables
+
+
+@kernel
+def _scoops(a0, a1, a2, fa, b0, b1, b2, fb):
+    """Whether A scoops B for the home run (docs/rules.md#home-run): A is legal, and B is
+    fouled or loses all three rows to A (row keys a0..a2 / b0..b2 int64, fouls fa / fb;
+    a tied row is not a win)."""
+    if fa:
+        return False
+    if fb:
+        return True
+    return a0 > b0 and a1 > b1 and a2 > b2
+
+
+@kernel
+def _home_run_seat(keys, fouls, nat, surr, params):
+    """The seat with a home run at a table of k players, or -1 (docs/rules.md#home-run).
+
+    keys int64[k, 3], fouls bool[k], nat int64[k] (>= 0: a natural declared), surr
+    bool[k] (surrendered: out of the hand). A seat has the home run when the rule is on
+    (params[P_HR_MULT] != 1), it shows a legal hand, the players who did not surrender
+    besides it are at least params[P_HR_MIN], none of them declared a natural, and it
+    scoops each of them. At most one seat can.
+    """
+    if params[P_HR_MULT] == 1.0:
+        return -1
+    k = keys.shape[0]
+    shown = 0
+    for s in range(k):
+        if not surr[s]:
+            if nat[s] >= 0:
+                return -1
+            shown += 1
+    if shown - 1 < params[P_HR_MIN]:
+        return -1
+    for h in range(k):
+        if surr[h] or fouls[h]:
+            continue
+        ok = True
+        for j in range(k):
+            if j != h and not surr[j]:
+                if not _scoops(keys[h, 0], keys[h, 1], keys[h, 2], False,
+                               keys[j, 0], keys[j, 1], keys[j, 2], fouls[j]):  # fmt: skip
+                    ok = False
+                    break
+        if ok:
+            return h
+    return -1
+
+
+@kernel
+def _settle_table(keys, roys, fouls, nat, natkey, surr, params, nat_units, cost, out):
+    """Each player's units at one table of k players: out float64[k] (written, sums to 0).
+
+    keys int64[k, 3], roys float64[k, 4], fouls bool[k] summaries (read only for players
+    who show their rows); nat int64[k] declared natural ids (-1: none) with tie keys
+    natkey int64[k]; surr bool[k] players who surrendered; cost the surrender cost.
+
+    Every pair settles once (i < j) and each player adds its pairs in seat order, so with
+    the home run off out[i] is exactly the sum of ``_settle`` over i's opponents: a
+    surrendered player pays ``cost`` to each player who did not (two surrendered: 0); a
+    declared natural settles by ``_settle_natural``; two shown hands by ``_settle``,
+    times the home run multiplier when either of them has the home run
+    (``_home_run_seat``).
+    """
+    k = keys.shape[0]
+    h = _home_run_seat(keys, fouls, nat, surr, params)
+    for i in range(k):
+        out[i] = 0.0
+    for i in range(k):
+        for j in range(i + 1, k):
+            if surr[i] or surr[j]:
+                if surr[i] and surr[j]:
+                    v = 0.0
+                elif surr[i]:
+                    v = -cost
+                else:
+                    v = cost
+            elif nat[i] >= 0 or nat[j] >= 0:
+                v = _settle_natural(nat[i], natkey[i], nat[j], natkey[j], nat_units)
+            else:
+                v = _settle_at(keys, roys, fouls, i, keys, roys, fouls, j, params)
+                if i == h or j == h:
+                    v *= params[P_HR_MULT]
+            out[i] += v
+            out[j] -= v
+
+
+@kernel
+def _settle_tables(keys, roys, fouls, nat, natkey, surr, k, params, nat_units, cost, out):
+    """``_settle_table`` of many tables of k players each, laid out seat by seat: table t
+    is rows t * k .. t * k + k - 1 of every array (keys int64[n * k, 3], roys
+    float64[n * k, 4], fouls / surr bool[n * k], nat / natkey int64[n * k]) -> out
+    float64[n * k]."""
+    for t in range(keys.shape[0] // k):
+        lo = t * k
+        hi = lo + k
+        _settle_table(keys[lo:hi], roys[lo:hi], fouls[lo:hi], nat[lo:hi], natkey[lo:hi],
+                      surr[lo:hi], params, nat_units, cost, out[lo:hi])  # fmt: skip
 
 
 # --------------------------------------------------------------------------- naturals

@@ -23,6 +23,8 @@ from solver.engine.layout import (
     NATURAL_CODES,
     NPARAMS,
     NSTRENGTH,
+    P_HR_MIN,
+    P_HR_MULT,
     P_MODE,
     P_MULT,
     P_ONE,
@@ -56,7 +58,7 @@ class RuleArrays(NamedTuple):
     decisive: np.ndarray  # int8[7917] rank of the card whose suit breaks ties
     suit_rank: np.ndarray  # int64[4] rank 0..3 of each suit id (3 strongest; all 0 if none)
     roy: np.ndarray  # float64[3, 7917] royalty of a front/middle/back row by ORIGINAL strength
-    params: np.ndarray  # float64[NPARAMS]: P_SCORING, P_MULT, P_MODE, P_ONE, P_ROY
+    params: np.ndarray  # float64[NPARAMS]: P_SCORING, P_MULT, P_MODE, P_ONE, P_ROY, P_HR_*
     nat_units: np.ndarray  # float64[k] natural payouts, strongest first (index = natural id)
     nat_codes: np.ndarray  # int64[k] NATURAL_CODES of the ruleset's naturals, same order
     #: float64[3] royalties_dealt: the back line for four of a kind, straight flush and
@@ -124,6 +126,8 @@ def _arrays(rules: Rules, t: Tables) -> RuleArrays:
     params[P_MODE] = MODE_CODES[rules.royalty_mode]
     params[P_ONE] = 1.0 if rules.one_royalty_per_hand else 0.0
     params[P_ROY] = 1.0 if rules.royalties else 0.0
+    params[P_HR_MULT] = float(rules.home_run_multiplier)
+    params[P_HR_MIN] = float(rules.home_run_min_opponents)
     nat_units = np.array([float(u) for _, u in rules.naturals], dtype=np.float64)
     nat_codes = np.array([NATURAL_CODES[n] for n, _ in rules.naturals], dtype=np.int64)
     dealt_units = np.zeros(3, np.float64)
@@ -141,14 +145,25 @@ def _pareto_safe(rules: Rules, ra: RuleArrays, t: Tables) -> bool:
     """Whether a split that is at least as strong in every row is never worth less.
 
     True when each row's royalty never decreases with strength, royalties are not cut
-    to one per hand (the kept royalty could move to a row that loses), and a scoop
-    multiplier is not combined with royalties paid whoever wins ("always", or the dealt
-    cards' royalties: being scooped can then be worth more than not).
+    to one per hand (the kept royalty could move to a row that loses), and neither a
+    scoop multiplier nor a home run multiplier is combined with royalties paid whoever
+    wins ("always", or the dealt cards' royalties: being scooped can then be worth more
+    than not, and scooping less).
+
+    The home run keeps the front safe otherwise (docs/architecture.md#the-pareto-front):
+    with royalties paid only to a row's winner, a pair settlement is never negative for
+    the player who scoops and never positive for the one scooped, and it does not
+    decrease as a row grows stronger. A stronger setting wins every row the weaker one
+    wins, so it scoops every opponent the weaker one scoops (its own home run is kept,
+    and a gained one multiplies settlements that are not negative) and is scooped by no
+    opponent that does not scoop the weaker one (an opponent's home run against it is
+    lost or kept, and a lost one was multiplying a settlement that is not positive).
     """
     if rules.one_royalty_per_hand:
         return False
     paid_anyway = rules.royalty_mode == "always" or rules.royalties_dealt
-    if paid_anyway and rules.scoop_multiplier != 1 and rules.royalties:
+    multiplied = rules.scoop_multiplier != 1 or rules.home_run_multiplier != 1
+    if paid_anyway and multiplied and rules.royalties:
         return False
     order = np.argsort(ra.remap)  # original strengths in ruleset order
     for row, five in ((0, False), (1, True), (2, True)):

@@ -51,6 +51,8 @@ P_MULT = 1  # scoop multiplier
 P_MODE = 2  # a MODE_* code
 P_ONE = 3  # one royalty per hand (0/1)
 P_ROY = 4  # royalties on (0/1)
+P_HR_MULT = 5  # home run multiplier (1: off; docs/rules.md#home-run)
+P_HR_MIN = 6  # opponents a home run needs (1..3)
 NPARAMS = 8
 
 SCORING_PER_ROW, SCORING_16, SCORING_24 = 0, 1, 2

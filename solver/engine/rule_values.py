@@ -92,6 +92,8 @@ FILE_KEYS: tuple[str, ...] = (
     "wheel",
     "surrender_cost",
     "players",
+    "home_run_multiplier",
+    "home_run_min_opponents",
     "royalties",
     "naturals",
 )
@@ -203,6 +205,16 @@ def check_players(value: Any) -> int:
         value = int(value)
     if isinstance(value, bool) or not isinstance(value, int) or not 2 <= value <= 4:
         raise RulesError(f"players must be an integer from 2 to 4, got {show(value)}")
+    return value
+
+
+def check_min_opponents(value: Any) -> int:
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 3:
+        raise RulesError(
+            f"home_run_min_opponents must be a whole number from 1 to 3, got {show(value)}"
+        )
     return value
 
 

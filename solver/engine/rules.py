@@ -15,7 +15,7 @@ Normal forms (so that equal rulesets compare, hash and digest equal):
 
 * numbers: ``bool`` is rejected, integral floats become ``int`` (``2.0`` -> ``2``),
   NaN and infinities are rejected; a payout (royalty line, natural, surrender cost,
-  scoop multiplier) above ``solver.engine.layout.MAX_UNITS`` is rejected;
+  scoop or home run multiplier) above ``solver.engine.layout.MAX_UNITS`` is rejected;
 * ``suit_order``: ``None`` or four distinct lower-case suit letters, strongest first;
 * ``royalties``: ``(row, hand, units)`` sorted front, middle, back and, within a row, in
   the order of ``ROYALTY_HANDS``; a zero line is kept (``royal_flush = 0`` is not the
@@ -55,6 +55,7 @@ from solver.engine.rule_values import (
     WHEELS,
     check_choice,
     check_flag,
+    check_min_opponents,
     check_number,
     check_players,
     check_suit_order,
@@ -104,8 +105,10 @@ class Rules:
     royal flush earns the straight flush line. ``naturals`` are ``(name, units)``,
     strongest first; ``()`` turns royalties or naturals off. ``royalties_dealt`` pays
     four of a kind and straight flushes for the 13 cards dealt rather than for the rows
-    (docs/rules.md#royalties-for-dealt-cards); it is the last field, so that positional
-    construction of the older fields is unchanged.
+    (docs/rules.md#royalties-for-dealt-cards). ``home_run_multiplier`` (1: off) and
+    ``home_run_min_opponents`` are the home run (docs/rules.md#home-run), the one rule
+    settled per table rather than per pair. The newer fields come last, so that
+    positional construction of the older fields is unchanged.
     """
 
     name: str = DEFAULT_PRESET
@@ -120,6 +123,8 @@ class Rules:
     royalties: tuple[tuple[str, str, float], ...] = DEFAULT_ROYALTIES
     naturals: tuple[tuple[str, float], ...] = DEFAULT_NATURALS
     royalties_dealt: bool = False
+    home_run_multiplier: float = 1
+    home_run_min_opponents: int = 3
 
     def __post_init__(self) -> None:
         def put(field: str, value: Any) -> None:
@@ -145,6 +150,17 @@ class Rules:
         put("wheel", check_choice(self.wheel, "wheel", WHEELS))
         put("surrender_cost", check_surrender(self.surrender_cost, self.scoring))
         put("players", check_players(self.players))
+        put(
+            "home_run_multiplier",
+            check_number(
+                self.home_run_multiplier,
+                "home_run_multiplier",
+                minimum=1,
+                what="a number >= 1 (1: no home run)",
+                units=True,
+            ),
+        )
+        put("home_run_min_opponents", check_min_opponents(self.home_run_min_opponents))
 
         if isinstance(self.royalties, Mapping | str) or not isinstance(self.royalties, Iterable):
             raise RulesError(
@@ -218,6 +234,11 @@ class Rules:
     def has_surrender(self) -> bool:
         return self.surrender_cost is not None
 
+    @property
+    def home_run(self) -> bool:
+        """Whether the home run is on (docs/rules.md#home-run): a multiplier above 1."""
+        return self.home_run_multiplier != 1
+
     # ---- serialisation -----------------------------------------------------------
 
     def to_dict(self) -> dict[str, Any]:
@@ -245,6 +266,8 @@ class Rules:
             "wheel": self.wheel,
             "surrender_cost": self.surrender_cost if self.surrender_cost is not None else False,
             "players": self.players,
+            "home_run_multiplier": self.home_run_multiplier,
+            "home_run_min_opponents": self.home_run_min_opponents,
             "royalties": royalties,
             "naturals": dict(self.naturals) if self.naturals else False,
         }
@@ -256,7 +279,9 @@ class Rules:
         int/float spelling of a number; naturals' order is part of the game.
         ``royalties_dealt`` enters the payload only when it is true, so every ruleset
         without it keeps the digest it had before the key existed (the shipped field
-        tables are keyed by digest).
+        tables are keyed by digest). The home run enters it the same way, only when it
+        is on (``home_run_multiplier`` above 1), with its minimum of opponents; off, the
+        minimum changes nothing and is left out too.
         """
         payload = [
             DIGEST_VERSION,
@@ -273,6 +298,8 @@ class Rules:
         ]
         if self.royalties_dealt:
             payload.append({"royalties_dealt": True})
+        if self.home_run:
+            payload.append({"home_run": [self.home_run_multiplier, self.home_run_min_opponents]})
         text = json.dumps(payload, separators=(",", ":"), allow_nan=False)
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 

@@ -42,7 +42,17 @@ def rules_summary(r: Rules) -> str:
     parts.append("naturals" if r.naturals else "no naturals")
     parts.append("suits " + ">".join(r.suit_order) if r.suit_order else "no suit order")
     parts.append(f"wheel {r.wheel}")
+    if r.home_run:
+        parts.append(f"home run x{r.home_run_multiplier:g} ({r.home_run_min_opponents}+ opponents)")
     return ", ".join(parts)
+
+
+def _home_run_text(rules: Rules) -> str:
+    """The home run's two keys in one line (``home_run`` in ``describe_rules``)."""
+    if not rules.home_run:
+        return "off"
+    m, low = fmt_units(rules.home_run_multiplier), rules.home_run_min_opponents
+    return f"x{m}: a player who scoops every opponent (at least {low}) collects {m}x from each"
 
 
 def describe_rules(rules: Rules) -> list[tuple[str, str]]:
@@ -102,5 +112,6 @@ def describe_rules(rules: Rules) -> list[tuple[str, str]]:
         ("wheel", _WHEEL_TEXT[rules.wheel]),
         ("surrender_cost", surrender),
         ("players", f"{rules.players} ({rules.players - 1} opponents)"),
+        ("home_run", _home_run_text(rules)),
         ("digest", rules.digest()),
     ]

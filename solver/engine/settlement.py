@@ -3,10 +3,10 @@
 ``compile_rules(rules)`` (solver.engine.compiled) turns a ``Rules`` into what the kernels
 take, once per ruleset. A setting is summarised once into row keys, row royalties and a
 foul flag (``summarize``); two summaries settle with ``_settle``. The public entry
-points ``settle``, ``settle_natural`` and ``find_natural`` take a ``Rules``, a preset
-name or a ruleset file and compile it once; every other function here takes the
-``CompiledRules`` (a ``TypeError`` says so otherwise), as every caller below the public
-entry points holds it already.
+points ``settle``, ``settle_table``, ``settle_natural`` and ``find_natural`` take a
+``Rules``, a preset name or a ruleset file and compile it once; every other function
+here takes the ``CompiledRules`` (a ``TypeError`` says so otherwise), as every caller
+below the public entry points holds it already.
 
 Row keys: ``strength' * 4 + suit component``, where ``strength'`` is the evaluator
 strength under the ruleset's wheel and the suit component is the rank (0..3, 3 the
@@ -34,6 +34,7 @@ The kernels are imported on first use, so importing this module does not compile
 
 from __future__ import annotations
 
+import numbers
 import operator
 from collections.abc import Sequence
 from typing import Any
@@ -43,6 +44,7 @@ import numpy as np
 from evaluator import CardParseError, as_cards, format_card, parse_hand
 from evaluator._jit import compiling
 from solver.engine.compiled import CompiledRules, RuleArrays, compile_rules
+from solver.engine.errors import InputError
 from solver.engine.layout import NATURAL_CODES, ROWS
 from solver.engine.rules import Rules
 
@@ -61,6 +63,8 @@ __all__ = [
     "settle_declared",
     "settle_natural",
     "settle_pairs",
+    "settle_table",
+    "settle_tables",
     "summarize",
     "summarize_batch",
 ]
@@ -268,6 +272,119 @@ def settle_pairs(
     out = np.empty(n, np.float64)
     with compiling("settle-batch", "settlement kernels"):
         k._settle_pairs(ka, ra, fa, kb, rb, fb, cr.params, out)
+    return out
+
+
+# --------------------------------------------------------------------------- whole tables
+
+#: The word a player's entry of ``settle_table`` gives for a surrender.
+SURRENDER = "surrender"
+
+
+def _is_natural(entry: Any) -> bool:
+    """A declared natural as ``find_natural`` gives it: (id, key[, name]), integers first."""
+    return (
+        isinstance(entry, tuple | list)
+        and len(entry) in (2, 3)
+        and all(isinstance(x, numbers.Integral) and not isinstance(x, bool) for x in entry[:2])
+    )
+
+
+def settle_table(settings: Sequence[Any], rules: RulesLike = None) -> list[float]:
+    """Each player's units at one table of 2 to 4 players; the list sums to zero.
+
+    ``settings[i]`` is what player i shows, one of:
+
+    * a setting as ``settle`` takes it: a (front, middle, back) triple of card ids or
+      text, 13 cards in that order, or ``"front | middle | back"`` (fouled allowed);
+    * a natural declared, as ``find_natural`` returns it (``(id, key, name)``): the
+      player shows no rows and settles with everyone as ``settle_natural`` says;
+    * the word ``"surrender"``: the player pays the ruleset's surrender cost to every
+      player who did not surrender and is out of the hand.
+
+    Every pair settles as ``settle`` and ``settle_natural`` do, except the home run
+    (docs/rules.md#home-run): a player who scoops every opponent still in the hand, at
+    least ``home_run_min_opponents`` of them and none with a declared natural, collects
+    ``home_run_multiplier`` times what each of them would pay. So with the home run off,
+    ``settle_table(s)[i] == sum(settle(s[i], s[j]) for j != i)`` for shown settings.
+
+    Raises ``CardParseError`` for a bad setting or a card held by two players, and
+    ``InputError`` for a bad natural, a surrender the ruleset does not allow, or a table
+    that is not 2 to 4 players.
+    """
+    if isinstance(settings, str | bytes) or not isinstance(settings, Sequence | np.ndarray):
+        raise InputError(f"settings must be a list of 2 to 4 players, got {settings!r}")
+    k = len(settings)
+    if not 2 <= k <= 4:
+        raise InputError(f"a table has 2 to 4 players, got {k}")
+    cr = compile_rules(rules)
+    flats = np.zeros((k, 13), np.uint8)
+    shown = np.zeros(k, np.bool_)
+    nat = np.full(k, -1, np.int64)
+    natkey = np.zeros(k, np.int64)
+    surr = np.zeros(k, np.bool_)
+    owner: dict[int, int] = {}
+    for i, entry in enumerate(settings):
+        who = f"player {i + 1}"
+        if isinstance(entry, str) and entry.strip().lower() == SURRENDER:
+            if cr.rules.surrender_cost is None:
+                raise InputError(f"{who}: ruleset '{cr.rules.name}' has no surrender")
+            surr[i] = True
+        elif _is_natural(entry):
+            try:
+                nat[i], natkey[i] = _natural_id(entry, cr.rules, who)
+            except ValueError as exc:
+                raise InputError(str(exc)) from None
+        else:
+            flats[i] = parse_setting(entry, who)
+            shown[i] = True
+            for c in flats[i].tolist():
+                if c in owner:
+                    raise CardParseError(
+                        f"card {format_card(c)!r} is held by player {owner[c] + 1} and {who}"
+                    )
+                owner[c] = i
+    keys, roys, fouls = summarize_batch(flats[shown], cr)
+    all_keys = np.zeros((k, 3), np.int64)
+    all_roys = np.zeros((k, 4), np.float64)
+    all_fouls = np.zeros(k, np.bool_)
+    all_keys[shown], all_roys[shown], all_fouls[shown] = keys, roys, fouls
+    out = settle_tables((all_keys, all_roys, all_fouls), k, cr, nat=nat, natkey=natkey, surr=surr)
+    return [float(x) for x in out]
+
+
+def settle_tables(
+    summaries: tuple[np.ndarray, np.ndarray, np.ndarray],
+    k: int,
+    cr: CompiledRules,
+    *,
+    nat: np.ndarray | None = None,
+    natkey: np.ndarray | None = None,
+    surr: np.ndarray | None = None,
+) -> np.ndarray:
+    """Many tables of ``k`` players at once: ``summaries`` (keys int64[n * k, 3],
+    royalties float64[n * k, 4], fouls bool[n * k] from ``summarize_batch``) seat by
+    seat, table t being rows t * k .. t * k + k - 1 -> each player's units float64[n * k].
+    ``nat``/``natkey`` (int64[n * k], -1: no natural declared) and ``surr`` (bool[n * k])
+    as ``settle_table`` takes its entries (default: every hand shown)."""
+    from solver.engine import _kernels as k_
+
+    _compiled(cr, "settle_tables")
+    keys = np.ascontiguousarray(summaries[0], np.int64)
+    roys = np.ascontiguousarray(summaries[1], np.float64)
+    fouls = np.ascontiguousarray(summaries[2], np.bool_)
+    m = len(keys)
+    shapes = keys.shape == (m, 3) and roys.shape == (m, 4) and fouls.shape == (m,)
+    if not 2 <= k <= 4 or m % k or not shapes:
+        raise ValueError(f"settle_tables: {m} summaries are not tables of {k} (2 to 4) players")
+    nat = np.full(m, -1, np.int64) if nat is None else np.ascontiguousarray(nat, np.int64)
+    natkey = np.zeros(m, np.int64) if natkey is None else np.ascontiguousarray(natkey, np.int64)
+    surr = np.zeros(m, np.bool_) if surr is None else np.ascontiguousarray(surr, np.bool_)
+    cost = float(cr.rules.surrender_cost or 0.0)
+    out = np.empty(m, np.float64)
+    with compiling("settle-table", "settlement kernels (tables)"):
+        k_._settle_tables(keys, roys, fouls, nat, natkey, surr, k, cr.params,
+                          cr.arrays.nat_units, cost, out)  # fmt: skip
     return out
 
 

@@ -30,12 +30,15 @@ from solver.engine._kernels import (
     _one_royalty_with_dealt,
     _row_key3,
     _row_key5,
+    _scoops,
     _settle_core,
     _settle_natural,
 )
 from solver.engine.layout import (
     KERNEL_SOURCES,
     MODE_ALWAYS,
+    P_HR_MIN,
+    P_HR_MULT,
     P_MODE,
     P_MULT,
     P_ONE,
@@ -747,18 +750,22 @@ def _set_hands(hands, policy, lk, ra, st, fm, out_split, out_keys, out_roy, out_
 
 
 @kernel
-def _mc_values(ckeys, croy, cfoul, okeys, oroy, onat, onatkey, weights, params, nat_units, lo,
-               hi, out):  # fmt: skip
+def _mc_values(ckeys, croy, cfoul, okeys, oroy, ofoul, onat, onatkey, weights, params, nat_units,
+               lo, hi, out):  # fmt: skip
     """Monte Carlo totals: out[c, d] += what candidate c wins from every opponent of deal d,
-    each opponent's units times its weight.
+    each opponent's units times its weight, the whole table settled.
 
     ckeys int64[nc, 3], croy float64[nc, 4], cfoul bool[nc] candidate summaries; okeys
-    int64[deals * n_opp, 3], oroy float64[deals * n_opp, 4] opponents set by the field
-    (deal d, seat o at row d * n_opp + o); onat/onatkey the opponents' declared naturals
-    (-1 none); weights float64[n_opp] a weight per seat (stakes; 1.0 each for plain
-    units). Deals lo..hi only (threads take disjoint ranges; each writes its own columns).
+    int64[deals * n_opp, 3], oroy float64[deals * n_opp, 4], ofoul bool[deals * n_opp]
+    the opponents' (deal d, seat o at row d * n_opp + o); onat/onatkey the opponents'
+    declared naturals (-1 none); weights float64[n_opp] a weight per seat (stakes; 1.0
+    each for plain units). Deals lo..hi only (threads take disjoint ranges; each writes
+    its own columns, which start at 0). With the home run on (params[P_HR_MULT] != 1 and
+    at least params[P_HR_MIN] opponents), ``_mc_home_run`` applies it to each deal after
+    the pairwise sum; otherwise nothing else runs, so the values are the pairwise ones.
     """
     n_opp = weights.shape[0]
+    home_run = params[P_HR_MULT] != 1.0 and n_opp >= params[P_HR_MIN]
     for d in range(lo, hi):
         for o in range(n_opp):
             j = d * n_opp + o
@@ -775,12 +782,74 @@ def _mc_values(ckeys, croy, cfoul, okeys, oroy, onat, onatkey, weights, params, 
                 q1 = oroy[j, 1]
                 q2 = oroy[j, 2]
                 q3 = oroy[j, 3]
+                fb = ofoul[j]
                 for c in range(ckeys.shape[0]):
                     out[c, d] += w * _settle_core(
                         ckeys[c, 0], ckeys[c, 1], ckeys[c, 2], croy[c, 0], croy[c, 1],
-                        croy[c, 2], croy[c, 3], cfoul[c], b0, b1, b2, q0, q1, q2, q3, False,
+                        croy[c, 2], croy[c, 3], cfoul[c], b0, b1, b2, q0, q1, q2, q3, fb,
                         params,
                     )  # fmt: skip
+        if home_run:
+            _mc_home_run(ckeys, croy, cfoul, okeys, oroy, ofoul, onat, weights, params, d, out)
+
+
+@kernel
+def _mc_home_run(ckeys, croy, cfoul, okeys, oroy, ofoul, onat, weights, params, d, out):
+    """The home run at deal d's tables (docs/rules.md#home-run), on top of the pairwise
+    sums out[:, d] that ``_mc_values`` wrote (arguments as there).
+
+    What the opponents do among themselves is found once for the deal: no home run when
+    one of them declared a natural; the strongest key of each row among the legal
+    opponents (a candidate scoops them all when it is legal and beats those three); and
+    the one opponent, if any, that scoops every other opponent (``star``). Then for each
+    candidate: its own home run multiplies its whole sum; otherwise, when ``star``
+    scoops it too, star's pair is counted ``multiplier - 1`` more times.
+    """
+    n_opp = weights.shape[0]
+    base = d * n_opp
+    for o in range(n_opp):
+        if onat[base + o] >= 0:
+            return
+    m0 = np.int64(-1)
+    m1 = np.int64(-1)
+    m2 = np.int64(-1)
+    for o in range(n_opp):
+        j = base + o
+        if not ofoul[j]:
+            m0 = max(m0, okeys[j, 0])
+            m1 = max(m1, okeys[j, 1])
+            m2 = max(m2, okeys[j, 2])
+    star = -1
+    for o in range(n_opp):
+        j = base + o
+        if ofoul[j]:
+            continue
+        ok = True
+        for p in range(n_opp):
+            i = base + p
+            if p != o and not _scoops(okeys[j, 0], okeys[j, 1], okeys[j, 2], False,
+                                      okeys[i, 0], okeys[i, 1], okeys[i, 2], ofoul[i]):  # fmt: skip
+                ok = False
+                break
+        if ok:
+            star = o
+            break
+    mult = params[P_HR_MULT]
+    js = base + max(star, 0)
+    s0 = okeys[js, 0]
+    s1 = okeys[js, 1]
+    s2 = okeys[js, 2]
+    extra = (mult - 1.0) * weights[max(star, 0)]
+    for c in range(ckeys.shape[0]):
+        if not cfoul[c] and ckeys[c, 0] > m0 and ckeys[c, 1] > m1 and ckeys[c, 2] > m2:
+            out[c, d] *= mult
+        elif star >= 0 and _scoops(s0, s1, s2, False,
+                                   ckeys[c, 0], ckeys[c, 1], ckeys[c, 2], cfoul[c]):  # fmt: skip
+            out[c, d] += extra * _settle_core(
+                ckeys[c, 0], ckeys[c, 1], ckeys[c, 2], croy[c, 0], croy[c, 1], croy[c, 2],
+                croy[c, 3], cfoul[c], s0, s1, s2, oroy[js, 0], oroy[js, 1], oroy[js, 2],
+                oroy[js, 3], False, params,
+            )  # fmt: skip
 
 
 @kernel

@@ -82,8 +82,18 @@ class FieldTables(NamedTuple):
 
 
 def play_digest(rules: Rules) -> str:
-    """Digest of the settings that change how hands are set (not players, surrender...)."""
-    return replace(rules, name="play", players=4, surrender_cost=None, naturals=()).digest()
+    """Digest of the settings that change how the field sets hands (not players,
+    surrender, naturals, nor the home run: the field is pairwise,
+    docs/rules.md#the-field-strategy-is-pairwise)."""
+    return replace(
+        rules,
+        name="play",
+        players=4,
+        surrender_cost=None,
+        naturals=(),
+        home_run_multiplier=1,
+        home_run_min_opponents=3,
+    ).digest()
 
 
 def _f32(a: np.ndarray) -> np.ndarray:

@@ -13,6 +13,13 @@ Scores into a ``Solution``; nothing else does.
   against every opponent with the exact rules. All candidates meet the same opponents
   (common random numbers), so their differences are sharp.
 - ``score_field``: the field model's value (no sampling).
+
+``score_exact`` and ``score_against`` settle whole tables (the one kernel
+``_mc_values``): with the home run on, a candidate's value at a table counts its own
+home run and an opponent's home run against it (docs/rules.md#home-run). The field
+model stays pairwise (docs/rules.md#the-field-strategy-is-pairwise). What declaring a
+natural is worth does not change with the home run: a declared natural stops every
+home run at the table (docs/rules.md#surrender-and-naturals-under-the-home-run).
 """
 
 from __future__ import annotations
@@ -31,13 +38,7 @@ from solver.engine.errors import InputError
 from solver.engine.inputs import quote
 from solver.engine.layout import MAX_UNITS, ROWS
 from solver.engine.options import MIN_STAKE
-from solver.engine.settlement import (
-    find_naturals,
-    parse_setting,
-    settle_against,
-    settle_declared,
-    summarize,
-)
+from solver.engine.settlement import find_naturals, parse_setting, settle_declared, summarize
 from solver.strategy.deal import deal_hands
 from solver.strategy.field import field_row_stats, field_values
 from solver.strategy.policy import load_set_hands, set_sorted_hands
@@ -199,16 +200,28 @@ def score_exact(
     ofoul: np.ndarray,
     stakes: np.ndarray | None = None,
 ) -> Scores:
-    """Every candidate settled exactly against each known opponent (summaries)."""
+    """Every candidate settled exactly against each known opponent (summaries), at the
+    whole table (one deal of ``_mc_values``, one opponent's weight at a time)."""
+    from solver.strategy import _kernels as k
+
     n_opp = len(okeys)
     n = len(cands)
     per_opp = np.empty((n, n_opp))
     total = np.zeros(n)
     staked = np.zeros(n)
     fouls = cands.fouls
-    mine = (cands.keys, cands.roy, fouls)
+    ra = cr.arrays
+    okeys = np.ascontiguousarray(okeys, np.int64)
+    oroy = np.ascontiguousarray(oroy, np.float64)
+    ofoul = np.ascontiguousarray(ofoul, np.bool_)
+    none = np.full(n_opp, -1, np.int64)
+    seat = np.eye(n_opp)
+    one = np.zeros((n, 1))
     for j in range(n_opp):
-        per_opp[:, j] = settle_against(mine, (okeys[j], oroy[j], ofoul[j]), cr)
+        one[:] = 0.0
+        k._mc_values(cands.keys, cands.roy, fouls, okeys, oroy, ofoul, none, none, seat[j],
+                     ra.params, ra.nat_units, 0, 1, one)  # fmt: skip
+        per_opp[:, j] = one[:, 0]
         total += per_opp[:, j]
         if stakes is not None:
             staked += stakes[j] * per_opp[:, j]
@@ -260,9 +273,14 @@ class Opponents:
 
     n_opp: int
     keys: np.ndarray  # int64[deals * n_opp, 3]
-    roy: np.ndarray  # float64[deals * n_opp, 3]
+    roy: np.ndarray  # float64[deals * n_opp, 4]
     nat: np.ndarray  # int64[deals * n_opp] natural id, -1 none
     nat_key: np.ndarray  # int64[deals * n_opp]
+    foul: np.ndarray | None = None  # bool[deals * n_opp]; None: none fouled (the field)
+
+    def __post_init__(self) -> None:
+        if self.foul is None:
+            self.foul = np.zeros(len(self.keys), np.bool_)
 
     @property
     def deals(self) -> int:
@@ -335,8 +353,8 @@ def score_against(
     fouls = cands.fouls
 
     def run(lo: int, hi: int) -> None:
-        k._mc_values(cands.keys, cands.roy, fouls, opp.keys, opp.roy, opp.nat, opp.nat_key,
-                     weights, ra.params, ra.nat_units, lo, hi, out)  # fmt: skip
+        k._mc_values(cands.keys, cands.roy, fouls, opp.keys, opp.roy, opp.foul, opp.nat,
+                     opp.nat_key, weights, ra.params, ra.nat_units, lo, hi, out)  # fmt: skip
 
     chunk = max(64, _MC_CHUNK_WORK // max(1, len(cands) * n_opp))
     run_ranges(run, deals, chunk=chunk, stop=stop)
@@ -349,8 +367,8 @@ def score_against(
         for o in range(n_opp):
             one[:] = 0.0
             k._mc_values(cands.keys[i : i + 1], cands.roy[i : i + 1], fouls[i : i + 1],
-                         opp.keys, opp.roy, opp.nat, opp.nat_key, np.eye(n_opp)[o], ra.params,
-                         ra.nat_units, 0, deals, one)  # fmt: skip
+                         opp.keys, opp.roy, opp.foul, opp.nat, opp.nat_key, np.eye(n_opp)[o],
+                         ra.params, ra.nat_units, 0, deals, one)  # fmt: skip
             seat[o] = one.mean()
         return seat
 

@@ -7,7 +7,10 @@ Pareto front when the ruleset allows) -> a scorer (solver.strategy.scoring: ``mc
 setting, its value and error, the runners-up, and the natural and surrender advice.
 
 Naturals are declared only when that is worth more than playing; surrender is advised
-when the best expected value is below minus its cost.
+when the best expected value is below minus its cost. With the home run on, the value
+of playing is the whole table's (``mc`` and ``against``): a setting's own home runs and
+the opponents' home runs against it; declaring and surrendering keep their values
+(docs/rules.md#surrender-and-naturals-under-the-home-run).
 """
 
 from __future__ import annotations

@@ -36,8 +36,9 @@ from solver.apps.bench.lookups import (
 )
 from solver.apps.bench.run import COMPARE_SIZES, MEASUREMENTS, run
 from solver.apps.bench.runs import batch, played, report, startup, startup_field
-from solver.apps.bench.solving import field, greedy, mc, pareto, splits
+from solver.apps.bench.solving import field, greedy, mc, mc_home_run, pareto, splits
 from solver.apps.bench.timing import (
+    HOME_RUN_RATIO,
     PUBLIC_RATIO,
     STARTUP_HAND,
     STARTUP_RATIO,
@@ -62,6 +63,7 @@ from solver.apps.bench.timing import (
 __all__ = [
     "COMPARE_LIBRARIES",
     "COMPARE_SIZES",
+    "HOME_RUN_RATIO",
     "MEASUREMENTS",
     "PUBLIC_RATIO",
     "STARTUP_HAND",
@@ -89,6 +91,7 @@ __all__ = [
     "greedy",
     "machine_info",
     "mc",
+    "mc_home_run",
     "pareto",
     "played",
     "random_hands",

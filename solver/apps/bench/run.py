@@ -15,7 +15,7 @@ from solver.apps.bench.lookups import (
     subset_pass,
 )
 from solver.apps.bench.runs import batch, played, report, startup, startup_field
-from solver.apps.bench.solving import field, greedy, mc, pareto, splits
+from solver.apps.bench.solving import field, greedy, mc, mc_home_run, pareto, splits
 from solver.apps.bench.timing import (
     Measurement,
     Report,
@@ -51,6 +51,12 @@ MEASUREMENTS: tuple[Measurement, ...] = (
         "mc3000",
         mc,
         {"opponents": 3000, "hands": 3, "rounds": 3},
+        {"opponents": 3000, "hands": 1, "rounds": 1},
+    ),
+    Measurement(
+        "mc_home_run",
+        mc_home_run,
+        {"opponents": 3000, "hands": 3, "rounds": 5},
         {"opponents": 3000, "hands": 1, "rounds": 1},
     ),
     Measurement("batch", batch, {"n": 100_000, "rounds": 2}, {"n": 10_000, "rounds": 1}),

@@ -4,16 +4,19 @@
 hands and plays each one ``players`` times, once with strategy A in each seat and
 strategy B in every other seat, so the luck of the cards cancels.
 
-Duplicate rotation. Settlement is pairwise and a strategy sets a hand from its own
-cards only, so a game is the sum of its pairwise settlements. Over the ``k`` games of a
-deal (A in seat ``g`` = 0..k-1, B in the others), A holds every hand once, B holds every
-hand ``k - 1`` times, and every ordered pair of hands (A holds ``H_i``, B holds ``H_j``,
-``i != j``) meets exactly once. For two players this is the usual swap: the deal is
-played again with the hands exchanged. Each strategy sets each hand once per duel.
+Duplicate rotation. A strategy sets a hand from its own cards only, so over the ``k``
+games of a deal (A in seat ``g`` = 0..k-1, B in the others), A holds every hand once, B
+holds every hand ``k - 1`` times, and every ordered pair of hands (A holds ``H_i``, B
+holds ``H_j``, ``i != j``) meets exactly once. For two players this is the usual swap:
+the deal is played again with the hands exchanged. Each strategy sets each hand once per
+duel.
 
 A deal's value is A's units per game against the whole table (the ``k - 1`` B players),
-averaged over the ``k`` games: ``x = (1/k) * sum_{i != j} settle(A(H_i), B(H_j))``.
-When A and B are the same (deterministic) strategy, ``x`` is exactly 0 for every deal.
+averaged over the ``k`` games: ``x = (1/k) * sum_g table_g[g]``, where ``table_g`` is the
+settlement of game g's whole table (``solver.engine.settlement.settle_tables``), so a
+home run counts (docs/rules.md#home-run). With the home run off a table is the sum of
+its pairs and ``x = (1/k) * sum_{i != j} settle(A(H_i), B(H_j))``. When A and B are the
+same (deterministic) strategy, ``x`` is exactly 0 for every deal (a table sums to 0).
 The result is the mean of ``x`` over the deals with a 95% confidence interval
 (Student's t, the deals as independent units), the share of hands the two strategies
 set differently, and how many settings each fouled.

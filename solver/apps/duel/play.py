@@ -50,18 +50,21 @@ def score_duplicate(
     against the whole table, averaged over the k seatings) and per-hand ``foul_a``,
     ``foul_b``, ``bad_a``, ``bad_b``, ``differ`` (bool[deals * k]).
     """
-    from solver.engine.settlement import settle_pairs
+    from solver.engine.settlement import settle_tables
 
     deals, k, _ = hands.shape
     flat = hands.reshape(deals * k, 13)
     ka, ra, fa, bad_a = _summaries(np.asarray(settings_a, np.uint8), flat, cr)
     kb, rb, fb, bad_b = _summaries(np.asarray(settings_b, np.uint8), flat, cr)
-    ii, jj = np.nonzero(~np.eye(k, dtype=bool))  # ordered pairs i != j
-    base = (np.arange(deals) * k)[:, None]
-    ia = (base + ii[None, :]).ravel()
-    ib = (base + jj[None, :]).ravel()
-    out = settle_pairs((ka[ia], ra[ia], fa[ia]), (kb[ib], rb[ib], fb[ib]), cr)
-    x = out.reshape(deals, len(ii)).sum(axis=1) / k
+    # game g of deal d is table d * k + g: seat j holds hand j, set by A when j == g
+    hand = ((np.arange(deals) * k)[:, None, None] + np.arange(k)[None, None, :]).repeat(k, 1)
+    by_a = np.broadcast_to(np.eye(k, dtype=bool), hand.shape).ravel()
+    hand = hand.ravel()
+    keys = np.where(by_a[:, None], ka[hand], kb[hand])
+    roys = np.where(by_a[:, None], ra[hand], rb[hand])
+    fouls = np.where(by_a, fa[hand], fb[hand])
+    out = settle_tables((keys, roys, fouls), k, cr).reshape(deals, k, k)
+    x = np.trace(out, axis1=1, axis2=2) / k
 
     def canon(s: np.ndarray) -> np.ndarray:
         s = np.asarray(s, np.uint8)

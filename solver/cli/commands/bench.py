@@ -66,6 +66,16 @@ def rate(r: float) -> str:
     return f"{r:,.0f}/s" if r >= 100 else f"{r:.3g}/s"
 
 
+def _rate_cell(r: Any) -> str:
+    """A measurement's rate, or its ratio where the figure is one (start-up against a bare
+    ``import numba``, the home run against the same solve without it)."""
+    if r.name.startswith("startup"):
+        return f"{r.extra['ratio']:.2f}× numba"
+    if r.name == "mc_home_run":
+        return f"{r.extra['ratio']:.2f}× without"
+    return rate(r.rate)
+
+
 def render_bench(report: Any, quick: bool, out: Console) -> None:
     """The tables of ``capsa bench`` (``report``: a ``solver.apps.bench.Report``): the
     measurements, then the comparisons."""
@@ -89,7 +99,7 @@ def render_bench(report: Any, quick: bool, out: Console) -> None:
             f"{r.items:,}",
             seconds(r.first_call),
             seconds(r.per_item),
-            f"{r.extra['ratio']:.2f}× numba" if r.name.startswith("startup") else rate(r.rate),
+            _rate_cell(r),
             r.target or "—",
             ok,
         )
