@@ -426,6 +426,9 @@ def test_cli_bad_lines_exit_1(tmp_path):
     assert "capsa: 2 hands, 2 bad lines" in res.stderr
     assert [r["line"] for r in records(out)] == [1, 4]
     assert len(errs.read_text().splitlines()) == 2
+    src.write_text(f"{good}\nAs Kd\n")  # one of each: no "1 bad lines"
+    res = cli("batch", str(src), "-o", str(out), "-w", "1", *MC_ARGS)
+    assert res.exit_code == 1 and "capsa: 1 hand, 1 bad line," in res.stderr
 
 
 def test_cli_usage_errors_exit_2(tmp_path):
@@ -473,7 +476,7 @@ def test_processes_same_bytes(big, tmp_path):
     res = run_capsa("batch", str(src), "-o", str(out), "--policy", "field", "--workers", "2")
     assert res.returncode == 0, res.stderr
     assert out.read_bytes() == ref
-    assert "capsa: 8000 hands, 0 bad lines" in res.stderr
+    assert "capsa: 8,000 hands, 0 bad lines" in res.stderr
 
 
 @pytest.mark.slow

@@ -230,3 +230,21 @@ def test_ctrl_c_stops_a_long_solve_at_once():
     assert err.strip().endswith("capsa: interrupted")
     assert "Traceback" not in err and out == ""
     assert stopped_after < 10, f"took {stopped_after:.1f} s to stop"
+
+
+def test_thirteen_unquoted_cards_are_a_hand():
+    """`capsa solve As Ks ...` (13 arguments) is the same hand as one quoted argument;
+    a wrong count is still the parser's one line."""
+    quoted = run_json("solve", HAND, "--policy", "field")
+    loose = run_json("solve", *HAND.split(), "--policy", "field")
+    assert loose == quoted
+    res = runner.invoke(app, ["solve", *HAND.split()[:12], "--policy", "field"])
+    assert res.exit_code == 2 and "expected 13 cards, got 12" in res.output
+
+
+def test_capsa_help_lists_solve_first():
+    res = runner.invoke(app, ["--help"])
+    assert res.exit_code == 0
+    names = [c for c in ("solve", "batch", "report", "serve", "rules", "rank") if c in res.stdout]
+    first = min(res.stdout.index(f" {c} ") for c in names if f" {c} " in res.stdout)
+    assert res.stdout.index(" solve ") == first

@@ -447,7 +447,7 @@ def test_cli_report_bad_lines_exit_1_and_foreign_files_exit_2(tmp_path):
     assert run.returncode == 1
     assert json.loads(run.stdout)["played"] == 2
     err = run.stderr.decode().splitlines()
-    assert err[0].startswith("capsa: line 2: not JSON") and "1 bad lines" in err[-1]
+    assert err[0].startswith("capsa: line 2: not JSON") and "1 unreadable line," in err[-1]
     foreign = tmp_path / "hands.txt"
     foreign.write_text("As Kd Qh Js Ts 9h 8h 7h 6h 5h 4h 3h 2h\n")
     run = capsa("report", str(foreign))

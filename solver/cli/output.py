@@ -27,6 +27,7 @@ __all__ = [
     "Consoles",
     "Progress",
     "consoles",
+    "count",
     "emit",
     "emit_json",
     "fail",
@@ -64,6 +65,11 @@ def consoles(ctx: typer.Context) -> Consoles:
     if not isinstance(root.obj, Consoles):
         root.obj = Consoles.standard()
     return root.obj
+
+
+def count(n: int, noun: str) -> str:
+    """``1 bad line``, ``2 bad lines``, ``1,000 hands``: a count and its noun."""
+    return f"{n:,} {noun}{'s' * (n != 1)}"
 
 
 def _one_line(text: str) -> str:

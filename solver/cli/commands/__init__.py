@@ -26,15 +26,17 @@ from solver.cli.commands import (
 __all__ = ["COMMANDS"]
 
 #: ``(name, function)`` of every command, in the order ``capsa --help`` lists them.
+#: ``solve`` first: what most people come for; then the other everyday commands, and the
+#: researcher's and developer's last.
 COMMANDS: tuple[tuple[str, Callable[..., Any]], ...] = (
-    ("rank", rank.rank),
+    ("solve", solve.solve),
     ("batch", batch.batch),
     ("report", report.report),
+    ("serve", serve.serve),
     ("rules", rules.rules),
-    ("bench", bench.bench),
+    ("rank", rank.rank),
     ("duel", duel.duel),
     ("strength", strength.strength),
-    ("solve", solve.solve),
     ("train", train.train),
-    ("serve", serve.serve),
+    ("bench", bench.bench),
 )

@@ -9,7 +9,7 @@ import typer
 from rich.console import Console
 
 from solver.cli.options import PolicyOpt, RecordFormat, RulesOpt, stakes_option
-from solver.cli.output import consoles, progress
+from solver.cli.output import consoles, count, progress
 from solver.engine.options import Policy
 
 BatchStakes = stakes_option("Money per unit against each opponent, in order (as for solve).")
@@ -119,7 +119,7 @@ def render_summary(result: Any, seconds: float, err: Console) -> None:
     rate = result.hands / seconds if seconds > 0 else 0.0
     resumed = f" (resumed after line {result.resumed_after})" if result.resumed_after else ""
     err.print(
-        f"capsa: {result.hands} hands, {result.bad} bad lines, {seconds:.1f} s, "
+        f"capsa: {count(result.hands, 'hand')}, {count(result.bad, 'bad line')}, {seconds:.1f} s, "
         f"{rate:,.0f} hands/s{resumed}",
         markup=False,
     )

@@ -11,7 +11,16 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from solver.cli.output import ROW_NAMES, consoles, emit_json, fail, pretty_cards, shown, write_file
+from solver.cli.output import (
+    ROW_NAMES,
+    consoles,
+    count,
+    emit_json,
+    fail,
+    pretty_cards,
+    shown,
+    write_file,
+)
 
 
 class ReportFormat(enum.StrEnum):
@@ -85,7 +94,8 @@ def report(
     else:
         write_file(output, write)
     io.err.print(
-        f"capsa: {rep.hands:,} hands ({rep.played:,} played), {rep.bad:,} bad lines, "
+        f"capsa: {count(rep.hands, 'hand')} ({rep.played:,} played), "
+        f"{count(rep.bad, 'unreadable line')}, "
         f"{seconds:.2f} s" + (f"; wrote {output}" if output is not None else ""),
         markup=False,
     )

@@ -15,7 +15,13 @@ from solver.engine.options import MAX_SAMPLES, Policy
 
 def solve(
     ctx: typer.Context,
-    hand: Annotated[str, typer.Argument(help="13 cards, e.g. 'As Kd Qh ...' ('-' reads stdin).")],
+    hand: Annotated[
+        list[str],
+        typer.Argument(
+            metavar="HAND",
+            help="13 cards, quoted or not: 'As Kd Qh ...' or As Kd Qh ... ('-' reads stdin).",
+        ),
+    ],
     rules: RulesOpt = None,
     players: Annotated[
         int | None, typer.Option("--players", "-p", min=2, max=4, help="Players at the table.")
@@ -52,11 +58,13 @@ def solve(
     from solver.engine.rules import load_rules
     from solver.strategy.solve import solve as _solve
 
-    if hand == "-":
-        hand = read_stdin_text(why="a hand is 13 cards").strip()
+    if hand == ["-"]:
+        text = read_stdin_text(why="a hand is 13 cards").strip()
+    else:  # 13 cards as one argument, or as 13 (or any number: the parser counts them)
+        text = " ".join(hand)
     opponents = read_settings(against) if against else None
     sol = _solve(
-        hand,
+        text,
         rules=load_rules(rules),
         players=players,
         policy=policy.value,
@@ -120,10 +128,10 @@ def _rows_table(d: dict[str, Any]) -> Table:
 
 def _value_lines(d: dict[str, Any]) -> list[str]:
     """The expected value, the stakes or per-opponent values, the natural, surrender."""
-    ev = f"{d['ev']:+.3f} units per opponent ({d['ev_total']:+.3f} for the table)"
+    ev = f"{d['ev']:+.3f}"
     if d["stderr"] is not None and d["policy"] == "mc":
-        ev = f"{d['ev']:+.3f} ± {d['stderr']:.3f} units per opponent ({d['ev_total']:+.3f} table)"
-    lines = [f"expected value: {ev}"]
+        ev += f" ± {d['stderr']:.3f}"
+    lines = [f"expected value: {ev} units per opponent ({d['ev_total']:+.3f} for the table)"]
     by = d.get("ev_by_opponent") or []
     if d.get("stakes"):
         stakes = ", ".join(f"{x:g}" for x in d["stakes"])
@@ -175,9 +183,13 @@ def render_played(d: dict[str, Any], out: Console) -> None:
         r = p["rows"][name]
         mark = "[yellow]*[/]" if r["differs"] else " "
         win = "—" if r["win"] is None else f"{r['win']:z.1%}"
-        change = "—" if r["win_change"] is None else f"{r['win_change']:+z.1%}"
+        change = "—" if r["win_change"] is None else f"{100 * r['win_change']:+z.1f} pp"
         table.add_row(f"{mark}{name}", pretty_cards(p[name]), pretty_cards(d[name]), win, change)
     out.print(table)
+    out.print(
+        "[dim](* the row differs from the best setting's; win vs best: the row's win rate "
+        "minus the best setting's, in percentage points)[/]"
+    )
     loss = f"{p['loss']:.3f}"
     if p.get("loss_stderr"):
         loss += f" ± {p['loss_stderr']:.3f}"
