@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import json
 import math
+import re
 import statistics
 import subprocess
 import sys
@@ -486,3 +487,91 @@ def test_a_natural_to_declare_is_named_as_players_call_it(tmp_path):
     csv_path = tmp_path / "results.csv"
     csv_path.write_text(csv_text([list(CSV_COLUMNS), csv_row(missed)]), encoding="utf-8")
     assert make_report(csv_path).to_dict()["costliest"][0]["best"]["natural"] == "five_pairs_trips"
+
+
+# --------------------------------------------------------------------------- a short session
+
+
+def test_a_short_session_draws_one_bar_a_hand_from_zero():
+    """A handful of hands: one bar a hand (largest loss first), linear axes from zero,
+    no logarithmic histogram."""
+    from solver.apps.report.plots import FEW_HANDS, _distribution
+
+    losses = [0.0, 0.3, 2.5, 0.01, 1.0]
+    rep = make_report(io.BytesIO(jsonl([record(i + 1, loss=x) for i, x in enumerate(losses)])))
+    import numpy as np
+
+    fig = _distribution(
+        np.frombuffer(rep.losses, np.float64), np.frombuffer(rep.categories, np.uint8), rep.perfect
+    )
+    ax = fig.axes[0]
+    assert ax.get_xscale() == "linear" and ax.get_yscale() == "linear"
+    assert ax.get_ylim()[0] == 0
+    bars = [p.get_height() for p in ax.patches if p.get_x() > 0]
+    assert bars == sorted([x for x in losses if x > 0], reverse=True) and len(bars) < FEW_HANDS
+
+
+def test_many_hands_spread_over_decades_get_a_log_histogram():
+    import numpy as np
+
+    from solver.apps.report.plots import LOG_FROM, _distribution
+
+    rng = np.random.default_rng(1)
+    losses = np.exp(rng.uniform(np.log(1e-4), np.log(10.0), LOG_FROM))
+    fig = _distribution(losses, np.full(len(losses), 4, np.uint8), 0)
+    assert fig.axes[0].get_xscale() == "log"
+    fig = _distribution(losses[:200], np.full(200, 4, np.uint8), 0)
+    assert fig.axes[0].get_xscale() == "linear" and fig.axes[0].get_xlim()[0] == 0
+
+
+def test_losses_are_shown_to_three_decimals(known_report):
+    from solver.apps.report import figures
+
+    for f in figures(known_report.to_dict()):
+        if f.key.startswith("loss") and f.value is not None:
+            assert re.fullmatch(r"[\d,]+\.\d{3}", f.text), (f.key, f.text)
+
+
+def test_a_broken_straight_flush_or_four_of_a_kind_is_named():
+    from solver.apps.report.summary import broken_up
+
+    best = ("4c 3d 2h", "9h 9d 9c 7d 5h", "As Ks Qs Js Ts")
+    royal = ("Ts 3d 2h", "9h 9d 9c 7d 5h", "As Ks Qs Js 4c")
+    assert broken_up(best, royal) == "royal flush broken up"
+    sf = ("4c 3d 2h", "Ah Ad Ac 7d 5h", "9s 8s 7s 6s 5s")
+    assert broken_up(sf, ("5s 3d 2h", "Ah Ad Ac 7d 4c", "9s 8s 7s 6s 5h")) == (
+        "straight flush broken up"
+    )
+    quads = ("4c 3d 2h", "Ah Kd Qc 7d 5h", "9s 9h 9d 9c 5s")
+    assert broken_up(quads, ("9c 3d 2h", "Ah Kd Qc 7d 5h", "9s 9h 9d 4c 5s")) == (
+        "four of a kind broken up"
+    )
+    assert broken_up(best, best) is None
+    rec = record(1, loss=5.0, back_differs=True)
+    rec.update(front=best[0], middle=best[1], back=best[2])
+    rec["played"].update(front=royal[0], middle=royal[1], back=royal[2])
+    d = make_report(io.BytesIO(jsonl([rec]))).to_dict()
+    assert d["costliest"][0]["detail"] == "royal flush broken up"
+    assert "wrong back: royal flush broken up" in render_html(make_report(io.BytesIO(jsonl([rec]))))
+
+
+def test_the_page_in_another_language(known_report, tmp_path):
+    """`capsa report --lang zh-Hans`: the page's text, its figures and plots in Chinese,
+    the rows as players say them; a language the report does not have is one line."""
+    page = render_html(known_report, "zh-Hans")
+    assert '<html lang="zh-Hans">' in page
+    assert "损失出在哪里" in page and "Where the loss went" not in page
+    assert "头墩 | 中墩 | 尾墩" in page
+    assert "按失误类型的损失" in page  # a plot's title
+    assert "倒水" in page  # a category
+    assert render_html(known_report, "en").count("Where the loss went") == 1
+    path = tmp_path / "r.jsonl"
+    path.write_bytes(jsonl(KNOWN))
+    out = tmp_path / "r.html"
+    res = capsa("report", str(path), "-o", str(out), "--lang", "vi")
+    assert res.returncode == 0, res.stderr
+    assert "Thua ở đâu" in out.read_text(encoding="utf-8")
+    res = capsa("report", str(path), "-o", str(out), "--lang", "xx")
+    assert res.returncode == 2 and b"--lang must be one of en, zh-Hans" in res.stderr
+    res = capsa("report", str(path), "--lang", "vi")
+    assert res.returncode == 2 and b"--lang is the HTML page's language" in res.stderr

@@ -26,6 +26,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from solver.apps.report.translations import N_
+
 __all__ = ["CATEGORIES", "INDEX", "Category", "categorize"]
 
 
@@ -43,62 +45,74 @@ class Category:
 CATEGORIES: tuple[Category, ...] = (
     Category(
         "perfect",
-        "played perfectly",
-        "the played setting is worth as much as the advice (loss 0): the best setting, or "
-        "one of equal value",
+        N_("played perfectly"),
+        N_(
+            "the played setting is worth as much as the advice (loss 0): the best setting, or "
+            "one of equal value"
+        ),
         "#4c9a5b",
     ),
     Category(
         "natural_not_declared",
-        "natural not declared",
-        "the hand held a natural worth more declared than any setting, and it was played",
+        N_("natural not declared"),
+        N_("the hand held a natural worth more declared than any setting, and it was played"),
         "#8e5ab5",
     ),
     Category(
         "surrender_missed",
-        "surrender missed",
-        "surrendering was worth more than the best setting, and the hand was played",
+        N_("surrender missed"),
+        N_("surrendering was worth more than the best setting, and the hand was played"),
         "#7f7f7f",
     ),
     Category(
         "fouled",
-        "fouled",
-        "the played rows are out of order: scooped by every opponent",
+        N_("fouled"),
+        N_("the played rows are out of order: scooped by every opponent"),
         "#c8403a",
     ),
     Category(
         "wrong_back",
-        "wrong back",
-        "the back holds other cards than the best setting's: the hand was built around "
-        "another five",
+        N_("wrong back"),
+        N_(
+            "the back holds other cards than the best setting's: the hand was built around "
+            "another five"
+        ),
         "#e08a2c",
     ),
     Category(
         "front_too_strong",
-        "front too strong",
-        "the right back, but the front wins more often than the best's: strength kept in "
-        "the front at the middle's cost",
+        N_("front too strong"),
+        N_(
+            "the right back, but the front wins more often than the best's: strength kept in "
+            "the front at the middle's cost"
+        ),
         "#3a78c2",
     ),
     Category(
         "front_too_weak",
-        "front too weak",
-        "the right back, but the front wins less often than the best's and the middle more: "
-        "the middle kept strength the front needed",
+        N_("front too weak"),
+        N_(
+            "the right back, but the front wins less often than the best's and the middle more: "
+            "the middle kept strength the front needed"
+        ),
         "#41a6a6",
     ),
     Category(
         "weaker_rows",
-        "weaker middle and front",
-        "the right back, but neither the front nor the middle wins more often than the "
-        "best's and one wins less: the eight cards split worse in both rows",
+        N_("weaker middle and front"),
+        N_(
+            "the right back, but neither the front nor the middle wins more often than the "
+            "best's and one wins less: the eight cards split worse in both rows"
+        ),
         "#9c6b4a",
     ),
     Category(
         "other_split",
-        "other middle/front split",
-        "the right back, and rows that win as often as the best's: kickers moved between "
-        "the middle and the front",
+        N_("other middle/front split"),
+        N_(
+            "the right back, and rows that win as often as the best's: kickers moved between "
+            "the middle and the front"
+        ),
         "#b5a33a",
     ),
 )

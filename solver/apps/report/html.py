@@ -1,6 +1,7 @@
 """The report as one self-contained HTML page: ``page.html`` (a Jinja2 template shipped
 beside this module, every value escaped) filled with the figures, the plots (inline
-SVG), where the loss went, the costliest hands and the bad lines."""
+SVG), where the loss went, the costliest hands and the bad lines, in one of the
+report's languages (``translations``: the template, the figures and the plots)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,15 @@ from typing import TYPE_CHECKING, Any
 from solver.apps.report.categories import CATEGORIES
 from solver.apps.report.records import ReportError
 from solver.apps.report.summary import figures
-from solver.engine.layout import ROWS, natural_label
+from solver.apps.report.translations import (
+    LANGUAGES,
+    N_,
+    _,
+    ngettext,
+    translations,
+    use_language,
+)
+from solver.engine.layout import NATURAL_NAMES_SHOWN, ROWS, natural_label
 
 if TYPE_CHECKING:
     from solver.apps.report.summary import Report
@@ -34,15 +43,62 @@ def _template() -> Any:
 
     text = files("solver.apps.report").joinpath("page.html").read_text(encoding="utf-8")
     env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
+    env.globals.update(_=_, ngettext=ngettext)
     return env.from_string(text)
+
+
+#: Every natural's English name, marked for the catalogues (the same names as
+#: ``solver.engine.layout.NATURAL_NAMES_SHOWN``: tests/test_translations.py checks).
+NATURAL_MESSAGES: dict[str, str] = {
+    "royal_dragon": N_("Royal dragon"),
+    "dragon": N_("Dragon"),
+    "twelve_royals": N_("Twelve royals"),
+    "three_straight_flushes": N_("Three straight flushes"),
+    "three_quads": N_("Three quads"),
+    "all_high": N_("All high"),
+    "all_low": N_("All low"),
+    "one_colour": N_("One colour"),
+    "twelve_one_colour": N_("Twelve of one colour"),
+    "four_trips": N_("Four trips"),
+    "five_pairs_trips": N_("Five pairs and trips"),
+    "six_pairs": N_("Six pairs"),
+    "three_flushes": N_("Three flushes"),
+    "three_straights": N_("Three straights"),
+}
+#: The rows, as players of each language say them (docs/report.md, "Languages").
+ROW_MESSAGES: dict[str, str] = {"front": N_("front"), "middle": N_("middle"), "back": N_("back")}
+#: The advice's actions.
+ACTION_MESSAGES: dict[str, str] = {
+    "play": N_("play"),
+    "declare": N_("declare"),
+    "surrender": N_("surrender"),
+}
+
+
+def natural_name(name: str) -> str:
+    """A natural in the page's language: its name there with the English name beside it
+    (``一条龙 (Dragon)``); in English, with the names players use at regional tables
+    (``Dragon (一条龙, sảnh rồng)``, docs/rules.md#natural-names)."""
+    if name not in NATURAL_NAMES_SHOWN:
+        return natural_label(name)
+    english = NATURAL_NAMES_SHOWN[name].english
+    local = _(english)
+    return natural_label(name) if local == english else f"{local} ({english})"
 
 
 def _fmt(x: float | None, spec: str = "+.3f") -> str:
     return "—" if x is None else format(x, spec)
 
 
-def render_html(report: Report) -> str:
-    """One self-contained HTML page of the report (inline CSS and SVG; no network)."""
+def render_html(report: Report, lang: str = "en") -> str:
+    """One self-contained HTML page of the report (inline CSS and SVG; no network), in
+    language ``lang`` (``translations.LANGUAGES``; ValueError for another)."""
+    translations(lang)  # an unknown language fails before any work
+    with use_language(lang):
+        return _render(report, lang)
+
+
+def _render(report: Report, lang: str) -> str:
     from markupsafe import Markup
 
     from solver.apps.report.plots import plots
@@ -51,6 +107,7 @@ def render_html(report: Report) -> str:
     d = report.to_dict()
     every = figures(d)
     return template.render(
+        lang=lang,
         source=d["source"],
         setups=_setups(d),
         headlines=[f for f in every if f.headline],
@@ -58,21 +115,25 @@ def render_html(report: Report) -> str:
         plots={k: Markup(svg) for k, svg in plots(report).items()},  # matplotlib's own SVG
         mistakes=_mistakes(d),
         costliest=_costliest(d),
+        rows=" | ".join(_(ROW_MESSAGES[r]) for r in ROWS),
         suits=SUITS,
         bad_lines=[bad.message() for bad in report.bad_lines],
         more_bad=f"{report.bad - len(report.bad_lines):,}"
         if report.bad > len(report.bad_lines)
         else "",
+        languages=LANGUAGES,
     )
 
 
 def _setups(d: dict[str, Any]) -> str:
     setups = "; ".join(
-        f"{s['rules']}, policy {s['policy']}, {s['players']} players ({s['hands']:,} hands)"
+        _("{rules}, policy {policy}, {players} players ({hands} hands)").format(
+            rules=s["rules"], policy=s["policy"], players=s["players"], hands=f"{s['hands']:,}"
+        )
         for s in d["setups"]
     )
     if any(s["policy"] in ("field", "greedy") for s in d["setups"]):
-        setups += " — the field model's values: the losses are approximate"
+        setups += " — " + _("the field model's values: the losses are approximate")
     return setups
 
 
@@ -80,9 +141,9 @@ def _mistakes(d: dict[str, Any]) -> list[dict[str, str]]:
     return [
         {
             "key": c.key,
-            "label": c.label,
+            "label": _(c.label),
             "color": c.color,
-            "why": c.why,
+            "why": _(c.why),
             "hands": f"{m['hands']:,}",
             "share": _fmt(m["share"], ".1%"),
             "loss": _fmt(m["loss"], ",.3f"),
@@ -100,14 +161,17 @@ def _costliest(d: dict[str, Any]) -> list[dict[str, Any]]:
         b, p = c["best"], c["played"]
         advice = ""
         if b["action"] != "play":
-            named = f" {natural_label(b['natural'])}" if b.get("natural") else ""
-            advice = b["action"] + named
+            named = f" {natural_name(b['natural'])}" if b.get("natural") else ""
+            advice = _(ACTION_MESSAGES[b["action"]]) + named
+        mistake = _(labels[c["category"]])
+        if c.get("detail"):
+            mistake += f": {_(c['detail'])}"
         out.append(
             {
                 "line": "" if c["line"] is None else c["line"],
                 "id": c["id"] or "",
                 "loss": f"{c['loss']:.3f}",
-                "mistake": labels[c["category"]],
+                "mistake": mistake,
                 "action": b["action"],
                 "advice": advice,
                 "best": [b[r] for r in ROWS],

@@ -4,10 +4,13 @@ cumulative loss over the file."""
 
 from __future__ import annotations
 
+import functools
+import warnings
 from typing import TYPE_CHECKING, Any
 
 from solver.apps.report.categories import CATEGORIES, INDEX
 from solver.apps.report.records import ReportError
+from solver.apps.report.translations import _, ngettext
 
 if TYPE_CHECKING:
     from solver.apps.report.summary import Report
@@ -39,12 +42,26 @@ def plots(report: Report) -> dict[str, str]:
 
     losses = np.frombuffer(report.losses, dtype=np.float64)
     cats = np.frombuffer(report.categories, dtype=np.uint8)
-    with matplotlib.rc_context(_STYLE):
+    style = {**_STYLE, "font.family": ["sans-serif", *_cjk_fonts()]}
+    with matplotlib.rc_context(style), warnings.catch_warnings():
+        # The text is written as text (svg.fonttype none): the browser draws it in its own
+        # fonts. Without a CJK font here matplotlib only measures it less well.
+        warnings.filterwarnings("ignore", message="Glyph .* missing from", category=UserWarning)
         return {
             "distribution": _svg(_distribution(losses, cats, report.perfect)),
             "mistakes": _svg(_by_mistake(report.category_loss, report.category_hands)),
             "cumulative": _svg(_cumulative(losses, cats)),
         }
+
+
+@functools.cache
+def _cjk_fonts() -> tuple[str, ...]:
+    """The CJK fonts matplotlib finds on this machine (fonts-noto-cjk: Noto Sans CJK),
+    as fallbacks for Chinese text in the plots."""
+    from matplotlib import font_manager
+
+    names = {f.name for f in font_manager.fontManager.ttflist if "CJK" in f.name}
+    return tuple(sorted(names))
 
 
 def _svg(fig: Any) -> str:
@@ -56,8 +73,17 @@ def _svg(fig: Any) -> str:
     return text[text.index("<svg") :]
 
 
+#: Up to this many hands not played perfectly, the distribution is one bar a hand.
+FEW_HANDS = 40
+#: From this many, and losses spread over more than three decades, the histogram's loss
+#: axis is logarithmic (the rest start from zero, on a linear axis).
+LOG_FROM = 1000
+
+
 def _distribution(losses: Any, cats: Any, perfect: int) -> Any:
-    """The losses of the hands not played perfectly, stacked by kind of mistake."""
+    """The losses of the hands not played perfectly, by kind of mistake: one bar a hand,
+    largest first, for a short session; a histogram stacked by kind for more (from zero,
+    linear; logarithmic for thousands of hands whose losses span decades)."""
     import numpy as np
     from matplotlib.figure import Figure
     from matplotlib.ticker import MaxNLocator
@@ -65,32 +91,52 @@ def _distribution(losses: Any, cats: Any, perfect: int) -> Any:
     fig = Figure(figsize=(5.6, 3.6), layout="constrained")
     ax = fig.add_subplot()
     positive = losses > 0
-    if positive.any():
+    n = int(positive.sum())
+    shown = [(i, c) for i, c in enumerate(CATEGORIES) if c.key != "perfect"]
+    if 0 < n <= FEW_HANDS:
+        idx = np.flatnonzero(positive)
+        idx = idx[np.argsort(-losses[idx], kind="stable")]
+        colors = [CATEGORIES[int(cats[i])].color for i in idx]
+        ax.bar(np.arange(1, n + 1), losses[idx], color=colors, width=0.8)
+        ax.set_xlim(0.4, n + 0.6)
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.set_xlabel(_("hands, largest loss first"))
+        ax.set_ylabel(_("loss (units per opponent)"))
+        for i, c in shown:
+            if (cats[idx] == i).any():
+                ax.bar([0], [0], color=c.color, label=_(c.label))
+    elif n:
         lo = max(float(losses[positive].min()), 1e-4)
-        hi = max(float(losses.max()), lo * 10)
-        groups = [
-            (c, losses[positive & (cats == i)])
-            for i, c in enumerate(CATEGORIES)
-            if c.key != "perfect"
-        ]
+        hi = float(losses.max())
+        log = n >= LOG_FROM and hi > lo * 1000
+        bins = np.geomspace(lo, hi * 1.0001, 31) if log else np.linspace(0.0, hi * 1.0001, 31)
+        groups = [(c, losses[positive & (cats == i)]) for i, c in shown]
         groups = [(c, v) for c, v in groups if len(v)]
         ax.hist(
-            [v for _, v in groups],
-            bins=np.geomspace(lo, hi * 1.0001, 31),
+            [v for _c, v in groups],
+            bins=bins,
             stacked=True,
-            color=[c.color for c, _ in groups],
-            label=[c.label for c, _ in groups],
+            color=[c.color for c, _v in groups],
+            label=[_(c.label) for c, _v in groups],
         )
-        ax.set_xscale("log")
+        if log:
+            ax.set_xscale("log")
+        else:
+            ax.set_xlim(0.0, hi * 1.02)
         ax.yaxis.set_major_locator(MaxNLocator(integer=True))
-        fig.legend(loc="outside lower center", ncols=3, fontsize=8, frameon=False)
+        ax.set_xlabel(
+            _("loss (units per opponent, log scale)") if log else _("loss (units per opponent)")
+        )
+        ax.set_ylabel(_("hands"))
     else:
-        ax.text(0.5, 0.5, "no hand lost anything", ha="center", va="center")
-    ax.set_xlabel("loss (units per opponent, log scale)")
-    ax.set_ylabel("hands")
+        ax.text(0.5, 0.5, _("no hand lost anything"), ha="center", va="center")
+    if n:
+        ax.set_ylim(bottom=0)
+        fig.legend(loc="outside lower center", ncols=3, fontsize=8, frameon=False)
     ax.set_title(
-        f"losses of the {int(positive.sum()):,} hands not played perfectly "
-        f"({perfect:,} perfect not shown)",
+        _("losses of the {n} hands not played perfectly ({perfect} perfect not shown)").format(
+            n=f"{n:,}", perfect=f"{perfect:,}"
+        ),
         fontsize=10,
     )
     return fig
@@ -104,18 +150,21 @@ def _by_mistake(category_loss: list[float], category_hands: list[int]) -> Any:
     ax = fig.add_subplot()
     shown = [(i, c) for i, c in enumerate(CATEGORIES) if c.key != "perfect"][::-1]
     values = [category_loss[i] for i, _ in shown]
-    bars = ax.barh([c.label for _, c in shown], values, color=[c.color for _, c in shown])
-    for bar, (i, _) in zip(bars, shown, strict=True):
+    bars = ax.barh([_(c.label) for _i, c in shown], values, color=[c.color for _i, c in shown])
+    for bar, (i, _c) in zip(bars, shown, strict=True):
         ax.annotate(
-            f" {category_hands[i]:,} hand{'s' * (category_hands[i] != 1)}",
+            " "
+            + ngettext("{n} hand", "{n} hands", category_hands[i]).format(
+                n=f"{category_hands[i]:,}"
+            ),
             (bar.get_width(), bar.get_y() + bar.get_height() / 2),
             va="center",
             fontsize=8,
             color="#555",
         )
     ax.set_xlim(0, max(max(values, default=0) * 1.3, 1e-9))
-    ax.set_xlabel("total loss (units per opponent)")
-    ax.set_title("loss by kind of mistake", fontsize=10)
+    ax.set_xlabel(_("total loss (units per opponent)"))
+    ax.set_title(_("loss by kind of mistake"), fontsize=10)
     ax.grid(axis="y", visible=False)
     return fig
 
@@ -136,10 +185,13 @@ def _cumulative(losses: Any, cats: Any) -> Any:
         fouled = np.flatnonzero(cats == INDEX["fouled"])
         if len(fouled) and len(fouled) <= 200:
             color = CATEGORIES[INDEX["fouled"]].color
-            ax.plot(x[fouled], cum[fouled], "o", color=color, markersize=3.5, label="fouled hands")
+            ax.plot(
+                x[fouled], cum[fouled], "o", color=color, markersize=3.5, label=_("fouled hands")
+            )
             ax.legend(fontsize=8, frameon=False, loc="upper left")
         ax.set_xlim(0, len(cum) + 1)
-    ax.set_xlabel("played hands, in file order")
-    ax.set_ylabel("cumulative loss (units)")
-    ax.set_title("cumulative loss over the file", fontsize=10)
+        ax.set_ylim(bottom=min(0.0, float(cum.min())))
+    ax.set_xlabel(_("played hands, in file order"))
+    ax.set_ylabel(_("cumulative loss (units per opponent)"))
+    ax.set_title(_("cumulative loss over the file"), fontsize=10)
     return fig

@@ -26,6 +26,7 @@ from typing import IO, Any, NamedTuple
 
 from solver.apps.report.categories import CATEGORIES, INDEX, categorize
 from solver.apps.report.records import BadRecord, Hand, ReportError, read_records
+from solver.apps.report.translations import N_, _
 from solver.strategy.schema import ACTIONS
 
 __all__ = ["Figure", "Report", "figures", "make_report"]
@@ -202,14 +203,51 @@ def _r(x: float | None, nd: int = 6) -> float | None:
     return None if x is None else round(float(x), nd) + 0.0
 
 
+#: Made hands a played setting can break up, strongest first: (evaluator category,
+#: what the report calls breaking it up). A royal flush is named as such.
+_BREAKABLE = ((8, N_("straight flush broken up")), (7, N_("four of a kind broken up")))
+
+
+def broken_up(best: tuple[str, str, str], played: tuple[str, str, str]) -> str | None:
+    """What the played rows broke up of the best setting's (``"royal flush broken up"``,
+    ``"straight flush broken up"``, ``"four of a kind broken up"``), or None: a row of the
+    best setting of that kind that the played setting has fewer of."""
+    import evaluator as ev
+
+    def kinds(rows: tuple[str, str, str]) -> list[tuple[int, bool]]:
+        out = []
+        for row in rows:
+            cards = row.split()
+            if len(cards) == 5:
+                s = int(ev.evaluate5(row))
+                out.append((ev.category(s), ev.is_royal(s)))
+        return out
+
+    try:
+        have, kept = kinds(best), kinds(played)
+    except ValueError:  # rows that are not cards (a record edited by hand): say nothing
+        return None
+    for cat, name in _BREAKABLE:
+        n_have = sum(c == cat for c, _ in have)
+        if n_have > sum(c == cat for c, _ in kept):
+            if cat == 8 and any(c == 8 and royal for c, royal in have):
+                return N_("royal flush broken up")
+            return name
+    return None
+
+
 def _costly(h: Hand, units: float, key: str) -> dict[str, Any]:
     p = h.played
     assert p is not None
+    detail = None
+    if h.action == "play" and not p.fouled:
+        detail = broken_up(h.best, p.rows)
     return {
         "line": h.line,
         "id": h.id,
         "hand": h.hand,
         "category": key,
+        "detail": detail,
         "loss": _r(units),
         "loss_staked": _r(p.loss) if h.staked else None,
         "best": {
@@ -300,51 +338,66 @@ class Figure(NamedTuple):
 #: Every figure: key, what it is, where it is in ``Report.to_dict()``, its format, and
 #: whether it is a headline.
 _FIGURES: tuple[tuple[str, str, tuple[str, ...], str, bool], ...] = (
-    ("hands", "hands", ("hands",), ",", True),
-    ("played", "hands with a played setting", ("played",), ",", False),
-    ("loss_total", "loss, total", ("loss", "total"), ",.3f", True),
-    ("loss_mean", "loss, mean a played hand", ("loss", "mean"), ".4f", True),
+    ("hands", N_("hands"), ("hands",), ",", True),
+    ("played", N_("hands with a played setting"), ("played",), ",", False),
+    ("loss_total", N_("loss, total"), ("loss", "total"), ",.3f", True),
+    ("loss_mean", N_("loss, mean a played hand"), ("loss", "mean"), ".3f", True),
     (
         "loss_mean_stderr",
-        "its standard error (hand to hand)",
+        N_("its standard error (hand to hand)"),
         ("loss", "mean_stderr"),
-        ".4f",
+        ".3f",
         False,
     ),
-    ("sampling_stderr", "sampling error of the total", ("loss", "sampling_stderr"), ".3f", False),
-    ("loss_median", "loss, median", ("loss", "median"), ".3f", False),
-    ("loss_p90", "loss, 90th percentile", ("loss", "p90"), ".3f", False),
-    ("loss_max", "loss, largest", ("loss", "max"), ".3f", False),
-    ("ev_advice", "value of the advice, mean a hand", ("ev", "advice_mean"), "+.3f", False),
-    ("ev_played", "value as played, mean a hand", ("ev", "played_mean"), "+.3f", False),
-    ("perfect_hands", "played perfectly", ("perfect", "hands"), ",", True),
-    ("fouls", "fouled", ("fouls",), ",", True),
-    ("missed_naturals", "naturals not declared", ("missed_naturals",), ",", True),
-    ("missed_surrenders", "surrenders missed", ("missed_surrenders",), ",", True),
-    ("bad_lines", "bad lines", ("bad_lines",), ",", True),
+    (
+        "sampling_stderr",
+        N_("sampling error of the total"),
+        ("loss", "sampling_stderr"),
+        ".3f",
+        False,
+    ),
+    ("loss_median", N_("loss, median"), ("loss", "median"), ".3f", False),
+    ("loss_p90", N_("loss, 90th percentile"), ("loss", "p90"), ".3f", False),
+    ("loss_max", N_("loss, largest"), ("loss", "max"), ".3f", False),
+    ("ev_advice", N_("value of the advice, mean a hand"), ("ev", "advice_mean"), "+.3f", False),
+    ("ev_played", N_("value as played, mean a hand"), ("ev", "played_mean"), "+.3f", False),
+    ("perfect_hands", N_("played perfectly"), ("perfect", "hands"), ",", True),
+    ("fouls", N_("fouled"), ("fouls",), ",", True),
+    ("missed_naturals", N_("naturals not declared"), ("missed_naturals",), ",", True),
+    ("missed_surrenders", N_("surrenders missed"), ("missed_surrenders",), ",", True),
+    ("bad_lines", N_("unreadable lines"), ("bad_lines",), ",", True),
 )
 #: The figures of a report with stakes.
 _STAKED = (
-    ("staked_hands", "hands with stakes", ("staked", "hands"), ",", False),
-    ("staked_loss_total", "staked loss, total", ("staked", "loss_total"), ",.2f", False),
-    ("staked_loss_mean", "staked loss, mean a hand", ("staked", "loss_mean"), ".3f", False),
+    ("staked_hands", N_("hands with stakes"), ("staked", "hands"), ",", False),
+    ("staked_loss_total", N_("staked loss, total"), ("staked", "loss_total"), ",.2f", False),
+    ("staked_loss_mean", N_("staked loss, mean a hand"), ("staked", "loss_mean"), ".3f", False),
 )
 
 
 def _notes(d: dict[str, Any]) -> dict[str, str]:
     loss, share = d["loss"], d["perfect"]["share"]
     sampling = loss["sampling_stderr"]
+    units = _("units per opponent")
     return {
-        "loss_total": "units per opponent"
-        + (f", ± {sampling:.3f} (sampling)" if sampling is not None else ""),
-        "sampling_stderr": "Monte Carlo",
-        "ev_advice": "units per opponent",
-        "ev_played": "units per opponent",
-        "perfect_hands": f"{share:z.1%} of the played hands" if share is not None else "",
-        "fouls": "scooped by every opponent",
-        "bad_lines": "left out" if d["bad_lines"] else "",
-        "staked_loss_total": "money",
-        "staked_loss_mean": "money",
+        "loss_total": units
+        + (
+            _(", ± {error} (sampling)").format(error=f"{sampling:.3f}")
+            if sampling is not None
+            else ""
+        ),
+        "sampling_stderr": _("Monte Carlo"),
+        "ev_advice": units,
+        "ev_played": units,
+        "perfect_hands": _("{share} of the played hands").format(share=f"{share:z.1%}")
+        if share is not None
+        else "",
+        "fouls": _("scooped by every opponent"),
+        "bad_lines": _("not batch records: left out")
+        if d["bad_lines"]
+        else _("of this file, not of the input"),
+        "staked_loss_total": _("money"),
+        "staked_loss_mean": _("money"),
     }
 
 
@@ -360,12 +413,13 @@ def _figure(key: str, label: str, value: Any, spec: str, note: str, headline: bo
 def figures(d: dict[str, Any]) -> list[Figure]:
     """Every figure of a report (``Report.to_dict()``), in the order they are shown: the
     terminal shows their ``text``, the page its headlines as cards and every figure's
-    ``exact`` value in a table."""
+    ``exact`` value in a table. Labels and notes are in the language in use
+    (``translations.use_language``; English by default)."""
     notes = _notes(d)
     out = []
     for key, label, path, spec, headline in _FIGURES + (_STAKED if d["staked"] else ()):
         value: Any = d
         for step in path:
             value = value[step]
-        out.append(_figure(key, label, value, spec, notes.get(key, ""), headline))
+        out.append(_figure(key, _(label), value, spec, notes.get(key, ""), headline))
     return out

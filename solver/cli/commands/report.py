@@ -54,6 +54,14 @@ def report(
     top: Annotated[
         int, typer.Option("--top", "-k", min=0, help="How many of the costliest hands to show.")
     ] = 10,
+    lang: Annotated[
+        str,
+        typer.Option(
+            "--lang",
+            help="The HTML page's language: en, zh-Hans (简体中文), zh-Hant (繁體中文), "
+            "id (Bahasa Indonesia), vi (Tiếng Việt) or fil (Filipino).",
+        ),
+    ] = "en",
 ) -> None:
     """Sum up a file of played hands: what the settings cost, and where the loss went."""
     import time
@@ -69,12 +77,13 @@ def report(
     if fmt is ReportFormat.html and output is None and io.out.is_terminal:
         fail("--format html writes a page: give -o FILE.html or redirect stdout")
 
+    _check_lang(lang, fmt)
     check_outputs([reads(results)], [writes(output)], "capsa report")
     started = time.perf_counter()
     rep = make_report(
         results, top=top, on_bad=lambda bad: io.err.print(f"capsa: {bad.message()}", markup=False)
     )
-    text = render_html(rep) if fmt is ReportFormat.html else None
+    text = render_html(rep, lang) if fmt is ReportFormat.html else None
     seconds = time.perf_counter() - started
 
     def write(sink: Any) -> None:  # a text stream, or None for stdout
@@ -101,6 +110,18 @@ def report(
     )
     if rep.bad:
         raise typer.Exit(1)
+
+
+def _check_lang(lang: str, fmt: ReportFormat) -> None:
+    """``--lang``: one of the page's languages, and only for the page."""
+    if lang == "en":
+        return
+    from solver.apps.report.translations import LANGUAGES
+
+    if lang not in LANGUAGES:
+        fail(f"--lang must be one of {', '.join(LANGUAGES)}, got {shown(lang)}")
+    if fmt is not ReportFormat.html:
+        fail("--lang is the HTML page's language: add -o FILE.html (or --format html)")
 
 
 def _num(x: float | None, spec: str) -> str:
@@ -201,7 +222,7 @@ def _costliest(d: dict[str, Any]) -> Table:
             str(c["line"] if c["line"] is not None else ""),
             shown(c["id"] or ""),
             f"{c['loss']:.3f}",
-            labels[c["category"]],
+            labels[c["category"]] + (f"\n{c['detail']}" if c.get("detail") else ""),
             advice,
             played,
         )

@@ -1,0 +1,103 @@
+"""The languages of the report page (gettext catalogues, Babel) and of the web page (JSON
+catalogues): every message the code uses is translated in every language, and no
+catalogue holds a message the code does not use."""
+
+from __future__ import annotations
+
+import io
+import re
+from pathlib import Path
+
+import pytest
+from babel.messages.extract import extract_from_dir
+from babel.messages.pofile import read_po
+
+from solver.apps.report import html as report_html
+from solver.apps.report.translations import LANGUAGES, catalogue_path, translations
+from solver.engine.layout import NATURAL_NAMES_SHOWN
+
+ROOT = Path(__file__).resolve().parent.parent
+REPORT = ROOT / "solver" / "apps" / "report"
+OTHERS = [lang for lang in LANGUAGES if lang != "en"]
+BRACES = re.compile(r"\{[a-z_]*\}")
+
+
+def report_messages() -> dict[str, tuple[str, str] | None]:
+    """Every message the report's code marks: msgid -> (singular, plural) or None."""
+    out: dict[str, tuple[str, str] | None] = {}
+    for _file, _line, msg, _comments, _ctx in extract_from_dir(
+        str(REPORT),
+        method_map=[("**.py", "python"), ("**.html", "jinja2")],
+        keywords={"_": None, "N_": None, "ngettext": (1, 2)},
+    ):
+        if isinstance(msg, tuple):
+            out[msg[0]] = msg
+        else:
+            out[msg] = None
+    return out
+
+
+def catalogue(lang: str):
+    return read_po(io.BytesIO((REPORT / catalogue_path(lang)).read_bytes()))
+
+
+def test_the_report_code_marks_its_messages():
+    used = report_messages()
+    # a sample of each place that shows text: the template, a figure, a plot, a category
+    for msg in ("Where the loss went", "loss, total", "loss by kind of mistake", "wrong back"):
+        assert msg in used
+    assert used["{n} hand"] == ("{n} hand", "{n} hands")
+
+
+@pytest.mark.parametrize("lang", OTHERS)
+def test_every_report_message_is_translated_and_none_is_left_over(lang):
+    used = report_messages()
+    cat = catalogue(lang)
+    have = {m.id if isinstance(m.id, str) else m.id[0]: m for m in cat if m.id}
+    missing = sorted(set(used) - set(have))
+    unused = sorted(set(have) - set(used))
+    assert not missing, f"{lang}: not translated: {missing}"
+    assert not unused, f"{lang}: in the catalogue, not in the code: {unused}"
+    for key, m in have.items():
+        forms = m.string if isinstance(m.string, tuple) else (m.string,)
+        assert all(forms), f"{lang}: {key!r} has an empty translation"
+        assert not m.fuzzy, f"{lang}: {key!r} is fuzzy"
+        ids = m.id if isinstance(m.id, tuple) else (m.id,)
+        wanted = set().union(*(BRACES.findall(i) for i in ids))
+        for form in forms:  # the code's placeholders, so .format() fills them all
+            got = set(BRACES.findall(form))
+            assert got <= wanted, (lang, key, form)
+            if len(ids) == 1:
+                assert got == wanted, (lang, key, form)
+
+
+@pytest.mark.parametrize("lang", OTHERS)
+def test_the_catalogues_compile_and_translate(lang):
+    t = translations(lang)
+    assert t.gettext("Where the loss went") != "Where the loss went"
+    assert "3" in t.ngettext("{n} hand", "{n} hands", 3).format(n=3)
+
+
+def test_the_natural_names_marked_for_the_report_are_the_engines():
+    assert {n: m for n, m in report_html.NATURAL_MESSAGES.items()} == {
+        n: shown.english for n, shown in NATURAL_NAMES_SHOWN.items()
+    }
+
+
+def test_an_unknown_language_is_refused():
+    with pytest.raises(ValueError, match="no such language 'xx'"):
+        translations("xx")
+
+
+def test_rows_are_named_as_players_say_them():
+    """The row names of docs/report.md's "Languages" table."""
+    want = {
+        "zh-Hans": ("头墩", "中墩", "尾墩"),
+        "zh-Hant": ("頭墩", "中墩", "尾墩"),
+        "id": ("depan", "tengah", "belakang"),
+        "vi": ("chi 3", "chi 2", "chi 1"),
+        "fil": ("harap", "gitna", "likod"),
+    }
+    for lang, names in want.items():
+        t = translations(lang)
+        assert tuple(t.gettext(r) for r in ("front", "middle", "back")) == names
