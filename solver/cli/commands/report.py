@@ -56,11 +56,7 @@ def report(
     ] = 10,
     lang: Annotated[
         str,
-        typer.Option(
-            "--lang",
-            help="The HTML page's language: en, zh-Hans (简体中文), zh-Hant (繁體中文), "
-            "id (Bahasa Indonesia), vi (Tiếng Việt) or fil (Filipino).",
-        ),
+        typer.Option("--lang", help="The HTML page's language: en, zh-Hans, zh-Hant, id, vi, fil."),
     ] = "en",
 ) -> None:
     """Sum up a file of played hands: what the settings cost, and where the loss went."""
