@@ -5,6 +5,7 @@ catalogue holds a message the code does not use."""
 from __future__ import annotations
 
 import io
+import json
 import re
 from pathlib import Path
 
@@ -101,3 +102,73 @@ def test_rows_are_named_as_players_say_them():
     for lang, names in want.items():
         t = translations(lang)
         assert tuple(t.gettext(r) for r in ("front", "middle", "back")) == names
+
+
+# --------------------------------------------------------------------------- the web page
+
+STATIC = ROOT / "solver" / "apps" / "web" / "static"
+PAGE_LANGUAGES = ("en", "zh-Hans", "zh-Hant", "id", "vi", "fil")
+
+
+def page_keys() -> set[str]:
+    """Every message key the page uses: ``t("key")`` and ``tp("key", n)`` (its ``.one``
+    and ``.other`` forms) in app.js, ``data-i18n`` and ``data-i18n-attr`` in index.html,
+    and ``natural.NAME`` for every natural a ruleset may name (looked up by name)."""
+    from solver.engine.rules import NATURAL_NAMES
+
+    js = (STATIC / "app.js").read_text(encoding="utf-8")
+    html = (STATIC / "index.html").read_text(encoding="utf-8")
+    keys = set(re.findall(r'\bt\(\s*"([^"]+)"', js))
+    for key in re.findall(r'\btp\(\s*"([^"]+)"', js):
+        keys |= {f"{key}.one", f"{key}.other"}
+    keys |= set(re.findall(r'data-i18n="([^"]+)"', html))
+    for attrs in re.findall(r'data-i18n-attr="([^"]+)"', html):
+        keys |= {pair.split(":")[1] for pair in attrs.split(";")}
+    return keys | {f"natural.{n}" for n in NATURAL_NAMES}
+
+
+def page_catalogue(lang: str) -> dict[str, str]:
+    return json.loads((STATIC / "i18n" / f"{lang}.json").read_text(encoding="utf-8"))
+
+
+def test_the_page_finds_its_keys():
+    keys = page_keys()
+    assert {"tab.solve", "row.front", "hand.tooFew.one", "natural.dragon"} <= keys
+    assert len(keys) > 150
+    # every t() call names its key literally, but for the few that this test knows: t's
+    # own definition, tp's forms, the page's data-i18n attributes and the naturals
+    js = (STATIC / "app.js").read_text(encoding="utf-8")
+    known = ("t(key, vars", "t(form ===", "t(el.dataset.i18n)", "t(key));", "t(`natural.${name}`)")
+    for known_call in known:
+        assert known_call in js, known_call
+        js = js.replace(known_call, "")
+    assert not re.search(r"\bt\(\s*[^\"\s)]", js), "a message key built at run time"
+
+
+@pytest.mark.parametrize("lang", PAGE_LANGUAGES)
+def test_every_page_key_is_in_every_language_and_none_is_left_over(lang):
+    keys = page_keys()
+    cat = page_catalogue(lang)
+    assert sorted(keys - set(cat)) == [], f"{lang}: missing"
+    assert sorted(set(cat) - keys) == [], f"{lang}: not used by the page"
+    english = page_catalogue("en")
+    for key, text in cat.items():
+        assert isinstance(text, str) and text.strip(), (lang, key)
+        assert set(BRACES.findall(text)) == set(BRACES.findall(english[key])), (lang, key)
+
+
+def test_the_page_offers_the_reports_languages():
+    html = (STATIC / "index.html").read_text(encoding="utf-8")
+    offered = re.findall(
+        r'<option value="([^"]+)">', html.split('id="lang"')[1].split("</select>")[0]
+    )
+    assert tuple(offered) == PAGE_LANGUAGES == tuple(LANGUAGES)
+
+
+def test_the_page_names_the_rows_as_the_report_does():
+    for lang in OTHERS:
+        t = translations(lang)
+        cat = page_catalogue(lang)
+        assert [cat[f"row.{r}"] for r in ("front", "middle", "back")] == [
+            t.gettext(r) for r in ("front", "middle", "back")
+        ]

@@ -22,6 +22,7 @@ import evaluator as ev
 from solver.apps.web import Limits, create_app, warm
 from solver.apps.web.app import CSP, STATIC
 from solver.cli import app as cli_app
+from solver.engine.rules import load_rules
 from solver.strategy.deal import random_hands
 from tests import reference as ref
 
@@ -66,8 +67,11 @@ def test_the_page_and_its_files_come_from_this_server_only(client):
     assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
     assert page.headers["content-security-policy"] == CSP
     assert "default-src 'self'" in CSP and "http" not in CSP
-    shipped = sorted(p.name for p in STATIC.iterdir())
-    assert shipped == ["app.js", "favicon.svg", "index.html", "style.css"]
+    shipped = sorted(str(p.relative_to(STATIC)) for p in STATIC.rglob("*") if p.is_file())
+    languages = [f"i18n/{lang}.json" for lang in ("en", "fil", "id", "vi", "zh-Hans", "zh-Hant")]
+    assert shipped == [
+        "app.js", "favicon.svg", *languages, "index.html", "rules.html", "style.css"
+    ]  # fmt: skip
     for name in shipped:
         res = client.get(f"/static/{name}")
         assert res.status_code == 200 and res.content == (STATIC / name).read_bytes()
@@ -76,13 +80,13 @@ def test_the_page_and_its_files_come_from_this_server_only(client):
         text = res.text.replace('xmlns="http://www.w3.org/2000/svg"', "")
         assert not re.search(r"(https?:)?//[a-z0-9.-]+\.[a-z]{2,}", text, re.I), name
     for ref_ in re.findall(r'(?:src|href)="([^"#]+)"', page.text):
-        assert ref_.startswith("/static/"), ref_
+        assert ref_.startswith("/static/") or ref_ == "/rules", ref_
         assert client.get(ref_).status_code == 200
 
 
 def test_unknown_pages_and_methods_answer_json(client):
     res = client.get("/api/nope")
-    assert res.status_code == 404 and "solve, check, deal, rules" in res.json()["error"]
+    assert res.status_code == 404 and "solve, check, natural, deal, rules" in res.json()["error"]
     res = client.get("/api/solve")
     assert res.status_code == 405 and res.json() == {"error": "GET is not allowed on /api/solve"}
 
@@ -392,7 +396,7 @@ def test_an_unknown_option_is_400_naming_the_options(client):
     assert res.status_code == 400
     assert res.json() == {
         "error": "unknown option 'format'; options are hand, rules, players, samples, seed, "
-        "top, policy, against, stakes, played"
+        "top, policy, against, stakes, played, top_by"
     }
 
 
@@ -516,5 +520,48 @@ def test_the_package_data_ships_the_page():
     cfg = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]
     assert {"solver.apps.web", "solver.apps.web.static"} <= set(cfg["packages"])
     globs = cfg["package-data"]["solver.apps.web.static"]
-    for path in STATIC.iterdir():
-        assert any(fnmatch.fnmatch(path.name, g) for g in globs), path.name
+    for path in STATIC.rglob("*"):
+        if path.is_file():
+            name = str(path.relative_to(STATIC))
+            assert any(fnmatch.fnmatch(name, g) for g in globs), name
+
+
+# --------------------------------------------------------------------------- natural, rules page
+
+
+def test_natural_says_what_a_hand_may_do_besides_being_set(client):
+    """POST /api/natural: the natural a hand holds under a ruleset (the page offers
+    Declare from it) and the surrender cost (Surrender); the oracle agrees."""
+    dragon = "2c 3d 4h 5s 6c 7d 8h 9s Tc Jd Qh Ks Ac"
+    res = client.post("/api/natural", json={"hand": dragon})
+    assert res.status_code == 200
+    d = res.json()
+    assert d["natural"]["name"] == "dragon" and d["natural"]["units"] == 13
+    assert d["natural"]["english"] == "Dragon" and d["surrender"] == 3
+    assert d["hand"] == "Ac Ks Qh Jd Tc 9s 8h 7d 6c 5s 4h 3d 2c"
+    plain = client.post("/api/natural", json={"hand": HAND, "rules": "shisanshui"}).json()
+    assert plain["natural"] is None and plain["surrender"] is None  # shisanshui: none
+    dragon_ids = ev.parse_hand(dragon).tolist()
+    assert ref.ref_best_natural(dragon_ids, load_rules("chinese-1-6"))[0] == "dragon"
+    off = client.post("/api/natural", json={"hand": dragon, "rules": "naturals = false\n"})
+    assert off.json()["natural"] is None
+    bad = client.post("/api/natural", json={"hand": "As Ks"})
+    assert bad.status_code == 422 and bad.json() == {"error": "expected 13 cards, got 2"}
+    assert client.post("/api/natural", json={"hand": dragon, "x": 1}).status_code == 400
+    assert client.get("/api/natural").status_code == 405
+
+
+def test_the_rules_page_is_docs_rules_md_without_script(client):
+    from tests import rules_page
+
+    res = client.get("/rules")
+    assert res.status_code == 200 and res.headers["content-type"].startswith("text/html")
+    assert res.headers["content-security-policy"] == CSP
+    page = res.text
+    assert "<script" not in page and "<style" not in page and " style=" not in page
+    assert '<h2 id="fouls"' in page or 'id="fouls"' in page
+    assert rules_page.main(["--check"]) == 0, (
+        "static/rules.html is stale: python -m tests.rules_page"
+    )
+    # raw HTML in the Markdown is shown as text, not run
+    assert "&lt;script&gt;" in rules_page.render("<script>alert(1)</script>\n")

@@ -141,6 +141,28 @@ def shown_cards(locator) -> str:
     return " ".join(out)
 
 
+def by_shape(text: str) -> str:
+    """Cards as the page lays them out: the most cards of a rank first (quads, trips,
+    pairs), then higher ranks, then suits s > h > d > c; a five-card A-2-3-4-5 with the
+    ace last."""
+    cards = text.split()
+    ranks = "23456789TJQKA"
+    count = {c[0]: sum(d[0] == c[0] for d in cards) for c in cards}
+    wheel = len(cards) == 5 and {c[0] for c in cards} == set("A2345")
+
+    def key(c: str) -> tuple[int, int, int]:
+        r = -1 if wheel and c[0] == "A" else ranks.index(c[0])
+        return (-count[c[0]], -r, -"cdhs".index(c[1]))
+
+    return " ".join(sorted(cards, key=key))
+
+
+def test_the_shape_order_groups_made_hands():
+    assert by_shape("As Ks 9h 9d 9c") == "9h 9d 9c As Ks"
+    assert by_shape("Kh Kd 5s 5c 5h") == "5s 5h 5c Kh Kd"
+    assert by_shape("5d 4c 3h 2s Ac") == "5d 4c 3h 2s Ac"
+
+
 def signed(x: float) -> str:
     return f"{x:+.3f}".replace("-", "−")
 
@@ -163,7 +185,7 @@ def test_pick_13_cards_solve_and_see_the_cli_answer(page, server, tmp_path, reco
         page.click(f'#picker button[data-card="{c}"]')
     assert page.inner_text("#hand-status") == "13 cards: ready"
     assert page.get_attribute("#picked", "data-cards") == SORTED
-    assert shown_cards(page.locator("#picked")) == SORTED
+    assert shown_cards(page.locator("#picked")) == by_shape(SORTED)
     assert page.input_value("#hand-input") == SORTED
     page.fill("#samples", "3000")
     page.fill("#seed", "1")
@@ -172,7 +194,7 @@ def test_pick_13_cards_solve_and_see_the_cli_answer(page, server, tmp_path, reco
     want = cli("solve", HAND, "--seed", "1", "--samples", "3000")
     for r in ROWS:
         row = page.locator(f'#answer table.setting tr[data-row="{r}"]')
-        assert shown_cards(row) == want[r], r
+        assert shown_cards(row) == by_shape(want[r]), r
         assert row.get_attribute("data-cards") == want[r]
         bar = row.locator(".bar").get_attribute("aria-label")
         st = want["row_stats"][r]
@@ -188,7 +210,7 @@ def test_pick_13_cards_solve_and_see_the_cli_answer(page, server, tmp_path, reco
     assert alts.count() == len(want["alternatives"]) == 3
     for i, alt in enumerate(want["alternatives"]):
         cells = alts.nth(i).locator("td")
-        assert [shown_cards(cells.nth(j)) for j in range(3)] == [alt[r] for r in ROWS]
+        assert [shown_cards(cells.nth(j)) for j in range(3)] == [by_shape(alt[r]) for r in ROWS]
         assert cells.nth(4).inner_text().startswith(signed(alt["diff"]))
     timing = page.locator("#answer .timing")
     record_property("server_ms", timing.get_attribute("data-server-ms"))
@@ -207,7 +229,9 @@ def test_12_or_14_cards_or_a_duplicate_are_clear_errors(page):
     assert status.inner_text() == "12 cards: pick 1 more (a hand is 13 cards)"
     assert "bad" in status.get_attribute("class")
     page.click("#solve")
-    assert page.inner_text("#error") == "Cannot solve: 12 cards: pick 1 more (a hand is 13 cards)."
+    assert page.inner_text("#solve-error") == (
+        "Cannot solve: 12 cards: pick 1 more (a hand is 13 cards)."
+    )
     hand.fill(HAND + " 6d")
     assert status.inner_text() == "14 cards: remove 1 (a hand is 13 cards)"
     assert page.locator("#picker button[aria-pressed=true]").count() == 14
@@ -216,7 +240,7 @@ def test_12_or_14_cards_or_a_duplicate_are_clear_errors(page):
     hand.fill(HAND.replace("7d", "7x"))
     assert status.inner_text().startswith('"7x" is not a card: a card is a rank')
     page.click("#solve")
-    assert page.inner_text("#error").startswith('Cannot solve: "7x" is not a card')
+    assert page.inner_text("#solve-error").startswith('Cannot solve: "7x" is not a card')
     hand.fill("as,KS,Q♠ js 10s 9h9d9c 2s 3d 4c 5h 7d")  # the CLI's spellings
     assert status.inner_text() == "13 cards: ready"
     assert page.get_attribute("#picked", "data-cards") == SORTED
@@ -237,7 +261,7 @@ def test_an_uploaded_ruleset_is_offered_and_used(page, tmp_path):
     page.wait_for_selector("#answer .timing")
     want = cli("solve", HAND, "--rules", str(path), "--policy", "field")
     assert [shown_cards(page.locator(f'#answer tr[data-row="{r}"]')) for r in ROWS] == [
-        want[r] for r in ROWS
+        by_shape(want[r]) for r in ROWS
     ]
     assert "house, 4 players" in page.inner_text("#answer .how")
     assert "Surrender costs 1 per opponent" in page.inner_text("#answer")
@@ -313,7 +337,8 @@ def test_a_fouled_arrangement_is_reported_as_fouled(page, server):
         row = page.locator(f'#check-result table.compare tr[data-row="{r}"]')
         assert row.get_attribute("data-differs") == str(p["rows"][r]["differs"]).lower()
         cells = row.locator("td")
-        assert shown_cards(cells.nth(0)) == p[r] and shown_cards(cells.nth(1)) == want[r]
+        assert shown_cards(cells.nth(0)) == by_shape(p[r])
+        assert shown_cards(cells.nth(1)) == by_shape(want[r])
 
 
 def test_the_best_arrangement_costs_nothing_and_cards_can_be_dragged(page):
@@ -401,13 +426,13 @@ def test_the_page_works_with_the_keyboard_alone(page, server):
     tab_to(page, "[role=tab][aria-selected=true]", key="Shift+Tab")
     kb.press("ArrowRight")
     assert focused(page) == "tab-check" and page.is_visible("#board-panel")
-    # Enter on each card in turn fills front, middle, back in order: the strongest three
-    # in front, so the rows are out of order.
+    # Enter on each card in turn fills front, middle, back in the order the cards are laid
+    # out (by shape: the trips first), so the rows are out of order.
     tab_to(page, "#pool button")
     for _ in range(13):
         kb.press("Enter")
     assert focused(page) == "check"
-    assert page.get_attribute('.cards[data-row="front"]', "data-cards") == "As Ks Qs"
+    assert page.get_attribute('.cards[data-row="front"]', "data-cards") == "9h 9d 9c"
     kb.press("Enter")
     page.wait_for_selector("#check-result .verdict")
     assert page.get_attribute("#check-result .verdict", "data-fouled") == "true"
@@ -420,6 +445,7 @@ def test_the_page_works_with_the_keyboard_alone(page, server):
     for _ in range(5):
         kb.press("Enter")
     kb.press("m")
+    tab_to(page, '#pool button[data-card="9h"]', key="Shift+Tab")
     for _ in range(5):
         kb.press("Enter")
     for _ in range(3):
@@ -477,7 +503,7 @@ def test_practice_on_a_phone_sized_window(browser, server, tmp_path):
         loss = want["played"]["loss"]
         assert page.inner_text("#check-result .played-loss") == f"{loss:.3f}"
         assert [shown_cards(page.locator(f'#check-result tr[data-row="{r}"] td').nth(1))
-                for r in ROWS] == [want[r] for r in ROWS]  # fmt: skip
+                for r in ROWS] == [by_shape(want[r]) for r in ROWS]  # fmt: skip
         total += loss
         score = page.locator("#score .score")
         assert score.get_attribute("data-hands") == str(hand_no)

@@ -39,9 +39,11 @@ SOLVE_KEYS: tuple[str, ...] = (
     "against",
     "stakes",
     "played",
+    "top_by",
 )
 DEAL_KEYS: tuple[str, ...] = ("seed",)
 RULES_KEYS: tuple[str, ...] = ("rules",)
+NATURAL_KEYS: tuple[str, ...] = ("hand", "rules")
 
 
 @dataclass(frozen=True)
@@ -242,7 +244,8 @@ def _against(value: Any) -> list[str] | None:
 
 
 def _played(value: Any) -> str | list | None:
-    """``"front | middle | back"``, ``[front, middle, back]`` or ``{front, middle, back}``."""
+    """``"front | middle | back"``, ``[front, middle, back]``, ``{front, middle, back}``,
+    or ``"declare"`` / ``"surrender"`` (``solve`` checks the words and the cards)."""
     if value is None or isinstance(value, str | list):
         return value
     if isinstance(value, Mapping):
@@ -288,6 +291,31 @@ def solve_options(
         "against": _against(opts.get("against")),
         "stakes": _stakes(opts.get("stakes")),
         "played": _played(opts.get("played")),
+        **({} if opts.get("top_by") is None else {"top_by": opts["top_by"]}),
+    }
+
+
+def hand_natural(body: Any, catalog: RulesCatalog) -> dict[str, Any]:
+    """POST /api/natural: what a hand may do besides being set, under a ruleset:
+    ``{"hand", "rules", "natural": {name, english, local, units} or null, "surrender":
+    cost or null}`` (the page offers Declare and Surrender from it)."""
+    from evaluator import format_cards, parse_hand
+    from solver.engine.settlement import find_natural
+
+    opts = check_keys(body, NATURAL_KEYS, '{"hand": "As Kd Qh ...", "rules": "capsa"}')
+    if opts.get("hand") is None:
+        raise InputError("hand is missing: give 13 cards, e.g. 'As Kd Qh ...'")
+    hand = parse_hand(_cards_text(opts["hand"], "hand"))
+    rules = catalog.resolve(opts.get("rules"))
+    found = find_natural(hand, rules)
+    natural = None
+    if found is not None:
+        natural = {**natural_names(found[2]), "units": dict(rules.naturals)[found[2]]}
+    return {
+        "hand": format_cards(sorted(hand.tolist(), reverse=True)),
+        "rules": rules.name,
+        "natural": natural,
+        "surrender": rules.surrender_cost,
     }
 
 

@@ -8,7 +8,10 @@ Routes (docs/serve.md):
 - ``POST /api/solve``: a JSON object of ``capsa solve``'s long options (``hand`` required)
   -> ``Solution.to_dict()``, exactly what ``capsa solve --format json`` prints;
 - ``POST /api/check``: the same with ``played`` required (``Solution.played`` says what the
-  played setting cost);
+  played setting cost: a setting, or ``"declare"`` / ``"surrender"``);
+- ``POST /api/natural``: the natural a hand holds under a ruleset, and the surrender
+  cost (the page offers Declare and Surrender from it);
+- ``GET /rules``: docs/rules.md as a page;
 - ``GET|POST /api/deal``: a random hand (``seed`` optional);
 - ``GET /api/rules``: the rulesets on offer (each with its naturals and their names),
   the server's limits and every natural's names (docs/rules.md#natural-names);
@@ -55,6 +58,7 @@ from solver.apps.web.api import (
     RulesCatalog,
     check_keys,
     deal,
+    hand_natural,
     is_slow,
     natural_names,
     solve_options,
@@ -69,7 +73,7 @@ log = logging.getLogger("capsa")
 
 STATIC = Path(__file__).parent / "static"
 __all__ = ["CSP", "STATIC", "WebState", "create_app", "warm"]
-ENDPOINTS = "solve, check, deal, rules"
+ENDPOINTS = "solve, check, natural, deal, rules"
 WARM_HAND = "As Ks Qs Js Ts 9h 9d 9c 2s 3d 4c 5h 7d"
 
 
@@ -306,6 +310,21 @@ async def api_deal(request: Request) -> Response:
     return await _guarded(state, go)
 
 
+async def api_natural(request: Request) -> Response:
+    state: WebState = request.app.state.web
+    deadline = time.monotonic() + state.limits.seconds
+
+    async def go() -> Response:
+        body = await read_json(request, state.limits.body)
+        # off the event loop: a TOML ruleset in the body takes time to read
+        answer, seconds = await state.run(
+            "quick", lambda stop: hand_natural(body, state.catalog), deadline
+        )
+        return _timed(answer, seconds)
+
+    return await _guarded(state, go)
+
+
 async def api_rules(request: Request) -> Response:
     state: WebState = request.app.state.web
     catalog = state.catalog
@@ -337,6 +356,12 @@ async def api_rules(request: Request) -> Response:
 async def index(request: Request) -> Response:
     # The security headers (guard.SECURITY_HEADERS) are added to every answer by Guard.
     return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
+
+
+async def rules_page(request: Request) -> Response:
+    """docs/rules.md as a page (``static/rules.html``, rendered from it beforehand:
+    python -m tests.rules_page; no script, this server's style sheet)."""
+    return FileResponse(STATIC / "rules.html", headers={"Cache-Control": "no-cache"})
 
 
 async def _http_error(request: Request, exc: Exception) -> Response:
@@ -376,8 +401,10 @@ def create_app(
     app = Starlette(
         routes=[
             Route("/", index),
+            Route("/rules", rules_page),
             Route("/api/solve", api_solve, methods=["POST"]),
             Route("/api/check", api_check, methods=["POST"]),
+            Route("/api/natural", api_natural, methods=["POST"]),
             Route("/api/deal", api_deal, methods=["GET", "POST"]),
             Route("/api/rules", api_rules, methods=["GET", "POST"]),
             Mount("/static", StaticFiles(directory=STATIC), name="static"),

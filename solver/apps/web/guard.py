@@ -56,6 +56,7 @@ _SECURITY_RAW = [(name.encode(), value.encode()) for name, value in SECURITY_HEA
 METHODS = {
     "/api/solve": "POST",
     "/api/check": "POST",
+    "/api/natural": "POST",
     "/api/deal": "GET, HEAD, POST",
     "/api/rules": "GET, HEAD, POST",
 }

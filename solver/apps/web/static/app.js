@@ -1,15 +1,20 @@
 // capsa serve: the page. Plain JavaScript, no build step, no library; it talks only to
-// the server that sent it (/api/solve, /api/check, /api/deal, /api/rules).
+// the server that sent it (/api/solve, /api/check, /api/natural, /api/deal, /api/rules)
+// and reads its own language catalogues (/static/i18n/LANG.json).
 "use strict";
 
 const RANKS = "23456789TJQKA";
 const SUITS = "cdhs";
 const SUIT_SYMBOL = { c: "♣", d: "♦", h: "♥", s: "♠" };
-const SUIT_NAME = { c: "clubs", d: "diamonds", h: "hearts", s: "spades" };
-const RANK_NAME = { T: "10", J: "jack", Q: "queen", K: "king", A: "ace" };
 const ROWS = ["front", "middle", "back"];
 const ROW_SIZE = { front: 3, middle: 5, back: 5 };
+const PARTS = ["rows", "bonus", "royalties", "naturals"];
 const SCORE_KEY = "capsa.practice";
+const LANG_KEY = "capsa.lang";
+const HISTORY_KEY = "capsa.history";
+const HISTORY_MAX = 12;
+const LANGS = ["en", "zh-Hans", "zh-Hant", "id", "vi", "fil"];
+const TOML_IN_LINK = 2000; // an uploaded ruleset up to this size travels in the link
 
 const state = {
   mode: "solve",
@@ -21,16 +26,114 @@ const state = {
   rulesets: new Map(), // name -> description from /api/rules
   naturals: new Map(), // natural name -> {english, local} from /api/rules
   limits: null,
-  answer: null, // the last solve answer
+  answer: null, // the last solve answer: {data, timing, link}
+  checked: null, // the last check answer: {data, timing}
+  handInfo: null, // /api/natural for the board's hand: {key, natural, surrender}
   busy: false,
+  lang: "en",
+  messages: {}, // the catalogue in use
+  english: {}, // the English catalogue: any key missing elsewhere falls back to it
 };
+
+// ------------------------------------------------------------------ messages
+
+// A message of the catalogue in use, its {placeholders} filled.
+function t(key, vars = {}) {
+  let text = state.messages[key] ?? state.english[key] ?? key;
+  for (const [k, v] of Object.entries(vars)) text = text.split(`{${k}}`).join(String(v));
+  return text;
+}
+
+// The singular or plural message for n (Intl.PluralRules: "one" or "other").
+function tp(key, n, vars = {}) {
+  const form = new Intl.PluralRules(state.lang).select(n) === "one" ? "one" : "other";
+  return t(form === "one" ? `${key}.one` : `${key}.other`, { n, ...vars });
+}
+
+const rowName = (r) => ({ front: t("row.front"), middle: t("row.middle"), back: t("row.back") })[r];
+const partName = (p) => ({
+  rows: t("parts.rows"), bonus: t("parts.bonus"), royalties: t("parts.royalties"), naturals: t("parts.naturals"),
+})[p];
+const adviceText = (a) => ({ play: t("advice.play"), declare: t("advice.declare"), surrender: t("advice.surrender") })[a];
+const scoringText = (s) => ({ "per-row": t("scoring.perRow"), "1-6": t("scoring.16"), "2-4": t("scoring.24") })[s] || s;
+const modeText = (m) => ({ winner: t("mode.winner"), cancel: t("mode.cancel"), always: t("mode.always") })[m] || m;
+const wheelText = (w) => ({ low: t("wheel.low"), second: t("wheel.second") })[w] || w;
+
+async function loadCatalogue(lang) {
+  const res = await fetch(`/static/i18n/${lang}.json`);
+  if (!res.ok) throw new Error(`no catalogue for ${lang}`);
+  return res.json();
+}
+
+// The browser's language among the page's: zh-TW/HK/MO and zh-Hant are traditional,
+// other Chinese simplified; Tagalog is Filipino; anything else English.
+function browserLanguage() {
+  for (const tag of navigator.languages || [navigator.language || "en"]) {
+    const low = tag.toLowerCase();
+    if (low.startsWith("zh")) return /hant|-tw|-hk|-mo/.test(low) ? "zh-Hant" : "zh-Hans";
+    if (low.startsWith("id") || low.startsWith("in")) return "id";
+    if (low.startsWith("vi")) return "vi";
+    if (low.startsWith("fil") || low.startsWith("tl")) return "fil";
+    if (low.startsWith("en")) return "en";
+  }
+  return "en";
+}
+
+async function setLanguage(lang, remember = false) {
+  if (!LANGS.includes(lang)) lang = "en";
+  state.messages = lang === "en" ? state.english : await loadCatalogue(lang);
+  state.lang = lang;
+  document.documentElement.lang = lang;
+  $("#lang").value = lang;
+  if (remember) {
+    try { localStorage.setItem(LANG_KEY, lang); } catch (e) { /* private browsing */ }
+  }
+  applyStatic();
+}
+
+// The page's own text (data-i18n: the text; data-i18n-attr="attr:key;...": attributes).
+function applyStatic() {
+  for (const el of $$("[data-i18n]")) el.textContent = t(el.dataset.i18n);
+  for (const el of $$("[data-i18n-attr]")) {
+    for (const pair of el.dataset.i18nAttr.split(";")) {
+      const [attr, key] = pair.split(":");
+      el.setAttribute(attr, t(key));
+    }
+  }
+  refreshRulesText();
+  syncPolicy();
+  handChanged();
+  renderBoard();
+  renderScore();
+  renderHistory();
+  if (state.answer) showAnswer(state.answer.data, state.answer.timing, false);
+  if (state.checked) $("#check-result").replaceChildren(renderCheck(state.checked.data, state.checked.timing));
+  updateBoardActions();
+}
 
 // ------------------------------------------------------------------ cards
 
-const cardId = (c) => RANKS.indexOf(c[0]) * 4 + SUITS.indexOf(c[1]);
+const rankIndex = (c) => RANKS.indexOf(c[0]);
+const cardId = (c) => rankIndex(c) * 4 + SUITS.indexOf(c[1]);
 const sortCards = (cards) => [...cards].sort((a, b) => cardId(b) - cardId(a));
-const cardName = (c) => `${RANK_NAME[c[0]] || c[0]} of ${SUIT_NAME[c[1]]}`;
 const splitCards = (text) => (text ? text.split(/\s+/).filter(Boolean) : []);
+
+// Cards as players lay them out: the made part first (quads, trips, pairs, highest
+// first), then the rest by rank; a five-high straight as 5 4 3 2 A.
+function shapeSort(cards) {
+  const count = {};
+  for (const c of cards) count[c[0]] = (count[c[0]] || 0) + 1;
+  const ranks = new Set(cards.map((c) => c[0]));
+  const wheel = cards.length === 5 && ranks.size === 5 && ["A", "2", "3", "4", "5"].every((r) => ranks.has(r));
+  const rank = (c) => (wheel && c[0] === "A" ? -1 : rankIndex(c));
+  return [...cards].sort((a, b) => (count[b[0]] - count[a[0]]) || (rank(b) - rank(a)) || (cardId(b) - cardId(a)));
+}
+
+function cardName(c) {
+  const rank = { T: t("rank.T"), J: t("rank.J"), Q: t("rank.Q"), K: t("rank.K"), A: t("rank.A") }[c[0]] || c[0];
+  const suit = { c: t("suit.c"), d: t("suit.d"), h: t("suit.h"), s: t("suit.s") }[c[1]];
+  return t("card.name", { rank, suit });
+}
 
 // Read a hand as the CLI does: "As Kd", "as,kd", "AsKd", "10h", "A♠". Returns the cards
 // in order (duplicates kept) and the first token that is not a card.
@@ -57,17 +160,15 @@ function parseCards(text) {
 // What is wrong with a hand, in one line, or null when it is 13 distinct cards.
 function handProblem(text) {
   const { cards, bad } = parseCards(text);
-  if (bad !== null) {
-    return `"${bad}" is not a card: a card is a rank (2-9, T or 10, J, Q, K, A) and a suit (c, d, h, s), e.g. As or 10h`;
-  }
+  if (bad !== null) return t("hand.notCard", { bad });
   const seen = new Set();
   for (const c of cards) {
-    if (seen.has(c)) return `duplicate card ${c}: each card can be in the hand once`;
+    if (seen.has(c)) return t("hand.duplicate", { card: c });
     seen.add(c);
   }
-  if (cards.length === 0) return "pick 13 cards, or type them";
-  if (cards.length < 13) return `${cards.length} cards: pick ${13 - cards.length} more (a hand is 13 cards)`;
-  if (cards.length > 13) return `${cards.length} cards: remove ${cards.length - 13} (a hand is 13 cards)`;
+  if (cards.length === 0) return t("hand.none");
+  if (cards.length < 13) return tp("hand.tooFew", cards.length, { more: 13 - cards.length });
+  if (cards.length > 13) return tp("hand.tooMany", cards.length, { fewer: cards.length - 13 });
   return null;
 }
 
@@ -92,6 +193,12 @@ function h(tag, attrs = {}, ...children) {
   return el;
 }
 
+// A word explained: its tooltip (title) and, for screen readers, the glossary entry.
+function term(text, glossaryId, cls = "term") {
+  const def = document.getElementById(glossaryId);
+  return h("span", { class: cls, title: def ? def.textContent : null, "aria-describedby": glossaryId }, text);
+}
+
 // A card drawn: rank over suit, in its suit's colour.
 function cardFace(c, tag = "span", attrs = {}) {
   return h(tag, { class: `card suit-${c[1]}`, "data-card": c, title: cardName(c), "aria-label": cardName(c), ...attrs },
@@ -99,16 +206,19 @@ function cardFace(c, tag = "span", attrs = {}) {
     h("span", { class: "suit", "aria-hidden": "true", text: SUIT_SYMBOL[c[1]] }));
 }
 
+// A row or a hand: drawn by shape; data-cards keeps the answer's own text.
 function cardsLine(text, extra = {}) {
   const cards = Array.isArray(text) ? text : splitCards(text);
-  return h("span", { class: "cardline", "data-cards": cards.join(" "), ...extra }, cards.map((c) => cardFace(c)));
+  return h("span", { class: "cardline", "data-cards": cards.join(" "), ...extra }, shapeSort(cards).map((c) => cardFace(c)));
 }
 
-const signed = (x, nd = 3) => (x === null || x === undefined ? "n/a" : (x >= 0 ? "+" : "−") + Math.abs(x).toFixed(nd));
+const fmtSigned = (x, nd = 3) => (x === null || x === undefined ? "n/a" : (x >= 0 ? "+" : "−") + Math.abs(x).toFixed(nd));
 const pct = (x) => (x === null || x === undefined ? "n/a" : `${(100 * x).toFixed(1)}%`);
 
-function showError(message) {
-  $("#error").textContent = message || "";
+function setError(sel, message) {
+  const el = $(sel);
+  el.textContent = message || "";
+  el.classList.toggle("bad", Boolean(message));
 }
 
 // ------------------------------------------------------------------ the API
@@ -122,15 +232,15 @@ async function api(path, body) {
   try {
     res = await fetch(path, init);
   } catch (e) {
-    throw new Error("the capsa server does not answer: is `capsa serve` still running?");
+    throw new Error(t("error.noServer"));
   }
   let data;
   try {
     data = await res.json();
   } catch (e) {
-    data = { error: `the server answered ${res.status} ${res.statusText}` };
+    data = { error: t("error.status", { status: `${res.status} ${res.statusText}` }) };
   }
-  if (!res.ok) throw new Error(data.error || `the server answered ${res.status}`);
+  if (!res.ok) throw new Error(data.error || t("error.status", { status: res.status }));
   const m = /dur=([\d.]+)/.exec(res.headers.get("Server-Timing") || "");
   return { data, serverMs: m ? parseFloat(m[1]) : null, fetchMs: performance.now() - t0, t0 };
 }
@@ -163,12 +273,13 @@ function setMode(mode, focus = false) {
     if (on && focus) tab.focus();
   }
   for (const el of $$("[data-modes]")) el.hidden = !el.dataset.modes.split(" ").includes(mode);
-  showError("");
+  setError("#check-error", "");
   if (mode === "practice") {
     if (!state.dealt) dealPractice();
   }
   resetBoardFromHand();
   renderScore();
+  updateBoardActions();
 }
 
 function setupTabs() {
@@ -238,21 +349,28 @@ function setHandText(text) {
   handChanged();
 }
 
-// The hand's state shown everywhere: picker, sorted line, status, the board.
+// The hand's state shown everywhere: picker, the line by shape, status, the board; an
+// answer for another hand is marked stale.
 function handChanged() {
   const text = $("#hand-input").value;
   const problem = handProblem(text);
   for (const b of $$("#picker button")) {
     b.setAttribute("aria-pressed", state.picked.has(b.dataset.card) ? "true" : "false");
+    b.title = cardName(b.dataset.card);
+    b.setAttribute("aria-label", cardName(b.dataset.card));
   }
   const picked = $("#picked");
-  picked.replaceChildren(...sortCards(state.picked).map((c) => cardFace(c)));
+  picked.replaceChildren(...shapeSort([...state.picked]).map((c) => cardFace(c)));
   picked.dataset.cards = sortCards(state.picked).join(" ");
   const status = $("#hand-status");
-  status.textContent = problem === null ? "13 cards: ready" : problem;
+  status.textContent = problem === null ? t("status.ready") : problem;
   status.classList.toggle("bad", problem !== null && text.trim() !== "");
   status.dataset.ok = problem === null ? "true" : "false";
-  if (state.mode === "check") resetBoardFromHand(true);
+  if (state.answer && state.answer.data.hand !== sortCards(state.picked).join(" ")) markStale();
+  if (state.mode === "check") {
+    resetBoardFromHand(true);
+    updateBoardActions();
+  }
 }
 
 function handCards() {
@@ -262,11 +380,14 @@ function handCards() {
 
 // ------------------------------------------------------------------ rulesets
 
-// A natural as players call it: "Six pairs (六对半, lục phé bôn)".
+// A natural as players call it: in English "Six pairs (六对半, lục phé bôn)"; in another
+// language its name there, with the English one.
 function naturalLabel(name) {
   const n = state.naturals.get(name);
-  if (!n) return name.replace(/_/g, " ");
-  return n.local.length ? `${n.english} (${n.local.join(", ")})` : n.english;
+  const english = n ? n.english : name.replace(/_/g, " ");
+  if (state.lang === "en") return n && n.local.length ? `${english} (${n.local.join(", ")})` : english;
+  const local = t(`natural.${name}`);
+  return local === english || local === `natural.${name}` ? english : `${local} (${english})`;
 }
 
 async function loadRules() {
@@ -276,59 +397,122 @@ async function loadRules() {
   const sel = $("#rules");
   for (const r of data.rulesets) {
     state.rulesets.set(r.name, r);
-    const label = r.name === data.default ? `${r.name} (this server's default)` : r.name;
-    sel.append(h("option", { value: r.name, text: label }));
+    sel.append(h("option", { value: r.name, "data-default": r.name === data.default ? "true" : null }));
   }
   sel.value = data.default;
   $("#samples").max = String(data.limits.samples);
+  refreshRulesText();
   rulesChanged();
+}
+
+// The options' labels that come from the rulesets (the server's default named).
+function refreshRulesText() {
+  for (const opt of $$("#rules option")) {
+    const d = state.rulesets.get(opt.value);
+    if (!d) continue;
+    if (opt.dataset.default) opt.textContent = t("rules.default", { name: d.name });
+    else if (opt.dataset.file) opt.textContent = t("rules.uploaded", { name: d.name, file: opt.dataset.file });
+    else opt.textContent = d.name;
+  }
+  const d = state.rulesets.get($("#rules").value);
+  if (d) showRulesSummary(d);
+}
+
+// A ruleset in one line, each setting explained by its tooltip (the glossary's entry).
+function showRulesSummary(d) {
+  const r = d.rules;
+  const parts = [term(scoringText(r.scoring), "g-unit")];
+  if (r.scoop_multiplier !== 1) parts.push(term(t("rules.scoopX", { n: r.scoop_multiplier }), "g-scoop"));
+  if (r.royalties) {
+    const royal = Object.values(r.royalties).some((row) => "royal_flush" in row);
+    const mode = modeText(r.royalty_mode);
+    parts.push(term(royal ? t("rules.royaltiesRoyal", { mode }) : t("rules.royalties", { mode }), "g-winner"));
+  } else {
+    parts.push(term(t("rules.noRoyalties"), "g-royalties"));
+  }
+  parts.push(term(r.naturals ? t("rules.naturalsOn") : t("rules.naturalsOff"), "g-natural"));
+  const suits = r.suit_order && r.suit_order !== "none";
+  parts.push(term(suits ? t("rules.suits", { order: [...r.suit_order].join(">") }) : t("rules.noSuits"), "g-suits"));
+  parts.push(term(wheelText(r.wheel), "g-wheel"));
+  if (r.home_run_multiplier !== 1) {
+    parts.push(term(t("rules.homeRun", { n: r.home_run_multiplier, m: r.home_run_min_opponents }), "g-scoop"));
+  }
+  const line = [`${d.name}: `];
+  parts.forEach((p, i) => line.push(i ? ", " : "", p));
+  if (!d.ready) line.push(". ", t("rules.notReady"));
+  $("#rules-summary").replaceChildren(...line);
+  $("#rules-naturals").textContent = d.naturals.length
+    ? t("rules.naturals") + " " + d.naturals.map((n) => `${naturalLabel(n.name)} ${n.units}`).join(" · ")
+    : "";
 }
 
 function rulesChanged() {
   const d = state.rulesets.get($("#rules").value);
   if (!d) return;
+  setError("#rules-status", "");
   $("#players").value = String(d.players);
-  $("#rules-summary").textContent = `${d.name}: ${d.summary}` +
-    (d.ready ? "" : ". Its field tables are not trained yet: run `capsa train --rules FILE` first.");
-  $("#rules-naturals").textContent = d.naturals.length
-    ? "Naturals, strongest first: " + d.naturals.map((n) => `${naturalLabel(n.name)} ${n.units}`).join(" · ")
-    : "";
+  showRulesSummary(d);
+  optionsChanged();
+  updateBoardActions(true);
 }
 
 async function uploadRules(file) {
-  showError("");
+  setError("#rules-status", "");
   if (!file) return;
   if (state.limits && file.size > state.limits.body - 1024) {
-    showError(`${file.name}: too large for this server (${file.size.toLocaleString()} bytes)`);
+    setError("#rules-status", t("rules.tooLarge", { file: file.name, size: file.size.toLocaleString() }));
+    markStale();
     return;
   }
   const text = await file.text();
   try {
     const { data } = await api("/api/rules", { rules: text });
-    const value = `upload:${state.uploaded.size + 1}`;
-    state.uploaded.set(value, text);
-    state.rulesets.set(value, data);
-    $("#rules").append(h("option", { value, text: `${data.name} (uploaded ${file.name})` }));
-    $("#rules").value = value;
+    addUploaded(text, data, file.name);
     rulesChanged();
   } catch (e) {
-    showError(`${file.name}: ${e.message}`);
+    setError("#rules-status", `${file.name}: ${e.message}`);
+    $("#rules-file").value = "";
+    markStale();
   }
+}
+
+function addUploaded(text, data, fileName) {
+  for (const [value, known] of state.uploaded) {
+    if (known === text) {
+      $("#rules").value = value;
+      return value;
+    }
+  }
+  const value = `upload:${state.uploaded.size + 1}`;
+  state.uploaded.set(value, text);
+  state.rulesets.set(value, data);
+  $("#rules").append(h("option", { value, "data-file": fileName }));
+  refreshRulesText();
+  $("#rules").value = value;
+  return value;
+}
+
+// Another ruleset, table size, policy, sample count or seed: the answer shown is for
+// other options.
+function optionsChanged() {
+  markStale();
+}
+
+function markStale() {
+  const ans = $("#answer .answer");
+  if (!ans || ans.classList.contains("stale")) return;
+  ans.classList.add("stale");
+  ans.setAttribute("aria-disabled", "true");
+  ans.prepend(h("p", { class: "stale-note", role: "status", text: t("answer.stale") }));
 }
 
 // ------------------------------------------------------------------ the answer
 
-const ADVICE = {
-  play: "Play this setting",
-  declare: "Declare the natural",
-  surrender: "Surrender",
-};
-
 function rowBar(stats) {
-  if (!stats) return h("span", { class: "note", text: "no row rates for this policy" });
+  if (!stats) return h("span", { class: "note", text: t("answer.noRates") });
   const bar = h("div", {
     class: "bar", role: "img",
-    "aria-label": `win ${pct(stats.win)}, tie ${pct(stats.tie)}, loss ${pct(stats.loss)}`,
+    "aria-label": t("bar.aria", { win: pct(stats.win), tie: pct(stats.tie), loss: pct(stats.loss) }),
   });
   for (const [k, cls] of [["win", "w"], ["tie", "t"], ["loss", "l"]]) {
     const seg = h("span", { class: cls });
@@ -336,107 +520,293 @@ function rowBar(stats) {
     bar.append(seg);
   }
   return h("div", { class: "bar-wrap" }, bar,
-    h("span", { class: "bar-text" }, h("span", { class: "w-text", text: `win ${pct(stats.win)}` }),
-      ` · tie ${pct(stats.tie)} · `, h("span", { class: "l-text", text: `loss ${pct(stats.loss)}` })));
+    h("span", { class: "bar-text" }, h("span", { class: "w-text", text: t("bar.win", { p: pct(stats.win) }) }),
+      " · ", t("bar.tie", { p: pct(stats.tie) }), " · ", h("span", { class: "l-text", text: t("bar.loss", { p: pct(stats.loss) }) })));
 }
 
 function describeHow(d) {
-  if (d.policy === "mc") return `Monte Carlo, ${d.samples.toLocaleString()} opponent hands, seed ${d.seed === null ? "random" : d.seed}`;
-  if (d.policy === "field") return "the field model (no sampling)";
-  if (d.policy === "greedy") return "the greedy setting, valued by the field model";
-  if (d.policy === "exact") return "exact against the given opponents";
+  if (d.policy === "mc") return t("how.mc", { samples: d.samples.toLocaleString(), seed: d.seed === null ? "—" : d.seed });
+  if (d.policy === "field") return t("how.field");
+  if (d.policy === "greedy") return t("how.greedy");
+  if (d.policy === "exact") return t("how.exact");
   return d.policy;
+}
+
+const units = () => term(t("answer.units"), "g-unit");
+
+// Where the value of playing comes from: rows, bonuses, royalties, opponents' naturals.
+function partsTable(parts, total, cls = "parts") {
+  if (!parts) return null;
+  return h("table", { class: cls },
+    h("caption", {}, term(t("parts.title"), "g-parts")),
+    h("tbody", {}, PARTS.map((p) => h("tr", { "data-part": p },
+      h("th", { scope: "row", text: partName(p) }), h("td", { class: "num", text: fmtSigned(parts[p]) }))),
+    h("tr", { class: "total", "data-part": "total" }, h("th", { scope: "row", text: t("parts.total") }),
+      h("td", { class: "num", text: fmtSigned(total) }))));
+}
+
+// The part that tells a runner-up from the best most: "royalties −5.000".
+function partsWhy(a, best) {
+  if (!a.ev_parts || !best) return "";
+  let top = null;
+  for (const p of PARTS) {
+    const d = a.ev_parts[p] - best[p];
+    if (top === null || Math.abs(d) > Math.abs(top[1])) top = [p, d];
+  }
+  return top && Math.abs(top[1]) >= 0.0005 ? `${partName(top[0])} ${fmtSigned(top[1])}` : "";
 }
 
 function renderAnswer(d, timing) {
   const nOpp = d.players - 1;
   const rows = h("table", { class: "setting" },
-    h("thead", {}, h("tr", {}, h("th", { text: "row" }), h("th", { text: "cards" }), h("th", { text: "win · tie · loss" }))),
+    h("thead", {}, h("tr", {}, h("th", { text: t("answer.row") }), h("th", { text: t("answer.cards") }), h("th", { text: t("answer.wtl") }))),
     h("tbody", {}, ROWS.map((r) => h("tr", { "data-row": r, "data-cards": d[r] },
-      h("th", { scope: "row", text: r }), h("td", {}, cardsLine(d[r])), h("td", {}, rowBar(d.row_stats && d.row_stats[r]))))));
+      h("th", { scope: "row", text: rowName(r) }), h("td", {}, cardsLine(d[r])), h("td", {}, rowBar(d.row_stats && d.row_stats[r]))))));
   const se = d.stderr;
+  const mcErr = se !== null && se !== undefined && d.policy === "mc";
   const ev = h("p", { class: "ev" },
-    h("strong", { class: "ev-value", text: signed(d.ev) }),
-    se !== null && se !== undefined && d.policy === "mc" ? ` ± ${se.toFixed(3)}` : "",
-    " units per opponent · ",
-    h("strong", { class: "ev-total", text: signed(d.ev_total) }),
-    se !== null && se !== undefined && d.policy === "mc" ? ` ± ${(se * nOpp).toFixed(3)}` : "",
-    ` for the table (${nOpp} opponent${nOpp > 1 ? "s" : ""})`);
-  const parts = [h("p", { class: `advice advice-${d.action}`, "data-action": d.action },
-    ADVICE[d.action] + (d.action === "declare" && d.natural ? `: ${naturalLabel(d.natural.name)}` : "")),
-  rows, ev];
+    h("strong", { class: "ev-value", text: fmtSigned(d.ev) }), mcErr ? ` ± ${se.toFixed(3)}` : "", " ", units(), " · ",
+    h("strong", { class: "ev-total", text: fmtSigned(d.ev_total) }), mcErr ? ` ± ${(se * nOpp).toFixed(3)}` : "",
+    " ", tp("answer.table", nOpp));
+  const advice = adviceText(d.action) + (d.action === "declare" && d.natural ? `: ${naturalLabel(d.natural.name)}` : "");
+  const parts = [h("p", { class: `advice advice-${d.action}`, "data-action": d.action }, advice), rows, ev];
   if (d.ev_by_opponent && d.ev_by_opponent.length > 1) {
-    parts.push(h("p", { class: "note by-opponent" }, "by opponent: ",
-      d.ev_by_opponent.map((x, i) => `seat ${i + 1} ${signed(x)}`).join(" · ")));
+    parts.push(h("p", { class: "note by-opponent" }, term(t("answer.byOpponent"), "g-seat"), " ",
+      d.ev_by_opponent.map((x, i) => t("answer.seat", { n: i + 1, ev: fmtSigned(x) })).join(" · ")));
   }
-  if (d.stakes) parts.push(h("p", { class: "note" }, `staked: ${signed(d.ev_staked, 2)} (stakes ${d.stakes.join(", ")})`));
+  if (d.stakes) parts.push(h("p", { class: "note" }, t("answer.staked", { ev: fmtSigned(d.ev_staked, 2), stakes: d.stakes.join(", ") })));
   if (d.natural) {
     const n = d.natural;
     parts.push(h("p", { class: "natural" },
-      `Natural: ${naturalLabel(n.name)}. Declaring is worth ${signed(n.ev_declare)}, playing ${signed(n.ev_play)}: `,
-      h("strong", { text: n.declared ? "declare it" : "play it out" })));
+      t("answer.natural", { name: naturalLabel(n.name), declare: fmtSigned(n.ev_declare), play: fmtSigned(n.ev_play) }), " ",
+      h("strong", { text: n.declared ? t("answer.declareIt") : t("answer.playIt") })));
   }
   const sur = d.surrender;
   parts.push(h("p", { class: "surrender" }, sur.cost === null
-    ? "Surrender is not allowed under these rules."
-    : `Surrender costs ${sur.cost} per opponent: ${sur.recommended ? "recommended" : "not recommended"}.`));
+    ? t("answer.noSurrender")
+    : t("answer.surrender", { cost: sur.cost, verdict: sur.recommended ? t("answer.recommended") : t("answer.notRecommended") })));
+  const partsEl = partsTable(d.ev_parts, d.ev_play);
+  if (partsEl) parts.push(partsEl);
   if (d.alternatives && d.alternatives.length) {
-    parts.push(h("h3", { text: "Runners-up" }), h("table", { class: "alts" },
-      h("thead", {}, h("tr", {}, ["front", "middle", "back", "ev", "vs best"].map((c) => h("th", { text: c })))),
+    parts.push(h("h3", {}, term(t("answer.runnersUp"), "g-runners-up")), h("div", { class: "alts-wrap" }, h("table", { class: "alts" },
+      h("thead", {}, h("tr", {}, [rowName("front"), rowName("middle"), rowName("back"), t("alt.ev"), t("alt.vsBest"), t("alt.why")].map((c) => h("th", { text: c })))),
       h("tbody", {}, d.alternatives.map((a) => h("tr", {},
-        ROWS.map((r) => h("td", {}, cardsLine(a[r]))),
-        h("td", { class: "num", text: signed(a.ev) }),
-        h("td", { class: "num", text: signed(a.diff) + (a.diff_stderr ? ` ± ${a.diff_stderr.toFixed(3)}` : "") }))))));
+        ROWS.map((r) => h("td", { "data-label": rowName(r) }, cardsLine(a[r]))),
+        h("td", { class: "num", "data-label": t("alt.ev"), text: fmtSigned(a.ev) }),
+        h("td", { class: "num", "data-label": t("alt.vsBest"), text: fmtSigned(a.diff) + (a.diff_stderr ? ` ± ${a.diff_stderr.toFixed(3)}` : "") }),
+        h("td", { class: "why", "data-label": t("alt.why"), text: partsWhy(a, d.ev_parts) || null })))))));
   }
   parts.push(h("p", { class: "note how" },
-    `${describeHow(d)} · ${d.candidates ?? "?"} settings scored · ${d.rules}, ${d.players} players`));
+    `${describeHow(d)} · ${t("how.scored", { n: d.candidates ?? "?" })} · ${t("how.rules", { rules: d.rules, players: d.players })}`));
   if (timing) parts.push(timingLine(timing));
   return h("div", { class: "answer" }, parts);
 }
 
-function timingLine(t) {
-  const page = performance.now() - t.t0;
-  const server = t.serverMs === null ? "" : ` (solving took ${Math.round(t.serverMs)} ms on the server)`;
+function timingLine(tm) {
+  const page = tm.pageMs ?? performance.now() - tm.t0;
+  tm.pageMs = page;
+  const server = tm.serverMs === null ? "" : ` ${t("timing.server", { ms: Math.round(tm.serverMs) })}`;
   return h("p", {
-    class: "note timing", "data-server-ms": t.serverMs ?? "", "data-page-ms": page.toFixed(1),
-  }, `Answered in ${Math.round(page)} ms${server}.`);
+    class: "note timing", "data-server-ms": tm.serverMs ?? "", "data-page-ms": page.toFixed(1),
+  }, t("timing.answered", { ms: Math.round(page) }) + server);
+}
+
+function showAnswer(d, timing, scroll = true) {
+  const el = renderAnswer(d, timing);
+  $("#answer").replaceChildren(el);
+  $("#share").hidden = false;
+  setError("#share-status", "");
+  if (scroll) el.scrollIntoView({ block: "start", behavior: matchMedia("(prefers-reduced-motion: reduce)").matches ? "auto" : "instant" });
+}
+
+function clearAnswer() {
+  state.answer = null;
+  $("#answer").replaceChildren();
+  $("#share").hidden = true;
 }
 
 // One request at a time. The button stays focusable (aria-disabled, not disabled), so
 // the keyboard does not lose its place while the answer is worked out.
-async function withBusy(button, fn) {
+async function withBusy(button, errorSel, fn) {
   if (state.busy) return;
   state.busy = true;
   const label = button.textContent;
   button.setAttribute("aria-disabled", "true");
   button.setAttribute("aria-busy", "true");
-  button.textContent = "Working…";
+  button.textContent = t("busy");
   try {
     await fn();
   } catch (e) {
-    showError(e.message);
+    setError(errorSel, e.message);
   } finally {
     state.busy = false;
     button.removeAttribute("aria-disabled");
     button.removeAttribute("aria-busy");
-    if (button.textContent === "Working…") button.textContent = label; // unless fn renamed it
+    if (button.textContent === t("busy")) button.textContent = label; // unless fn renamed it
   }
 }
 
 async function solveHand() {
-  showError("");
+  setError("#solve-error", "");
   const text = $("#hand-input").value;
   const problem = handProblem(text);
   if (problem !== null) {
-    showError(`Cannot solve: ${problem}.`);
+    clearAnswer();
+    setError("#solve-error", t("error.cannotSolve", { problem }));
     $("#hand-input").focus();
     return;
   }
-  await withBusy($("#solve"), async () => {
-    const res = await api("/api/solve", { hand: sortCards(state.picked).join(" "), ...tableOptions() });
-    state.answer = res.data;
-    $("#answer").replaceChildren(renderAnswer(res.data, res));
+  await withBusy($("#solve"), "#solve-error", async () => {
+    const body = { hand: sortCards(state.picked).join(" "), ...tableOptions() };
+    let res;
+    try {
+      res = await api("/api/solve", body);
+    } catch (e) {
+      clearAnswer(); // never an answer for other cards or options beside the error
+      throw e;
+    }
+    state.answer = { data: res.data, timing: res };
+    state.checked = null;
+    showAnswer(res.data, res);
+    const link = shareLink("solve", res.data);
+    state.answer.link = link;
+    remember(res.data, link);
   });
+}
+
+// ------------------------------------------------------------------ links, copying, history
+
+// The page's options in the URL's fragment, with the seed the answer used: a reload or
+// the link elsewhere gives the same answer.
+function shareLink(mode, d, played = null) {
+  const p = new URLSearchParams();
+  p.set("mode", mode);
+  p.set("hand", d.hand);
+  const v = $("#rules").value;
+  if (state.uploaded.has(v)) {
+    const toml = state.uploaded.get(v);
+    if (toml.length <= TOML_IN_LINK) p.set("rules_toml", toml);
+  } else {
+    p.set("rules", v);
+  }
+  p.set("players", String(d.players));
+  p.set("policy", $("#policy").value);
+  if ($("#policy").value === "mc") {
+    if (d.samples) p.set("samples", String(d.samples));
+    if (d.seed !== null && d.seed !== undefined) p.set("seed", String(d.seed));
+  }
+  if (played) p.set("played", played);
+  const url = new URL(location.href);
+  url.hash = p.toString();
+  history.replaceState(null, "", url.href);
+  return url.href;
+}
+
+async function restoreFromLink() {
+  if (!location.hash || location.hash.length < 2) return false;
+  const p = new URLSearchParams(location.hash.slice(1));
+  const hand = p.get("hand");
+  if (!hand) return false;
+  if (p.get("rules_toml")) {
+    try {
+      const text = p.get("rules_toml");
+      const { data } = await api("/api/rules", { rules: text });
+      addUploaded(text, data, "link");
+      rulesChanged();
+    } catch (e) {
+      setError("#rules-status", e.message);
+      return false;
+    }
+  } else if (p.get("rules") && state.rulesets.has(p.get("rules"))) {
+    $("#rules").value = p.get("rules");
+    rulesChanged();
+  }
+  if (p.get("players")) $("#players").value = p.get("players");
+  if (p.get("policy")) $("#policy").value = p.get("policy");
+  syncPolicy();
+  if (p.get("samples")) $("#samples").value = p.get("samples");
+  $("#seed").value = p.get("seed") || "";
+  setHandText(hand);
+  const mode = p.get("mode") === "check" ? "check" : "solve";
+  setMode(mode);
+  if (mode === "solve") {
+    await solveHand();
+  } else if (p.get("played")) {
+    const played = p.get("played");
+    if (played === "declare" || played === "surrender") {
+      await checkAction(played);
+    } else {
+      const rows = played.split("|").map((r) => splitCards(r.trim()));
+      if (rows.length === 3) {
+        ROWS.forEach((r, i) => { state.rows[r] = sortCards(rows[i]); });
+        setTarget("front");
+        await checkSetting();
+      }
+    }
+  }
+  return true;
+}
+
+function answerText(d, link) {
+  const lines = [`capsa: ${d.hand}`, `${d.rules}, ${d.players} ${t("share.players")} · ${describeHow(d)}`];
+  lines.push(`${adviceText(d.action)}${d.action === "declare" && d.natural ? `: ${naturalLabel(d.natural.name)}` : ""}`);
+  for (const r of ROWS) lines.push(`${rowName(r)}: ${shapeSort(splitCards(d[r])).join(" ")}`);
+  lines.push(`${fmtSigned(d.ev)} ${t("answer.units")}`);
+  lines.push(link);
+  return lines.join("\n");
+}
+
+async function copyText(text) {
+  try {
+    await navigator.clipboard.writeText(text);
+    setError("#share-status", "");
+    $("#share-status").textContent = t("share.copied");
+  } catch (e) {
+    // no clipboard permission: select the text so that the keyboard can copy it
+    const area = h("textarea", { class: "copy-fallback", readonly: true, "aria-label": t("share.copyLink") });
+    area.value = text;
+    $("#share").append(area);
+    area.select();
+    $("#share-status").textContent = t("share.failed");
+  }
+}
+
+function loadHistory() {
+  try {
+    const list = JSON.parse(localStorage.getItem(HISTORY_KEY));
+    return Array.isArray(list) ? list : [];
+  } catch (e) {
+    return [];
+  }
+}
+
+function remember(d, link, played = null) {
+  const item = {
+    hand: d.hand, rules: d.rules, policy: d.policy, seed: d.seed, action: d.action,
+    ev: d.ev, link, played: played ? { action: played.action || "play", loss: played.loss } : null,
+  };
+  const list = [item, ...loadHistory().filter((x) => x.link !== link)].slice(0, HISTORY_MAX);
+  try { localStorage.setItem(HISTORY_KEY, JSON.stringify(list)); } catch (e) { /* full or off */ }
+  renderHistory();
+}
+
+function renderHistory() {
+  const list = loadHistory();
+  const ol = $("#history-list");
+  if (!list.length) {
+    ol.replaceChildren(h("li", { class: "note", text: t("history.empty") }));
+    return;
+  }
+  ol.replaceChildren(...list.map((x) => h("li", {},
+    h("a", { href: x.link, class: "history-link", onclick: (e) => { e.preventDefault(); openLink(x.link); } },
+      shapeSort(splitCards(x.hand)).join(" ")),
+    " · ", x.rules, " · ",
+    x.played ? t("history.checked", { loss: Number(x.played.loss).toFixed(3) }) : `${adviceText(x.action)} ${fmtSigned(x.ev)}`)));
+}
+
+async function openLink(link) {
+  history.replaceState(null, "", link);
+  await restoreFromLink();
 }
 
 // ------------------------------------------------------------------ the board
@@ -448,7 +818,10 @@ function placed() {
 function resetBoardFromHand(keep = false) {
   const hand = new Set(handCards());
   for (const r of ROWS) state.rows[r] = keep ? state.rows[r].filter((c) => hand.has(c)) : [];
-  if (!keep) $("#check-result").replaceChildren();
+  if (!keep) {
+    $("#check-result").replaceChildren();
+    state.checked = null;
+  }
   setTarget(keep ? state.target : "front");
 }
 
@@ -467,12 +840,12 @@ function nextTarget() {
 
 function moveCard(c, to, targetAfter = null) {
   if (to !== "pool" && !state.rows[to].includes(c) && state.rows[to].length >= ROW_SIZE[to]) {
-    showError(`The ${to} row holds ${ROW_SIZE[to]} cards: take one out first.`);
+    setError("#check-error", t("check.rowFull", { row: rowName(to), n: ROW_SIZE[to] }));
     return;
   }
   for (const r of ROWS) state.rows[r] = state.rows[r].filter((x) => x !== c);
   if (to !== "pool") state.rows[to] = sortCards([...state.rows[to], c]);
-  showError("");
+  setError("#check-error", "");
   if (targetAfter) state.target = targetAfter;
   setTarget(nextTarget());
 }
@@ -480,7 +853,9 @@ function moveCard(c, to, targetAfter = null) {
 function boardCard(c, where) {
   const b = cardFace(c, "button", {
     type: "button", draggable: "true", class: `card suit-${c[1]}`,
-    "aria-label": where === "pool" ? `${cardName(c)}: put in the ${state.target} row` : `${cardName(c)}, in the ${where} row: take back`,
+    "aria-label": where === "pool"
+      ? t("board.put", { card: cardName(c), row: rowName(state.target) })
+      : t("board.takeBack", { card: cardName(c), row: rowName(where) }),
   });
   b.addEventListener("click", () => {
     const i = $$("#pool button").indexOf(b);
@@ -503,17 +878,46 @@ function renderBoard() {
   const inRows = placed();
   for (const r of ROWS) {
     const zone = document.querySelector(`.cards[data-row="${r}"]`);
-    zone.replaceChildren(...state.rows[r].map((c) => boardCard(c, r)));
+    zone.replaceChildren(...shapeSort(state.rows[r]).map((c) => boardCard(c, r)));
     zone.dataset.cards = state.rows[r].join(" ");
     document.querySelector(`.row-target[data-row="${r}"] .count`).textContent = `${state.rows[r].length}/${ROW_SIZE[r]}`;
   }
   const pool = $("#pool");
   const left = hand.filter((c) => !inRows.has(c));
-  pool.replaceChildren(...left.map((c) => boardCard(c, "pool")));
+  // in the whole hand's shape order, which stays put as cards leave (the keyboard's place)
+  pool.replaceChildren(...shapeSort(hand).filter((c) => !inRows.has(c)).map((c) => boardCard(c, "pool")));
   pool.dataset.cards = left.join(" ");
   if (!hand.length) {
-    pool.append(h("span", { class: "note", text: state.mode === "practice" ? "Deal a hand to start." : "Pick 13 cards above first." }));
+    pool.append(h("span", { class: "note", text: state.mode === "practice" ? t("pool.dealFirst") : t("pool.pickFirst") }));
   }
+}
+
+// Declare (when the hand holds a natural under the ruleset) and Surrender (when the
+// ruleset allows it) beside Check.
+async function updateBoardActions(force = false) {
+  const hand = handCards();
+  const declare = $("#declare");
+  const surrender = $("#surrender");
+  if (state.mode === "solve" || hand.length !== 13) {
+    declare.hidden = surrender.hidden = true;
+    return;
+  }
+  const key = `${hand.join(" ")}|${$("#rules").value}`;
+  if (force || !state.handInfo || state.handInfo.key !== key) {
+    state.handInfo = { key, natural: null, surrender: null };
+    try {
+      const { data } = await api("/api/natural", { hand: hand.join(" "), rules: rulesValue() });
+      if (state.handInfo.key !== key) return; // another hand came meanwhile
+      state.handInfo = { key, natural: data.natural, surrender: data.surrender };
+    } catch (e) {
+      setError("#check-error", e.message);
+    }
+  }
+  const info = state.handInfo;
+  declare.hidden = !info.natural;
+  if (info.natural) declare.textContent = t("board.declareName", { name: naturalLabel(info.natural.name) });
+  surrender.hidden = info.surrender === null || info.surrender === false;
+  if (!surrender.hidden) surrender.textContent = t("board.surrenderCost", { cost: info.surrender });
 }
 
 function setupBoard() {
@@ -523,9 +927,10 @@ function setupBoard() {
     const row = { f: "front", m: "middle", b: "back", 1: "front", 2: "middle", 3: "back" }[e.key.toLowerCase()];
     if (row) {
       e.preventDefault();
+      const inPool = Boolean(e.target.closest("#pool")); // before the pool is drawn again
       setTarget(row);
       const first = $("#pool button");
-      if (first && !e.target.closest("#pool")) first.focus();
+      if (first && !inPool) first.focus();
       else if (first) (document.querySelector(`#pool [data-card="${e.target.dataset.card}"]`) || first).focus();
     }
   });
@@ -541,6 +946,8 @@ function setupBoard() {
   }
   $("#reset-board").addEventListener("click", () => resetBoardFromHand());
   $("#check").addEventListener("click", checkSetting);
+  $("#declare").addEventListener("click", () => checkAction("declare"));
+  $("#surrender").addEventListener("click", () => checkAction("surrender"));
   $("#deal").addEventListener("click", dealPractice);
 }
 
@@ -549,64 +956,117 @@ function playedText() {
 }
 
 async function checkSetting() {
-  showError("");
+  setError("#check-error", "");
   const hand = handCards();
   if (hand.length !== 13) {
-    showError(state.mode === "practice" ? "Deal a hand first." : "Pick 13 cards first.");
+    setError("#check-error", state.mode === "practice" ? t("check.dealFirst") : t("check.pickFirst"));
     return;
   }
   const missing = ROWS.filter((r) => state.rows[r].length !== ROW_SIZE[r]);
   if (missing.length) {
     const left = 13 - placed().size;
-    showError(`Place every card: front 3, middle 5, back 5 (${left} card${left === 1 ? "" : "s"} left).`);
+    setError("#check-error", tp("check.placeAll", left));
     return;
   }
-  await withBusy($("#check"), async () => {
-    const res = await api("/api/check", { hand: hand.join(" "), played: playedText(), ...tableOptions() });
-    $("#check-result").replaceChildren(renderCheck(res.data, res));
+  await runCheck($("#check"), playedText());
+}
+
+// Declare the natural, or surrender: what that choice is worth next to the advice.
+async function checkAction(action) {
+  setError("#check-error", "");
+  if (handCards().length !== 13) {
+    setError("#check-error", state.mode === "practice" ? t("check.dealFirst") : t("check.pickFirst"));
+    return;
+  }
+  await runCheck($(action === "declare" ? "#declare" : "#surrender"), action);
+}
+
+async function runCheck(button, played) {
+  const hand = handCards();
+  await withBusy(button, "#check-error", async () => {
+    let res;
+    try {
+      res = await api("/api/check", { hand: hand.join(" "), played, ...tableOptions() });
+    } catch (e) {
+      $("#check-result").replaceChildren(); // no stale verdict beside the error
+      state.checked = null;
+      throw e;
+    }
+    state.checked = { data: res.data, timing: res };
+    const el = renderCheck(res.data, res);
+    $("#check-result").replaceChildren(el);
+    el.scrollIntoView({ block: "start", behavior: "instant" });
+    if (state.mode === "check") {
+      const link = shareLink("check", res.data, played);
+      remember(res.data, link, res.data.played);
+    }
     if (state.mode === "practice" && state.dealt && !state.dealt.scored) {
       state.dealt.scored = true;
       addScore(res.data.played);
-      $("#deal").textContent = "Deal the next hand";
+      $("#deal").textContent = t("practice.next");
     }
   });
 }
 
 function renderCheck(d, timing) {
   const p = d.played;
+  const action = p.action || "play";
   const best = p.loss !== null && Math.abs(p.loss) < 5e-7;
-  const verdict = p.fouled
-    ? h("p", { class: "verdict fouled", "data-fouled": "true" },
-      h("strong", { text: "Fouled." }), " The rows are out of order (the back must be at least the middle, the middle at least the front): every opponent scoops you.")
-    : h("p", { class: `verdict ${best ? "best" : "costly"}`, "data-fouled": "false" },
-      best ? h("strong", { text: "That is the best setting." }) : h("strong", { text: `It costs ${p.loss.toFixed(3)} units per opponent against the best.` }));
+  let verdict;
+  if (p.fouled) {
+    verdict = h("p", { class: "verdict fouled", "data-fouled": "true" },
+      h("strong", { text: t("check.fouled") }), " ", t("check.fouledWhy"));
+  } else {
+    const text = best ? (action === "play" ? t("check.best") : t("check.bestAction")) : t("check.costs", { loss: p.loss.toFixed(3) });
+    verdict = h("p", { class: `verdict ${best ? "best" : "costly"}`, "data-fouled": "false", "data-action": action }, h("strong", { text }));
+  }
   const se = p.loss_stderr ? ` ± ${p.loss_stderr.toFixed(3)}` : "";
-  const value = h("p", { class: "ev" }, "Your setting: ", h("strong", { class: "played-ev", text: signed(p.ev) }),
-    " units per opponent · loss ", h("strong", { class: "played-loss", text: p.loss.toFixed(3) }), se,
-    ` · rank ${p.rank} of ${p.of}`);
-  const rows = h("table", { class: "compare" },
-    h("thead", {}, h("tr", {}, ["row", "yours", "best", "win", "vs best"].map((c) => h("th", { text: c })))),
-    h("tbody", {}, ROWS.map((r) => {
-      const row = p.rows[r];
-      return h("tr", { "data-row": r, class: row.differs ? "differs" : "same", "data-differs": String(row.differs) },
-        h("th", { scope: "row" }, r, row.differs ? h("span", { class: "differs-tag", text: " differs" }) : ""),
-        h("td", { "data-label": "yours" }, cardsLine(p[r])), h("td", { "data-label": "best" }, cardsLine(d[r])),
-        h("td", { class: "num", "data-label": "win", text: pct(row.win) }),
-        h("td", { class: "num", "data-label": "vs best", text: row.win_change === null ? "n/a" : `${row.win_change >= 0 ? "+" : "−"}${Math.abs(100 * row.win_change).toFixed(1)}%` }));
-    })));
-  const details = h("details", { class: "best-answer" }, h("summary", { text: "The best setting in full" }), renderAnswer(d, null));
-  return h("div", { class: "check" }, verdict, value, rows, details, timingLine(timing));
+  const chose = action === "play" ? t("check.yours")
+    : action === "declare" ? t("check.declared", { name: d.natural ? naturalLabel(d.natural.name) : "" })
+      : t("check.surrendered");
+  const rank = p.rank === null || p.rank === undefined ? "" : ` · ${t("check.rank", { rank: p.rank, of: p.of })}`;
+  const value = h("p", { class: "ev" }, chose, " ", h("strong", { class: "played-ev", text: fmtSigned(p.ev) }),
+    " ", units(), " · ", t("check.loss"), " ", h("strong", { class: "played-loss", text: p.loss.toFixed(3) }), se, rank);
+  const out = [verdict, value];
+  if (action === "play") {
+    out.push(h("div", { class: "compare-wrap" }, h("table", { class: "compare" },
+      h("thead", {}, h("tr", {}, [t("answer.row"), t("check.colYours"), t("check.colBest"), t("check.colWin"), t("check.colVsBest")].map((c) => h("th", { text: c })))),
+      h("tbody", {}, ROWS.map((r) => {
+        const row = p.rows[r];
+        return h("tr", { "data-row": r, class: row.differs ? "differs" : "same", "data-differs": String(row.differs) },
+          h("th", { scope: "row" }, rowName(r), row.differs ? h("span", { class: "differs-tag", text: ` ${t("check.differs")}` }) : ""),
+          h("td", { "data-label": t("check.colYours") }, cardsLine(p[r])), h("td", { "data-label": t("check.colBest") }, cardsLine(d[r])),
+          h("td", { class: "num", "data-label": t("check.colWin"), text: pct(row.win) }),
+          h("td", { class: "num", "data-label": t("check.colVsBest"), text: row.win_change === null ? "n/a" : `${row.win_change >= 0 ? "+" : "−"}${Math.abs(100 * row.win_change).toFixed(1)} ${t("check.pp")}` }));
+      })))));
+  }
+  if (p.ev_parts && d.ev_parts) out.push(partsLost(d.ev_parts, d.ev_play, p.ev_parts, p.ev));
+  out.push(h("details", { class: "best-answer" }, h("summary", { text: t("check.bestInFull") }), renderAnswer(d, null)));
+  out.push(timingLine(timing));
+  return h("div", { class: "check" }, out);
+}
+
+// What the played setting gave up against the best setting, part by part.
+function partsLost(best, bestEv, mine, mineEv) {
+  const row = (key, label, a, b) => h("tr", { "data-part": key, class: Math.abs(a - b) >= 0.0005 ? "lost" : "" },
+    h("th", { scope: "row", text: label }), h("td", { class: "num", text: fmtSigned(b) }),
+    h("td", { class: "num", text: fmtSigned(a) }), h("td", { class: "num part-lost", text: fmtSigned(b - a) }));
+  return h("table", { class: "parts-lost" },
+    h("caption", {}, term(t("check.partsLost"), "g-parts")),
+    h("thead", {}, h("tr", {}, h("th", { text: "" }), h("th", { text: t("check.colYours") }), h("th", { text: t("check.colBest") }), h("th", { text: t("check.colDiff") }))),
+    h("tbody", {}, PARTS.map((p) => row(p, partName(p), best[p], mine[p])), row("total", t("parts.total"), bestEv, mineEv)));
 }
 
 // ------------------------------------------------------------------ practice
 
 async function dealPractice() {
-  await withBusy($("#deal"), async () => {
+  await withBusy($("#deal"), "#check-error", async () => {
     const res = await api("/api/deal");
     state.dealt = { hand: splitCards(res.data.hand), seed: res.data.seed, scored: false };
-    $("#deal-note").textContent = `deal #${res.data.seed}`;
-    $("#deal").textContent = "Deal another hand";
+    $("#deal-note").textContent = t("practice.dealNote", { seed: res.data.seed });
+    $("#deal").textContent = t("practice.dealAnother");
     resetBoardFromHand();
+    updateBoardActions();
   });
 }
 
@@ -632,16 +1092,17 @@ function renderScore() {
   const s = loadScore();
   const el = $("#score");
   if (!s.hands) {
-    el.replaceChildren(h("p", { class: "note", text: "Your score for this session shows here once you have set a hand." }));
+    el.replaceChildren(h("p", { class: "note", text: t("score.none") }));
     return;
   }
   el.replaceChildren(h("p", { class: "score", "data-hands": s.hands, "data-loss": s.loss.toFixed(6) },
-    h("strong", { text: "This session: " }),
-    `${s.hands} hand${s.hands === 1 ? "" : "s"}, lost ${s.loss.toFixed(3)} units per opponent in all `,
-    `(${(s.loss / s.hands).toFixed(3)} a hand), best setting ${s.best} time${s.best === 1 ? "" : "s"}, fouled ${s.fouls}. `,
+    h("strong", { text: t("score.title") }), " ",
+    tp("score.hands", s.hands), ", ",
+    t("score.lost", { loss: s.loss.toFixed(3), mean: (s.loss / s.hands).toFixed(3) }), ", ",
+    tp("score.best", s.best), ", ", t("score.fouls", { n: s.fouls }), " ",
     h("button", {
       type: "button", class: "link", onclick: () => { sessionStorage.removeItem(SCORE_KEY); renderScore(); },
-    }, "Start again")));
+    }, t("score.again"))));
 }
 
 // ------------------------------------------------------------------ start
@@ -649,6 +1110,8 @@ function renderScore() {
 function syncPolicy() {
   const mc = $("#policy").value === "mc";
   for (const el of $$(".mc-only")) el.hidden = !mc;
+  const def = document.getElementById(`g-${$("#policy").value}`);
+  $("#policy").title = def ? def.textContent : "";
 }
 
 async function start() {
@@ -670,22 +1133,32 @@ async function start() {
     if (state.mode === "practice") setMode("solve");
     $("#hand-input").focus();
   });
-  $("#clear-hand").addEventListener("click", () => { setHandText(""); $("#answer").replaceChildren(); $("#hand-input").focus(); });
-  $("#random-hand").addEventListener("click", () => withBusy($("#random-hand"), async () => {
+  $("#clear-hand").addEventListener("click", () => { setHandText(""); clearAnswer(); $("#hand-input").focus(); });
+  $("#random-hand").addEventListener("click", () => withBusy($("#random-hand"), "#hand-status", async () => {
     const res = await api("/api/deal");
     setHandText(res.data.hand);
   }));
   $("#rules").addEventListener("change", rulesChanged);
   $("#rules-file").addEventListener("change", (e) => uploadRules(e.target.files[0]));
-  $("#policy").addEventListener("change", syncPolicy);
+  $("#policy").addEventListener("change", () => { syncPolicy(); optionsChanged(); });
+  for (const sel of ["#players", "#samples", "#seed"]) $(sel).addEventListener("change", optionsChanged);
+  $("#copy-answer").addEventListener("click", () => state.answer && copyText(answerText(state.answer.data, state.answer.link)));
+  $("#copy-link").addEventListener("click", () => state.answer && copyText(state.answer.link));
+  $("#history-clear").addEventListener("click", () => { localStorage.removeItem(HISTORY_KEY); renderHistory(); });
+  $("#lang").addEventListener("change", () => setLanguage($("#lang").value, true).catch((e) => setError("#error", e.message)));
+  window.addEventListener("hashchange", () => restoreFromLink());
   syncPolicy();
-  setMode("solve");
-  handChanged();
   try {
+    state.english = await loadCatalogue("en");
+    let lang = null;
+    try { lang = localStorage.getItem(LANG_KEY); } catch (e) { /* private browsing */ }
+    await setLanguage(lang || browserLanguage());
+    setMode("solve");
     await loadRules();
+    await restoreFromLink();
     document.body.dataset.ready = "true";
   } catch (e) {
-    showError(e.message);
+    setError("#error", e.message);
   }
 }
 
