@@ -552,6 +552,48 @@ def _settle_summaries(sa: tuple, sb: tuple, rules) -> float:
     return float(units)
 
 
+def _settle_summaries_parts(sa: tuple, sb: tuple, rules) -> dict[str, float]:
+    """``_settle_summaries`` split into the parts of docs/solve.md's "Why this setting":
+    ``rows`` (rows won minus rows lost, a fouled hand losing all three), ``bonus`` (the
+    scoring's scoop or majority units, and all that a scoop multiplier adds to the pair),
+    ``royalties`` (row and dealt-card royalties as the mode pays them). Written from the
+    same steps, kept apart: their sum is the settlement."""
+    legal_a, keys_a, roy_a, dealt_a = sa
+    legal_b, keys_b, roy_b, dealt_b = sb
+    if not legal_a and not legal_b:
+        return {"rows": 0.0, "bonus": 0.0, "royalties": 0.0}
+    if legal_a and legal_b:
+        results = [_cmp(keys_a[i], keys_b[i]) for i in range(3)]
+    else:
+        results = [1, 1, 1] if legal_a else [-1, -1, -1]
+    if not legal_a:
+        roy_a, dealt_a = (0.0, 0.0, 0.0), 0.0
+    if not legal_b:
+        roy_b, dealt_b = (0.0, 0.0, 0.0), 0.0
+    won_a, won_b = results.count(1), results.count(-1)
+    rows = float(sum(results))
+    bonus = 0.0
+    if rules.scoring == "1-6" and 3 in (won_a, won_b):
+        bonus = 3.0 if won_a == 3 else -3.0
+    elif rules.scoring == "2-4" and won_a != won_b:
+        bonus = 1.0 if won_a > won_b else -1.0
+    royalty = 0.0
+    for i in range(3):
+        if rules.royalty_mode == "always":
+            royalty += roy_a[i] - roy_b[i]
+        elif not (rules.royalty_mode == "cancel" and roy_a[i] > 0 and roy_b[i] > 0):
+            royalty += roy_a[i] if results[i] == 1 else -roy_b[i] if results[i] == -1 else 0.0
+    royalty += dealt_a - dealt_b
+    if won_a == 3 or won_b == 3:  # the multiplier's extra is bonus
+        bonus += (rules.scoop_multiplier - 1) * (rows + bonus + royalty)
+    return {"rows": rows, "bonus": float(bonus), "royalties": float(royalty)}
+
+
+def ref_settle_parts(a, b, rules) -> dict[str, float]:
+    """``ref_settle`` in its parts (``_settle_summaries_parts``): rows, bonus, royalties."""
+    return _settle_summaries_parts(_hand_summary(a, rules), _hand_summary(b, rules), rules)
+
+
 def ref_settle(a, b, rules) -> float:
     """Units player A wins from player B.
 
@@ -660,6 +702,36 @@ def ref_table_units(players: Sequence, rules) -> list[list[float]]:
 def ref_settle_table(players: Sequence, rules) -> list[float]:
     """Each player's units at the table: the sum of what it wins from every other."""
     return [sum(row) for row in ref_table_units(players, rules)]
+
+
+def ref_table_parts(players: Sequence, rules, i: int = 0) -> dict[str, float]:
+    """What player ``i`` (who plays a setting) wins at this table of opponents who play or
+    declare, in its parts: rows, bonus and royalties summed over the opponents who play
+    (``ref_settle_parts``),
+    ``naturals`` what the opponents who declare take (``ref_settle_natural``); the home
+    run's extra (``ref_settle_table`` minus the pairwise sum) is bonus. Units, not per
+    opponent; the four add up to ``ref_settle_table(players, rules)[i]``."""
+    entries = [_table_entry(p, rules) for p in players]
+    kind, me = entries[i]
+    assert kind == "play", "the parts are of a setting played"
+    parts = {"rows": 0.0, "bonus": 0.0, "royalties": 0.0, "naturals": 0.0}
+    pairwise = 0.0
+    for j, (other_kind, other) in enumerate(entries):
+        if j == i:
+            continue
+        if other_kind == "declare":
+            units = ref_settle_natural(None, other, rules)
+            parts["naturals"] += units
+        elif other_kind == "surrender":
+            raise ValueError("the parts are of tables whose opponents play or declare")
+        else:
+            split = _settle_summaries_parts(me, other, rules)
+            for k, v in split.items():
+                parts[k] += v
+            units = _settle_summaries(me, other, rules)
+        pairwise += units
+    parts["bonus"] += ref_settle_table(players, rules)[i] - pairwise
+    return parts
 
 
 # ---------------------------------------------------------------------- naturals

@@ -180,6 +180,7 @@ def test_csv_output_columns(tmp_path):
     assert rows[0]["natural"] == "" and rows[0]["natural_ev_play"] == ""
     # every scalar field of a solution has a column; the nested ones are flattened
     nested = {"row_stats", "alternatives", "natural", "surrender", "stakes", "ev_by_opponent"}
+    nested |= {"ev_parts"}  # flattened into ev_parts_rows, ...
     nested |= {"played"}  # flattened into the played_* columns (tests/test_batch_played.py)
     fields = {f.name for f in __import__("dataclasses").fields(Solution)} - nested
     assert set(recs[0]) - nested <= set(B.CSV_COLUMNS)

@@ -42,6 +42,7 @@ def refuse(hand, **kw):
 def test_csv_columns_cover_every_scalar_of_a_solution():
     nested = {"row_stats", "alternatives", "natural", "surrender", "setting", "played"}
     nested |= {"stakes", "ev_by_opponent"}  # flattened into stake_j, ev_opponent_j
+    nested |= {"ev_parts"}  # flattened into ev_parts_rows, ev_parts_bonus, ...
     # played: flattened into C.PLAYED_CSV_COLUMNS (tests/test_batch_played.py)
     fields = {f.name for f in dataclasses.fields(Solution)} - nested
     assert fields <= set(C.CSV_COLUMNS)

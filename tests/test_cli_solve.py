@@ -36,6 +36,7 @@ KEYS = {
     "ev",
     "ev_total",
     "ev_play",
+    "ev_parts",
     "stderr",
     "row_stats",
     "alternatives",

@@ -124,3 +124,116 @@ def test_cli_played(tmp_path):
                          capture_output=True, text=True)  # fmt: skip
     assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1
     assert "not in the hand" in bad.stderr
+
+
+# --------------------------------------------------------------------------- declare, surrender
+
+WEAK = "2c 2h 3d 3s 4d 6d 6h 7c 8d Ts Qh Kh Ac"  # surrender is advised (field and mc)
+THREE_FLUSHES = "2h 5h 9h 3s 6s 8s Ts Qs 4c 7c Jc Kc Ac"  # a natural, declared
+
+
+@pytest.mark.parametrize("policy", ["mc", "field", "greedy"])
+def test_declaring_the_advised_natural_costs_nothing(policy):
+    sol = solver.solve(THREE_FLUSHES, policy=policy, samples=600, seed=2, played="declare")
+    d = sol.to_dict()
+    assert d["action"] == "declare"
+    p = d["played"]
+    assert p["action"] == "declare" and p["loss"] == 0.0 and p["rank"] == 1
+    assert p["ev"] == d["natural"]["ev_declare"] and p["rows"] is None and not p["fouled"]
+    assert (p["front"], p["middle"], p["back"]) == (d["front"], d["middle"], d["back"])
+    if policy == "mc":
+        assert p["loss_stderr"] == 0.0
+
+
+@pytest.mark.parametrize("policy", ["mc", "field"])
+def test_surrendering_when_advised_costs_nothing_and_playing_costs_the_difference(policy):
+    kw = {"samples": 2000, "seed": 1} if policy == "mc" else {}
+    sur = solver.solve(WEAK, policy=policy, played="SURRENDER", **kw).to_dict()
+    assert sur["action"] == "surrender"
+    p = sur["played"]
+    assert p["action"] == "surrender" and p["loss"] == 0.0 and p["ev"] == -3.0
+    assert p["front"] is p["middle"] is p["back"] is None
+    best = " | ".join(sur[r] for r in ("front", "middle", "back"))
+    played = solver.solve(WEAK, policy=policy, played=best, **kw).to_dict()["played"]
+    assert played["loss"] == pytest.approx(-3.0 - sur["ev_play"], abs=2e-6)
+
+
+def test_against_known_opponents_declare_and_surrender_are_exact():
+    """The loss is the advice's value minus the chosen action's: exact, from the oracle's
+    best setting and the natural's payouts."""
+    rules = load_rules("chinese-1-6")
+    hand = THREE_FLUSHES
+    opponents = [
+        "2d 3d 4d | 5d 6c 7d 8d 9d | Td Jd Qd Kd Ad",
+        "3h 4h 6h | 7h 8h Jh Qh Kh | 2s 4s 5s 7s 9s",
+    ]
+    opps = [rows(o) for o in opponents]
+    best = R.ref_best_setting(C(hand), opps, rules)
+    natural = R.ref_best_natural(C(hand), rules)
+    declare = sum(R.ref_settle_natural(natural, None, rules) for _ in opps) / len(opps)
+    play = best.value / len(opps)
+    want = max(play, declare)
+    for word, value in (("declare", declare), ("surrender", -3.0)):
+        sol = solver.solve(hand, rules=rules, against=opponents, played=word, top=0)
+        p = sol.played
+        assert p["ev"] == pytest.approx(value, abs=1e-9)
+        assert p["loss"] == pytest.approx(want - value, abs=1e-6) and p["loss_stderr"] == 0.0
+
+
+def test_mc_declare_instead_of_playing_has_a_paired_error():
+    """A hand whose natural is worth less than playing: declaring costs the difference of
+    the same deals, with its paired standard error."""
+    rules = solver.load_rules("chinese-1-6")
+    rich = "As Ks Qs Js Ts Ah Kh Qh Jh 9h Ad Kd Qd"  # three flushes, and better played
+    sol = solver.solve(rich, rules=rules, samples=900, seed=3, played="declare").to_dict()
+    assert sol["action"] == "play" and sol["natural"]["name"] == "three_flushes"
+    p = sol["played"]
+    assert p["loss"] == pytest.approx(sol["ev_play"] - sol["natural"]["ev_declare"], abs=2e-6)
+    assert p["loss"] > 0 and p["loss_stderr"] is not None and p["rank"] > 1
+
+
+@pytest.mark.parametrize(
+    ("hand", "rules", "word", "message"),
+    [
+        (HAND, "chinese-1-6", "declare", "played: declare: this hand holds no natural"),
+        (HAND, "shisanshui", "surrender", "played: surrender: the rules 'shisanshui' allow no"),
+        (HAND, "per-row", "surrender", "allow no surrender"),
+    ],
+)
+def test_declare_and_surrender_the_hand_cannot_make_are_refused(hand, rules, word, message):
+    from solver.engine.errors import InputError
+
+    with pytest.raises(InputError, match=message):
+        solver.solve(hand, rules=rules, policy="field", played=word)
+
+
+def test_cli_played_declare_and_surrender():
+    cmd = [sys.executable, "-m", "solver", "solve", WEAK, "--policy", "field"]
+    run = subprocess.run([*cmd, "--played", "surrender", "--format", "json"],
+                         capture_output=True, text=True)  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout)["played"]["loss"] == 0.0
+    table = subprocess.run([*cmd, "--played", "surrender"], capture_output=True, text=True)
+    assert table.returncode == 0 and "played: surrender" in table.stdout
+    bad = subprocess.run([*cmd, "--played", "declare"], capture_output=True, text=True)
+    assert bad.returncode == 2 and "holds no natural" in bad.stderr
+
+
+def test_a_batch_line_records_a_declare_or_a_surrender(tmp_path):
+    """``HAND | declare`` and ``HAND | surrender`` lines (docs/batch.md): the record's
+    played says what it cost; a declare without a natural is a bad line."""
+    from solver.apps.batch import run_batch
+
+    src = tmp_path / "in.txt"
+    src.write_text(f"a: {THREE_FLUSHES} | declare\nb: {WEAK} | surrender\nc: {HAND} | declare\n")
+    out = tmp_path / "out.jsonl"
+    bad: list[str] = []
+    with out.open("w") as sink:
+        run_batch(
+            str(src), sink, policy="field", workers=1, on_bad=lambda b: bad.append(b.message())
+        )
+    recs = [json.loads(x) for x in out.read_text().splitlines()]
+    assert [r["id"] for r in recs] == ["a", "b"]
+    assert [r["played"]["action"] for r in recs] == ["declare", "surrender"]
+    assert all(r["played"]["loss"] == 0.0 for r in recs)
+    assert len(bad) == 1 and "line 3 (id c)" in bad[0] and "holds no natural" in bad[0]

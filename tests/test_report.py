@@ -575,3 +575,52 @@ def test_the_page_in_another_language(known_report, tmp_path):
     assert res.returncode == 2 and b"--lang must be one of en, zh-Hans" in res.stderr
     res = capsa("report", str(path), "--lang", "vi")
     assert res.returncode == 2 and b"--lang is the HTML page's language" in res.stderr
+
+
+# --------------------------------------------------------------- declare, surrender, parts
+
+
+def test_declares_and_surrenders_are_counted_as_what_they_were():
+    """A natural declared as advised and a surrender as advised are played perfectly; a
+    needless one is its own kind of mistake, with its loss; none of them is a missed
+    natural or surrender."""
+    declared = record(1, loss=0.0, action="declare")
+    declared["played"].update(action="declare", front=None, middle=None, back=None, rows=None)
+    needless = record(2, loss=1.5, action="play")
+    needless["played"].update(action="surrender", front=None, middle=None, back=None, rows=None)
+    surrendered = record(3, loss=0.0, action="surrender")
+    surrendered["played"].update(action="surrender", front=None, middle=None, back=None)
+    wrong_declare = record(4, loss=0.75, action="play")
+    wrong_declare["played"].update(action="declare", rows=None)
+    d = make_report(io.BytesIO(jsonl([declared, needless, surrendered, wrong_declare]))).to_dict()
+    by = {m["category"]: m for m in d["mistakes"]}
+    assert by["perfect"]["hands"] == 2
+    assert (
+        by["surrendered_needlessly"]["hands"] == 1 and by["surrendered_needlessly"]["loss"] == 1.5
+    )
+    assert by["declared_needlessly"]["hands"] == 1 and by["declared_needlessly"]["loss"] == 0.75
+    assert d["missed_naturals"] == d["missed_surrenders"] == 0
+    assert d["costliest"][0]["played"]["action"] == "surrender"
+    page = render_html(make_report(io.BytesIO(jsonl([needless]))))
+    assert "<b>surrender</b>" in page
+
+
+def test_the_loss_is_split_into_the_parts_of_the_values():
+    """``loss_parts``: the best setting's ev_parts minus the played one's, summed over the
+    hands where both are settings (a needless surrender has no parts)."""
+    a = record(1, loss=2.0)
+    a["ev_parts"] = {"rows": 0.5, "bonus": 0.2, "royalties": 4.0, "naturals": -0.1}
+    a["played"]["ev_parts"] = {"rows": 0.4, "bonus": 0.1, "royalties": 2.2, "naturals": -0.1}
+    b = record(2, loss=1.0)
+    b["ev_parts"] = {"rows": 1.0, "bonus": 0.0, "royalties": 0.0, "naturals": 0.0}
+    b["played"]["ev_parts"] = {"rows": 0.0, "bonus": 0.0, "royalties": 0.0, "naturals": 0.0}
+    c = record(3, loss=0.5)  # no parts: left out of them
+    d = make_report(io.BytesIO(jsonl([a, b, c]))).to_dict()
+    parts = d["loss_parts"]
+    assert parts == {"hands": 2, "rows": 1.1, "bonus": 0.1, "royalties": 1.8, "naturals": 0.0}
+    from solver.apps.report import figures
+
+    shown = {f.key: f for f in figures(d)}
+    assert shown["loss_royalties"].text == "1.800"
+    assert "over 2 hands" in shown["loss_rows"].note
+    assert make_report(io.BytesIO(jsonl([c]))).to_dict()["loss_parts"] is None

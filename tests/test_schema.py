@@ -107,10 +107,12 @@ def test_conforms_finds_what_departs():
 def test_the_csv_columns_are_the_schemas_leaves():
     """Every scalar of a record is a column, or is left out on purpose (alternatives,
     surrender.ev_play); no column is named twice."""
-    assert len(set(S.CSV_COLUMNS)) == len(S.CSV_COLUMNS) == 64
+    # 64 before ev_parts (4) and played's action and ev_parts (5)
+    assert len(set(S.CSV_COLUMNS)) == len(S.CSV_COLUMNS) == 73
     assert S.CSV_COLUMNS[:3] == ("line", "id", "hand")
     assert "natural" in S.CSV_COLUMNS and "stake_3" in S.CSV_COLUMNS
     assert "played_front_win_change" in S.PLAYED_CSV_COLUMNS
+    assert "ev_parts_royalties" in S.CSV_COLUMNS and "played_action" in S.PLAYED_CSV_COLUMNS
     paths = {c.path for c in S.COLUMNS}
     assert ("surrender", "ev_play") not in paths and ("alternatives",) not in paths
     assert ("natural", "name") in paths and ("played", "rows", "back", "differs") in paths

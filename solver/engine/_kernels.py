@@ -301,6 +301,72 @@ def _settle_core(a0, a1, a2, ra0, ra1, ra2, rda, fa, b0, b1, b2, rb0, rb1, rb2, 
 
 
 @kernel
+def _settle_parts(a0, a1, a2, ra0, ra1, ra2, rda, fa, b0, b1, b2, rb0, rb1, rb2, rdb, fb, params):
+    """``_settle_core`` split into where its units come from: ``(rows, bonus, royalties)``,
+    whose sum is the settlement (docs/solve.md#why-this-setting-the-parts-of-the-value).
+
+    ``rows``: the rows won minus the rows lost (a fouled hand loses all three);
+    ``royalties``: the row and dealt-card royalties paid, as the royalty mode pays them;
+    ``bonus``: the rest: the scoop's 3 (1-6) or the majority's 1 (2-4), and what the scoop
+    multiplier adds to the whole pair settlement (rows and royalties included). Arguments
+    as ``_settle_core``.
+    """
+    if fa or fb:
+        if fa and fb:
+            return 0.0, 0.0, 0.0
+        if fb:
+            sign = 1.0
+            royalty = 0.0 + ra0 + ra1 + ra2
+            royalty += rda
+        else:
+            sign = -1.0
+            royalty = 0.0 + rb0 + rb1 + rb2
+            royalty += rdb
+        scoring = params[P_SCORING]
+        units = 3.0
+        if scoring == SCORING_16:
+            units = 6.0
+        elif scoring == SCORING_24:
+            units = 4.0
+        extra = (params[P_MULT] - 1.0) * (units + royalty)
+        return sign * 3.0, sign * (units - 3.0 + extra), sign * royalty
+    w0 = np.int64(a0 > b0) - np.int64(a0 < b0)
+    w1 = np.int64(a1 > b1) - np.int64(a1 < b1)
+    w2 = np.int64(a2 > b2) - np.int64(a2 < b2)
+    mode = params[P_MODE]
+    if mode == MODE_ALWAYS:
+        royalty = 0.0 + (ra0 - rb0) + (ra1 - rb1) + (ra2 - rb2)
+    else:
+        royalty = 0.0
+        cancel = mode == MODE_CANCEL
+        if w0 != 0 and not (cancel and ra0 > 0.0 and rb0 > 0.0):
+            royalty += ra0 if w0 > 0 else -rb0
+        if w1 != 0 and not (cancel and ra1 > 0.0 and rb1 > 0.0):
+            royalty += ra1 if w1 > 0 else -rb1
+        if w2 != 0 and not (cancel and ra2 > 0.0 and rb2 > 0.0):
+            royalty += ra2 if w2 > 0 else -rb2
+    royalty += rda - rdb
+    won = np.int64(w0 > 0) + np.int64(w1 > 0) + np.int64(w2 > 0)
+    lost = np.int64(w0 < 0) + np.int64(w1 < 0) + np.int64(w2 < 0)
+    rows = float(w0 + w1 + w2)
+    bonus = 0.0
+    scoring = params[P_SCORING]
+    if scoring == SCORING_16:
+        if won == 3:
+            bonus = 3.0
+        elif lost == 3:
+            bonus = -3.0
+    elif scoring == SCORING_24:
+        if won > lost:
+            bonus = 1.0
+        elif lost > won:
+            bonus = -1.0
+    if won == 3 or lost == 3:
+        bonus += (params[P_MULT] - 1.0) * (rows + bonus + royalty)
+    return rows, bonus, royalty
+
+
+@kernel
 def _settle(ka, ra, fa, kb, rb, fb, params):
     """Units A wins from B (float64). ka/kb int64[3] row keys (front, middle, back),
     ra/rb float64[4] royalties of the rows and of the dealt cards (after one royalty per

@@ -19,6 +19,15 @@ class Policy(StrEnum):
 
 POLICIES: tuple[str, ...] = tuple(p.value for p in Policy)
 
+
+class TopBy(StrEnum):
+    """How the runners-up are chosen: the best setting of each other shape (another hand
+    class in some row, or another back), or the next best by value."""
+
+    shape = "shape"
+    value = "value"
+
+
 # Documented upper bounds, checked before any work (docs/cli.md, "Limits").
 
 #: Opponent hands a Monte Carlo solve may deal.

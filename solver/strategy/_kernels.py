@@ -33,6 +33,7 @@ from solver.engine._kernels import (
     _scoops,
     _settle_core,
     _settle_natural,
+    _settle_parts,
 )
 from solver.engine.layout import (
     KERNEL_SOURCES,
@@ -905,3 +906,37 @@ def _field_stats(hands, keys, natural, weight, hyp, dist, rank, suit):
                 suit[0, n, k0] += w
                 suit[1, n, k1] += w
                 suit[2, n, k2] += w
+
+
+@kernel
+def _mc_parts(ckeys, croy, cfoul, okeys, oroy, ofoul, onat, onatkey, params, nat_units, out):
+    """Where each candidate's pairwise units come from, deal by deal: out[c, d, :] =
+    (rows, bonus, royalties, naturals) summed over the opponents of deal d (arguments as
+    ``_mc_values``; out float64[nc, deals, 4], written whole). ``_settle_parts`` splits a
+    settlement with a setting opponent; what an opponent's declared natural takes is
+    ``naturals``. The parts of deal d add up to ``_mc_values``' pairwise sum (before the
+    home run, which the caller adds to the bonus)."""
+    n_opp = okeys.shape[0] // out.shape[1]
+    for c in range(ckeys.shape[0]):
+        for d in range(out.shape[1]):
+            rows = 0.0
+            bonus = 0.0
+            royalty = 0.0
+            nats = 0.0
+            for o in range(n_opp):
+                j = d * n_opp + o
+                if onat[j] >= 0:
+                    nats += _settle_natural(-1, 0, onat[j], onatkey[j], nat_units)
+                else:
+                    r, b, y = _settle_parts(
+                        ckeys[c, 0], ckeys[c, 1], ckeys[c, 2], croy[c, 0], croy[c, 1],
+                        croy[c, 2], croy[c, 3], cfoul[c], okeys[j, 0], okeys[j, 1], okeys[j, 2],
+                        oroy[j, 0], oroy[j, 1], oroy[j, 2], oroy[j, 3], ofoul[j], params,
+                    )  # fmt: skip
+                    rows += r
+                    bonus += b
+                    royalty += y
+            out[c, d, 0] = rows
+            out[c, d, 1] = bonus
+            out[c, d, 2] = royalty
+            out[c, d, 3] = nats

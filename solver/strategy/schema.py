@@ -28,6 +28,7 @@ __all__ = [
     "ANSWER_KEYS",
     "COLUMNS",
     "CSV_COLUMNS",
+    "PARTS",
     "PLAYED",
     "PLAYED_CSV_COLUMNS",
     "RECORD",
@@ -76,9 +77,17 @@ def _rows(*keys: str, kinds: Mapping[str, str] | None = None) -> tuple[Field, ..
     return tuple(_f(r, "object", fields=inner) for r in _ROWS)
 
 
-#: The played setting (``Solution.played``) beside the advice.
+#: Where a setting's value comes from (``Solution.ev_parts``): units per opponent,
+#: summing to its value.
+PARTS: tuple[Field, ...] = tuple(
+    _f(k, "number", False) for k in ("rows", "bonus", "royalties", "naturals")
+)
+
+#: What the player did (``Solution.played``) beside the advice: a setting played, or
+#: the natural declared, or a surrender (no rows).
 PLAYED: tuple[Field, ...] = (
-    *(_f(r, "text", False) for r in _ROWS),
+    _f("action", "action", False),
+    *(_f(r, "text") for r in _ROWS),
     _f("ev", "number", False),
     _f("loss", "number", False),
     _f("loss_stderr", "number"),
@@ -91,6 +100,7 @@ PLAYED: tuple[Field, ...] = (
         fields=_rows("differs", "win", "tie", "loss", "win_change", kinds={"differs": "bool"}),
         column="",
     ),
+    _f("ev_parts", "object", fields=PARTS),
     _f("ev_staked", "number", always=False),
 )
 
@@ -107,6 +117,7 @@ ANSWER: tuple[Field, ...] = (
     _f("ev", "number", False),
     _f("ev_total", "number", False),
     _f("ev_play", "number", False),
+    _f("ev_parts", "object", fields=PARTS),
     _f("stderr", "number"),
     _f("row_stats", "object", fields=_rows("win", "tie", "loss"), column=""),
     _f("alternatives", "list", False, in_csv=False),
@@ -140,6 +151,7 @@ ANSWER: tuple[Field, ...] = (
         fields=PLAYED,
         # CSV: the staked value beside the value
         csv=(
+            "action",
             "front",
             "middle",
             "back",
@@ -151,6 +163,7 @@ ANSWER: tuple[Field, ...] = (
             "of",
             "fouled",
             "rows",
+            "ev_parts",
         ),  # fmt: skip
     ),
 )
@@ -179,6 +192,7 @@ RECORD = _f(
         "ev_total",
         "ev_play",
         "stderr",
+        "ev_parts",
         "candidates",
         "row_stats",
         "natural",

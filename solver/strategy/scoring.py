@@ -36,7 +36,7 @@ from evaluator import CardParseError, format_cards
 from solver.engine.compiled import CompiledRules
 from solver.engine.errors import InputError
 from solver.engine.inputs import quote
-from solver.engine.layout import MAX_UNITS, ROWS
+from solver.engine.layout import MAX_UNITS, P_HR_MIN, P_HR_MULT, ROWS
 from solver.engine.options import MIN_STAKE
 from solver.engine.settlement import find_naturals, parse_setting, settle_declared, summarize
 from solver.strategy.deal import deal_hands
@@ -48,6 +48,8 @@ from solver.strategy.trained import get_field
 
 Natural = tuple[int, int, str]
 RowStats = dict[str, dict[str, float]]
+#: The parts of a setting's value (``Scores.parts``; docs/solve.md, "Why this setting").
+PARTS = ("rows", "bonus", "royalties", "naturals")
 
 #: Memory the Monte Carlo matrix (candidates x deals, float64) may take.
 MC_MEMORY = 2 << 30
@@ -66,7 +68,10 @@ class Scores:
     ``by_opponent(i)``: expected units from each opponent, float64[n_opp]; ``ev(i)``
     their mean. ``row_stats(i)``: rows' win/tie/loss rates (None when there is nothing
     to compare with). ``declare(natural)``: what declaring the hand's natural is worth
-    per opponent; ``declare_by_opponent(natural)`` from each opponent.
+    per opponent; ``declare_by_opponent(natural)`` from each opponent;
+    ``declare_per_deal(natural)`` (Monte Carlo only) per deal, on ``value``'s scale.
+    ``parts(i)``: where ``ev(i)`` comes from, float64[4] (rows, bonus, royalties,
+    opponents' naturals; ``PARTS``), units per opponent, summing to ``ev(i)``.
     """
 
     method: str  # "mc", "exact", "field" or "greedy"
@@ -77,6 +82,8 @@ class Scores:
     declare_by_opponent: Callable[[Natural], np.ndarray]
     per_unit: np.ndarray | None = None
     exact: bool = False
+    parts: Callable[[int], np.ndarray] | None = None
+    declare_per_deal: Callable[[Natural], np.ndarray] | None = None
     stakes: np.ndarray | None = None  # float64[n_opp] when the value is staked
     #: Every opponent's stake when they are all the same: ``value`` is then unstaked (the
     #: setting is chosen exactly as without stakes) and the money figures are scaled.
@@ -235,6 +242,9 @@ def score_exact(
     def declare_by_opponent(nat: Natural) -> np.ndarray:
         return np.full(n_opp, settle_declared(nat, None, cr))
 
+    def parts(i: int) -> np.ndarray:
+        return parts_against(cands, i, cr, okeys, oroy, ofoul, none, none, n_opp)
+
     return Scores(
         "exact",
         total / n_opp if stakes is None else staked,
@@ -244,7 +254,39 @@ def score_exact(
         declare_by_opponent=declare_by_opponent,
         exact=True,
         stakes=stakes,
+        parts=parts,
     )
+
+
+def parts_against(
+    cands: Candidates,
+    i: int,
+    cr: CompiledRules,
+    okeys: np.ndarray,
+    oroy: np.ndarray,
+    ofoul: np.ndarray,
+    onat: np.ndarray,
+    onatkey: np.ndarray,
+    n_opp: int,
+) -> np.ndarray:
+    """The parts of candidate i's value (``PARTS``) against deals of opponents (``n_opp``
+    a deal, arrays as ``_mc_values``): units per opponent, the mean over the deals. The
+    home run's extra (the whole table's value minus the pairwise sum) is bonus."""
+    from solver.strategy import _kernels as k
+
+    ra = cr.arrays
+    deals = len(okeys) // n_opp
+    one = slice(i, i + 1)
+    keys, roy, foul = cands.keys[one], cands.roy[one], cands.fouls[one]
+    out = np.empty((1, deals, 4))
+    k._mc_parts(keys, roy, foul, okeys, oroy, ofoul, onat, onatkey, ra.params, ra.nat_units, out)
+    parts = out[0].sum(axis=0)
+    if ra.params[P_HR_MULT] != 1.0 and n_opp >= ra.params[P_HR_MIN]:
+        whole = np.zeros((1, deals))
+        k._mc_values(keys, roy, foul, okeys, oroy, ofoul, onat, onatkey, np.ones(n_opp),
+                     ra.params, ra.nat_units, 0, deals, whole)  # fmt: skip
+        parts[1] += float((whole[0] - out[0].sum(axis=1)).sum())
+    return parts / (deals * n_opp)
 
 
 # --------------------------------------------------------------------------- Monte Carlo
@@ -377,6 +419,14 @@ def score_against(
         k._natural_values(nat[0], nat[1], opp.nat, opp.nat_key, ra.nat_units, dv)
         return dv
 
+    def declare_per_deal(nat: Natural) -> np.ndarray:
+        by_seat = natural_values(nat).reshape(deals, n_opp)
+        return by_seat.mean(axis=1) if stakes is None else by_seat @ weights
+
+    def parts(i: int) -> np.ndarray:
+        return parts_against(cands, i, cr, opp.keys, opp.roy, opp.foul, opp.nat, opp.nat_key,
+                             n_opp)  # fmt: skip
+
     return Scores(
         "mc",
         per_deal.mean(axis=1),
@@ -386,6 +436,8 @@ def score_against(
         declare_by_opponent=lambda nat: natural_values(nat).reshape(deals, n_opp).mean(axis=0),
         per_unit=per_deal,
         stakes=stakes,
+        parts=parts,
+        declare_per_deal=declare_per_deal,
     )
 
 
@@ -409,7 +461,42 @@ def score_field(
         scoop = {"per-row": 3.0, "1-6": 6.0, "2-4": 4.0}[cr.rules.scoring]
         vals[fouls] = -(scoop + float(f.fe.sum())) * float(cr.rules.scoop_multiplier)
         wt[fouls] = 0.0
-    return field_scores(vals, wt, cr, method, n_opp, stakes)
+    parts = field_parts(vals, wt, cands.keys, cands.roy, fouls, cr, f)
+    return field_scores(vals, wt, cr, method, n_opp, stakes, parts)
+
+
+def field_parts(
+    vals: np.ndarray,
+    wt: np.ndarray,
+    keys: np.ndarray,
+    roy: np.ndarray,
+    fouls: np.ndarray,
+    cr: CompiledRules,
+    f: object,
+) -> np.ndarray:
+    """The parts (``PARTS``) of field values ``vals`` float64[n], float64[n, 4]: rows, the
+    expected rows won minus lost (from each row's win and tie, ``wt``); royalties, the
+    model's royalty terms as ``_field_values`` adds them (what the setting's rows collect
+    when they win, minus what the field's rows collect by beating them; in mode "always"
+    each side's own; and the dealt cards' royalty); bonus, the rest (scoop or majority,
+    the joint-rows correction, what a scoop multiplier adds); naturals 0 (the field
+    model leaves the opponents' naturals out). A fouled setting: rows -3, royalties the
+    field's expected royalties, lost; the rest bonus."""
+    fx, fe = f.fx, f.fe  # type: ignore[attr-defined]
+    n = len(vals)
+    out = np.zeros((n, 4))
+    win, tie = wt[:, :, 0], wt[:, :, 1]
+    out[:, 0] = (2.0 * win + tie - 1.0).sum(axis=1)
+    r = np.arange(3)
+    if cr.rules.royalty_mode == "always":
+        terms = roy[:, :3] - fe[None, :]
+    else:
+        terms = win * roy[:, :3] - fx[r[None, :], keys, 2]
+    out[:, 2] = terms.sum(axis=1) + roy[:, 3]
+    out[fouls, 0] = -3.0
+    out[fouls, 2] = -float(fe.sum())
+    out[:, 1] = vals - out[:, 0] - out[:, 2]
+    return out
 
 
 def field_scores(
@@ -419,10 +506,12 @@ def field_scores(
     method: str,
     n_opp: int = 1,
     stakes: np.ndarray | None = None,
+    parts: np.ndarray | None = None,
 ) -> Scores:
     """Scores from field values float64[n] and rows' (win, tie) float64[n, 3, 2]
-    (``solver.strategy.field.field_values``). Every seat meets the same field, so a
-    setting's staked value is its value times the sum of the stakes."""
+    (``solver.strategy.field.field_values``), and their parts float64[n, 4]
+    (``field_parts``). Every seat meets the same field, so a setting's staked value is
+    its value times the sum of the stakes."""
 
     def declare_by_opponent(nat: Natural) -> np.ndarray:
         return np.full(n_opp, settle_declared(nat, None, cr))
@@ -435,6 +524,7 @@ def field_scores(
         declare=lambda nat: float(settle_declared(nat, None, cr)),
         declare_by_opponent=declare_by_opponent,
         stakes=stakes,
+        parts=None if parts is None else (lambda i: parts[i].copy()),
     )
 
 

@@ -16,7 +16,9 @@ the opponents' home runs against it; declaring and surrendering keep their value
 from __future__ import annotations
 
 import contextlib
+import math
 import numbers
+import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
@@ -28,9 +30,10 @@ from solver.engine.compiled import CompiledRules, compile_rules
 from solver.engine.errors import InputError
 from solver.engine.inputs import quote
 from solver.engine.layout import MAX_SAMPLES, POLICIES, ROWS
+from solver.engine.options import TopBy
 from solver.engine.rules import Rules
 from solver.strategy.schema import ANSWER_KEYS
-from solver.strategy.scoring import Natural, Scores
+from solver.strategy.scoring import PARTS, Natural, Scores
 from solver.strategy.splits import Candidates
 from solver.strategy.threads import Stop
 
@@ -60,6 +63,7 @@ class Solution:
     action: str = "play"
     candidates: int | None = 0
     ev_play: float = 0.0
+    ev_parts: dict[str, float] | None = None
     stakes: list[float] | None = None
     ev_staked: float | None = None
     ev_by_opponent: list[float] | None = None
@@ -75,6 +79,7 @@ class Solution:
         d = {key: getattr(self, key) for key in ANSWER_KEYS}
         for key in ("ev", "ev_total", "ev_play", "stderr", "ev_staked"):
             d[key] = _r(d[key])
+
         if self.ev_by_opponent is not None:
             d["ev_by_opponent"] = [_r(x) for x in self.ev_by_opponent]
         return d
@@ -82,6 +87,13 @@ class Solution:
 
 def _r(x: float | None, nd: int = 6) -> float | None:
     return None if x is None else round(float(x), nd) + 0.0  # + 0.0: never -0.0
+
+
+def _parts(scores: Scores, i: int) -> dict[str, float] | None:
+    """Candidate i's value in its parts (``scoring.PARTS``), units per opponent."""
+    if scores.parts is None:
+        return None
+    return {k: _r(v) for k, v in zip(PARTS, scores.parts(i).tolist(), strict=True)}
 
 
 # --------------------------------------------------------------------------- assemble
@@ -99,25 +111,31 @@ def assemble(
     samples: int | None = None,
     seed: int | None = None,
     candidates: int | None = None,
-    played: int | None = None,
+    played: int | str | None = None,
+    top_by: str = "shape",
 ) -> Solution:
     """The Solution from a scorer's Scores: the best candidate (``best``, or the highest
-    ``value``), the runners-up, the natural and surrender advice, and, when candidate
-    ``played`` is the setting the player chose, what it cost."""
+    ``value``), the runners-up (``top_by``: the best of each other shape, or the next by
+    value), the natural and surrender advice, and what the player's choice cost:
+    ``played`` is the index of the setting played among the candidates, or
+    ``"declare"`` / ``"surrender"``."""
     n_opp = players - 1
     # equal stakes (Scores.stake): chosen in units, money = units per opponent x scale
     scale = None if scores.stake is None else scores.stake * n_opp
     order = np.argsort(-scores.value, kind="stable")
-    if played is not None:
+    if isinstance(played, int):
         order = order[order != played]
     if best is None:
         best = int(order[0])
     ev = scores.ev(best)
     advice = _advice(cands, scores, cr, best, natural)
     played_info = None
-    if played is not None:
+    if isinstance(played, int):
         played_info = _played(cands, scores, best, played, order, advice.value, advice.action,
                               scale)  # fmt: skip
+    elif played is not None:
+        played_info = _played_action(cands, scores, cr, best, order, advice, played, natural,
+                                     scale)  # fmt: skip
     if scores.stakes is not None:
         stakes_out, ev_staked = scores.stakes.tolist(), advice.value
     elif scores.stake is not None:
@@ -140,7 +158,7 @@ def assemble(
         ev_total=advice.ev * n_opp,
         stderr=scores.stderr(best),
         row_stats=scores.row_stats(best),
-        alternatives=_alternatives(cands, scores, order, best, top, scale),
+        alternatives=_alternatives(cands, scores, order, best, top, scale, top_by),
         natural=advice.natural,
         surrender={
             "cost": cr.rules.surrender_cost,
@@ -150,11 +168,17 @@ def assemble(
         action=advice.action,
         candidates=candidates,
         ev_play=ev,
+        ev_parts=_parts(scores, best),
         stakes=stakes_out,
         ev_staked=ev_staked,
         ev_by_opponent=[float(x) for x in advice.by_opponent],
         played=played_info,
     )
+
+
+#: How the runners-up are chosen: the best setting of each other shape, or the plain
+#: next best by value (``--top-by``; ``solver.engine.options.TopBy``).
+TOP_BY: tuple[str, ...] = tuple(t.value for t in TopBy)
 
 
 def _alternatives(
@@ -164,11 +188,17 @@ def _alternatives(
     best: int,
     top: int,
     scale: float | None,
+    top_by: str = "shape",
 ) -> list[dict[str, Any]]:
-    """The ``top`` runners-up after ``best``: rows, value, and the paired difference to
-    the best (in money with stakes; ``scale``: equal stakes, money = scale x units)."""
+    """The ``top`` runners-up after ``best`` (``top_by``: ``shape``, the best setting of
+    each other shape, or ``value``, the next ones): rows, value, the paired difference to
+    the best (in money with stakes; ``scale``: equal stakes, money = scale x units) and
+    the parts of the value."""
     out: list[dict[str, Any]] = []
-    for i in [j for j in order.tolist() if j != best][:top]:
+    picked = [j for j in order.tolist() if j != best]
+    if top_by == "shape":
+        picked = _other_shapes(cands, best, picked, top)
+    for i in picked[:top]:
         f, m, b = cands.text(i)
         d, se = scores.diff(i, best)
         alt = {"front": f, "middle": m, "back": b, "ev": _r(scores.ev(i))}
@@ -177,7 +207,34 @@ def _alternatives(
         elif scale is not None:
             alt["ev_staked"] = _r(scale * scores.value[i])
             d, se = scale * d, None if se is None else scale * se
-        out.append({**alt, "diff": _r(d), "diff_stderr": _r(se)})
+        out.append({**alt, "diff": _r(d), "diff_stderr": _r(se), "ev_parts": _parts(scores, i)})
+    return out
+
+
+def _other_shapes(cands: Candidates, best: int, picked: list[int], top: int) -> list[int]:
+    """Of the candidates ``picked`` (best first), the first of each shape other than the
+    best's, at most ``top``: a setting's shape is its three rows' hand classes (high card,
+    pair, ..., straight flush) and its back's cards, so another shape has at least one
+    row of another class, or another back (docs/solve.md#runners-up)."""
+    from evaluator import subset_strengths
+    from evaluator.tables import get_tables
+
+    if top <= 0 or not picked:
+        return []
+    _, s5, s3 = subset_strengths(cands.hand)
+    cat = get_tables().category
+    c5, c3 = cat[s5], cat[s3]
+    sp = cands.split
+    shape = np.stack([c3[sp[:, 0]], c5[sp[:, 1]], c5[sp[:, 2]], sp[:, 2]], axis=1).tolist()
+    seen = {tuple(shape[best])}
+    out = []
+    for j in picked:
+        key = tuple(shape[j])
+        if key not in seen:
+            seen.add(key)
+            out.append(j)
+            if len(out) == top:
+                break
     return out
 
 
@@ -276,6 +333,7 @@ def _played(
             else round(sp["win"] - sb["win"], 4) + 0.0,
         }
     out = {
+        "action": "play",
         "front": rows_played[0],
         "middle": rows_played[1],
         "back": rows_played[2],
@@ -286,8 +344,74 @@ def _played(
         "of": len(order) + 1,
         "fouled": fouled,
         "rows": rows,
+        "ev_parts": _parts(scores, p),
     }
     if scores.stakes is not None:
+        out["ev_staked"] = _r(value)
+    elif scale is not None:
+        out["ev_staked"] = _r(scale * value)
+    return out
+
+
+def _played_action(
+    cands: Candidates,
+    scores: Scores,
+    cr: CompiledRules,
+    best: int,
+    order: np.ndarray,
+    advice: _Advice,
+    action: str,
+    natural: Natural | None,
+    scale: float | None,
+) -> dict[str, Any]:
+    """What declaring the natural or surrendering (``action``) is worth next to the
+    advice: ``loss`` is the advised action's value minus this one's (0 when it is the
+    advice), with its paired standard error over the same deals (0 exact, None for a
+    model); ``rank`` among the settings scored. The rows are the natural's, as the
+    advice shows them, or null for a surrender."""
+    from solver.engine.settlement import natural_setting
+
+    stakes = scores.stakes
+    rows: tuple[str | None, ...] = (None, None, None)
+    if action == "declare":
+        assert natural is not None
+        ev = scores.declare(natural)
+        by = scores.declare_by_opponent(natural)
+        shown = natural_setting(cands.hand, cr)
+        if shown is not None:
+            rows = tuple(format_cards(np.sort(r)[::-1]) for r in shown)
+    else:
+        ev = -float(cr.rules.surrender_cost)
+        by = np.full(len(advice.by_opponent), ev)
+    value = ev if stakes is None else float(stakes @ by)
+    loss = 0.0 if action == advice.action else advice.value - value
+    se = None if scores.per_unit is None and not scores.exact else 0.0
+    if scores.per_unit is not None and action != advice.action:
+        per_deal = {"play": lambda: scores.per_unit[best]}
+        if natural is not None and scores.declare_per_deal is not None:
+            per_deal["declare"] = lambda: scores.declare_per_deal(natural)
+        scale_deal = 1.0 if stakes is None else float(stakes.sum())
+        per_deal["surrender"] = lambda: np.full(scores.per_unit.shape[1], -scale_deal * float(
+            cr.rules.surrender_cost))  # fmt: skip
+        diff = per_deal[advice.action]() - per_deal[action]()
+        se = float(diff.std(ddof=1) / math.sqrt(len(diff)))
+    if scale is not None:
+        loss, se = scale * loss, None if se is None else scale * se
+    out = {
+        "action": action,
+        "front": rows[0],
+        "middle": rows[1],
+        "back": rows[2],
+        "ev": _r(ev),
+        "loss": _r(loss + 0.0),
+        "loss_stderr": _r(se),
+        "rank": 1 + int((scores.value[order] > value).sum()),
+        "of": len(order) + 1,
+        "fouled": False,
+        "rows": None,
+        "ev_parts": None,
+    }
+    if stakes is not None:
         out["ev_staked"] = _r(value)
     elif scale is not None:
         out["ev_staked"] = _r(scale * value)
@@ -320,6 +444,7 @@ def solve(
     *,
     stakes: Sequence[float] | None = None,
     played: Sequence | str | None = None,
+    top_by: str = "shape",
     stop: Stop | None = None,
 ) -> Solution:
     """The best setting of a 13-card hand under a ruleset; see the module docstring.
@@ -334,7 +459,13 @@ def solve(
     weighed the same way (docs/rules.md#stakes). ``played``: the setting the player
     chose, (front, middle, back) or ``"front | middle | back"``, of the hand's own cards
     (fouled or not): it meets the same opponents as every candidate and
-    ``Solution.played`` says what it cost. ``stop`` (a
+    ``Solution.played`` says what it cost; or ``"declare"`` (the hand's natural, which it
+    must hold under the ruleset) or ``"surrender"`` (which the ruleset must allow): what
+    that choice cost next to the advice. ``top``: how many runners-up; ``top_by``:
+    ``"shape"`` (the best setting of each other shape: another hand class in some row,
+    or another back) or ``"value"`` (the next best settings, kicker swaps and all).
+    ``seed``: the Monte Carlo deals' seed; when none is given one is picked and recorded
+    in ``Solution.seed``, so every answer can be repeated. ``stop`` (a
     threading.Event) ends a long run early (``solver.strategy.threads.Stopped``); so does
     Ctrl-C (KeyboardInterrupt). Bad arguments raise ``InputError`` or ``CardParseError``.
     """
@@ -349,10 +480,16 @@ def solve(
         samples = _whole(samples, "samples", 1, MAX_SAMPLES)
     if seed is not None:
         seed = _whole(seed, "seed", 0)
+    elif policy == "mc" and against is None:
+        seed = secrets.randbelow(2**32)  # picked, and recorded: the answer can be repeated
     top = _whole(top, "top", 0)
+    if top_by not in TOP_BY:
+        raise InputError(f"top_by must be one of {', '.join(TOP_BY)}, got {quote(top_by)}")
     h = np.sort(parse_hand(hand))
     with compiling("solve", "solver kernels"):
-        return _solve(h, cr, players, policy, samples, seed, against, top, stakes, played, stop)
+        sol = _solve(h, cr, players, policy, samples, seed, against, (top, top_by), stakes,
+                     played, stop)  # fmt: skip
+    return sol
 
 
 def _solve(
@@ -363,7 +500,7 @@ def _solve(
     samples: int | None,
     seed: int | None,
     against: Sequence | None,
-    top: int,
+    runners_up: tuple[int, str],
     stakes: Sequence[float] | None,
     played: Sequence | str | None,
     stop: Stop | None,
@@ -405,11 +542,13 @@ def _solve(
     with background as opponents:
         cands = candidates(h, cr)
         n_front = len(cands)
-        played_at = None
-        if played is not None:
+        word = played_word(played)
+        played_at: int | str | None = word
+        if played is not None and word is None:
             cands = cands.with_split(played_split(h, played)[None, :], cr)
             played_at = len(cands) - 1
         natural = natural_of(h, cr)
+        _check_word(word, natural, cr)
         best = None
         if against is not None:
             scores = sc.score_exact(cands, cr, okeys, oroy, ofoul, weights)
@@ -428,12 +567,35 @@ def _solve(
         players=players,
         natural=natural,
         best=best,
-        top=top,
+        top=runners_up[0],
         samples=used_samples,
         seed=seed,
         candidates=n_front,
         played=played_at,
+        top_by=runners_up[1],
     )
+
+
+#: What ``played`` may say instead of a setting: what was done instead of setting it.
+PLAYED_WORDS = ("declare", "surrender")
+
+
+def played_word(played: Any) -> str | None:
+    """``"declare"`` or ``"surrender"`` when ``played`` is that word (any case), else None."""
+    if isinstance(played, str) and played.strip().lower() in PLAYED_WORDS:
+        return played.strip().lower()
+    return None
+
+
+def _check_word(word: str | None, natural: Natural | None, cr: CompiledRules) -> None:
+    """InputError when the hand cannot do what ``played`` says: declare without a natural
+    under the ruleset, or surrender under rules that allow none."""
+    if word == "declare" and natural is None:
+        raise InputError(
+            f"played: declare: this hand holds no natural under the rules {cr.rules.name!r}"
+        )
+    if word == "surrender" and cr.rules.surrender_cost is None:
+        raise InputError(f"played: surrender: the rules {cr.rules.name!r} allow no surrender")
 
 
 def played_split(hand: np.ndarray, played: Sequence | str) -> np.ndarray:

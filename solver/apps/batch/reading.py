@@ -5,8 +5,11 @@ Input, one hand per line (line numbers count every physical line, from 1):
 * blank lines and lines whose first non-blank character is ``#`` are skipped;
 * the cards may be in any spelling ``evaluator.parse_cards`` accepts;
 * a line may give the setting played instead of a bare hand: ``front | middle | back``
-  (3, 5 and 5 cards; the hand is the 13 cards). The record then carries ``played``; a
-  setting with the wrong row sizes or a card twice is a bad line;
+  (3, 5 and 5 cards; the hand is the 13 cards), or what was done instead of setting it:
+  ``HAND | declare`` (a natural declared) or ``HAND | surrender``. The record then
+  carries ``played``; a setting with the wrong row sizes or a card twice is a bad line,
+  and so is ``declare`` for a hand without a natural under the ruleset, or ``surrender``
+  under rules that allow none (``solve`` says so);
 * a line may carry an id before the cards: ``id: cards`` (the id is everything before
   the *last* colon; cards never contain one), or ``id<TAB>cards``, or ``id cards`` when
   the first field (up to the first tab, else the first space) is not card text. An id
@@ -274,15 +277,23 @@ def split_id(text: str) -> tuple[str | None, str]:
     return None, text
 
 
-#: A played setting: (front, middle, back) card ids, uint8 arrays of 3, 5 and 5.
-Played = tuple[Any, Any, Any]
+#: What was played: (front, middle, back) card ids, uint8 arrays of 3, 5 and 5; or one
+#: of ``ACTIONS``, what was done instead of setting the hand.
+Played = tuple[Any, Any, Any] | str
+#: The words of ``HAND | declare`` and ``HAND | surrender`` (``solve(played=...)``'s).
+ACTIONS = ("declare", "surrender")
 
 
 def _parse_setting(cards: str) -> tuple[Any, Played]:
-    """``(hand ids, played rows)`` of ``"front | middle | back"``; CardParseError naming
-    the row (and the card) that is wrong, in the words ``solve(played=...)`` uses."""
+    """``(hand ids, played)`` of ``"front | middle | back"`` (the rows) or ``"HAND |
+    declare"`` / ``"HAND | surrender"`` (the word); CardParseError naming the row (and
+    the card) that is wrong, in the words ``solve(played=...)`` uses."""
+    from evaluator import parse_hand
     from solver.engine.settlement import parse_setting
 
+    parts = cards.split("|")
+    if len(parts) == 2 and parts[1].strip().lower() in ACTIONS:
+        return parse_hand(parts[0]), parts[1].strip().lower()
     hand = parse_setting(cards, "played")
     return hand, (hand[:3], hand[3:8], hand[8:])
 
@@ -290,9 +301,10 @@ def _parse_setting(cards: str) -> tuple[Any, Played]:
 def parse_entry(
     text: str, csv_spec: CsvSpec | None = None
 ) -> tuple[str | None, Any, Played | None]:
-    """``(id, hand ids, played rows or None)`` of one input line (already stripped, not
-    a comment). The cards are a hand, or a setting ``front | middle | back`` (then the
-    hand is its 13 cards and the rows are the setting played).
+    """``(id, hand ids, played or None)`` of one input line (already stripped, not a
+    comment). The cards are a hand, or a setting ``front | middle | back`` (then the
+    hand is its 13 cards and the rows are the setting played), or ``HAND | declare`` /
+    ``HAND | surrender`` (then ``played`` is the word).
 
     Raises ``CardParseError`` (or ``BatchError`` for a bad CSV row) carrying the id read
     so far in ``.line_id``.

@@ -48,7 +48,7 @@ __all__ = [
     "solve_one",
 ]
 
-#: A good line: ``(line number, id or None, hand ids, played rows or None)``.
+#: A good line: ``(line number, id or None, hand ids, played rows, word or None)``.
 Good = tuple[int, str | None, Any, Played | None]
 
 
@@ -205,7 +205,8 @@ def fast_records(job: Job, good: list[Good], bad: list[BadLine]) -> list[dict[st
     chosen settings the way ``solve`` scores its candidates, and ``solve``'s own
     ``assemble`` makes each record (so ``ev``, ``row_stats``, ``surrender`` and ``action``
     are those ``solve`` gives for that setting); hands holding a natural take the
-    per-hand path. A played setting is scored beside the policy's the way ``solve``
+    per-hand path, and so do lines that declared or surrendered. A played setting is
+    scored beside the policy's the way ``solve``
     scores it (``score_field``: a fouled one is scooped), so ``played`` holds the same
     ``ev``, ``loss`` and rows. Differences from ``solve``, all documented: ``candidates``
     is null (the Pareto front is not built), and so are ``played.rank`` and
@@ -219,7 +220,7 @@ def fast_records(job: Job, good: list[Good], bad: list[BadLine]) -> list[dict[st
     from solver.engine.settlement import find_naturals
     from solver.strategy.field import field_values
     from solver.strategy.policy import set_sorted_hands
-    from solver.strategy.scoring import field_scores, score_field, uniform_stake
+    from solver.strategy.scoring import field_parts, field_scores, score_field, uniform_stake
     from solver.strategy.solve import assemble
     from solver.strategy.splits import Candidates, split_of
     from solver.strategy.trained import get_field
@@ -233,10 +234,12 @@ def fast_records(job: Job, good: list[Good], bad: list[BadLine]) -> list[dict[st
     srt = np.sort(np.stack([g[2] for g in good]), axis=1)
     naturals, _ = find_naturals(srt, cr)
     out: list[dict[str, Any] | None] = [None] * len(good)
-    for i in np.flatnonzero(naturals >= 0).tolist():
+    # a natural, or a line that declared or surrendered: the per-hand path
+    by_word = np.array([isinstance(g[3], str) for g in good], np.bool_)
+    for i in np.flatnonzero((naturals >= 0) | by_word).tolist():
         line, ident, hand, played = good[i]
         out[i] = solve_one(job, line, ident, hand, bad, played)
-    play = np.flatnonzero(naturals < 0)
+    play = np.flatnonzero((naturals < 0) & ~by_word)
     if len(play):
         field = get_field(cr)
         setter = field if job.policy == "field" else None
@@ -246,7 +249,9 @@ def fast_records(job: Job, good: list[Good], bad: list[BadLine]) -> list[dict[st
             line, ident, _, played = good[i]
             one = Candidates(srt[i], split[j : j + 1], keys[j : j + 1], roy[j : j + 1], 0, False)
             if played is None:
-                scores = field_scores(vals[j : j + 1], wt[j : j + 1], cr, job.policy, n_opp, stakes)
+                one_v, one_w = vals[j : j + 1], wt[j : j + 1]
+                parts = field_parts(one_v, one_w, one.keys, one.roy, one.fouls, cr, field)
+                scores = field_scores(one_v, one_w, cr, job.policy, n_opp, stakes, parts)
                 at = None
             else:  # the played setting as a second candidate, scored as solve scores it
                 one = one.with_split(split_of(srt[i], *played)[None, :], cr)  # rows checked

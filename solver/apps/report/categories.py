@@ -6,6 +6,10 @@ this order (docs/report.md says why these):
 * ``perfect``: the loss is 0: the best setting, or one worth as much;
 * ``natural_not_declared``: the advice was to declare a natural, and the player played;
 * ``surrender_missed``: the advice was to surrender, and the player played;
+* ``declared_needlessly``: the player declared a natural, and playing (or surrendering)
+  was worth more;
+* ``surrendered_needlessly``: the player surrendered, and playing (or declaring) was
+  worth more;
 * ``fouled``: the played setting fouls (scooped by every opponent);
 * ``wrong_back``: the back row holds other cards than the best setting's;
 * ``front_too_strong``: the same back, and the played front wins more often than the
@@ -63,6 +67,18 @@ CATEGORIES: tuple[Category, ...] = (
         N_("surrender missed"),
         N_("surrendering was worth more than the best setting, and the hand was played"),
         "#7f7f7f",
+    ),
+    Category(
+        "declared_needlessly",
+        N_("declared needlessly"),
+        N_("a natural was declared, and playing it (or surrendering) was worth more"),
+        "#c17fd6",
+    ),
+    Category(
+        "surrendered_needlessly",
+        N_("surrendered needlessly"),
+        N_("the hand was surrendered, and playing it (or declaring) was worth more"),
+        "#a9a9a9",
     ),
     Category(
         "fouled",
@@ -127,14 +143,20 @@ def categorize(
     back_differs: bool,
     front_win_change: float | None,
     middle_win_change: float | None,
+    played_action: str = "play",
 ) -> str:
     """The one category (a ``CATEGORIES`` key) of a played hand; see the module docstring.
 
     ``loss`` is the record's ``played.loss``; the win changes are the played rows' win
-    rates minus the best setting's (``played.rows.front/middle.win_change``).
+    rates minus the best setting's (``played.rows.front/middle.win_change``);
+    ``played_action`` what the player did (``play``, ``declare``, ``surrender``).
     """
     if loss <= 0:
         return "perfect"
+    if played_action == "declare":
+        return "declared_needlessly"
+    if played_action == "surrender":
+        return "surrendered_needlessly"
     if action == "declare":
         return "natural_not_declared"
     if action == "surrender":

@@ -177,6 +177,9 @@ def _costliest(d: dict[str, Any]) -> list[dict[str, Any]]:
                 "best": [b[r] for r in ROWS],
                 "best_ev": _fmt(b["ev"]),
                 "played": [p[r] for r in ROWS],
+                "played_action": ""
+                if p.get("action", "play") == "play"
+                else _(ACTION_MESSAGES[p["action"]]),
                 "played_ev": _fmt(p["ev"]),
                 "fouled": p["fouled"],
             }

@@ -75,7 +75,7 @@ class Bad(Exception):
 class Played(NamedTuple):
     """What the report needs of a record's ``played``."""
 
-    rows: tuple[str, str, str]
+    rows: tuple[str, str, str]  # "" for a surrender's
     ev: float
     loss: float  # the record's: units per opponent, or money with stakes
     loss_stderr: float | None
@@ -85,6 +85,8 @@ class Played(NamedTuple):
     middle_win_change: float | None
     rank: int | None
     of: int | None
+    action: str = "play"  # or what was done instead: declare, surrender
+    parts: tuple[float, float, float, float] | None = None  # the setting's ev_parts
 
 
 class Hand(NamedTuple):
@@ -100,6 +102,7 @@ class Hand(NamedTuple):
     staked: bool
     played: Played | None
     natural: str | None = None  # the natural the hand holds (its ruleset name), if any
+    parts: tuple[float, float, float, float] | None = None  # the best setting's ev_parts
 
 
 # --------------------------------------------------------------------------- values
@@ -170,7 +173,22 @@ def hand_from_record(rec: Any) -> Hand:
         get("stakes") is not None,
         None if played is None else _played(played),
         _natural_name(get("natural")),
+        _parts(get("ev_parts"), "ev_parts"),
     )
+
+
+#: The parts of a value (``ev_parts``), in order.
+PARTS = ("rows", "bonus", "royalties", "naturals")
+
+
+def _parts(parts: Any, where: str) -> tuple[float, float, float, float] | None:
+    """A record's ``ev_parts`` (null, or an object of the four numbers) as a tuple."""
+    if parts is None:
+        return None
+    obj = _object(parts, where)
+    if all(obj.get(k) is None for k in PARTS):  # a CSV row's empty cells
+        return None
+    return tuple(_number(obj.get(k), f"{where}.{k}") for k in PARTS)  # type: ignore[return-value]
 
 
 def _texts(rows: tuple[Any, Any, Any], where: str | None = None) -> bool:
@@ -200,9 +218,14 @@ def _played(p: Any) -> Played:
         raise Bad(f"'played' has no '{missing}'") from None
     if type(fouled) is not bool:
         raise Bad(f"'played.fouled' is not true or false ({quote(fouled)})")
+    get = p.get
+    action = get("action", "play")
+    if action not in ACTIONS:
+        raise Bad(f"'played.action' is not one of {', '.join(ACTIONS)} ({quote(action)})")
+    if action != "play":  # a declared natural shows its rows; a surrender has none
+        rows = tuple("" if r is None else r for r in rows)
     if not _texts(rows):
         _texts(rows, "played.")
-    get = p.get
     stats = _object(get("rows"), "played.rows")
     front = _object(stats.get("front"), "played.rows.front")
     middle = _object(stats.get("middle"), "played.rows.middle")
@@ -220,6 +243,8 @@ def _played(p: Any) -> Played:
         _number(middle.get("win_change"), "played.rows.middle.win_change", True),
         _whole(get("rank"), "played.rank"),
         _whole(get("of"), "played.of"),
+        action,
+        _parts(get("ev_parts"), "played.ev_parts"),
     )
 
 

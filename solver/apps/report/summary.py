@@ -25,8 +25,8 @@ from pathlib import Path
 from typing import IO, Any, NamedTuple
 
 from solver.apps.report.categories import CATEGORIES, INDEX, categorize
-from solver.apps.report.records import BadRecord, Hand, ReportError, read_records
-from solver.apps.report.translations import N_, _
+from solver.apps.report.records import PARTS, BadRecord, Hand, ReportError, read_records
+from solver.apps.report.translations import N_, _, ngettext
 from solver.strategy.schema import ACTIONS
 
 __all__ = ["Figure", "Report", "figures", "make_report"]
@@ -58,6 +58,8 @@ class Report:
     staked_loss_total: float = 0.0
     perfect: int = 0
     fouls: int = 0
+    parts_hands: int = 0  # hands whose loss is split into parts (both played settings)
+    parts_loss: list[float] = field(default_factory=lambda: [0.0] * 4)
     missed_naturals: int = 0
     missed_surrenders: int = 0
     category_hands: list[int] = field(default_factory=lambda: [0] * len(CATEGORIES))
@@ -81,7 +83,13 @@ class Report:
         self.played += 1
         units = p.loss if not h.staked else round(h.ev - p.ev, 6)
         key = categorize(
-            h.action, p.loss, p.fouled, p.back_differs, p.front_win_change, p.middle_win_change
+            h.action,
+            p.loss,
+            p.fouled,
+            p.back_differs,
+            p.front_win_change,
+            p.middle_win_change,
+            p.action,
         )
         cat = INDEX[key]
         self.loss_total += units
@@ -92,13 +100,17 @@ class Report:
             self.sampling_known += 1
         self.ev_best_total += h.ev
         self.ev_played_total += p.ev
+        if h.action == "play" and p.action == "play" and h.parts and p.parts and not h.staked:
+            self.parts_hands += 1
+            for j in range(4):
+                self.parts_loss[j] += h.parts[j] - p.parts[j]
         if h.staked:
             self.staked_hands += 1
             self.staked_loss_total += p.loss
         self.perfect += key == "perfect"
         self.fouls += p.fouled
-        self.missed_naturals += h.action == "declare"
-        self.missed_surrenders += h.action == "surrender"
+        self.missed_naturals += h.action == "declare" and p.action != "declare"
+        self.missed_surrenders += h.action == "surrender" and p.action != "surrender"
         self.category_hands[cat] += 1
         self.category_loss[cat] += units
         self.losses.append(units)
@@ -176,6 +188,12 @@ class Report:
                 "played_mean": _r(self.ev_played_total / n) if n else None,
             },
             "perfect": {"hands": self.perfect, "share": _r(self.perfect / n) if n else None},
+            "loss_parts": None
+            if not self.parts_hands
+            else {
+                "hands": self.parts_hands,
+                **{k: _r(v) for k, v in zip(PARTS, self.parts_loss, strict=True)},
+            },
             "fouls": self.fouls,
             "missed_naturals": self.missed_naturals,
             "missed_surrenders": self.missed_surrenders,
@@ -260,6 +278,7 @@ def _costly(h: Hand, units: float, key: str) -> dict[str, Any]:
             **({"natural": h.natural} if h.action == "declare" and h.natural else {}),
         },
         "played": {
+            "action": p.action,
             "front": p.rows[0],
             "middle": p.rows[1],
             "back": p.rows[2],
@@ -367,6 +386,25 @@ _FIGURES: tuple[tuple[str, str, tuple[str, ...], str, bool], ...] = (
     ("missed_surrenders", N_("surrenders missed"), ("missed_surrenders",), ",", True),
     ("bad_lines", N_("unreadable lines"), ("bad_lines",), ",", True),
 )
+#: Where the loss went in parts (hands whose advice and play were both settings).
+_PARTS_FIGURES = (
+    ("loss_rows", N_("loss in rows won and lost"), ("loss_parts", "rows"), ",.3f", False),
+    (
+        "loss_bonus",
+        N_("loss in bonuses (scoop, majority, multiplier)"),
+        ("loss_parts", "bonus"),
+        ",.3f",
+        False,
+    ),  # fmt: skip
+    ("loss_royalties", N_("loss in royalties"), ("loss_parts", "royalties"), ",.3f", False),
+    (
+        "loss_naturals",
+        N_("loss to the opponents' naturals"),
+        ("loss_parts", "naturals"),
+        ",.3f",
+        False,
+    ),  # fmt: skip
+)
 #: The figures of a report with stakes.
 _STAKED = (
     ("staked_hands", N_("hands with stakes"), ("staked", "hands"), ",", False),
@@ -396,9 +434,21 @@ def _notes(d: dict[str, Any]) -> dict[str, str]:
         "bad_lines": _("not batch records: left out")
         if d["bad_lines"]
         else _("of this file, not of the input"),
+        "loss_rows": _parts_note(d),
         "staked_loss_total": _("money"),
         "staked_loss_mean": _("money"),
     }
+
+
+def _parts_note(d: dict[str, Any]) -> str:
+    parts = d.get("loss_parts")
+    if not parts:
+        return ""
+    return ngettext(
+        "over {n} hand whose advice and play were both settings",
+        "over {n} hands whose advice and play were both settings",
+        parts["hands"],
+    ).format(n=f"{parts['hands']:,}")
 
 
 def _figure(key: str, label: str, value: Any, spec: str, note: str, headline: bool) -> Figure:
@@ -417,7 +467,8 @@ def figures(d: dict[str, Any]) -> list[Figure]:
     (``translations.use_language``; English by default)."""
     notes = _notes(d)
     out = []
-    for key, label, path, spec, headline in _FIGURES + (_STAKED if d["staked"] else ()):
+    extra = (_PARTS_FIGURES if d.get("loss_parts") else ()) + (_STAKED if d["staked"] else ())
+    for key, label, path, spec, headline in _FIGURES + extra:
         value: Any = d
         for step in path:
             value = value[step]

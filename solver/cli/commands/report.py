@@ -211,7 +211,9 @@ def _costliest(d: dict[str, Any]) -> Table:
         elif b["action"] == "declare":
             named = f" {natural_label(b['natural'])}" if b.get("natural") else ""
             advice = f"[bold magenta]declare{escape(named)}[/]\n" + advice
-        played = "\n".join(pretty_cards(p[r]) for r in ROW_NAMES)
+        played = "\n".join(pretty_cards(p[r]) for r in ROW_NAMES if p[r])
+        if p.get("action", "play") != "play":
+            played = f"[bold]{p['action']}[/]" + (f"\n{played}" if played else "")
         if p["fouled"]:
             played += "\n[bold red]fouled[/]"
         costly.add_row(

@@ -10,7 +10,7 @@ from rich.table import Table
 
 from solver.cli.options import PolicyOpt, ResultFormat, RulesOpt, StakesOpt
 from solver.cli.output import ROW_NAMES, consoles, emit, pretty_cards, shown
-from solver.engine.options import MAX_SAMPLES, Policy
+from solver.engine.options import MAX_SAMPLES, Policy, TopBy
 
 
 def solve(
@@ -46,10 +46,19 @@ def solve(
         str | None,
         typer.Option(
             "--played",
-            metavar="'FRONT | MIDDLE | BACK'",
-            help="The setting you played: what it cost next to the best, row by row.",
+            metavar="'FRONT | MIDDLE | BACK'|declare|surrender",
+            help="What you played: a setting (what it cost next to the best, row by row), "
+            "or declare (the natural) or surrender.",
         ),
     ] = None,
+    top_by: Annotated[
+        TopBy,
+        typer.Option(
+            "--top-by",
+            help="Runners-up: the best setting of each other shape (another hand in a row, "
+            "or another back), or the next best by value.",
+        ),
+    ] = TopBy.shape,
     fmt: ResultFormat = "table",
 ) -> None:
     """Find the setting of a hand that wins the most units on average."""
@@ -74,6 +83,7 @@ def solve(
         top=top,
         stakes=parse_stakes(stakes) if stakes is not None else None,
         played=played,
+        top_by=top_by.value,
     )
     d = sol.to_dict()
     emit(consoles(ctx).out, fmt, d, lambda out: render_solution(d, out))
@@ -107,7 +117,7 @@ def render_solution(d: dict[str, Any], out: Console) -> None:
     if d.get("played"):
         render_played(d, out)
     if d["alternatives"]:
-        out.print(_runners_up(d["alternatives"]))
+        out.print(_runners_up(d["alternatives"], d.get("ev_parts")))
 
 
 def _rows_table(d: dict[str, Any]) -> Table:
@@ -132,6 +142,8 @@ def _value_lines(d: dict[str, Any]) -> list[str]:
     if d["stderr"] is not None and d["policy"] == "mc":
         ev += f" ± {d['stderr']:.3f}"
     lines = [f"expected value: {ev} units per opponent ({d['ev_total']:+.3f} for the table)"]
+    if d.get("ev_parts"):
+        lines.append(f"why, in parts of {d['ev_play']:+.3f}: {_parts_text(d['ev_parts'])}")
     by = d.get("ev_by_opponent") or []
     if d.get("stakes"):
         stakes = ", ".join(f"{x:g}" for x in d["stakes"])
@@ -159,23 +171,61 @@ def _value_lines(d: dict[str, Any]) -> list[str]:
     return lines
 
 
-def _runners_up(alternatives: list[dict[str, Any]]) -> Table:
+#: The parts of a value (``ev_parts``), as the table names them.
+PART_NAMES = {
+    "rows": "rows",
+    "bonus": "bonus",
+    "royalties": "royalties",
+    "naturals": "opponents' naturals",
+}
+
+
+def _parts_text(parts: dict[str, float]) -> str:
+    """``rows +0.500, bonus +0.008, royalties +4.921, opponents' naturals +0.000``."""
+    return ", ".join(f"{PART_NAMES[k]} {parts[k]:+.3f}" for k in PART_NAMES)
+
+
+def _biggest_change(parts: dict[str, float] | None, best: dict[str, float] | None) -> str:
+    """The part that tells a setting from the best most: ``royalties -5.211``."""
+    if not parts or not best:
+        return ""
+    key = max(PART_NAMES, key=lambda k: abs(parts[k] - best[k]))
+    change = parts[key] - best[key]
+    return f"{PART_NAMES[key]} {change:+.3f}" if abs(change) >= 0.0005 else ""
+
+
+def _runners_up(alternatives: list[dict[str, Any]], best: dict[str, float] | None) -> Table:
     alt = Table(box=None, header_style="bold", title="runners-up", title_justify="left")
     for col in ROW_NAMES:
         alt.add_column(col)
     alt.add_column("ev", justify="right")
     alt.add_column("vs best", justify="right")
+    alt.add_column("most of it")
     for a in alternatives:
         diff = f"{a['diff']:+.3f}"
         if a.get("diff_stderr"):
             diff += f" ± {a['diff_stderr']:.3f}"
-        alt.add_row(*(pretty_cards(a[r]) for r in ROW_NAMES), f"{a['ev']:+.3f}", diff)
+        why = _biggest_change(a.get("ev_parts"), best)
+        alt.add_row(*(pretty_cards(a[r]) for r in ROW_NAMES), f"{a['ev']:+.3f}", diff, why)
     return alt
 
 
 def render_played(d: dict[str, Any], out: Console) -> None:
-    """The played setting beside the best: its value, the loss and each row's change."""
+    """The played setting beside the best: its value, the loss and each row's change; or
+    the natural declared, or the surrender, beside the advice."""
     p = d["played"]
+    loss = f"{p['loss']:.3f}"
+    if p.get("loss_stderr"):
+        loss += f" ± {p['loss_stderr']:.3f}"
+    rank = f", rank {p['rank']} of {p['of']}" if p.get("rank") is not None else ""
+    if p.get("action", "play") != "play":
+        from solver.engine.layout import natural_label
+
+        what = "surrender"
+        if p["action"] == "declare" and d["natural"]:
+            what = f"declare {natural_label(d['natural']['name'])}"
+        out.print(f"played: {what}: ev {p['ev']:+.3f}, loss {loss} units per opponent{rank}")
+        return
     table = Table(box=None, header_style="bold", title="played", title_justify="left")
     for col in ("row", "played", "best", "win", "win vs best"):
         table.add_column(col, justify="right" if col.startswith("win") else "left")
@@ -190,11 +240,8 @@ def render_played(d: dict[str, Any], out: Console) -> None:
         "[dim](* the row differs from the best setting's; win vs best: the row's win rate "
         "minus the best setting's, in percentage points)[/]"
     )
-    loss = f"{p['loss']:.3f}"
-    if p.get("loss_stderr"):
-        loss += f" ± {p['loss_stderr']:.3f}"
     state = "[bold red]fouled[/]: scooped by every opponent; " if p["fouled"] else ""
-    out.print(
-        f"played: {state}ev {p['ev']:+.3f}, loss {loss} units per opponent, "
-        f"rank {p['rank']} of {p['of']}"
-    )
+    out.print(f"played: {state}ev {p['ev']:+.3f}, loss {loss} units per opponent{rank}")
+    if p.get("ev_parts") and d.get("ev_parts"):
+        lost = {k: d["ev_parts"][k] - p["ev_parts"][k] for k in PART_NAMES}
+        out.print(f"given up, in parts of {p['loss']:.3f}: {_parts_text(lost)}")
