@@ -129,7 +129,7 @@ def test_cli_played(tmp_path):
 # --------------------------------------------------------------------------- declare, surrender
 
 WEAK = "2c 2h 3d 3s 4d 6d 6h 7c 8d Ts Qh Kh Ac"  # surrender is advised (field and mc)
-THREE_FLUSHES = "2h 5h 9h 3s 6s 8s Ts Qs 4c 7c Jc Kc Ac"  # a natural, declared
+THREE_FLUSHES = "2h 5h 9h 3s 6s 8s Ts Qs 4c 7c Jc Kc 2c"  # a natural, declared
 
 
 @pytest.mark.parametrize("policy", ["mc", "field", "greedy"])

@@ -517,3 +517,262 @@ def test_practice_on_a_phone_sized_window(browser, server, tmp_path):
     page.screenshot(path=str(tmp_path / "phone.png"), full_page=True)
     ctx.close()
     assert watch.problems == []
+
+
+# --------------------------------------------------------------------------- declare, surrender
+
+THREE_FLUSHES = "2h 5h 9h 3s 6s 8s Ts Qs 4c 7c Jc Kc 2c"  # a natural, worth declaring
+WEAK = "2c 2h 3d 3s 4d 6d 6h 7c 8d Ts Qh Kh Ac"  # surrender is advised
+
+
+def test_declaring_the_natural_in_check_costs_nothing(page, server):
+    page.fill("#hand-input", THREE_FLUSHES)
+    page.select_option("#policy", "field")
+    page.click("#tab-check")
+    declare = page.locator("#declare")
+    expect(declare).to_be_visible()
+    assert declare.inner_text() == "Declare Three flushes (三同花, ba thùng)"
+    expect(page.locator("#surrender")).to_be_visible()
+    declare.click()
+    verdict = page.locator("#check-result .verdict")
+    verdict.wait_for()
+    assert verdict.get_attribute("data-action") == "declare"
+    assert verdict.inner_text() == "That is the advice: it costs nothing."
+    want = api(server, "api/check", {"hand": THREE_FLUSHES, "policy": "field", "played": "declare"})
+    assert want["played"]["loss"] == 0.0 and want["action"] == "declare"
+    assert page.inner_text("#check-result .played-loss") == "0.000"
+    assert page.inner_text("#check-result .played-ev") == signed(want["played"]["ev"])
+    # a hand without a natural offers no Declare
+    page.click("#tab-solve")
+    page.fill("#hand-input", HAND)
+    page.click("#tab-check")
+    expect(page.locator("#declare")).to_be_hidden()
+
+
+def test_surrendering_when_it_is_advised_costs_nothing(page, server):
+    page.fill("#hand-input", WEAK)
+    page.select_option("#policy", "field")
+    page.click("#tab-check")
+    page.click("#surrender")
+    page.wait_for_selector("#check-result .verdict[data-action=surrender]")
+    want = api(server, "api/check", {"hand": WEAK, "policy": "field", "played": "surrender"})
+    assert want["action"] == "surrender" and want["played"]["loss"] == 0.0
+    assert page.inner_text("#check-result .played-loss") == "0.000"
+    assert page.inner_text("#check-result .played-ev") == signed(-3.0)
+    # under rules without surrender, no Surrender button
+    page.select_option("#rules", "shisanshui")
+    expect(page.locator("#surrender")).to_be_hidden()
+
+
+def test_practice_counts_a_declared_natural_as_the_best_choice(browser, server):
+    ctx, page, watch = open_page(browser, server)
+    body = json.dumps({"hand": THREE_FLUSHES, "seed": 77})
+    page.route("**/api/deal", lambda route: route.fulfill(
+        status=200, content_type="application/json", body=body))  # fmt: skip
+    page.select_option("#policy", "field")
+    page.click("#tab-practice")
+    expect(page.locator("#pool button")).to_have_count(13)
+    page.click("#declare")
+    page.wait_for_selector("#check-result .verdict[data-action=declare]")
+    score = page.locator("#score .score")
+    assert score.get_attribute("data-hands") == "1" and float(score.get_attribute("data-loss")) == 0
+    assert "best choice 1 time" in score.inner_text()
+    ctx.close()
+    assert watch.problems == []
+
+
+# --------------------------------------------------------------------------- errors, parts
+
+
+def test_a_failed_solve_clears_the_old_answer_and_says_why_beside_solve(browser, server):
+    ctx, page, watch = open_page(browser, server)
+    page.fill("#hand-input", HAND)
+    page.select_option("#policy", "field")
+    page.click("#solve")
+    page.wait_for_selector("#answer .timing")
+    # the answer scrolls into view (it starts below the fold)
+    box = page.locator("#answer .answer").bounding_box()
+    assert -1 <= box["y"] < 900
+    # another hand typed: the answer is greyed out, marked as for other cards
+    page.fill("#hand-input", HAND.replace("7d", "8d"))
+    expect(page.locator("#answer .answer.stale")).to_have_count(1)
+    assert "other cards or options" in page.inner_text("#answer .stale-note")
+    # a solve the server refuses: the old answer goes, the error is beside the button
+    page.select_option("#policy", "mc")
+    page.fill("#samples", "999999")
+    page.click("#solve")
+    error = page.locator("#solve-error")
+    expect(error).to_contain_text("samples must be at most 20,000 on this server")
+    assert page.locator("#answer .answer").count() == 0 and page.is_hidden("#share")
+    button, err = page.locator("#solve").bounding_box(), error.bounding_box()
+    assert abs(err["y"] - button["y"]) < 60  # on the Solve button's line
+    # a bad ruleset upload: said beside the rules, the answer shown is greyed out
+    page.fill("#samples", "300")
+    page.click("#solve")
+    page.wait_for_selector("#answer .timing")
+    page.set_input_files("#rules-file", files=[{"name": "bad.toml", "mimeType": "text/plain",
+                                                 "buffer": b"scoring = 'nine'\n"}])  # fmt: skip
+    expect(page.locator("#rules-status")).to_contain_text("bad.toml: rules:")
+    expect(page.locator("#answer .answer.stale")).to_have_count(1)
+    ctx.close()
+    # the two refusals (422) are the browser's own console lines, and nothing else
+    refused = "the server responded with a status of 422"
+    assert len(watch.problems) == 2 and all(refused in p for p in watch.problems), watch.problems
+
+
+def test_the_value_parts_are_shown_and_check_shows_what_was_given_up(page, server):
+    page.fill("#hand-input", HAND)
+    page.select_option("#policy", "field")
+    page.click("#solve")
+    page.wait_for_selector("#answer .timing")
+    want = api(server, "api/solve", {"hand": HAND, "policy": "field"})
+    for part in ("rows", "bonus", "royalties", "naturals"):
+        cell = page.locator(f'#answer table.parts tr[data-part="{part}"] td')
+        assert cell.inner_text() == signed(want["ev_parts"][part]), part
+    assert page.inner_text('#answer table.parts tr[data-part="total"] td') == signed(
+        want["ev_play"]
+    )
+    # a runner-up that breaks the royal flush says it gives up royalties
+    whys = page.locator("#answer table.alts td.why").all_inner_texts()
+    assert any(w.startswith("royalties −") for w in whys)
+    # Check: the royal flush broken up, the royalties given up
+    page.click("#tab-check")
+    played = {"front": "Ts 9h 9d", "middle": "9c 7d 5h 3d 2s", "back": "As Ks Qs Js 4c"}
+    for r in ROWS:
+        place(page, r, played[r])
+    page.click("#check")
+    page.wait_for_selector("#check-result table.parts-lost")
+    check = api(server, "api/check", {"hand": HAND, "policy": "field",
+                                      "played": " | ".join(played[r] for r in ROWS)})  # fmt: skip
+    lost = check["ev_parts"]["royalties"] - check["played"]["ev_parts"]["royalties"]
+    cell = page.locator('#check-result table.parts-lost tr[data-part="royalties"] .part-lost')
+    assert cell.inner_text() == signed(lost) and lost > 4
+
+
+# --------------------------------------------------------------------------- share, languages
+
+
+def test_a_shared_link_reproduces_the_answer(browser, server):
+    """Solve with no seed: the link carries the seed the server picked; the link opened
+    elsewhere (a fresh browser) shows the same answer, and so does a reload."""
+    ctx, page, watch = open_page(browser, server)
+    page.fill("#hand-input", HAND)
+    page.fill("#samples", "500")
+    page.fill("#seed", "")
+    page.click("#solve")
+    page.wait_for_selector("#answer .timing")
+    seed = re.search(r"seed=(\d+)", page.url).group(1)
+    first = page.inner_text("#answer .ev")
+    rows = [page.get_attribute(f'#answer tr[data-row="{r}"]', "data-cards") for r in ROWS]
+    assert f"seed {seed}" in page.inner_text("#answer .how")
+    link = page.url
+    ctx2 = browser.new_context(viewport={"width": 1100, "height": 900})
+    other = ctx2.new_page()
+    other.goto(link)
+    other.wait_for_selector("body[data-ready=true]")
+    other.wait_for_selector("#answer .timing")
+    assert other.inner_text("#answer .ev") == first
+    assert [other.get_attribute(f'#answer tr[data-row="{r}"]', "data-cards") for r in ROWS] == rows
+    assert other.input_value("#seed") == seed
+    ctx2.close()
+    page.reload()
+    page.wait_for_selector("#answer .timing")
+    assert page.inner_text("#answer .ev") == first
+    # the answer is in the recent answers, and the copy button copies the link
+    assert page.locator("#history-list .history-link").count() == 1
+    ctx.close()
+    assert watch.problems == []
+
+
+def test_copy_the_link(browser, server):
+    ctx, page, watch = open_page(browser, server, permissions=["clipboard-read", "clipboard-write"])
+    page.fill("#hand-input", HAND)
+    page.select_option("#policy", "field")
+    page.click("#solve")
+    page.wait_for_selector("#answer .timing")
+    page.click("#copy-link")
+    expect(page.locator("#share-status")).to_have_text("Copied.")
+    assert page.evaluate("navigator.clipboard.readText()") == page.url
+    page.click("#copy-answer")
+    text = page.evaluate("navigator.clipboard.readText()")
+    assert text.startswith(f"capsa: {SORTED}") and text.endswith(page.url)
+    assert "Play this setting" in text
+    ctx.close()
+    assert watch.problems == []
+
+
+@pytest.mark.parametrize(
+    ("locale", "solve", "rows", "advice"),
+    [
+        ("zh-CN", "求解", ("头墩", "中墩", "尾墩"), "按这个摆法打"),
+        ("zh-TW", "求解", ("頭墩", "中墩", "尾墩"), "按這個擺法打"),
+        ("id-ID", "Cari solusi", ("depan", "tengah", "belakang"), "Mainkan susunan ini"),
+        ("vi-VN", "Giải", ("chi 3", "chi 2", "chi 1"), "Chơi cách xếp này"),
+    ],
+)
+def test_the_page_speaks_the_browsers_language(browser, server, locale, solve, rows, advice):
+    ctx, page, watch = open_page(browser, server, locale=locale)
+    assert page.inner_text("#tab-solve") == solve
+    page.fill("#hand-input", HAND)
+    page.select_option("#policy", "field")
+    page.click("#solve")
+    page.wait_for_selector("#answer .timing")
+    assert page.inner_text("#answer .advice") == advice
+    names = [page.inner_text(f'#answer tr[data-row="{r}"] th') for r in ROWS]
+    assert [n.lower() for n in names] == [r.lower() for r in rows]
+    ctx.close()
+    assert watch.problems == []
+
+
+def test_the_language_switch_is_remembered(browser, server):
+    ctx, page, watch = open_page(browser, server)
+    assert page.inner_text("#tab-solve") == "Solve"
+    page.select_option("#lang", "fil")
+    expect(page.locator("#tab-solve")).to_have_text("Lutasin")
+    assert page.evaluate("document.documentElement.lang") == "fil"
+    page.reload()
+    page.wait_for_selector("body[data-ready=true]")
+    assert page.inner_text("#tab-solve") == "Lutasin"
+    ctx.close()
+    assert watch.problems == []
+
+
+def test_the_glossary_explains_the_words_and_the_rules_page_is_served(page, server):
+    title = page.get_attribute("#rules-summary .term", "title")
+    assert title and "unit" in title
+    policy = page.get_attribute("#policy", "title")
+    assert policy.startswith("mc (Monte Carlo)")
+    page.click("#glossary summary")
+    assert "royalties (winner)" in page.inner_text("#glossary")
+    page.click("#rules-link")
+    page.wait_for_selector("h1")
+    assert page.inner_text("h1") == "The game capsa plays"
+    assert page.locator("#fouls").count() == 1
+
+
+# --------------------------------------------------------------------------- the phone
+
+
+def test_on_a_phone_the_runners_up_keep_their_rows_apart_and_menus_fit(browser, server):
+    width = 375
+    ctx, page, watch = open_page(
+        browser, server, viewport={"width": width, "height": 740}, has_touch=True, is_mobile=True
+    )
+    for sel in ("#rules", "#players", "#policy", "#lang"):
+        b = page.locator(sel).bounding_box()
+        assert b["x"] >= 0 and b["x"] + b["width"] <= width, sel
+    page.fill("#hand-input", HAND)
+    page.select_option("#policy", "field")
+    page.tap("#solve")
+    page.wait_for_selector("#answer .timing")
+    assert page.evaluate("document.scrollingElement.scrollWidth") <= width
+    alts = page.locator("#answer table.alts tbody tr")
+    assert alts.count() == 3
+    for i in range(alts.count()):
+        lines = alts.nth(i).locator(".cardline")
+        boxes = [lines.nth(j).bounding_box() for j in range(3)]
+        tops = [b["y"] for b in boxes]
+        assert tops[0] + boxes[0]["height"] <= tops[1] and tops[1] + boxes[1]["height"] <= tops[2]
+        assert all(b["x"] + b["width"] <= width for b in boxes)
+    ctx.close()
+    assert watch.problems == []

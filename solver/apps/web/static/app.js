@@ -1050,7 +1050,7 @@ function renderCheck(d, timing) {
 function partsLost(best, bestEv, mine, mineEv) {
   const row = (key, label, a, b) => h("tr", { "data-part": key, class: Math.abs(a - b) >= 0.0005 ? "lost" : "" },
     h("th", { scope: "row", text: label }), h("td", { class: "num", text: fmtSigned(b) }),
-    h("td", { class: "num", text: fmtSigned(a) }), h("td", { class: "num part-lost", text: fmtSigned(b - a) }));
+    h("td", { class: "num", text: fmtSigned(a) }), h("td", { class: "num part-lost", text: fmtSigned(a - b) }));
   return h("table", { class: "parts-lost" },
     h("caption", {}, term(t("check.partsLost"), "g-parts")),
     h("thead", {}, h("tr", {}, h("th", { text: "" }), h("th", { text: t("check.colYours") }), h("th", { text: t("check.colBest") }), h("th", { text: t("check.colDiff") }))),
