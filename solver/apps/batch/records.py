@@ -245,13 +245,14 @@ def fast_records(job: Job, good: list[Good], bad: list[BadLine]) -> list[dict[st
         setter = field if job.policy == "field" else None
         split, keys, roy, _ = set_sorted_hands(srt[play], cr, job.policy, setter, threads=1)
         vals, wt = field_values(keys, roy, srt[play], cr, field)
+        no_fouls = np.zeros(len(play), np.bool_)  # the policies never foul
+        parts = field_parts(vals, wt, keys, roy, no_fouls, cr, field)  # one pass for the chunk
         for j, i in enumerate(play.tolist()):
             line, ident, _, played = good[i]
             one = Candidates(srt[i], split[j : j + 1], keys[j : j + 1], roy[j : j + 1], 0, False)
             if played is None:
-                one_v, one_w = vals[j : j + 1], wt[j : j + 1]
-                parts = field_parts(one_v, one_w, one.keys, one.roy, one.fouls, cr, field)
-                scores = field_scores(one_v, one_w, cr, job.policy, n_opp, stakes, parts)
+                one_v, one_w, one_p = vals[j : j + 1], wt[j : j + 1], parts[j : j + 1]
+                scores = field_scores(one_v, one_w, cr, job.policy, n_opp, stakes, one_p)
                 at = None
             else:  # the played setting as a second candidate, scored as solve scores it
                 one = one.with_split(split_of(srt[i], *played)[None, :], cr)  # rows checked
