@@ -622,5 +622,5 @@ def test_the_loss_is_split_into_the_parts_of_the_values():
 
     shown = {f.key: f for f in figures(d)}
     assert shown["loss_royalties"].text == "1.800"
-    assert "over 2 hands" in shown["loss_rows"].note
+    assert shown["loss_rows"].note == "2 hands where both were settings"
     assert make_report(io.BytesIO(jsonl([c]))).to_dict()["loss_parts"] is None

@@ -7,7 +7,9 @@ missing, and these tests fail, not skip, when it cannot start; a developer witho
 Chromium may skip them on purpose with ``CAPSA_SKIP_BROWSER=1``.
 
 Each test fails if the page logs an error, raises, or asks anything of another host.
-``CAPSA_SCREENSHOT=docs/serve.png`` writes the screenshot of docs/serve.md and the README.
+``CAPSA_SCREENSHOT=docs/serve.png`` writes the screenshot of docs/serve.md and the README,
+``CAPSA_SCREENSHOT_ZH=docs/serve-zh.png`` the page in 简体中文 (both need a CJK font:
+fonts-noto-cjk).
 """
 
 from __future__ import annotations
@@ -720,6 +722,9 @@ def test_the_page_speaks_the_browsers_language(browser, server, locale, solve, r
     assert page.inner_text("#answer .advice") == advice
     names = [page.inner_text(f'#answer tr[data-row="{r}"] th') for r in ROWS]
     assert [n.lower() for n in names] == [r.lower() for r in rows]
+    if locale == "zh-CN" and os.environ.get("CAPSA_SCREENSHOT_ZH"):  # docs/serve.md's second
+        page.evaluate("window.scrollTo(0, 0)")
+        page.screenshot(path=os.environ["CAPSA_SCREENSHOT_ZH"], full_page=True)
     ctx.close()
     assert watch.problems == []
 

@@ -388,10 +388,10 @@ _FIGURES: tuple[tuple[str, str, tuple[str, ...], str, bool], ...] = (
 )
 #: Where the loss went in parts (hands whose advice and play were both settings).
 _PARTS_FIGURES = (
-    ("loss_rows", N_("loss in rows won and lost"), ("loss_parts", "rows"), ",.3f", False),
+    ("loss_rows", N_("loss in rows"), ("loss_parts", "rows"), ",.3f", False),
     (
         "loss_bonus",
-        N_("loss in bonuses (scoop, majority, multiplier)"),
+        N_("loss in bonuses"),
         ("loss_parts", "bonus"),
         ",.3f",
         False,
@@ -399,7 +399,7 @@ _PARTS_FIGURES = (
     ("loss_royalties", N_("loss in royalties"), ("loss_parts", "royalties"), ",.3f", False),
     (
         "loss_naturals",
-        N_("loss to the opponents' naturals"),
+        N_("loss to opponents' naturals"),
         ("loss_parts", "naturals"),
         ",.3f",
         False,
@@ -445,8 +445,8 @@ def _parts_note(d: dict[str, Any]) -> str:
     if not parts:
         return ""
     return ngettext(
-        "over {n} hand whose advice and play were both settings",
-        "over {n} hands whose advice and play were both settings",
+        "{n} hand where both were settings",
+        "{n} hands where both were settings",
         parts["hands"],
     ).format(n=f"{parts['hands']:,}")
 

@@ -143,7 +143,8 @@ def _value_lines(d: dict[str, Any]) -> list[str]:
         ev += f" ± {d['stderr']:.3f}"
     lines = [f"expected value: {ev} units per opponent ({d['ev_total']:+.3f} for the table)"]
     if d.get("ev_parts"):
-        lines.append(f"why, in parts of {d['ev_play']:+.3f}: {_parts_text(d['ev_parts'])}")
+        what = "why, in parts" if d["action"] == "play" else "playing this setting, in parts"
+        lines.append(f"{what}: {_parts_text(d['ev_parts'])} (= {d['ev_play']:+.3f})")
     by = d.get("ev_by_opponent") or []
     if d.get("stakes"):
         stakes = ", ".join(f"{x:g}" for x in d["stakes"])
@@ -237,11 +238,10 @@ def render_played(d: dict[str, Any], out: Console) -> None:
         table.add_row(f"{mark}{name}", pretty_cards(p[name]), pretty_cards(d[name]), win, change)
     out.print(table)
     out.print(
-        "[dim](* the row differs from the best setting's; win vs best: the row's win rate "
-        "minus the best setting's, in percentage points)[/]"
+        "[dim](*: the row differs from the best's; win vs best: in percentage points)[/]"
     )
     state = "[bold red]fouled[/]: scooped by every opponent; " if p["fouled"] else ""
     out.print(f"played: {state}ev {p['ev']:+.3f}, loss {loss} units per opponent{rank}")
     if p.get("ev_parts") and d.get("ev_parts"):
         lost = {k: d["ev_parts"][k] - p["ev_parts"][k] for k in PART_NAMES}
-        out.print(f"given up, in parts of {p['loss']:.3f}: {_parts_text(lost)}")
+        out.print(f"given up, in parts: {_parts_text(lost)} (= {p['loss']:.3f})")
