@@ -16,12 +16,11 @@ the opponents' home runs against it; declaring and surrendering keep their value
 from __future__ import annotations
 
 import contextlib
-import math
 import numbers
 import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
@@ -29,11 +28,20 @@ from evaluator import format_cards, parse_hand
 from solver.engine.compiled import CompiledRules, compile_rules
 from solver.engine.errors import InputError
 from solver.engine.inputs import quote
-from solver.engine.layout import MAX_SAMPLES, POLICIES, ROWS
+from solver.engine.layout import MAX_SAMPLES, POLICIES
 from solver.engine.options import TopBy
 from solver.engine.rules import Rules
+from solver.strategy.advice import (
+    advise,
+    check_word,
+    played_action,
+    played_setting,
+    with_played,
+)
+from solver.strategy.advice import rounded as _r
+from solver.strategy.advice import value_parts as _parts
 from solver.strategy.schema import ANSWER_KEYS
-from solver.strategy.scoring import PARTS, Natural, Scores
+from solver.strategy.scoring import Natural, Scores
 from solver.strategy.splits import Candidates
 from solver.strategy.threads import Stop
 
@@ -85,20 +93,6 @@ class Solution:
         return d
 
 
-def _r(x: float | None, nd: int = 6) -> float | None:
-    return None if x is None else round(float(x), nd) + 0.0  # + 0.0: never -0.0
-
-
-def _parts(scores: Scores, i: int) -> dict[str, float] | None:
-    """Candidate i's value in its parts (``scoring.PARTS``), units per opponent."""
-    if scores.parts is None:
-        return None
-    return {k: _r(v) for k, v in zip(PARTS, scores.parts(i).tolist(), strict=True)}
-
-
-# --------------------------------------------------------------------------- assemble
-
-
 def assemble(
     cands: Candidates,
     scores: Scores,
@@ -128,14 +122,14 @@ def assemble(
     if best is None:
         best = int(order[0])
     ev = scores.ev(best)
-    advice = _advice(cands, scores, cr, best, natural)
+    advice = advise(cands, scores, cr, best, natural)
     played_info = None
     if isinstance(played, int):
-        played_info = _played(cands, scores, best, played, order, advice.value, advice.action,
-                              scale)  # fmt: skip
+        played_info = played_setting(cands, scores, best, played, order, advice.value,
+                                     advice.action, scale)  # fmt: skip
     elif played is not None:
-        played_info = _played_action(cands, scores, cr, best, order, advice, played, natural,
-                                     scale)  # fmt: skip
+        played_info = played_action(cands, scores, cr, best, order, advice, played, natural,
+                                    scale)  # fmt: skip
     if scores.stakes is not None:
         stakes_out, ev_staked = scores.stakes.tolist(), advice.value
     elif scores.stake is not None:
@@ -235,186 +229,6 @@ def _other_shapes(cands: Candidates, best: int, picked: list[int], top: int) -> 
             out.append(j)
             if len(out) == top:
                 break
-    return out
-
-
-class _Advice(NamedTuple):
-    """What to do with the hand: play the best setting, declare, or surrender."""
-
-    action: str
-    rows: tuple[str, str, str]  # the setting shown (the natural's, when declaring)
-    ev: float  # units per opponent of the action
-    by_opponent: np.ndarray  # units from each opponent
-    value: float  # the action's value as the setting is chosen (money with stakes)
-    natural: dict[str, Any] | None  # the natural held, and whether to declare it
-
-
-def _advice(
-    cands: Candidates, scores: Scores, cr: CompiledRules, best: int, natural: Natural | None
-) -> _Advice:
-    """Declare a natural when it is worth more than playing the best setting; then
-    surrender when that costs less than the chosen action loses."""
-    from solver.engine.settlement import natural_setting
-
-    stakes = scores.stakes
-    ev = scores.ev(best)
-    action, rows, best_ev = "play", cands.text(best), ev
-    by_opponent = scores.by_opponent(best)
-    nat_info = None
-    if natural is not None:
-        ev_declare = scores.declare(natural)
-        declare_by = scores.declare_by_opponent(natural)
-        if stakes is None:
-            declared = ev_declare > ev
-        else:
-            declared = float(stakes @ declare_by) > float(scores.value[best])
-        nat_info = {"name": natural[2], "declared": bool(declared),
-                    "ev_declare": _r(ev_declare), "ev_play": _r(ev)}  # fmt: skip
-        if declared:
-            action, best_ev, by_opponent = "declare", ev_declare, declare_by
-            shown = natural_setting(cands.hand, cr)
-            if shown is not None:
-                rows = tuple(format_cards(np.sort(r)[::-1]) for r in shown)  # type: ignore[assignment]
-    cost = cr.rules.surrender_cost
-    if stakes is None:
-        recommend = cost is not None and best_ev < -cost
-    else:
-        recommend = cost is not None and float(stakes @ by_opponent) < -cost * stakes.sum()
-    if recommend:
-        action, best_ev = "surrender", -float(cost)
-        by_opponent = np.full(len(by_opponent), -float(cost))
-    value = best_ev if stakes is None else float(stakes @ by_opponent)
-    return _Advice(action, rows, best_ev, by_opponent, value, nat_info)
-
-
-def _played(
-    cands: Candidates,
-    scores: Scores,
-    best: int,
-    p: int,
-    order: np.ndarray,
-    best_value: float,
-    action: str,
-    scale: float | None = None,
-) -> dict[str, Any]:
-    """What the played setting (candidate p) is worth next to the advice.
-
-    ``loss`` is the advised action's value minus the played setting's (units per
-    opponent; money with stakes), ``loss_stderr`` its paired standard error (0 exact,
-    None for a model); ``rank`` is 1 + the number of scored settings worth more;
-    ``rows`` compares each row with the best setting's. ``scale``: equal stakes (the
-    values are units per opponent; money is ``scale`` times them).
-    """
-    fouled = bool(cands.fouls[p])
-    value = float(scores.value[p])
-    if action == "play":
-        diff, se = scores.diff(best, p)
-        loss = diff
-    else:  # the advice was to declare or surrender: compare with its value
-        loss, se = best_value - value, scores.stderr(p)
-    if scale is not None:
-        loss, se = scale * loss, None if se is None else scale * se
-    rank = 1 + int((scores.value[order] > value).sum())
-    rows_played = cands.text(p)
-    rows_best = cands.text(best)
-    stats_p = scores.row_stats(p) or {}
-    stats_b = scores.row_stats(best) or {}
-    rows = {}
-    for r, name in enumerate(ROWS):
-        sp = stats_p.get(name) or {}
-        sb = stats_b.get(name) or {}
-        rows[name] = {
-            "differs": sorted(rows_played[r].split()) != sorted(rows_best[r].split()),
-            "win": sp.get("win"),
-            "tie": sp.get("tie"),
-            "loss": sp.get("loss"),
-            "win_change": None
-            if sp.get("win") is None or sb.get("win") is None
-            else round(sp["win"] - sb["win"], 4) + 0.0,
-        }
-    out = {
-        "action": "play",
-        "front": rows_played[0],
-        "middle": rows_played[1],
-        "back": rows_played[2],
-        "ev": _r(scores.ev(p)),
-        "loss": _r(loss + 0.0),  # + 0.0: no "-0.0" when the played setting is the best
-        "loss_stderr": _r(se),
-        "rank": rank,
-        "of": len(order) + 1,
-        "fouled": fouled,
-        "rows": rows,
-        "ev_parts": _parts(scores, p),
-    }
-    if scores.stakes is not None:
-        out["ev_staked"] = _r(value)
-    elif scale is not None:
-        out["ev_staked"] = _r(scale * value)
-    return out
-
-
-def _played_action(
-    cands: Candidates,
-    scores: Scores,
-    cr: CompiledRules,
-    best: int,
-    order: np.ndarray,
-    advice: _Advice,
-    action: str,
-    natural: Natural | None,
-    scale: float | None,
-) -> dict[str, Any]:
-    """What declaring the natural or surrendering (``action``) is worth next to the
-    advice: ``loss`` is the advised action's value minus this one's (0 when it is the
-    advice), with its paired standard error over the same deals (0 exact, None for a
-    model); ``rank`` among the settings scored. The rows are the natural's, as the
-    advice shows them, or null for a surrender."""
-    from solver.engine.settlement import natural_setting
-
-    stakes = scores.stakes
-    rows: tuple[str | None, ...] = (None, None, None)
-    if action == "declare":
-        assert natural is not None
-        ev = scores.declare(natural)
-        by = scores.declare_by_opponent(natural)
-        shown = natural_setting(cands.hand, cr)
-        if shown is not None:
-            rows = tuple(format_cards(np.sort(r)[::-1]) for r in shown)
-    else:
-        ev = -float(cr.rules.surrender_cost)
-        by = np.full(len(advice.by_opponent), ev)
-    value = ev if stakes is None else float(stakes @ by)
-    loss = 0.0 if action == advice.action else advice.value - value
-    se = None if scores.per_unit is None and not scores.exact else 0.0
-    if scores.per_unit is not None and action != advice.action:
-        per_deal = {"play": lambda: scores.per_unit[best]}
-        if natural is not None and scores.declare_per_deal is not None:
-            per_deal["declare"] = lambda: scores.declare_per_deal(natural)
-        scale_deal = 1.0 if stakes is None else float(stakes.sum())
-        per_deal["surrender"] = lambda: np.full(scores.per_unit.shape[1], -scale_deal * float(
-            cr.rules.surrender_cost))  # fmt: skip
-        diff = per_deal[advice.action]() - per_deal[action]()
-        se = float(diff.std(ddof=1) / math.sqrt(len(diff)))
-    if scale is not None:
-        loss, se = scale * loss, None if se is None else scale * se
-    out = {
-        "action": action,
-        "front": rows[0],
-        "middle": rows[1],
-        "back": rows[2],
-        "ev": _r(ev),
-        "loss": _r(loss + 0.0),
-        "loss_stderr": _r(se),
-        "rank": 1 + int((scores.value[order] > value).sum()),
-        "of": len(order) + 1,
-        "fouled": False,
-        "rows": None,
-        "ev_parts": None,
-    }
-    if stakes is not None:
-        out["ev_staked"] = _r(value)
-    elif scale is not None:
-        out["ev_staked"] = _r(scale * value)
     return out
 
 
@@ -542,13 +356,9 @@ def _solve(
     with background as opponents:
         cands = candidates(h, cr)
         n_front = len(cands)
-        word = played_word(played)
-        played_at: int | str | None = word
-        if played is not None and word is None:
-            cands = cands.with_split(played_split(h, played)[None, :], cr)
-            played_at = len(cands) - 1
+        cands, played_at = with_played(cands, h, played, cr)
         natural = natural_of(h, cr)
-        _check_word(word, natural, cr)
+        check_word(played_at, natural, cr)
         best = None
         if against is not None:
             scores = sc.score_exact(cands, cr, okeys, oroy, ofoul, weights)
@@ -574,43 +384,3 @@ def _solve(
         played=played_at,
         top_by=runners_up[1],
     )
-
-
-#: What ``played`` may say instead of a setting: what was done instead of setting it.
-PLAYED_WORDS = ("declare", "surrender")
-
-
-def played_word(played: Any) -> str | None:
-    """``"declare"`` or ``"surrender"`` when ``played`` is that word (any case), else None."""
-    if isinstance(played, str) and played.strip().lower() in PLAYED_WORDS:
-        return played.strip().lower()
-    return None
-
-
-def _check_word(word: str | None, natural: Natural | None, cr: CompiledRules) -> None:
-    """InputError when the hand cannot do what ``played`` says: declare without a natural
-    under the ruleset, or surrender under rules that allow none."""
-    if word == "declare" and natural is None:
-        raise InputError(
-            f"played: declare: this hand holds no natural under the rules {cr.rules.name!r}"
-        )
-    if word == "surrender" and cr.rules.surrender_cost is None:
-        raise InputError(f"played: surrender: the rules {cr.rules.name!r} allow no surrender")
-
-
-def played_split(hand: np.ndarray, played: Sequence | str) -> np.ndarray:
-    """The split (int32[3]) of a played setting of the sorted hand's own cards.
-
-    ``played`` is ``"front | middle | back"`` or a (front, middle, back) triple of cards;
-    raises CardParseError for bad cards, wrong row sizes, a card twice, or a card that
-    is not the hand's.
-    """
-    from evaluator import CardParseError
-    from solver.engine.settlement import parse_setting
-    from solver.strategy.splits import split_of
-
-    flat = parse_setting(played, "played")
-    foreign = sorted(set(flat.tolist()) - set(hand.tolist()))
-    if foreign:
-        raise CardParseError(f"played: card {format_cards(foreign[:1])!r} is not in the hand")
-    return split_of(hand, flat[:3], flat[3:8], flat[8:])

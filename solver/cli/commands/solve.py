@@ -237,9 +237,7 @@ def render_played(d: dict[str, Any], out: Console) -> None:
         change = "—" if r["win_change"] is None else f"{100 * r['win_change']:+z.1f} pp"
         table.add_row(f"{mark}{name}", pretty_cards(p[name]), pretty_cards(d[name]), win, change)
     out.print(table)
-    out.print(
-        "[dim](*: the row differs from the best's; win vs best: in percentage points)[/]"
-    )
+    out.print("[dim](*: the row differs from the best's; win vs best: in percentage points)[/]")
     state = "[bold red]fouled[/]: scooped by every opponent; " if p["fouled"] else ""
     out.print(f"played: {state}ev {p['ev']:+.3f}, loss {loss} units per opponent{rank}")
     if p.get("ev_parts") and d.get("ev_parts"):
