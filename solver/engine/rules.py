@@ -44,11 +44,14 @@ __all__ = [
     "DEFAULT_PRESET",
     "DEFAULT_ROYALTIES",
     "NATURAL_NAMES",
+    "MAU_BINH_NATURALS",
     "PRESETS",
+    "PRESET_GAMES",
     "ROWS",
     "ROYALTY_HANDS",
     "Rules",
     "RulesError",
+    "SHISANSHUI_NATURALS",
     "SURRENDER_DEFAULTS",
     "default_surrender_cost",
     "describe_rules",
@@ -126,6 +129,37 @@ DEFAULT_NATURALS: tuple[tuple[str, int], ...] = (
     ("three_straights", 3),
     ("six_pairs", 3),
     ("three_flushes", 3),
+)
+#: The special hands of the common 十三水 apps, strongest first, with their payouts
+#: (docs/rules.md#the-shisanshui-preset).
+SHISANSHUI_NATURALS: tuple[tuple[str, int], ...] = (
+    ("royal_dragon", 108),
+    ("dragon", 36),
+    ("twelve_royals", 24),
+    ("three_straight_flushes", 22),
+    ("three_quads", 20),
+    ("all_high", 15),
+    ("all_low", 12),
+    ("one_colour", 10),
+    ("four_trips", 6),
+    ("five_pairs_trips", 5),
+    ("six_pairs", 4),
+    ("three_flushes", 3),
+    ("three_straights", 3),
+)
+#: The tới trắng of Mậu Binh, strongest first (docs/rules.md#the-mau-binh-preset).
+MAU_BINH_NATURALS: tuple[tuple[str, int], ...] = (
+    ("royal_dragon", 100),
+    ("dragon", 50),
+    ("five_pairs_trips", 10),
+    ("six_pairs", 8),
+    ("three_flushes", 8),
+    ("three_straights", 8),
+)
+#: Mậu Binh's row bonuses ("ăn chi", docs/rules.md#the-mau-binh-preset): twice the
+#: default table's.
+MAU_BINH_ROYALTIES: tuple[tuple[str, str, int], ...] = tuple(
+    (row, hand, 2 * units) for row, hand, units in DEFAULT_ROYALTIES
 )
 DEFAULT_PRESET = "chinese-1-6"
 
@@ -557,10 +591,34 @@ PRESETS: dict[str, Rules] = {
         scoring="per-row",
         scoop_multiplier=2,
         surrender_cost=None,
-        royalties=DEFAULT_ROYALTIES + ROYAL_FLUSH_ROYALTIES,
-        suit_order="shcd",
+        naturals=SHISANSHUI_NATURALS,
         wheel="second",
+        home_run_multiplier=2,
+        home_run_min_opponents=3,
     ),
+    "mau-binh": _preset(
+        "mau-binh",
+        scoring="per-row",
+        scoop_multiplier=2,
+        surrender_cost=None,
+        royalties=MAU_BINH_ROYALTIES,
+        naturals=MAU_BINH_NATURALS,
+        wheel="second",
+        home_run_multiplier=2,
+        home_run_min_opponents=3,
+    ),
+    "pusoy": _preset("pusoy", scoring="2-4", surrender_cost=2, suit_order="dchs"),
+}
+
+#: What players call the game each preset plays (the page's presets menu, ``capsa rules``).
+PRESET_GAMES: dict[str, str] = {
+    "chinese-1-6": "Chinese poker, 1-6",
+    "chinese-2-4": "Chinese poker, 2-4",
+    "per-row": "Chinese poker, a unit a row",
+    "capsa": "Capsa Susun",
+    "shisanshui": "十三水",
+    "mau-binh": "Mậu Binh",
+    "pusoy": "Pusoy",
 }
 
 
@@ -862,7 +920,8 @@ def describe_rules(rules: Rules) -> list[tuple[str, str]]:
     """Human-readable ``(setting, value)`` rows for display (the CLI renders them).
 
     With naturals, a ``natural names`` row follows ``naturals``: one line a natural, its
-    ruleset name and how players call it (docs/rules.md#natural-names).
+    ruleset name and how players call it (docs/rules.md#natural-names). A preset has a
+    ``game`` row after its name: what players call the game it plays (``PRESET_GAMES``).
     """
     if rules.royalties:
         parts = []
@@ -897,8 +956,10 @@ def describe_rules(rules: Rules) -> list[tuple[str, str]]:
         names = [
             ("natural names", "\n".join(f"{n}: {natural_label(n)}" for n, _ in rules.naturals))
         ]
+    game = [("game", PRESET_GAMES[rules.name])] if PRESETS.get(rules.name) == rules else []
     return [
         ("name", rules.name),
+        *game,
         ("scoring", _SCORING_TEXT[rules.scoring]),
         ("scoop_multiplier", _fmt(rules.scoop_multiplier)),
         ("royalties", royalties),
