@@ -725,22 +725,34 @@ def rules_command(
     fmt: RulesetFormat = "table",
 ) -> None:
     """List the rule presets, or show one ruleset (a preset or a TOML file) in full."""
-    from solver.engine.rules import PRESETS, describe_rules, load_rules, rules_from_dict, to_toml
+    from solver.engine.rules import (
+        PRESET_GAMES,
+        PRESETS,
+        describe_rules,
+        load_rules,
+        rules_from_dict,
+        to_toml,
+    )
 
     if name is None:
         if fmt == "toml":
             fail("--format toml shows one ruleset: give its NAME or FILE")
-        rows = [(n, _rules_summary(r)) for n, r in PRESETS.items()]
+        rows = [(n, PRESET_GAMES[n], _rules_summary(r)) for n, r in PRESETS.items()]
 
         def listing() -> None:
             table = Table(box=None)
             table.add_column("preset")
+            table.add_column("game")
             table.add_column("summary")
-            for n, summary in rows:
-                table.add_row(n, summary)
+            for n, game, summary in rows:
+                table.add_row(n, game, summary)
             out.print(table)
 
-        emit(fmt, [{"name": n, "summary": summary} for n, summary in rows], listing)
+        emit(
+            fmt,
+            [{"name": n, "game": game, "summary": summary} for n, game, summary in rows],
+            listing,
+        )
         return
     if name == "-":
         from solver.engine.options import MAX_RULESET_BYTES

@@ -25,6 +25,7 @@ from solver.engine.errors import InputError
 from solver.engine.inputs import quote
 from solver.engine.layout import NATURAL_NAMES_SHOWN, POLICIES
 from solver.engine.rules import (
+    PRESET_GAMES,
     PRESETS,
     Rules,
     RulesError,
@@ -187,6 +188,8 @@ class RulesCatalog:
         """A ruleset for GET/POST /api/rules."""
         return {
             "name": r.name,
+            # what players call the game, for a preset (the presets menu: "十三水 (shisanshui)")
+            "game": PRESET_GAMES[r.name] if PRESETS.get(r.name) == r else None,
             "summary": summary(r),
             "ready": self.ready(r),
             "players": r.players,

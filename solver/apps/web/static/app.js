@@ -276,7 +276,9 @@ async function loadRules() {
   const sel = $("#rules");
   for (const r of data.rulesets) {
     state.rulesets.set(r.name, r);
-    const label = r.name === data.default ? `${r.name} (this server's default)` : r.name;
+    // what players call the game: "十三水 (shisanshui)"
+    const called = r.game && r.game !== r.name ? `${r.game} (${r.name})` : r.name;
+    const label = r.name === data.default ? `${called}, this server's default` : called;
     sel.append(h("option", { value: r.name, text: label }));
   }
   sel.value = data.default;
