@@ -669,6 +669,15 @@ def _render_report(d: dict, console: Console) -> None:
             num(m["mean_loss"], ".3f"),
             num(m["loss_share"], "z.1%"),
         )
+        for nat in m.get("naturals", ()):  # each special hand not declared, by name
+            mistakes.add_row(
+                shown(f"  {nat['label']} not declared"),
+                f"{nat['hands']:,}",
+                "",
+                num(nat["loss"], ",.3f"),
+                num(nat["mean_loss"], ".3f"),
+                "",
+            )
     console.print(mistakes)
     if d["costliest"]:
         from rich.markup import escape

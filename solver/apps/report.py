@@ -16,7 +16,8 @@ Every played hand falls in exactly one of ``CATEGORIES``, the first that applies
 this order (README, "Reports", says why these):
 
 * ``perfect``: the loss is 0: the best setting, or one worth as much;
-* ``natural_not_declared``: the advice was to declare a natural, and the player played;
+* ``natural_not_declared``: the advice was to declare a natural, and the player played
+  (the report also breaks these down by the natural not declared);
 * ``surrender_missed``: the advice was to surrender, and the player played;
 * ``fouled``: the played setting fouls (scooped by every opponent);
 * ``wrong_back``: the back row holds other cards than the best setting's;
@@ -69,6 +70,7 @@ from solver.apps.batch.records import PLAYED_CSV_COLUMNS, csv_text_value
 from solver.engine.errors import InputError
 from solver.engine.inputs import quote, visible
 from solver.engine.layout import ROWS, natural_label
+from solver.engine.rules import NATURAL_NAMES
 
 __all__ = [
     "CATEGORIES",
@@ -701,6 +703,9 @@ class Report:
     missed_surrenders: int = 0
     category_hands: list[int] = field(default_factory=lambda: [0] * len(CATEGORIES))
     category_loss: list[float] = field(default_factory=lambda: [0.0] * len(CATEGORIES))
+    # the natural_not_declared hands by the natural not declared (a name of
+    # NATURAL_NAMES, or None for a record that names none of them): [hands, loss]
+    missed_by_natural: dict[str | None, list[float]] = field(default_factory=dict)
     top: int = 10
     costliest: list[dict[str, Any]] = field(default_factory=list)
     losses: array = field(default_factory=lambda: array("d"))
@@ -740,6 +745,12 @@ class Report:
         self.missed_surrenders += h.action == "surrender"
         self.category_hands[cat] += 1
         self.category_loss[cat] += units
+        if key == "natural_not_declared":
+            # bounded: at most the fourteen names and None, whatever the records hold
+            name = h.natural if h.natural in NATURAL_NAMES else None
+            tally = self.missed_by_natural.setdefault(name, [0, 0.0])
+            tally[0] += 1
+            tally[1] += units
         self.losses.append(units)
         self.categories.append(cat)
         if self.top > 0 and units > 0:
@@ -832,10 +843,26 @@ class Report:
                     if self.loss_total > 0
                     else None,
                 }
+                | ({"naturals": self._missed_naturals()} if c.key == "natural_not_declared" else {})
                 for i, c in enumerate(CATEGORIES)
             ],
             "costliest": self.costliest,
         }
+
+    def _missed_naturals(self) -> list[dict[str, Any]]:
+        """The natural_not_declared hands by natural, the costliest first: each special
+        hand not declared is its own kind of mistake (docs/rules.md#natural-names)."""
+        rows = sorted(self.missed_by_natural.items(), key=lambda kv: (-kv[1][1], kv[0] or ""))
+        return [
+            {
+                "natural": name,
+                "label": natural_label(name) if name else "a natural",
+                "hands": int(k),
+                "loss": _r(loss),
+                "mean_loss": _r(loss / k),
+            }
+            for name, (k, loss) in rows
+        ]
 
 
 def _r(x: float | None, nd: int = 6) -> float | None:
@@ -956,7 +983,7 @@ th{background:#fafaf7;font-weight:600}td.n,th.n{text-align:right;font-variant-nu
 .sw{display:inline-block;width:11px;height:11px;border-radius:2px;margin-right:6px}
 .c{white-space:nowrap;font-family:ui-monospace,Menlo,Consolas,monospace}
 .h,.d{color:#c0392b}.s,.c.s{color:#222}.cl{color:#2e7d32}.dm{color:#1f5fbf}
-.foul{color:#c8403a;font-weight:600}.why{color:#555;font-size:13px}
+.foul{color:#c8403a;font-weight:600}.why{color:#555;font-size:13px}.sub{padding-left:24px;color:#444}
 .bad{color:#a33}
 """
 
@@ -1166,6 +1193,15 @@ def render_html(report: Report) -> str:
             f'<td class="n">{_fmt(m["loss_share"], ".1%")}</td>'
             f'<td class="why">{_esc(c.why)}</td></tr>'
         )
+        for nat in m.get("naturals", ()):  # each special hand not declared, by name
+            parts.append(
+                f'<tr data-category="{c.key}" data-natural="{_esc(nat["natural"] or "")}">'
+                f'<td class="sub">{_esc(nat["label"])} not declared</td>'
+                f'<td class="n">{nat["hands"]:,}</td><td class="n"></td>'
+                f'<td class="n">{_fmt(nat["loss"], ",.3f")}</td>'
+                f'<td class="n">{_fmt(nat["mean_loss"], ".3f")}</td>'
+                '<td class="n"></td><td class="why"></td></tr>'
+            )
     parts.append("</table>")
 
     labels = {c.key: c.label for c in CATEGORIES}
