@@ -35,6 +35,8 @@ BATCH_RUNS: tuple[tuple[str, dict], ...] = (
     ("mc-chinese-1-6", {"policy": "mc", "rules": "chinese-1-6", "samples": 120, "seed": 7}),
     ("mc-shisanshui", {"policy": "mc", "rules": "shisanshui", "samples": 90, "players": 2}),
     ("mc-capsa-csv", {"policy": "mc", "rules": "capsa", "samples": 60, "fmt": "csv"}),
+    ("field-mau-binh", {"policy": "field", "rules": "mau-binh"}),
+    ("mc-pusoy", {"policy": "mc", "rules": "pusoy", "samples": 60, "players": 3}),
 )
 
 SOLVE_HANDS = (
