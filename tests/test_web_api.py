@@ -101,6 +101,11 @@ def test_unknown_pages_and_methods_answer_json(client):
         ),
         ({"policy": "greedy", "rules": "shisanshui"}, ["--policy", "greedy", "-r", "shisanshui"]),
         (
+            {"seed": 2, "samples": 300, "rules": "mau-binh"},
+            ["--seed", "2", "--samples", "300", "--rules", "mau-binh"],
+        ),
+        ({"policy": "field", "rules": "pusoy"}, ["--policy", "field", "--rules", "pusoy"]),
+        (
             {"seed": 3, "samples": 400, "stakes": "5,1,1", "played": FOULED},
             ["--seed", "3", "--samples", "400", "--stakes", "5,1,1", "--played", FOULED],
         ),
