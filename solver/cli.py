@@ -671,7 +671,7 @@ def _render_report(d: dict, console: Console) -> None:
         )
         for nat in m.get("naturals", ()):  # each special hand not declared, by name
             mistakes.add_row(
-                shown(f"  {nat['label']} not declared"),
+                shown(f"  {nat['label']}"),  # under "natural not declared"
                 f"{nat['hands']:,}",
                 "",
                 num(nat["loss"], ",.3f"),

@@ -512,6 +512,13 @@ def test_each_special_hand_not_declared_is_its_own_mistake(tmp_path):
     )
     assert table.returncode == 0, table.stderr
     lines = table.stdout.decode().splitlines()
-    row = next(line for line in lines if "Five pairs and trips" in line and "not declared" in line)
-    assert row.split()[-3:] == ["1", "4.000", "4.000"]
-    assert any("a natural not declared" in line for line in lines)
+    # a row for each, indented under "natural not declared", named as players call it
+    at = next(
+        i for i, line in enumerate(lines) if line.split()[:3] == ["natural", "not", "declared"]
+    )
+    assert lines[at + 1].split() == [
+        "Five", "pairs", "and", "trips", "(五对三条,", "năm", "đôi", "một", "sám)", "1", "4.000",
+        "4.000",
+    ]  # fmt: skip
+    assert lines[at + 2].split()[:3] == ["Six", "pairs", "(六对半,"]
+    assert lines[at + 3].split() == ["a", "natural", "2", "0.750", "0.375"]
