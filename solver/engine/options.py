@@ -19,7 +19,7 @@ class Policy(StrEnum):
 
 POLICIES: tuple[str, ...] = tuple(p.value for p in Policy)
 
-# Documented upper bounds, checked before any work (README "Limits").
+# Documented upper bounds, checked before any work (docs/cli.md, "Limits").
 
 #: Opponent hands a Monte Carlo solve may deal.
 MAX_SAMPLES = 1_000_000
@@ -33,7 +33,7 @@ MIN_STAKE = 1e-6
 #: Seconds an external duel program may be given.
 MAX_TIMEOUT = 86_400.0
 
-# Bounds on what capsa reads (README "Limits"): beyond them an input is refused in one
+# Bounds on what capsa reads (docs/cli.md, "Limits"): beyond them an input is refused in one
 # line, before it is parsed.
 
 #: Bytes of a hand or of opponent settings read from stdin or an ``--against`` file.

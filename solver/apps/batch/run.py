@@ -245,6 +245,24 @@ def pump(
 # --------------------------------------------------------------------------------------
 
 
+def _check_options(
+    fmt: str | None, out_path: Path | None, policy: str, resume: bool, samples: int | None
+) -> str:
+    """``BatchError`` for options a run cannot start with; the output format (default:
+    csv for an output named ``*.csv``, else jsonl)."""
+    if policy not in POLICIES:
+        raise BatchError(f"unknown policy {policy!r}; policies are {', '.join(POLICIES)}")
+    if fmt is None:
+        fmt = "csv" if out_path is not None and out_path.suffix.lower() == ".csv" else "jsonl"
+    if fmt not in ("jsonl", "csv"):
+        raise BatchError(f"unknown output format {fmt!r}; formats are jsonl, csv")
+    if resume and out_path is None:
+        raise BatchError("--resume needs an output file (-o FILE)")
+    if samples is not None and not 1 <= samples <= MAX_SAMPLES:
+        raise BatchError(f"samples must be from 1 to {MAX_SAMPLES}, got {samples}")
+    return fmt
+
+
 def run_batch(
     source: str | os.PathLike[str] | IO[bytes],
     output: str | os.PathLike[str] | IO[str] | None = None,
@@ -280,18 +298,9 @@ def run_batch(
     resumed run must give the same).
     """
     start = time.perf_counter()
-    if policy not in POLICIES:
-        raise BatchError(f"unknown policy {policy!r}; policies are {', '.join(POLICIES)}")
-    rules_given, rules = rules, load_rules(rules)
     out_path = None if output is None or hasattr(output, "write") else Path(output)
-    if fmt is None:
-        fmt = "csv" if out_path is not None and out_path.suffix.lower() == ".csv" else "jsonl"
-    if fmt not in ("jsonl", "csv"):
-        raise BatchError(f"unknown output format {fmt!r}; formats are jsonl, csv")
-    if resume and out_path is None:
-        raise BatchError("--resume needs an output file (-o FILE)")
-    if samples is not None and not 1 <= samples <= MAX_SAMPLES:
-        raise BatchError(f"samples must be from 1 to {MAX_SAMPLES}, got {samples}")
+    fmt = _check_options(fmt, out_path, policy, resume, samples)
+    rules_given, rules = rules, load_rules(rules)
     workers = max(1, workers if workers is not None else os.cpu_count() or 1)
     from solver.strategy.scoring import check_stakes
 
@@ -317,23 +326,13 @@ def run_batch(
         out = open_output(output, out_path, job, resume, inp.name, stack)
         job = dataclasses.replace(job, skip_upto=out.resumed_after)
         lines = inp.lines
-        if out.resumed_after:
-            lines = check_resume_point(
-                lines, out.resumed_after, out.last_record, inp.csv_spec, out_path
-            )
+        if out.resumed_after:  # the input must still hold what the output was made from
+            lines = check_resume_point(lines, out.resumed_after, out.last_record, inp.csv_spec,
+                                       out_path)  # fmt: skip
         err_sink = open_errors(errors, stack)
         result = BatchResult(resumed_after=out.resumed_after, output=str(out_path or "<stdout>"))
-        writer = _Writer(
-            out,
-            err_sink,
-            f"'{errors}'",
-            result,
-            on_bad,
-            on_progress,
-            inp.total_lines,
-            start,
-            job.skip_upto,
-        )
+        writer = _Writer(out, err_sink, f"'{errors}'", result, on_bad, on_progress,
+                         inp.total_lines, start, job.skip_upto)  # fmt: skip
         writer.header()
         result.stopped_by = pump(
             job,
