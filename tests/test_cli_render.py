@@ -54,7 +54,7 @@ def test_the_solution_is_rendered_on_the_console_given(capsys):
 def test_rank_rules_and_duel_render_on_the_console_given(capsys):
     out, buf = console()
     render_rank({"cards": "As Ks Qs", "category": "trips", "strength": 7000, "royal": False}, out)
-    render_presets([{"name": "capsa", "summary": "2-4 scoring"}], out)
+    render_presets([{"name": "capsa", "game": "Capsa Susun", "summary": "2-4 scoring"}], out)
     render_ruleset([("naturals", "on"), ("natural names", "six pairs\nthree flushes")], out)
     duel = {
         "a": "field", "b": "greedy", "rules": "capsa", "players": 2, "deals": 10, "seed": 1,
@@ -65,7 +65,7 @@ def test_rank_rules_and_duel_render_on_the_console_given(capsys):
     text = buf.getvalue()
     assert capsys.readouterr().out == ""
     assert "A♠ K♠ Q♠" in text and "7000 of 0..7916" in text
-    assert "capsa" in text and "2-4 scoring" in text
+    assert "capsa" in text and "Capsa Susun" in text and "2-4 scoring" in text
     assert "six pairs" in text and "three flushes" in text  # a line each
     assert "+0.2000 ± 0.1000  [+0.1000, +0.3000]" in text
 

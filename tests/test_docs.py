@@ -18,7 +18,10 @@ import pytest
 
 import solver
 from solver.engine.rules import (
+    DEFAULT_NATURALS,
+    DEFAULT_ROYALTIES,
     FILE_KEYS,
+    PRESET_GAMES,
     PRESETS,
     ROYAL_FLUSH_ROYALTIES,
     load_rules,
@@ -143,18 +146,42 @@ def test_presets_table_matches_the_presets():
         if line.startswith("| `")
     ]
     assert [r[0] for r in rows] == list(PRESETS)
-    suit_text = {None: "none", "shcd": "s > h > c > d"}
-    for name, scoring, mult, royalties, naturals, suits, wheel, surrender in rows:
+    suit_text = {None: "none", "shcd": "s > h > c > d", "dchs": "d > c > h > s"}
+    for name, game, scoring, mult, royalties, naturals, suits, wheel, surrender, hr in rows:
         p = PRESETS[name]
+        assert game == PRESET_GAMES[name]
         assert scoring == p.scoring
         assert mult == str(p.scoop_multiplier)
         assert (royalties == "none") == (not p.royalties)
         assert ("royal flush" in royalties) == any(h == "royal_flush" for _, h, _ in p.royalties)
+        if royalties.startswith("default table"):
+            assert p.royalties == DEFAULT_ROYALTIES
+        elif royalties.startswith("twice the default table"):
+            assert [(r, h, u / 2) for r, h, u in p.royalties] == list(DEFAULT_ROYALTIES)
         assert (naturals == "none") == (not p.naturals)
+        assert (naturals == "default") == (p.naturals == DEFAULT_NATURALS)
         assert suits == suit_text[p.suit_order]
         assert wheel == p.wheel
         assert surrender == ("none" if p.surrender_cost is None else str(p.surrender_cost))
+        want = (
+            "off"
+            if not p.home_run
+            else (f"×{p.home_run_multiplier:g} from {p.home_run_min_opponents} opponents")
+        )
+        assert hr == want
         assert p.players == 4 and not p.one_royalty_per_hand and not p.royalties_dealt
+
+
+def test_preset_files_shown_are_the_presets():
+    """Each preset's heading shows it as a TOML file (its keys that differ from the
+    default preset's, and the ones it names to say so): the file with ``base`` the
+    default preset is that preset."""
+    for name in ("shisanshui", "mau-binh", "pusoy"):
+        text = section(f"the-{name}-preset")
+        blocks = re.findall(r"```toml\n(.*?)```", text, re.DOTALL)
+        assert len(blocks) == 1, name
+        data = tomllib.loads(blocks[0])
+        assert rules_from_dict(data, name="x").digest() == PRESETS[name].digest(), name
 
 
 SCOOP_A = ("Kh Kd Ks", "6d 6h 6s 2c 2h", "Jh Jd Js Jc 5d")

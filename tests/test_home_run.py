@@ -26,7 +26,15 @@ from evaluator import CardParseError, parse_cards, parse_hand
 from solver.engine import settlement as S
 from solver.engine.compiled import compile_rules
 from solver.engine.errors import InputError
-from solver.engine.rules import PRESETS, Rules, RulesError, load_rules, rules_from_dict
+from solver.engine.rules import (
+    DEFAULT_ROYALTIES,
+    PRESETS,
+    ROYAL_FLUSH_ROYALTIES,
+    Rules,
+    RulesError,
+    load_rules,
+    rules_from_dict,
+)
 from solver.engine.ruleset_files import to_toml
 from solver.strategy.scoring import Opponents, deal_opponents, score_against
 from solver.strategy.solve import solve
@@ -49,7 +57,11 @@ RULESETS = {
     "1-6 x2 min3": hr(),
     "2-4 x3 min2": hr("chinese-2-4", home_run_multiplier=3, home_run_min_opponents=2),
     "per-row x2 min1": hr("per-row", home_run_min_opponents=1),
-    "shisanshui x2 min3": hr("shisanshui"),
+    # the earlier shisanshui preset's suits and royal flush lines, with the home run
+    "shisanshui suits royal x2 min3": hr(
+        "shisanshui", suit_order="shcd", royalties=DEFAULT_ROYALTIES + ROYAL_FLUSH_ROYALTIES
+    ),
+    "mau-binh": PRESETS["mau-binh"],  # a preset with its own home run (x2 from 3)
     "capsa x1.5 min2": hr("capsa", home_run_multiplier=1.5, home_run_min_opponents=2),
     "always dealt one x2.5 min2": hr(
         royalty_mode="always",
@@ -72,10 +84,14 @@ def triple(s: np.ndarray) -> tuple[tuple[int, ...], ...]:
 
 
 def test_keys_default_off_and_presets_unchanged():
+    """Off by default; the two presets of docs/rules.md#presets that play it (十三水 and
+    Mậu Binh) have it x2 from 3 opponents, every other preset has it off."""
     assert Rules().home_run_multiplier == 1 and Rules().home_run_min_opponents == 3
     assert not Rules().home_run
-    for r in PRESETS.values():
-        assert (r.home_run_multiplier, r.home_run_min_opponents, r.home_run) == (1, 3, False)
+    for name, r in PRESETS.items():
+        on = name in ("shisanshui", "mau-binh")
+        want = (2, 3, True) if on else (1, 3, False)
+        assert (r.home_run_multiplier, r.home_run_min_opponents, r.home_run) == want, name
 
 
 def test_keys_from_a_file_and_back(tmp_path):
@@ -144,7 +160,8 @@ def test_validated_on_construction_too():
 def test_digest_moves_only_when_the_home_run_is_on():
     """docs/rules.md#digest: today's presets keep their digests (pinned in
     tests/test_rules.py); off, the minimum changes nothing; on, both keys count."""
-    for r in PRESETS.values():
+    for preset in PRESETS.values():
+        r = dataclasses.replace(preset, home_run_multiplier=1)
         for low in (1, 2, 3):
             assert dataclasses.replace(r, home_run_min_opponents=low).digest() == r.digest()
         on = dataclasses.replace(r, home_run_multiplier=2)
@@ -168,9 +185,10 @@ def test_shown_by_capsa_rules_and_the_page_summary(tmp_path):
     assert shown["home_run"] == (
         "x2.5: a player who scoops every opponent (at least 2) collects 2.5x from each"
     )
-    assert "home run" not in rules_summary(PRESETS["shisanshui"])
+    assert "home run" not in rules_summary(PRESETS["capsa"])
+    assert rules_summary(PRESETS["shisanshui"]).endswith("home run x2 (3+ opponents)")
     path = tmp_path / "hr.toml"
-    path.write_text('base = "shisanshui"\nhome_run_multiplier = 2\n')
+    path.write_text('base = "capsa"\nhome_run_multiplier = 2\n')
     r = load_rules(path)
     assert summary(r) == rules_summary(r) and summary(r).endswith("home run x2 (3+ opponents)")
     res = subprocess.run(
@@ -251,6 +269,8 @@ def test_settle_table_equals_the_oracle(name):
 @pytest.mark.parametrize("preset", list(PRESETS))
 def test_settle_table_is_the_pairwise_sums_with_the_home_run_off(preset):
     r = PRESETS[preset]
+    if r.home_run:  # shisanshui and mau-binh: the same rules with the home run off
+        r = dataclasses.replace(r, name=f"{preset}-off", home_run_multiplier=1)
     for mine, _ in random_tables(400, seed=7, r=r, extras=False):
         got = solver.settle_table(mine, r)
         want = [sum(S.settle(a, b, r) for b in mine if b is not a) for a in mine]
@@ -417,7 +437,8 @@ def oracle_units(cand_setting, deal: list, r: Rules) -> tuple[list[float], int |
 
 
 @pytest.mark.parametrize(
-    "name", ["1-6 x2 min3", "shisanshui x2 min3", "2-4 x3 min2", "always dealt one x2.5 min2"]
+    "name",
+    ["1-6 x2 min3", "shisanshui suits royal x2 min3", "2-4 x3 min2", "always dealt one x2.5 min2"],
 )
 def test_mc_values_equal_the_oracle_on_crafted_tables(name):
     """``_mc_values`` (``score_against``) on opponents with fouls, naturals and strong

@@ -63,8 +63,8 @@ def test_a_fouled_setting_is_scooped_by_every_opponent():
     """Monte Carlo: the fouled setting's value in every deal is the oracle's settlement of
     a fouled hand (scooped, paying the opponents' royalties), so its ev matches."""
     from solver.engine.compiled import compile_rules
-    from solver.strategy.scoring import deal_opponents, score_against
     from solver.strategy.advice import played_split
+    from solver.strategy.scoring import deal_opponents, score_against
     from solver.strategy.splits import candidates
 
     rules = load_rules("chinese-1-6")

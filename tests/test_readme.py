@@ -42,6 +42,9 @@ def test_the_examples_cover_every_kind_the_issue_names():
     assert any(c.startswith("capsa rules") for c in commands)
     assert any(c.startswith("capsa batch docs/examples/") for c in commands)
     assert any(c.startswith("capsa report") for c in commands)
+    # issue 20: the README shows a 十三水 hand solved, replayed like every example
+    readme = [ex.command for ex in X.examples(ROOT / "README.md")]
+    assert any(c.startswith("capsa solve") and "--rules shisanshui --seed" in c for c in readme)
 
 
 def test_a_changed_output_is_caught(tmp_path):

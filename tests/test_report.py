@@ -624,3 +624,59 @@ def test_the_loss_is_split_into_the_parts_of_the_values():
     assert shown["loss_royalties"].text == "1.800"
     assert shown["loss_rows"].note == "2 hands where both were settings"
     assert make_report(io.BytesIO(jsonl([c]))).to_dict()["loss_parts"] is None
+
+
+def test_each_special_hand_not_declared_is_its_own_mistake(tmp_path):
+    """The hands whose advice was to declare a natural and that were played are also
+    counted by the natural, the costliest first (JSON ``mistakes[].naturals``, a row of
+    the terminal's table and of the page's each), named as players call it; a record
+    naming no known natural counts as "a natural", so the breakdown stays bounded."""
+    import os
+
+    def missed(line: int, name: object, loss: float) -> dict:
+        nat = {"name": name, "declared": True, "ev_declare": 5.0, "ev_play": 1.0}
+        return {**record(line, loss=loss, action="declare", ev=5.0), "natural": nat}
+
+    records = [
+        missed(1, "six_pairs", 1.0),
+        missed(2, "five_pairs_trips", 4.0),
+        missed(3, "six_pairs", 2.5),
+        missed(4, "no_such_hand", 0.5),
+        missed(5, ["not", "a", "name"], 0.25),
+        record(6, loss=0.0, action="declare", ev=5.0),  # declared: perfect
+        record(7, loss=0.3),
+    ]
+    path = tmp_path / "results.jsonl"
+    path.write_bytes(jsonl(records))
+    d = make_report(path).to_dict()
+    entry = next(m for m in d["mistakes"] if m["category"] == "natural_not_declared")
+    assert entry["hands"] == 5 and entry["loss"] == pytest.approx(8.25)
+    assert entry["naturals"] == [
+        {"natural": "five_pairs_trips", "label": "Five pairs and trips (五对三条, năm đôi một sám)",
+         "hands": 1, "loss": 4.0, "mean_loss": 4.0},
+        {"natural": "six_pairs", "label": "Six pairs (六对半, lục phé bôn)",
+         "hands": 2, "loss": 3.5, "mean_loss": 1.75},
+        {"natural": None, "label": "a natural", "hands": 2, "loss": 0.75, "mean_loss": 0.375},
+    ]  # fmt: skip
+    assert sum(n["hands"] for n in entry["naturals"]) == entry["hands"]
+    assert all("naturals" not in m for m in d["mistakes"] if m is not entry)
+    page = render_html(make_report(path))
+    assert "Six pairs (六对半, lục phé bôn) not declared" in page
+    assert 'data-natural="five_pairs_trips"' in page
+    table = subprocess.run(
+        [sys.executable, "-m", "solver", "report", str(path)],
+        capture_output=True,
+        env={**os.environ, "COLUMNS": "200"},
+    )
+    assert table.returncode == 0, table.stderr
+    lines = table.stdout.decode().splitlines()
+    # a row for each, indented under "natural not declared", named as players call it
+    at = next(
+        i for i, line in enumerate(lines) if line.split()[:3] == ["natural", "not", "declared"]
+    )
+    assert lines[at + 1].split() == [
+        "Five", "pairs", "and", "trips", "(五对三条,", "năm", "đôi", "một", "sám)", "1", "4.000",
+        "4.000",
+    ]  # fmt: skip
+    assert lines[at + 2].split()[:3] == ["Six", "pairs", "(六对半,"]
+    assert lines[at + 3].split() == ["a", "natural", "2", "0.750", "0.375"]

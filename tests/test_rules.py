@@ -33,7 +33,8 @@ DEFAULT_ROYALTIES = (
     ("back", "four_of_a_kind", 4),
     ("back", "straight_flush", 5),
 )
-SHISANSHUI_ROYALTIES = (
+#: The royal flush lines of docs/rules.md's full example file (no preset has them).
+ROYAL_LINES = (
     ("front", "three_of_a_kind", 3),
     ("middle", "full_house", 2),
     ("middle", "four_of_a_kind", 8),
@@ -43,7 +44,25 @@ SHISANSHUI_ROYALTIES = (
     ("back", "straight_flush", 5),
     ("back", "royal_flush", 7),
 )
+MAU_BINH_ROYALTIES = (
+    ("front", "three_of_a_kind", 6),
+    ("middle", "full_house", 4),
+    ("middle", "four_of_a_kind", 16),
+    ("middle", "straight_flush", 20),
+    ("back", "four_of_a_kind", 8),
+    ("back", "straight_flush", 10),
+)
 DEFAULT_NATURALS = (("dragon", 13), ("three_straights", 3), ("six_pairs", 3), ("three_flushes", 3))
+SHISANSHUI_NATURALS = (
+    ("royal_dragon", 108), ("dragon", 36), ("twelve_royals", 24),
+    ("three_straight_flushes", 22), ("three_quads", 20), ("all_high", 15), ("all_low", 12),
+    ("one_colour", 10), ("four_trips", 6), ("five_pairs_trips", 5), ("six_pairs", 4),
+    ("three_flushes", 3), ("three_straights", 3),
+)  # fmt: skip
+MAU_BINH_NATURALS = (
+    ("royal_dragon", 100), ("dragon", 50), ("five_pairs_trips", 10), ("six_pairs", 8),
+    ("three_flushes", 8), ("three_straights", 8),
+)  # fmt: skip
 
 # docs/rules.md#presets, #surrender, #table-size, field by field.
 EXPECTED = {
@@ -104,18 +123,48 @@ EXPECTED = {
         scoop_multiplier=2,
         royalty_mode="winner",
         one_royalty_per_hand=False,
-        suit_order="shcd",
+        suit_order=None,
         wheel="second",
         surrender_cost=None,
         players=4,
-        royalties=SHISANSHUI_ROYALTIES,
+        royalties=DEFAULT_ROYALTIES,
+        naturals=SHISANSHUI_NATURALS,
+        royalties_dealt=False,
+        home_run_multiplier=2,
+    ),
+    "mau-binh": dict(
+        scoring="per-row",
+        scoop_multiplier=2,
+        royalty_mode="winner",
+        one_royalty_per_hand=False,
+        suit_order=None,
+        wheel="second",
+        surrender_cost=None,
+        players=4,
+        royalties=MAU_BINH_ROYALTIES,
+        naturals=MAU_BINH_NATURALS,
+        royalties_dealt=False,
+        home_run_multiplier=2,
+    ),
+    "pusoy": dict(
+        scoring="2-4",
+        scoop_multiplier=1,
+        royalty_mode="winner",
+        one_royalty_per_hand=False,
+        suit_order="dchs",
+        wheel="low",
+        surrender_cost=2,
+        players=4,
+        royalties=DEFAULT_ROYALTIES,
         naturals=DEFAULT_NATURALS,
         royalties_dealt=False,
     ),
 }
-# No preset has the home run (docs/rules.md#home-run): its keys keep their defaults.
+# The home run (docs/rules.md#home-run): x2 from 3 opponents where a preset has it, else
+# its keys keep their defaults.
 for _fields in EXPECTED.values():
-    _fields.update(home_run_multiplier=1, home_run_min_opponents=3)
+    _fields.setdefault("home_run_multiplier", 1)
+    _fields.update(home_run_min_opponents=3)
 
 
 def write(tmp_path: Path, text: str, name: str = "house.toml") -> Path:
@@ -132,7 +181,9 @@ def fields_of(rules: Rules) -> dict:
 
 
 def test_preset_names_exactly():
-    assert list(PRESETS) == ["chinese-1-6", "chinese-2-4", "per-row", "capsa", "shisanshui"]
+    assert list(PRESETS) == [
+        "chinese-1-6", "chinese-2-4", "per-row", "capsa", "shisanshui", "mau-binh", "pusoy"
+    ]  # fmt: skip
     assert DEFAULT_PRESET == "chinese-1-6"
 
 
@@ -208,7 +259,7 @@ def test_royalty_lookup():
     # no royal flush line: a royal gets the straight flush line
     assert r.royalty("middle", "royal_flush") == 10.0
     assert r.royalty("back", "royal_flush") == 5.0
-    s = PRESETS["shisanshui"]
+    s = dataclasses.replace(PRESETS["shisanshui"], royalties=ROYAL_LINES)
     assert s.royalty("middle", "royal_flush") == 14.0
     assert s.royalty("back", "royal_flush") == 7.0
     assert s.royalty("back", "straight_flush") == 5.0
@@ -341,7 +392,7 @@ def test_royalties_off(tmp_path):
     rules = load_rules(write(tmp_path, 'base = "shisanshui"\nroyalties = false\n'))
     assert rules.royalties == ()
     assert rules.royalty("middle", "royal_flush") == 0.0
-    assert rules.naturals == DEFAULT_NATURALS
+    assert rules.naturals == SHISANSHUI_NATURALS
 
 
 def test_royalties_true_is_default_table(tmp_path):
@@ -432,7 +483,7 @@ three_flushes = 3
 """,
     )
     rules = load_rules(path)
-    expected = dict(EXPECTED["chinese-1-6"], royalties=SHISANSHUI_ROYALTIES)
+    expected = dict(EXPECTED["chinese-1-6"], royalties=ROYAL_LINES)
     assert fields_of(rules) == expected
 
 
@@ -636,7 +687,9 @@ def test_digest_stable_and_distinct():
         "chinese-2-4": "cd90afe5299ac6bc",
         "per-row": "f537cbd8fe73e078",
         "capsa": "caac13519e5b9be7",
-        "shisanshui": "c7cdccb422b95c9a",
+        "shisanshui": "bc41fcc685114064",
+        "mau-binh": "0c5c2059d27a6058",
+        "pusoy": "dd0462f56dabec23",
     }
 
 
@@ -752,7 +805,13 @@ def test_describe_rules():
     assert shss["scoop_multiplier"] == "2"
     assert shss["surrender_cost"] == "off"
     assert shss["wheel"].startswith("second")
-    assert "royal_flush 14" in shss["royalties"] and "royal_flush 7" in shss["royalties"]
+    assert shss["game"] == "十三水" and shss["suit_order"].startswith("none")
+    assert "royal_flush" not in shss["royalties"] and "royal_dragon 108" in shss["naturals"]
+    assert shss["home_run"].startswith("x2: a player who scoops every opponent (at least 3)")
+    mau = dict(describe_rules(PRESETS["mau-binh"]))
+    assert mau["game"] == "Mậu Binh" and mau["royalties"].startswith("front three_of_a_kind 6")
+    assert dict(describe_rules(PRESETS["pusoy"]))["suit_order"].startswith("d > c > h > s")
+    assert "game" not in dict(describe_rules(dataclasses.replace(PRESETS["pusoy"], name="x")))
     assert dict(describe_rules(PRESETS["per-row"]))["naturals"] == "off"
 
 

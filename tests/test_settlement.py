@@ -45,6 +45,19 @@ def rules(**overrides) -> Rules:
     return dataclasses.replace(D, name="test", **overrides)
 
 
+#: The shisanshui preset as it was before it followed the 十三水 apps
+#: (docs/rules.md#the-shisanshui-preset): suits s > h > c > d and royal flush lines
+#: (middle 14, back 7), the default naturals, the home run off.
+EARLIER_SHISANSHUI = dataclasses.replace(
+    PRESETS["shisanshui"],
+    name="earlier-shisanshui",
+    suit_order="shcd",
+    royalties=D.royalties + (("middle", "royal_flush", 14), ("back", "royal_flush", 7)),
+    naturals=D.naturals,
+    home_run_multiplier=1,
+)
+
+
 def ids(setting) -> tuple[tuple[int, ...], ...]:
     """A (front, middle, back) text triple as reference id tuples."""
     return tuple(R.ref_cards(row) for row in setting)
@@ -412,14 +425,16 @@ def test_royal_flush_lines():
     # Middle royal (hearts) and back royal (spades): legal, spades > hearts under shcd.
     a = ("2c 3d 5h", "Ah Kh Qh Jh Th", "As Ks Qs Js Ts")
     b = ("2d 3c 6h", "8c 8h 9c 9d 4d", "Ad Kd Qd Jd 8d")
-    assert both(a, b, PRESETS["shisanshui"]) == 1 + 14 + 7  # royal flush lines
+    assert both(a, b, EARLIER_SHISANSHUI) == 1 + 14 + 7  # royal flush lines
     assert both(a, b, D) == 1 + 10 + 5  # no royal line: paid as straight flushes
+    assert both(a, b, PRESETS["shisanshui"]) == 1 + 10 + 5  # 十三水 has none either
     assert both(a, b, PRESETS["capsa"]) == 1
     # The suit order fouls hearts over spades.
     a_swapped = ("2c 3d 5h", "As Ks Qs Js Ts", "Ah Kh Qh Jh Th")
-    assert S.summarize(a_swapped, compile_rules(PRESETS["shisanshui"]))[2]
+    assert S.summarize(a_swapped, compile_rules(EARLIER_SHISANSHUI))[2]
     assert not S.summarize(a_swapped, compile_rules(D))[2]
-    assert both(a_swapped, b, PRESETS["shisanshui"]) == (3 + 0) * 2 * -1  # per-row, x2
+    assert not S.summarize(a_swapped, compile_rules(PRESETS["shisanshui"]))[2]  # no suits
+    assert both(a_swapped, b, EARLIER_SHISANSHUI) == (3 + 0) * 2 * -1  # per-row, x2
 
 
 def test_wheel_both_ways():
@@ -428,9 +443,11 @@ def test_wheel_both_ways():
     assert R.ref_row_results(ids(a), ids(b), D) == (0, 0, -1)
     assert both(a, b, D) == -1
     assert both(a, b, rules(wheel="second")) == 1
-    # shisanshui: second wheel, but the suits give B the front (Kh > Kc) and the
-    # middle (Js > Jc): -1 - 1 + 1
-    assert both(a, b, PRESETS["shisanshui"]) == -1
+    # second wheel, but the suits give B the front (Kh > Kc) and the middle (Js > Jc):
+    # -1 - 1 + 1
+    assert both(a, b, EARLIER_SHISANSHUI) == -1
+    # shisanshui: second wheel and no suits: the front and middle tie
+    assert both(a, b, PRESETS["shisanshui"]) == 1
     # The wheel straight flush moves too (and keeps its straight flush royalty).
     a = ("Kc Qd 9h", "Jc Jd 8s 8h 3s", "Ad 2d 3d 4d 5d")
     b = ("Kh Qs 9d", "Jh Js 8c 8d 3h", "2c 3c 4c 5c 6c")
@@ -504,8 +521,13 @@ def test_compile_rules_fields():
     assert cr.params is ra.params and cr.rules is D and cr.pareto_safe
     sh = S.compile_rules(PRESETS["shisanshui"]).arrays
     assert (sh.remap == t.wheel_second).all()
-    assert sh.suit_rank.tolist() == [1, 0, 2, 3]  # c d h s under s > h > c > d
-    assert sh.params.tolist() == [0, 2, 0, 0, 1, 1, 3, 0]
+    assert sh.suit_rank.tolist() == [0, 0, 0, 0]  # no suit order
+    assert sh.params.tolist() == [0, 2, 0, 0, 1, 2, 3, 0]  # per-row x2, home run x2 from 3
+    assert sh.nat_units.tolist() == [108, 36, 24, 22, 20, 15, 12, 10, 6, 5, 4, 3, 3]
+    earlier = S.compile_rules(EARLIER_SHISANSHUI).arrays
+    assert earlier.suit_rank.tolist() == [1, 0, 2, 3]  # c d h s under s > h > c > d
+    assert earlier.params.tolist() == [0, 2, 0, 0, 1, 1, 3, 0]
+    assert S.compile_rules(PRESETS["pusoy"]).arrays.suit_rank.tolist() == [2, 3, 1, 0]
     home_run = rules(home_run_multiplier=2.5, home_run_min_opponents=2)
     assert S.compile_rules(home_run).params.tolist()[5:7] == [2.5, 2]
     assert S.compile_rules(PRESETS["per-row"]).arrays.nat_units.shape == (0,)

@@ -170,7 +170,10 @@ def test_field_values_match_the_oracle():
             vals, wt = FT.field_values(every.keys[pick], every.roy[pick], hand, cr, f)
             for v, i in zip(vals, pick, strict=True):
                 oracle = ref.ref_field_model_value(hand, every.keys[i], every.roy[i], f, rules)
-                assert v == pytest.approx(oracle, abs=1e-9)
+                # relative too: the corrections ten times too large can make an opponent's
+                # P(lose a row) tiny, and the scoop's royalty term (divided by it) reach
+                # 1e15, where two doubles a rounding apart differ by 0.5
+                assert v == pytest.approx(oracle, rel=1e-12, abs=1e-9)
             assert ((wt[..., 0] >= 0) & (wt[..., 0] + wt[..., 1] <= 1 + 1e-12)).all()
 
 
@@ -272,7 +275,11 @@ def test_exact_mode_equals_brute_force(name, preset):
     if sol.action != "declare":
         assert sorted(sum(chosen, [])) == hand.tolist()
         assert ref.ref_is_legal(*chosen, rules.wheel, rules.suit_order)
-        assert sum(ref.ref_settle(chosen, o, rules) for o in opps) == pytest.approx(value)
+        # the whole table's settlement (shisanshui has the home run: docs/rules.md#home-run)
+        mine = ref.ref_settle_table([chosen, *opps], rules)[0]
+        assert mine == pytest.approx(value)
+        if not rules.home_run:
+            assert sum(ref.ref_settle(chosen, o, rules) for o in opps) == pytest.approx(value)
 
 
 def test_exact_mode_with_unsafe_pareto_scores_every_legal_split():

@@ -125,9 +125,32 @@ def test_the_catalogue_is_one_list_everywhere():
     assert natural_label("six_pairs") == "Six pairs (六对半, lục phé bôn)"
     assert natural_label("twelve_royals") == "Twelve royals (十二皇族)"
     assert natural_label("twelve_one_colour") == "Twelve of one colour (12 lá đồng màu)"
-    for name in ("chinese-1-6", "chinese-2-4", "capsa", "shisanshui"):
+    for name in ("chinese-1-6", "chinese-2-4", "capsa", "pusoy"):
         assert PRESETS[name].naturals == DEFAULT_NATURALS
     assert PRESETS["per-row"].naturals == ()
+    # docs/rules.md#the-shisanshui-preset: the 13 special hands of the 十三水 apps, in
+    # the page's order (the catalogue's without twelve of one colour), as the rules page shows
+    shisanshui = [n for n, _ in PRESETS["shisanshui"].naturals]
+    assert shisanshui == [n for n in NATURAL_NAMES if n != "twelve_one_colour"]
+    assert [u for _, u in PRESETS["shisanshui"].naturals] == [
+        108,
+        36,
+        24,
+        22,
+        20,
+        15,
+        12,
+        10,
+        6,
+        5,
+        4,
+        3,
+        3,
+    ]
+    assert [n for n, _ in PRESETS["mau-binh"].naturals] == [
+        "royal_dragon", "dragon", "five_pairs_trips", "six_pairs", "three_flushes",
+        "three_straights",
+    ]  # fmt: skip
 
 
 def test_every_name_loads_in_order(tmp_path):

@@ -39,6 +39,12 @@ def dealt_rules(**over):
     return rules_from_dict(data, name=name)
 
 
+#: The royalty table with royal flush lines (middle 14, back 7), as a file writes it.
+ROYAL_TABLE = {
+    "middle": {"full_house": 2, "four_of_a_kind": 8, "straight_flush": 10, "royal_flush": 14},
+    "back": {"four_of_a_kind": 4, "straight_flush": 5, "royal_flush": 7},
+}
+
 # Every royalty mode, one royalty per hand on and off, the scoop multiplier, a royal line,
 # the other wheel and a suit order, under every scoring.
 DEALT_RULESETS = [
@@ -47,6 +53,15 @@ DEALT_RULESETS = [
 ] + [
     dealt_rules(base="shisanshui"),
     dealt_rules(base="shisanshui", one_royalty_per_hand=True, royalty_mode="always"),
+    # the royal flush lines and suit order the shisanshui preset had before issue 20
+    dealt_rules(base="shisanshui", suit_order="shcd", royalties=ROYAL_TABLE),
+    dealt_rules(
+        base="shisanshui",
+        suit_order="shcd",
+        royalties=ROYAL_TABLE,
+        one_royalty_per_hand=True,
+        royalty_mode="always",
+    ),  # fmt: skip
     dealt_rules(base="chinese-2-4", wheel="second"),
     dealt_rules(scoring="per-row", suit_order="dhcs", scoop_multiplier=3),
 ]

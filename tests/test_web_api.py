@@ -22,7 +22,7 @@ import evaluator as ev
 from solver.apps.web import Limits, create_app, warm
 from solver.apps.web.app import CSP, STATIC
 from solver.cli import app as cli_app
-from solver.engine.rules import load_rules
+from solver.engine.rules import PRESETS, load_rules
 from solver.strategy.deal import random_hands
 from tests import reference as ref
 
@@ -103,6 +103,11 @@ def test_unknown_pages_and_methods_answer_json(client):
             ["--policy", "field", "--rules", "capsa", "--players", "2"],
         ),
         ({"policy": "greedy", "rules": "shisanshui"}, ["--policy", "greedy", "-r", "shisanshui"]),
+        (
+            {"seed": 2, "samples": 300, "rules": "mau-binh"},
+            ["--seed", "2", "--samples", "300", "--rules", "mau-binh"],
+        ),
+        ({"policy": "field", "rules": "pusoy"}, ["--policy", "field", "--rules", "pusoy"]),
         (
             {"seed": 3, "samples": 400, "stakes": "5,1,1", "played": FOULED},
             ["--seed", "3", "--samples", "400", "--stakes", "5,1,1", "--played", FOULED],
@@ -246,13 +251,22 @@ def test_rules_lists_the_presets_and_the_limits(client):
     d = client.get("/api/rules").json()
     names = [r["name"] for r in d["rulesets"]]
     assert names[0] == d["default"] == "chinese-1-6"
-    assert sorted(names) == sorted(["chinese-1-6", "chinese-2-4", "per-row", "capsa", "shisanshui"])
+    assert names == list(PRESETS)
     assert all(r["ready"] for r in d["rulesets"])
     assert d["policies"] == ["mc", "field", "greedy"]
     assert d["limits"]["samples"] == Limits().samples and d["limits"]["workers"] >= 1
     shisanshui = next(r for r in d["rulesets"] if r["name"] == "shisanshui")
-    assert shisanshui["summary"].startswith("per-row scoring, scoop x2, royalties + royal flush")
+    assert shisanshui["summary"].startswith("per-row scoring, scoop x2, royalties (winner)")
     assert ["wheel", "second (A-2-3-4-5 ranks just below T-J-Q-K-A)"] in shisanshui["settings"]
+    # the presets menu says what players call the game (docs/rules.md#presets)
+    games = {r["name"]: r["game"] for r in d["rulesets"]}
+    assert games == {
+        "chinese-1-6": "Chinese poker, 1-6", "chinese-2-4": "Chinese poker, 2-4",
+        "per-row": "Chinese poker, a unit a row", "capsa": "Capsa Susun",
+        "shisanshui": "十三水", "mau-binh": "Mậu Binh", "pusoy": "Pusoy",
+    }  # fmt: skip
+    uploaded = client.post("/api/rules", json={"rules": 'base = "pusoy"\nname = "mine"\n'})
+    assert uploaded.json()["game"] is None  # a house ruleset is not the preset's game
 
 
 def test_rules_name_every_natural_as_players_call_it(client):

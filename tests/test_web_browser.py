@@ -269,6 +269,26 @@ def test_an_uploaded_ruleset_is_offered_and_used(page, tmp_path):
     assert "Surrender costs 1 per opponent" in page.inner_text("#answer")
 
 
+def test_the_presets_menu_says_what_players_call_the_game(page):
+    """docs/rules.md#presets: the menu lists every preset by the game it plays
+    ("十三水 (shisanshui)"), the server's default first; choosing one shows its rules."""
+    labels = page.locator("#rules option").all_inner_texts()
+    assert labels == [
+        "Chinese poker, 1-6 (chinese-1-6), this server's default",
+        "Chinese poker, 2-4 (chinese-2-4)",
+        "Chinese poker, a unit a row (per-row)",
+        "Capsa Susun (capsa)",
+        "十三水 (shisanshui)",
+        "Mậu Binh (mau-binh)",
+        "Pusoy (pusoy)",
+    ]
+    page.select_option("#rules", "mau-binh")
+    assert page.inner_text("#rules-summary").startswith("mau-binh: per-row scoring, scoop x2")
+    assert page.inner_text("#rules-naturals").startswith(
+        "Naturals, strongest first: Royal dragon (至尊清龙, rồng cuốn) 100"
+    )
+
+
 def test_the_special_hands_of_a_ruleset_are_named(page, tmp_path):
     """An uploaded ruleset's naturals are listed strongest first by the names players
     know, and a special hand's advice names it (docs/rules.md#natural-names)."""

@@ -77,6 +77,37 @@ DEFAULT_NATURALS: tuple[tuple[str, int], ...] = (
     ("six_pairs", 3),
     ("three_flushes", 3),
 )
+#: The special hands of the common 十三水 apps, strongest first, with their payouts
+#: (docs/rules.md#the-shisanshui-preset).
+SHISANSHUI_NATURALS: tuple[tuple[str, int], ...] = (
+    ("royal_dragon", 108),
+    ("dragon", 36),
+    ("twelve_royals", 24),
+    ("three_straight_flushes", 22),
+    ("three_quads", 20),
+    ("all_high", 15),
+    ("all_low", 12),
+    ("one_colour", 10),
+    ("four_trips", 6),
+    ("five_pairs_trips", 5),
+    ("six_pairs", 4),
+    ("three_flushes", 3),
+    ("three_straights", 3),
+)
+#: The tới trắng of Mậu Binh, strongest first (docs/rules.md#the-mau-binh-preset).
+MAU_BINH_NATURALS: tuple[tuple[str, int], ...] = (
+    ("royal_dragon", 100),
+    ("dragon", 50),
+    ("five_pairs_trips", 10),
+    ("six_pairs", 8),
+    ("three_flushes", 8),
+    ("three_straights", 8),
+)
+#: Mậu Binh's row bonuses ("ăn chi", docs/rules.md#the-mau-binh-preset): twice the
+#: default table's.
+MAU_BINH_ROYALTIES: tuple[tuple[str, str, int], ...] = tuple(
+    (row, hand, 2 * units) for row, hand, units in DEFAULT_ROYALTIES
+)
 DEFAULT_PRESET = "chinese-1-6"
 
 #: Keys a ruleset file (or ``rules_from_dict``) accepts at the top level.

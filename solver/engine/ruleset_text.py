@@ -5,7 +5,7 @@ them)."""
 from __future__ import annotations
 
 from solver.engine.rule_values import ROWS, SUIT_NAMES, fmt_units
-from solver.engine.rules import Rules
+from solver.engine.rules import PRESET_GAMES, PRESETS, Rules
 
 __all__ = ["describe_rules", "rules_summary"]
 
@@ -59,7 +59,8 @@ def describe_rules(rules: Rules) -> list[tuple[str, str]]:
     """Human-readable ``(setting, value)`` rows for display (the CLI renders them).
 
     With naturals, a ``natural names`` row follows ``naturals``: one line a natural, its
-    ruleset name and how players call it (docs/rules.md#natural-names).
+    ruleset name and how players call it (docs/rules.md#natural-names). A preset has a
+    ``game`` row after its name: what players call the game it plays (``PRESET_GAMES``).
     """
     if rules.royalties:
         parts = []
@@ -93,8 +94,10 @@ def describe_rules(rules: Rules) -> list[tuple[str, str]]:
         names = [
             ("natural names", "\n".join(f"{n}: {natural_label(n)}" for n, _ in rules.naturals))
         ]
+    game = [("game", PRESET_GAMES[rules.name])] if PRESETS.get(rules.name) == rules else []
     return [
         ("name", rules.name),
+        *game,
         ("scoring", _SCORING_TEXT[rules.scoring]),
         ("scoop_multiplier", fmt_units(rules.scoop_multiplier)),
         ("royalties", royalties),

@@ -1,5 +1,9 @@
 """Regenerate the golden outputs (run from the repository root: python -m tests.golden.make).
 
+``python -m tests.golden.make NAME`` regenerates only the runs whose name holds NAME (a
+ruleset whose answers were meant to change, e.g. ``shisanshui``): its batch files, and
+its records in ``solve.gz``, every other line of which is kept as it was.
+
 The golden files pin what capsa answers today for fixed inputs and seeds: a batch of
 hands under several policies and rulesets, and single solves (Monte Carlo, field,
 greedy and exact ``against``). ``tests/test_golden.py`` checks that the code still gives
@@ -12,6 +16,7 @@ from __future__ import annotations
 import gzip
 import io
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -30,6 +35,8 @@ BATCH_RUNS: tuple[tuple[str, dict], ...] = (
     ("mc-chinese-1-6", {"policy": "mc", "rules": "chinese-1-6", "samples": 120, "seed": 7}),
     ("mc-shisanshui", {"policy": "mc", "rules": "shisanshui", "samples": 90, "players": 2}),
     ("mc-capsa-csv", {"policy": "mc", "rules": "capsa", "samples": 60, "fmt": "csv"}),
+    ("field-mau-binh", {"policy": "field", "rules": "mau-binh"}),
+    ("mc-pusoy", {"policy": "mc", "rules": "pusoy", "samples": 60, "players": 3}),
 )
 
 SOLVE_HANDS = (
@@ -99,21 +106,34 @@ def batch_records(opts: dict) -> tuple[str, list[str]]:
     return buf.getvalue(), bad
 
 
-def solve_records() -> str:
+def solve_records(only: str | None = None, old: list[str] | None = None) -> str:
+    """The text of ``solve.gz``; with ``only``, the records of the runs whose name does not
+    hold it are the lines of ``old`` (in the same places) instead of new solves."""
     from solver import solve
     from solver.engine.rules import rules_from_dict
 
     out = []
+
+    def add(run: str, make: Callable[[], dict]) -> None:
+        if only is not None and only not in run:
+            assert old is not None
+            out.append(old[len(out)])
+        else:
+            out.append(json.dumps({"run": run, **make()}, separators=(",", ":")))
+
     for name, kw in SOLVE_RUNS:
         for hand in SOLVE_HANDS:
-            d = solve(hand, **kw).to_dict()
-            out.append(json.dumps({"run": name, **d}, separators=(",", ":")))
+            add(name, lambda hand=hand, kw=kw: solve(hand, **kw).to_dict())
     for name, data in AGAINST_RULES:
         rules = rules_from_dict(data, name=name) if data else name
         for i, hand in enumerate(SOLVE_HANDS):
             opp = against_opponents(hand, 1 + i % 3, seed=i)
-            d = solve(hand, rules=rules, against=opp, top=2).to_dict()
-            out.append(json.dumps({"run": f"against-{name}", **d}, separators=(",", ":")))
+            add(
+                f"against-{name}",
+                lambda hand=hand, rules=rules, opp=opp: solve(
+                    hand, rules=rules, against=opp, top=2
+                ).to_dict(),
+            )
     return "\n".join(out) + "\n"
 
 
@@ -128,18 +148,27 @@ def read_gz(path: Path) -> str:
         return gz.read().decode("utf-8")
 
 
-def main() -> None:
+def main(only: str | None = None) -> None:
     if not HANDS.exists():
         make_hands()
     bad_lines = set()
     for name, opts in BATCH_RUNS:
+        if only is not None and only not in name:
+            continue
         text, bad = batch_records(opts)
         write_gz(HERE / f"batch-{name}.gz", text)
         bad_lines.add(tuple(bad))
     assert len(bad_lines) == 1, "every run reports the same bad lines"
-    (HERE / "bad-lines.json").write_text(json.dumps(list(bad_lines.pop()), indent=1) + "\n")
-    write_gz(HERE / "solve.gz", solve_records())
+    bad_path = HERE / "bad-lines.json"
+    if only is None:
+        bad_path.write_text(json.dumps(list(bad_lines.pop()), indent=1) + "\n")
+    else:
+        assert list(bad_lines.pop()) == json.loads(bad_path.read_text())
+    old = read_gz(HERE / "solve.gz").splitlines() if only is not None else None
+    write_gz(HERE / "solve.gz", solve_records(only, old))
 
 
 if __name__ == "__main__":
-    main()
+    import sys
+
+    main(sys.argv[1] if len(sys.argv) > 1 else None)

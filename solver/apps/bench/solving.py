@@ -192,8 +192,9 @@ def mc_home_run(
     rules: RulesLike = "shisanshui",
     runner: Runner | None = None,
 ) -> Result:
-    """:func:`mc` under ``rules`` with the home run on (``home_run_multiplier = 2``, from
-    ``players - 1`` opponents) against the same solves with it off, in the same rounds
+    """:func:`mc` under ``rules`` with the home run on (the ruleset's own, or else
+    ``home_run_multiplier = 2`` from ``players - 1`` opponents) against the same solves
+    with it off (``home_run_multiplier = 1``), in the same rounds
     (each round solves the hands off, then on; the same seeds, so the same opponents).
     The figure is the ratio of the medians, target at most ``HOME_RUN_RATIO``. ``extra``
     also has the ratio for the settlement alone (``score_against`` on the same
@@ -202,9 +203,13 @@ def mc_home_run(
 
     from solver.strategy.solve import solve
 
-    off = load(rules)
-    on = replace(off, name=f"{off.name}+home-run", home_run_multiplier=2,
-                 home_run_min_opponents=players - 1)  # fmt: skip
+    given = load(rules)
+    if given.home_run:  # the shisanshui preset has it: time it against the same without
+        on, off = given, replace(given, name=f"{given.name}-no-home-run", home_run_multiplier=1)
+    else:
+        off = given
+        on = replace(off, name=f"{off.name}+home-run", home_run_multiplier=2,
+                     home_run_min_opponents=players - 1)  # fmt: skip
     hs = random_hands(hands, seed)
     times: dict[bool, list[float]] = {False: [], True: []}
 
@@ -231,8 +236,9 @@ def mc_home_run(
     ratio = median_on / median_off
     return Result(
         name="mc_home_run",
-        description=f"Monte Carlo solve with the home run (x2 from {players - 1} opponents) "
-        f"against without, {opponents:,} opponent hands, {hands} hands ({off.name}), same rounds",
+        description=f"Monte Carlo solve with the home run (x{on.home_run_multiplier:g} from "
+        f"{on.home_run_min_opponents} opponents) against without, {opponents:,} opponent "
+        f"hands, {hands} hands ({given.name}), same rounds",
         items=hands,
         unit="hand",
         median=median_on,

@@ -4,7 +4,8 @@ Every played hand falls in exactly one of ``CATEGORIES``, the first that applies
 this order (docs/report.md says why these):
 
 * ``perfect``: the loss is 0: the best setting, or one worth as much;
-* ``natural_not_declared``: the advice was to declare a natural, and the player played;
+* ``natural_not_declared``: the advice was to declare a natural, and the player played
+  (the report also counts these by the natural not declared);
 * ``surrender_missed``: the advice was to surrender, and the player played;
 * ``declared_needlessly``: the player declared a natural, and playing (or surrendering)
   was worth more;

@@ -149,6 +149,17 @@ def _mistakes(d: dict[str, Any]) -> list[dict[str, str]]:
             "loss": _fmt(m["loss"], ",.3f"),
             "mean": _fmt(m["mean_loss"], ".3f"),
             "loss_share": _fmt(m["loss_share"], ".1%"),
+            # each special hand not declared, by name (natural_not_declared only)
+            "naturals": [
+                {
+                    "natural": nat["natural"] or "",
+                    "label": natural_name(nat["natural"]) if nat["natural"] else _("a natural"),
+                    "hands": f"{nat['hands']:,}",
+                    "loss": _fmt(nat["loss"], ",.3f"),
+                    "mean": _fmt(nat["mean_loss"], ".3f"),
+                }
+                for nat in m.get("naturals", ())
+            ],
         }
         for c, m in zip(CATEGORIES, d["mistakes"], strict=True)
     ]

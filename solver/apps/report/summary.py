@@ -27,6 +27,8 @@ from typing import IO, Any, NamedTuple
 from solver.apps.report.categories import CATEGORIES, INDEX, categorize
 from solver.apps.report.records import PARTS, BadRecord, Hand, ReportError, read_records
 from solver.apps.report.translations import N_, _, ngettext
+from solver.engine.layout import natural_label
+from solver.engine.rule_values import NATURAL_NAMES
 from solver.strategy.schema import ACTIONS
 
 __all__ = ["Figure", "Report", "figures", "make_report"]
@@ -64,6 +66,9 @@ class Report:
     missed_surrenders: int = 0
     category_hands: list[int] = field(default_factory=lambda: [0] * len(CATEGORIES))
     category_loss: list[float] = field(default_factory=lambda: [0.0] * len(CATEGORIES))
+    # the natural_not_declared hands by the natural not declared (a name of
+    # NATURAL_NAMES, or None for a record that names none of them): [hands, loss]
+    missed_by_natural: dict[str | None, list[float]] = field(default_factory=dict)
     top: int = 10
     costliest: list[dict[str, Any]] = field(default_factory=list)
     losses: array = field(default_factory=lambda: array("d"))
@@ -113,6 +118,12 @@ class Report:
         self.missed_surrenders += h.action == "surrender" and p.action != "surrender"
         self.category_hands[cat] += 1
         self.category_loss[cat] += units
+        if key == "natural_not_declared":
+            # bounded: at most the fourteen names and None, whatever the records hold
+            name = h.natural if h.natural in NATURAL_NAMES else None
+            tally = self.missed_by_natural.setdefault(name, [0, 0.0])
+            tally[0] += 1
+            tally[1] += units
         self.losses.append(units)
         self.categories.append(cat)
         if self.top > 0 and units > 0:
@@ -211,10 +222,26 @@ class Report:
                     if self.loss_total > 0
                     else None,
                 }
+                | ({"naturals": self._missed_naturals()} if c.key == "natural_not_declared" else {})
                 for i, c in enumerate(CATEGORIES)
             ],
             "costliest": self.costliest,
         }
+
+    def _missed_naturals(self) -> list[dict[str, Any]]:
+        """The natural_not_declared hands by natural, the costliest first: each special
+        hand not declared is its own kind of mistake (docs/rules.md#natural-names)."""
+        rows = sorted(self.missed_by_natural.items(), key=lambda kv: (-kv[1][1], kv[0] or ""))
+        return [
+            {
+                "natural": name,
+                "label": natural_label(name) if name else "a natural",
+                "hands": int(k),
+                "loss": _r(loss),
+                "mean_loss": _r(loss / k),
+            }
+            for name, (k, loss) in rows
+        ]
 
 
 def _r(x: float | None, nd: int = 6) -> float | None:

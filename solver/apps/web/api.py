@@ -24,7 +24,15 @@ from typing import Any
 from solver.engine.errors import InputError
 from solver.engine.inputs import parse_stakes, quote
 from solver.engine.layout import NATURAL_NAMES_SHOWN, POLICIES
-from solver.engine.rules import PRESETS, Rules, RulesError, preset, rules_from_dict, ruleset_data
+from solver.engine.rules import (
+    PRESET_GAMES,
+    PRESETS,
+    Rules,
+    RulesError,
+    preset,
+    rules_from_dict,
+    ruleset_data,
+)
 from solver.engine.ruleset_text import describe_rules, rules_summary
 
 #: The keys of POST /api/solve and /api/check: the long options of ``capsa solve``.
@@ -182,6 +190,8 @@ class RulesCatalog:
         """A ruleset for GET/POST /api/rules."""
         return {
             "name": r.name,
+            # what players call the game, for a preset (the presets menu: "十三水 (shisanshui)")
+            "game": PRESET_GAMES[r.name] if PRESETS.get(r.name) == r else None,
             "summary": summary(r),
             "ready": self.ready(r),
             "players": r.players,

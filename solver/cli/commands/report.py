@@ -183,6 +183,15 @@ def _mistakes(d: dict[str, Any]) -> Table:
             _num(m["mean_loss"], ".3f"),
             _num(m["loss_share"], "z.1%"),
         )
+        for nat in m.get("naturals", ()):  # each special hand not declared, by name
+            mistakes.add_row(
+                shown(f"  {nat['label']}"),  # under "natural not declared"
+                f"{nat['hands']:,}",
+                "",
+                _num(nat["loss"], ",.3f"),
+                _num(nat["mean_loss"], ".3f"),
+                "",
+            )
     return mistakes
 
 

@@ -24,7 +24,7 @@ def rules(
 ) -> None:
     """List the rule presets, or show one ruleset (a preset or a TOML file) in full."""
     from solver.apps.inputs import read_ruleset
-    from solver.engine.rules import PRESETS
+    from solver.engine.rules import PRESET_GAMES, PRESETS
     from solver.engine.ruleset_files import to_toml
     from solver.engine.ruleset_text import describe_rules, rules_summary
 
@@ -32,7 +32,10 @@ def rules(
     if name is None:
         if fmt == "toml":
             fail("--format toml shows one ruleset: give its NAME or FILE")
-        listing = [{"name": n, "summary": rules_summary(r)} for n, r in PRESETS.items()]
+        listing = [
+            {"name": n, "game": PRESET_GAMES[n], "summary": rules_summary(r)}
+            for n, r in PRESETS.items()
+        ]
         emit(out, fmt, listing, lambda out: render_presets(listing, out))
         return
     r = read_ruleset(name)
@@ -43,12 +46,13 @@ def rules(
 
 
 def render_presets(listing: list[dict[str, Any]], out: Console) -> None:
-    """The table of ``capsa rules``: a preset a line, with its summary."""
+    """The table of ``capsa rules``: a preset a line, the game it plays and its summary."""
     table = Table(box=None)
     table.add_column("preset")
+    table.add_column("game")
     table.add_column("summary")
     for row in listing:
-        table.add_row(row["name"], row["summary"])
+        table.add_row(row["name"], row["game"], row["summary"])
     out.print(table)
 
 

@@ -410,9 +410,11 @@ function refreshRulesText() {
   for (const opt of $$("#rules option")) {
     const d = state.rulesets.get(opt.value);
     if (!d) continue;
-    if (opt.dataset.default) opt.textContent = t("rules.default", { name: d.name });
+    // what players call the game: "十三水 (shisanshui)"
+    const called = d.game && d.game !== d.name ? `${d.game} (${d.name})` : d.name;
+    if (opt.dataset.default) opt.textContent = t("rules.default", { name: called });
     else if (opt.dataset.file) opt.textContent = t("rules.uploaded", { name: d.name, file: opt.dataset.file });
-    else opt.textContent = d.name;
+    else opt.textContent = called;
   }
   const d = state.rulesets.get($("#rules").value);
   if (d) showRulesSummary(d);

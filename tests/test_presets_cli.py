@@ -1,0 +1,147 @@
+"""The regional presets through the real command line (docs/rules.md#presets): batch,
+report, duel, strength and train under 十三水, Mậu Binh and Pusoy, each in a subprocess as
+a user runs it (the page's presets menu is tests/test_web_browser.py's, its API's
+answers tests/test_web_api.py's)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import solver
+from solver.engine.rules import PRESETS
+from solver.strategy.field import play_digest
+
+#: Five pairs and trips (kings), played as it is set here: trips back, two pair middle,
+#: a pair in front. Mậu Binh pays it 10 from each player (năm đôi một sám).
+FIVE_PAIRS_TRIPS = "Kh Ks Kc 5s Jd 7c 7d 9h 9s Jc 2c 2d 5h"
+PLAYED = "2c 2d 5h | 7c 7d 9h 9s Jc | Kh Ks Kc 5s Jd"
+PLAIN = "Ah Kd Qc Jd Ts 9s 9d 7h 6c 5s 4d 3h 2c"
+
+
+def capsa(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "solver", *args],
+        input=stdin,
+        capture_output=True,
+        env={**os.environ, "COLUMNS": "200"},
+        timeout=600,
+    )
+
+
+@pytest.fixture(scope="module")
+def mau_binh_batch(tmp_path_factory) -> Path:
+    """``capsa batch --rules mau-binh`` of a special hand played and a plain one."""
+    tmp = tmp_path_factory.mktemp("mau-binh")
+    hands = tmp / "hands.txt"
+    hands.write_text(f"fpt: {PLAYED}\nplain: {PLAIN}\n", encoding="utf-8")
+    out = tmp / "out.jsonl"
+    run = capsa("batch", str(hands), "--rules", "mau-binh", "--policy", "field", "-o", str(out))
+    assert run.returncode == 0, run.stderr.decode()
+    return out
+
+
+def test_batch_declares_the_special_hand_under_mau_binh(mau_binh_batch):
+    fpt, plain = (json.loads(x) for x in mau_binh_batch.read_text().splitlines())
+    assert fpt["rules"] == plain["rules"] == "mau-binh" and fpt["id"] == "fpt"
+    assert fpt["action"] == "declare"
+    assert fpt["natural"]["name"] == "five_pairs_trips" and fpt["natural"]["declared"]
+    assert fpt["ev"] == 10.0  # from each of the three opponents, none holding one
+    assert fpt["played"]["front"] == "5h 2d 2c" and not fpt["played"]["fouled"]
+    assert fpt["played"]["loss"] > 0
+    assert plain["natural"] is None and plain["played"] is None
+    want = solver.solve(PLAIN, rules="mau-binh", policy="field").to_dict()
+    assert (plain["front"], plain["middle"], plain["back"]) == (
+        want["front"],
+        want["middle"],
+        want["back"],
+    )
+
+
+def test_report_names_the_special_hand_not_declared(mau_binh_batch):
+    run = capsa("report", str(mau_binh_batch), "--format", "json")
+    assert run.returncode == 0, run.stderr.decode()
+    d = json.loads(run.stdout)
+    assert d["setups"] == [{"rules": "mau-binh", "policy": "field", "players": 4, "hands": 2}]
+    entry = next(m for m in d["mistakes"] if m["category"] == "natural_not_declared")
+    assert entry["hands"] == 1
+    assert [n["natural"] for n in entry["naturals"]] == ["five_pairs_trips"]
+    table = capsa("report", str(mau_binh_batch))
+    assert table.returncode == 0, table.stderr.decode()
+    lines = table.stdout.decode().splitlines()
+    at = next(
+        i for i, line in enumerate(lines) if line.split()[:3] == ["natural", "not", "declared"]
+    )
+    assert lines[at + 1].strip().startswith("Five pairs and trips (五对三条, năm đôi một sám)")
+
+
+def test_batch_under_shisanshui_pays_the_apps_special_hands(tmp_path):
+    """The same hand is declared under 十三水 for its 5, and a dragon for 36."""
+    dragon = "2c 3d 4h 5s 6c 7d 8h 9s Tc Jd Qh Ks Ac"
+    hands = tmp_path / "hands.txt"
+    hands.write_text(f"{FIVE_PAIRS_TRIPS}\n{dragon}\n", encoding="utf-8")
+    run = capsa("batch", str(hands), "-r", "shisanshui", "--policy", "field", "--format", "csv")
+    assert run.returncode == 0, run.stderr.decode()
+    text = run.stdout.decode()
+    assert text.count("five_pairs_trips") == 1 and text.count("dragon") == 1
+    records = [
+        json.loads(x)
+        for x in capsa("batch", str(hands), "-r", "shisanshui", "--policy", "field")
+        .stdout.decode()
+        .splitlines()
+    ]
+    assert [(r["natural"]["name"], r["ev"]) for r in records] == [
+        ("five_pairs_trips", 5.0),
+        ("dragon", 36.0),
+    ]
+
+
+@pytest.mark.parametrize(("rules", "players"), [("mau-binh", 4), ("pusoy", 3)])
+def test_duel_under_a_regional_preset(rules, players):
+    run = capsa(
+        "duel", "field", "greedy", "--rules", rules, "--players", str(players),
+        "--deals", "25", "--seed", "2", "--format", "json",
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr.decode()
+    d = json.loads(run.stdout)
+    assert d["rules"] == rules and d["players"] == players
+    assert d["games"] == 25 * players and d["fouls"]["a"]["fouls"] == 0
+    assert np.isfinite(d["mean"]) and d["ci95"][0] <= d["mean"] <= d["ci95"][1]
+
+
+def test_strength_under_mau_binh():
+    run = capsa(
+        "strength", "--rules", "mau-binh", "--hands", "6", "--samples", "200",
+        "--eval-deals", "8", "--seed", "3", "--format", "json",
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr.decode()
+    d = json.loads(run.stdout)
+    assert d["rules"] == "mau-binh" and d["players"] == 4 and d["hands"] == 6
+    gain = d["gains"]["mc-field"]
+    assert gain["ci95"][0] <= gain["mean"] <= gain["ci95"][1]
+
+
+def test_train_under_pusoy_writes_tables_for_its_play(tmp_path):
+    """``capsa train --rules pusoy`` (a short run) writes tables keyed by pusoy's play
+    digest, which ``capsa strength --tables`` then plays."""
+    out = tmp_path / "pusoy-short.npz"
+    run = capsa(
+        "train", "--rules", "pusoy", "--hands", "300", "--rounds", "2", "--min-rounds", "1",
+        "--tol", "0.9", "-o", str(out),
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr.decode()
+    with np.load(out, allow_pickle=False) as z:
+        meta = json.loads(str(z["meta"]))
+    assert meta["rules"] == "pusoy" and meta["play_digest"] == play_digest(PRESETS["pusoy"])
+    run = capsa(
+        "strength", "--rules", "pusoy", "--hands", "4", "--samples", "150", "--eval-deals", "6",
+        "--tables", str(out), "--format", "json",
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr.decode()
+    assert "mc-field@pusoy-short" in json.loads(run.stdout)["gains"]
