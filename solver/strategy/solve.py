@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import numbers
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -29,6 +30,7 @@ from solver.engine.errors import InputError
 from solver.engine.inputs import quote
 from solver.engine.layout import MAX_SAMPLES, POLICIES, ROWS
 from solver.engine.rules import Rules
+from solver.strategy.pool import OpponentPool
 from solver.strategy.scoring import Natural, Scores
 from solver.strategy.splits import Candidates
 from solver.strategy.threads import Stop
@@ -310,6 +312,7 @@ def solve(
     stakes: Sequence[float] | None = None,
     played: Sequence | str | None = None,
     stop: Stop | None = None,
+    pool: bool | str | os.PathLike[str] | OpponentPool = True,
 ) -> Solution:
     """The best setting of a 13-card hand under a ruleset; see the module docstring.
 
@@ -323,7 +326,11 @@ def solve(
     weighed the same way (docs/rules.md#stakes). ``played``: the setting the player
     chose, (front, middle, back) or ``"front | middle | back"``, of the hand's own cards
     (fouled or not): it meets the same opponents as every candidate and
-    ``Solution.played`` says what it cost. ``stop`` (a
+    ``Solution.played`` says what it cost. ``pool`` (``mc``): draw the opponents from
+    the cached opponent pool when there is one and the table settles pair by pair (no
+    home run; solver.strategy.pool), else deal them; ``False`` always deals (the
+    answers of the code before the pool, byte for byte); a path: that pool file (which
+    must be sound and this ruleset's, else ``PoolError``). ``stop`` (a
     threading.Event) ends a long run early (``solver.strategy.threads.Stopped``); so does
     Ctrl-C (KeyboardInterrupt). Bad arguments raise ``InputError`` or ``CardParseError``.
     """
@@ -339,9 +346,12 @@ def solve(
     if seed is not None:
         seed = _whole(seed, "seed", 0)
     top = _whole(top, "top", 0)
+    if not isinstance(pool, bool | str | os.PathLike | OpponentPool):
+        raise InputError(f"pool must be true, false or a pool file, got {quote(pool)}")
     h = np.sort(parse_hand(hand))
     with compiling("solve", "solver kernels"):
-        return _solve(h, cr, players, policy, samples, seed, against, top, stakes, played, stop)
+        return _solve(h, cr, players, policy, samples, seed, against, top, stakes, played,
+                      stop, pool)  # fmt: skip
 
 
 def _solve(
@@ -356,6 +366,7 @@ def _solve(
     stakes: Sequence[float] | None,
     played: Sequence | str | None,
     stop: Stop | None,
+    pool: bool | str | os.PathLike[str] | OpponentPool = True,
 ) -> Solution:
     from solver.engine.settlement import find_natural
     from solver.strategy import scoring as sc
@@ -384,11 +395,19 @@ def _solve(
     mc = against is None and policy == "mc"
     used_samples = (samples or DEFAULT_SAMPLES) if mc else None
     deals = sc.mc_deals(used_samples, n_opp) if mc else 0
-    # the Monte Carlo opponents do not depend on the candidates: they are set on other
-    # threads while this one finds the candidates (the same opponents either way)
+    # the Monte Carlo opponents: drawn from the opponent pool (pair by pair settlement,
+    # a pool cached), else dealt and set on other threads while this one finds the
+    # candidates (the same opponents either way)
+    drawn = None
+    if mc:
+        from solver.strategy.pool import resolve_pool
+
+        opp_pool = resolve_pool(pool, cr, n_opp)
+        if opp_pool is not None:
+            drawn = sc.pool_opponents(opp_pool, h, n_opp, deals, seed)
     background = (
         sc.opponents_in_background(h, cr, n_opp, deals, seed, stop)
-        if mc
+        if mc and drawn is None
         else contextlib.nullcontext()
     )
     with background as opponents:
@@ -404,7 +423,8 @@ def _solve(
             scores = sc.score_exact(cands, cr, okeys, oroy, ofoul, weights)
         elif mc:
             sc.check_mc_memory(len(cands), deals)  # before waiting for the opponents
-            scores = sc.score_against(cands, cr, opponents(), stop, weights)
+            opp = drawn if drawn is not None else opponents()
+            scores = sc.score_against(cands, cr, opp, stop, weights)
         else:
             if policy == "greedy":
                 cands, best = sc.with_greedy(cands, cr)

@@ -89,24 +89,27 @@ def against_opponents(hand_text: str, n: int, seed: int) -> list[str]:
     return out
 
 
-def batch_records(opts: dict) -> tuple[str, list[str]]:
-    """The output text of a batch run of HANDS, and its bad-line messages."""
+def batch_records(opts: dict, pool: bool | None = False) -> tuple[str, list[str]]:
+    """The output text of a batch run of HANDS, and its bad-line messages. The golden
+    answers are dealt ones: ``pool=False`` (``--no-pool``) whatever pool is cached."""
     from solver.apps.batch import run_batch
 
     buf = io.StringIO()
     bad: list[str] = []
-    run_batch(str(HANDS), buf, workers=1, on_bad=lambda b: bad.append(b.message()), **opts)
+    run_batch(str(HANDS), buf, workers=1, on_bad=lambda b: bad.append(b.message()), pool=pool,
+              **opts)  # fmt: skip
     return buf.getvalue(), bad
 
 
-def solve_records() -> str:
+def solve_records(pool: bool = False) -> str:
+    """The golden solves (dealt: ``pool=False``, as batch_records)."""
     from solver import solve
     from solver.engine.rules import rules_from_dict
 
     out = []
     for name, kw in SOLVE_RUNS:
         for hand in SOLVE_HANDS:
-            d = solve(hand, **kw).to_dict()
+            d = solve(hand, **kw, pool=pool).to_dict()
             out.append(json.dumps({"run": name, **d}, separators=(",", ":")))
     for name, data in AGAINST_RULES:
         rules = rules_from_dict(data, name=name) if data else name

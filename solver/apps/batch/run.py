@@ -27,9 +27,10 @@ from typing import IO, Any
 from solver.apps.batch.backends import make_backend
 from solver.apps.batch.errors import BatchError, BatchFailed
 from solver.apps.batch.outputs import Output, check_paths, open_errors, open_output, write_failed
+from solver.apps.batch.pooling import plan_pool, ready_pool
 from solver.apps.batch.reading import BadLine, Line, open_input
 from solver.apps.batch.records import error_line
-from solver.apps.batch.resume import check_resume_point
+from solver.apps.batch.resume import check_resume_point, read_sidecar
 from solver.apps.batch.work import ChunkResult, Job
 from solver.engine.layout import MAX_SAMPLES, POLICIES
 from solver.engine.rules import Rules, load_rules
@@ -245,6 +246,18 @@ def pump(
 # --------------------------------------------------------------------------------------
 
 
+def _stored_options(out_path: Path) -> dict[str, Any] | None:
+    """The run file of an output being resumed, None when there is none to follow (an
+    empty or missing output starts afresh; a damaged run file is refused later, by
+    ``open_output``)."""
+    try:
+        if out_path.stat().st_size == 0:
+            return None
+        return read_sidecar(out_path)
+    except (OSError, BatchError):
+        return None
+
+
 def run_batch(
     source: str | os.PathLike[str] | IO[bytes],
     output: str | os.PathLike[str] | IO[str] | None = None,
@@ -265,6 +278,9 @@ def run_batch(
     solve_fn: Callable[..., Any] | None = None,
     fast: bool | None = None,
     stakes: Sequence[float] | None = None,
+    pool: bool | None = None,
+    pool_size: int | None = None,
+    on_pool: Callable[[int, int], None] | None = None,
 ) -> BatchResult:
     """Solve every hand of ``source`` and write the records to ``output``.
 
@@ -277,7 +293,11 @@ def run_batch(
     (see ``records.fast_records``); off, every hand goes through ``solve``. Raises
     ``BatchError`` when the run cannot start; bad lines do not raise. ``stakes``: money
     per unit against each opponent, as ``solve`` takes them (kept in the run file, so a
-    resumed run must give the same).
+    resumed run must give the same). ``pool`` (mc): the opponent pool the workers draw
+    from (solver.apps.batch.pooling): None uses the cached one, or builds one when the
+    input is long enough to pay for it (``pool_size`` hands, default 2,000,000;
+    ``on_pool(done, total)`` follows the build); True builds one whatever the input's
+    length; False deals every opponent, as before the pool.
     """
     start = time.perf_counter()
     if policy not in POLICIES:
@@ -314,8 +334,16 @@ def run_batch(
             fast=policy in ("field", "greedy") if fast is None else fast,
             stakes=None if weights is None else tuple(weights.tolist()),
         )
+        stored = _stored_options(out_path) if resume and out_path is not None else None
+        plan = plan_pool(rules, policy, n_players, samples, pool, inp.total_lines, stored,
+                         pool_size)  # fmt: skip
+        if plan is not None:
+            job = dataclasses.replace(job, pool=plan.path, pool_id=plan.ident)
         out = open_output(output, out_path, job, resume, inp.name, stack)
         job = dataclasses.replace(job, skip_upto=out.resumed_after)
+        if plan is not None:  # the output is ours (locked): build the pool if need be
+            left = None if inp.total_lines is None else inp.total_lines - out.resumed_after
+            ready_pool(plan, rules, left, samples, on_pool)
         lines = inp.lines
         if out.resumed_after:
             lines = check_resume_point(

@@ -1,0 +1,135 @@
+"""Which opponent pool a Monte Carlo batch draws from, and building it when it pays.
+
+A batch decides once, before any worker starts, and every worker follows: the ``Job``
+carries the path of the pool file (workers map it read-only, on this machine or, for a
+Dask cluster, on a disk they share) or none (every worker deals). So the records do not
+depend on the worker count or the backend. The decision is kept in the run file (the
+pool's key and size), and ``--resume`` follows it: a pool missing by then is built
+again, the same pool (its hands come from a fixed seed), so a resumed file never mixes
+pooled and dealt answers.
+
+``pool``: None (the default) uses the ruleset's cached pool, or builds one when the
+hands left to solve would deal more opponent hands than the pool holds (``pool_pays``;
+an input of unknown length, stdin, never builds); True builds one when none is cached
+whatever the size of the input; False deals, as before the pool. No pool with the home
+run at the table (whole tables must be dealt).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from solver.apps.batch.errors import BatchError, BatchFailed
+from solver.engine.compiled import compile_rules
+from solver.engine.rules import Rules
+
+__all__ = ["PoolPlan", "plan_pool", "ready_pool"]
+
+log = logging.getLogger("capsa")
+
+
+@dataclass(frozen=True)
+class PoolPlan:
+    """The pool a run draws from: its file, key and size; ``cached``: it is there now."""
+
+    path: str
+    key: str
+    size: int
+    cached: bool
+
+    @property
+    def ident(self) -> str:
+        """What the run file keeps: ``KEY/SIZE``."""
+        return f"{self.key}/{self.size}"
+
+
+def plan_pool(
+    rules: Rules,
+    policy: str,
+    players: int,
+    samples: int | None,
+    pool: bool | None,
+    lines: int | None,
+    stored: dict[str, Any] | None,
+    size: int | None = None,
+) -> PoolPlan | None:
+    """The pool a run will use, or None to deal (module docstring). ``lines``: the input's
+    lines (None: unknown); ``stored``: the run file of the output being resumed (None
+    for a fresh run); ``size``: of a pool built now (default ``DEFAULT_POOL_SIZE``)."""
+    from solver.strategy.pool import (
+        DEFAULT_POOL_SIZE,
+        cached_pool,
+        home_run_at,
+        pool_key,
+        pool_path,
+        pool_pays,
+    )
+    from solver.strategy.solve import DEFAULT_SAMPLES
+
+    if policy != "mc" or pool is False:
+        return None
+    cr = compile_rules(rules)
+    if home_run_at(cr, players - 1):
+        return None
+    key = pool_key(cr)
+    path = str(pool_path(cr, key))
+    found = cached_pool(cr)
+    if stored is not None:  # resuming: what the run that wrote the output used
+        was = stored.get("pool")
+        if not isinstance(was, str):
+            return None
+        old_key, _, old_size = was.partition("/")
+        if old_key != key or not old_size.isdigit():
+            raise BatchError(
+                "cannot resume: the output was written with an opponent pool this capsa does "
+                "not build (other code or field tables); run again without --resume"
+            )
+        want = int(old_size)
+        return PoolPlan(path, key, want, found is not None and found.size == want)
+    if found is not None:
+        return PoolPlan(path, key, found.size, True)
+    size = size or DEFAULT_POOL_SIZE
+    if pool is True or pool_pays(lines, samples or DEFAULT_SAMPLES, size):
+        return PoolPlan(path, key, size, False)
+    return None
+
+
+def ready_pool(
+    plan: PoolPlan,
+    rules: Rules,
+    lines: int | None,
+    samples: int | None,
+    progress: Callable[[int, int], None] | None = None,
+) -> None:
+    """Build the planned pool when it is not there (saying so on the ``capsa`` logger),
+    and check it: a pool that cannot be built is a ``BatchFailed``."""
+    from solver.strategy.pool import PoolError, build_pool, open_pool
+    from solver.strategy.solve import DEFAULT_SAMPLES
+
+    if plan.cached:
+        return
+    why = (
+        f"{lines:,} lines x {samples or DEFAULT_SAMPLES:,} opponent hands"
+        if lines is not None
+        else "as asked"
+    )
+    log.warning(
+        "building the opponent pool for %s first (%s hands set once, %s; cached in %s for "
+        "every later mc solve)",
+        rules.name,
+        f"{plan.size:,}",
+        why,
+        Path(plan.path).parent,
+    )
+    try:
+        built = build_pool(rules, plan.size, progress=progress)
+        open_pool(built.path, plan.key)
+    except PoolError as exc:
+        raise BatchFailed(f"cannot build the opponent pool: {exc}") from None
+    except OSError as exc:
+        raise BatchFailed(f"cannot write the opponent pool in {Path(plan.path).parent}: "
+                          f"{exc.strerror or exc}") from None  # fmt: skip
