@@ -18,6 +18,7 @@ built yet (or whose library is missing) raises :class:`Unavailable`.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import itertools
 import os
@@ -25,7 +26,7 @@ import platform
 import statistics
 import time
 import warnings
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass
 from dataclasses import field as dc_field
 from typing import Any
@@ -53,6 +54,9 @@ __all__ = [
     "machine_info",
     "mc",
     "mc_home_run",
+    "mc_pool",
+    "pool_build",
+    "batch_mc",
     "pareto",
     "played",
     "random_hands",
@@ -91,6 +95,16 @@ TARGET_BATCH = Target("≥ 5,000 hands/s", 5000.0)
 PUBLIC_RATIO = 0.8
 #: The Monte Carlo solve with the home run on, against the same solve without it.
 HOME_RUN_RATIO = 1.5
+#: The Monte Carlo solve from a cached pool (3,000 opponent hands, one core): at most
+#: this many seconds a hand, and at most this many times field's time a hand.
+MC_POOL_MS = 20e-3
+MC_POOL_FIELD_RATIO = 250
+#: A pool of the default size built within this many seconds on the machine's cores.
+POOL_BUILD_SECONDS = 120.0
+#: Hands of the pool a measurement builds for itself when none is cached.
+BENCH_POOL_SIZE = 300_000
+#: ``capsa batch`` with the Monte Carlo policy, drawing from the pool.
+TARGET_BATCH_MC = Target("≥ 100 hands/s", 100.0)
 # "a few seconds, one streaming pass" for 100,000 records: at most 5 s.
 TARGET_REPORT = Target("≥ 20,000 records/s", 20000.0)
 
@@ -546,7 +560,8 @@ def mc(
     rules: Any = None,
     runner: Runner | None = None,
 ) -> Result:
-    """A Monte Carlo ``solve`` of one hand against ``opponents`` opponent hands.
+    """A Monte Carlo ``solve`` of one hand against ``opponents`` opponent hands, dealt
+    (``pool=False``: :func:`mc_pool` draws them from the pool).
 
     ``solve``'s ``samples`` counts opponent hands: with 4 players one shuffle of the
     other 39 cards deals 3 of them, so 3,000 opponent hands are 1,000 shuffles.
@@ -558,11 +573,12 @@ def mc(
 
     def call() -> None:
         for i, h in enumerate(hs):
-            solve(h, rules=r, players=players, policy="mc", samples=opponents, seed=seed + i, top=0)
+            solve(h, rules=r, players=players, policy="mc", samples=opponents, seed=seed + i,
+                  top=0, pool=False)  # fmt: skip
 
     return _measure(
         f"mc{opponents}",
-        f"Monte Carlo solve, {opponents:,} opponent hands ({deals:,} deals, {players} "
+        f"Monte Carlo solve, {opponents:,} opponent hands dealt ({deals:,} deals, {players} "
         f"players), {hands} hands ({r.name})",
         call,
         hands,
@@ -572,6 +588,189 @@ def mc(
         TARGET_MC3000 if opponents >= 3000 else None,
         {"samples": opponents, "deals": deals, "players": players},
     )
+
+
+@contextlib.contextmanager
+def _a_pool(rules: Any, size: int | None = None) -> Iterator[tuple[Any, float]]:
+    """The ruleset's cached opponent pool, else one of ``size`` hands (default
+    ``BENCH_POOL_SIZE``) built in a temporary folder that ``CAPSA_POOL_DIR`` names
+    meanwhile (worker processes started meanwhile find it there): (pool, seconds the
+    build took, 0 for a cached pool)."""
+    import tempfile
+
+    pools = _need("solver.strategy.pool")
+    found = pools.cached_pool(rules)
+    if found is not None:
+        yield found, 0.0
+        return
+    before = os.environ.get("CAPSA_POOL_DIR")
+    with tempfile.TemporaryDirectory(prefix="capsa-bench-pool-") as folder:
+        os.environ["CAPSA_POOL_DIR"] = folder
+        try:
+            t0 = time.perf_counter()
+            built = pools.build_pool(rules, size or BENCH_POOL_SIZE)
+            yield built, time.perf_counter() - t0
+        finally:
+            if before is None:
+                os.environ.pop("CAPSA_POOL_DIR", None)
+            else:
+                os.environ["CAPSA_POOL_DIR"] = before
+
+
+@contextlib.contextmanager
+def _one_thread() -> Iterator[None]:
+    """Every thread pool of the solver (``CAPSA_THREADS``) and numba's at one thread."""
+    import numba
+
+    before, threads = os.environ.get("CAPSA_THREADS"), numba.get_num_threads()
+    os.environ["CAPSA_THREADS"] = "1"
+    numba.set_num_threads(1)
+    try:
+        yield
+    finally:
+        numba.set_num_threads(threads)
+        if before is None:
+            os.environ.pop("CAPSA_THREADS", None)
+        else:
+            os.environ["CAPSA_THREADS"] = before
+
+
+def mc_pool(
+    opponents: int = 3_000,
+    hands: int = 20,
+    rounds: int = 5,
+    players: int = 4,
+    seed: int = 0,
+    rules: Any = None,
+    runner: Runner | None = None,
+    field_hands: int = 2_000,
+    pool_size: int | None = None,
+) -> Result:
+    """A Monte Carlo ``solve`` of a hand against ``opponents`` opponent hands drawn from
+    the opponent pool, on one core (kernels warm, the pool mapped and checked by the
+    first call), against the field strategy setting ``field_hands`` hands on one core in
+    the same rounds (each round times the two back to back, so they see the same
+    machine). Targets: at most ``MC_POOL_MS`` a hand and ``MC_POOL_FIELD_RATIO`` times
+    field's time a hand. Uses the ruleset's cached pool, else builds a temporary one
+    of ``pool_size`` hands (``BENCH_POOL_SIZE``) first (``extra``: its size, and the
+    build's seconds)."""
+    solve = _need("solver.strategy.solve", "solve")
+    set_sorted_hands = _need("solver.strategy.policy", "set_sorted_hands")
+    r = _rules(rules)
+    deals = -(-opponents // (players - 1))
+    hs = random_hands(hands, seed)
+    fh = np.sort(random_hands(field_hands, seed + 1), axis=1)
+    with _a_pool(r, pool_size) as (pool, built), _one_thread():
+
+        def solve_all() -> None:
+            for i, h in enumerate(hs):
+                solve(h, rules=r, players=players, samples=opponents, seed=seed + i, top=0,
+                      pool=pool)  # fmt: skip
+
+        mc_times: list[float] = []
+        field_times: list[float] = []
+
+        def pair() -> None:
+            t0 = time.perf_counter()
+            solve_all()
+            t1 = time.perf_counter()
+            set_sorted_hands(fh, r, "field", threads=1)
+            t2 = time.perf_counter()
+            mc_times.append(t1 - t0)
+            field_times.append(t2 - t1)
+
+        t0 = time.perf_counter()
+        solve_all()  # the first call: kernels compiled or loaded, the pool checked
+        set_sorted_hands(fh[:10], r, "field", threads=1)
+        first = time.perf_counter() - t0
+        (runner or default_runner)(pair, rounds)
+        if not mc_times:
+            raise ValueError("runner made no rounds for mc_pool")
+        threads = _threads()
+    median = statistics.median(mc_times)
+    per_hand = median / hands
+    field_per_hand = statistics.median(field_times) / field_hands
+    ratio = per_hand / field_per_hand
+    target_rate = max(1 / MC_POOL_MS, 1 / (MC_POOL_FIELD_RATIO * field_per_hand))
+    return Result(
+        name="mc_pool",
+        description=f"Monte Carlo solve, {opponents:,} opponent hands drawn from the opponent "
+        f"pool ({deals:,} deals, {players} players), {hands} hands ({r.name}), one core, "
+        f"against field setting {field_hands:,} hands on one core in the same rounds",
+        items=hands,
+        unit="hand",
+        median=median,
+        rate=hands / median,
+        per_item=per_hand,
+        rounds=len(mc_times),
+        first_call=first,
+        threads=threads,
+        target=f"≤ {MC_POOL_MS * 1e3:g} ms/hand, ≤ {MC_POOL_FIELD_RATIO}× field",
+        target_rate=target_rate,
+        ok=hands / median >= target_rate,
+        extra={
+            "samples": opponents,
+            "players": players,
+            "field_per_hand": field_per_hand,
+            "ratio": ratio,
+            "pool_size": pool.size,
+            "pool_bytes": pool.nbytes,
+            "pool_built_seconds": built,
+        },
+    )
+
+
+def pool_build(
+    n: int | None = None,
+    rounds: int = 1,
+    seed: int = 0,
+    rules: Any = None,
+    runner: Runner | None = None,
+) -> Result:
+    """Building an opponent pool of ``n`` hands (default the default size) on every core,
+    into a temporary folder (the cache is left alone). Target: the default size within
+    ``POOL_BUILD_SECONDS``, as a rate. ``extra``: the file's bytes (the pool is mapped
+    whole, so its size in memory too), bytes a hand, and both projected to the default
+    size. The first call builds 2,000 hands (kernels compiled or loaded)."""
+    import tempfile
+
+    pools = _need("solver.strategy.pool")
+    r = _rules(rules)
+    n = n or pools.DEFAULT_POOL_SIZE
+    default = pools.DEFAULT_POOL_SIZE
+    nbytes: list[int] = []
+    with tempfile.TemporaryDirectory(prefix="capsa-bench-pool-") as folder:
+
+        def build(size: int) -> None:
+            path = os.path.join(folder, f"pool-{size}.bin")
+            nbytes.append(pools.build_pool(r, size, path=path).nbytes)
+            os.unlink(path)
+
+        t0 = time.perf_counter()
+        build(2_000)
+        first = time.perf_counter() - t0
+        res = _measure(
+            "pool_build",
+            f"build an opponent pool of {n:,} hands ({r.name}), every core",
+            lambda: build(n),
+            n,
+            "hand",
+            rounds,
+            runner,
+            Target(
+                f"≤ {POOL_BUILD_SECONDS / 60:g} min for {default:,}", default / POOL_BUILD_SECONDS
+            ),
+            first_call=first,
+        )
+    per_hand = nbytes[-1] / n
+    res.extra.update(
+        bytes=nbytes[-1],
+        bytes_per_hand=per_hand,
+        default_size=default,
+        default_bytes=round(per_hand * default),
+        default_seconds=res.per_item * default,
+    )
+    return res
 
 
 def mc_home_run(
@@ -601,9 +800,10 @@ def mc_home_run(
     hs = random_hands(hands, seed)
     times: dict[bool, list[float]] = {False: [], True: []}
 
-    def solve_all(r: Any) -> None:
+    def solve_all(r: Any) -> None:  # dealt both ways (the home run never draws from a pool)
         for i, h in enumerate(hs):
-            solve(h, rules=r, players=players, policy="mc", samples=opponents, seed=seed + i, top=0)
+            solve(h, rules=r, players=players, policy="mc", samples=opponents, seed=seed + i,
+                  top=0, pool=False)  # fmt: skip
 
     def timed(home_run: bool) -> None:
         t0 = time.perf_counter()
@@ -724,6 +924,61 @@ def batch(
         tmp.cleanup()
 
 
+def batch_mc(
+    n: int = 2_000,
+    rounds: int = 1,
+    seed: int = 0,
+    rules: Any = None,
+    runner: Runner | None = None,
+    pool_size: int | None = None,
+) -> Result:
+    """``capsa batch`` with the default policy (``mc``, 3,000 opponent hands) on ``n``
+    hands drawn from the opponent pool: ``run_batch`` from a file of hands to JSON lines
+    (the null device), worker processes on every core, each round starting them afresh
+    as the command does. Uses the ruleset's cached pool, else builds a temporary one of
+    ``pool_size`` hands (``BENCH_POOL_SIZE``) first. The first call runs 20 hands."""
+    import tempfile
+
+    from evaluator import format_cards
+
+    run_batch = _need("solver.apps.batch", "run_batch")
+    r = _rules(rules)
+    hands = random_hands(n, seed)
+    with (
+        _a_pool(r, pool_size) as (pool, built),
+        tempfile.TemporaryDirectory(prefix="capsa-bench-") as tmp,
+    ):
+        src = os.path.join(tmp, "hands.txt")
+        warm = os.path.join(tmp, "warm.txt")
+        for path, rows in ((src, hands), (warm, hands[:20])):
+            with open(path, "w", encoding="utf-8") as fh:
+                fh.writelines(format_cards(h) + "\n" for h in rows)
+
+        def run(path: str, want: int) -> None:
+            with open(os.devnull, "w", encoding="utf-8") as sink:
+                res = run_batch(path, sink, fmt="jsonl", rules=r, policy="mc", seed=seed)
+            if res.hands != want:
+                raise RuntimeError(f"batch solved {res.hands} of {want} hands")
+
+        t0 = time.perf_counter()
+        run(warm, min(n, 20))
+        first = time.perf_counter() - t0
+        res = _measure(
+            "batch_mc",
+            f"capsa batch --policy mc (3,000 opponent hands from the pool), {n:,} hands "
+            f"({r.name}), every core",
+            lambda: run(src, n),
+            n,
+            "hand",
+            rounds,
+            runner,
+            TARGET_BATCH_MC,
+            first_call=first,
+        )
+    res.extra.update(pool_size=pool.size, pool_built_seconds=built)
+    return res
+
+
 def played(
     n: int = 100_000,
     rounds: int = 1,
@@ -802,7 +1057,7 @@ def played(
         for with_played in (False, True, False, True):
             t0 = time.process_time()
             for i, (h, p) in enumerate(mc_set):
-                solve(h, rules=r, samples=3000, seed=i, top=0,
+                solve(h, rules=r, samples=3000, seed=i, top=0, pool=False,
                       played=p if with_played else None)  # fmt: skip
             mc_times.append(time.process_time() - t0)
         mc_bare, mc_played = min(mc_times[0::2]), min(mc_times[1::2])
@@ -1104,12 +1359,25 @@ MEASUREMENTS: tuple[Measurement, ...] = (
         {"opponents": 3000, "hands": 1, "rounds": 1},
     ),
     Measurement(
+        "mc_pool",
+        mc_pool,
+        {"opponents": 3000, "hands": 20, "rounds": 5},
+        {"opponents": 3000, "hands": 5, "rounds": 3, "pool_size": 100_000},
+    ),
+    Measurement("pool_build", pool_build, {"n": None, "rounds": 1}, {"n": 100_000, "rounds": 1}),
+    Measurement(
         "mc_home_run",
         mc_home_run,
         {"opponents": 3000, "hands": 3, "rounds": 5},
         {"opponents": 3000, "hands": 1, "rounds": 1},
     ),
     Measurement("batch", batch, {"n": 100_000, "rounds": 2}, {"n": 10_000, "rounds": 1}),
+    Measurement(
+        "batch_mc",
+        batch_mc,
+        {"n": 2_000, "rounds": 2},
+        {"n": 200, "rounds": 1, "pool_size": 100_000},
+    ),
     Measurement(
         "played",
         played,

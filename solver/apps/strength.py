@@ -99,13 +99,16 @@ def compare_policies(
     seed: int = 1,
     progress: Callable[[int, int], None] | None = None,
     tables: Mapping[str, FieldTables] | None = None,
+    pool: bool = True,
 ) -> StrengthReport:
     """Mean units per opponent of each policy over the same random hands and opponents.
 
     ``tables`` maps extra policy names (say ``field@old``, listed in ``policies``) to field
     tables: that policy is the field strategy playing those tables instead of the
     ruleset's own, so two sets of tables meet the same hands and opponents (the
-    opponents, and mc's, are set by the ruleset's own tables)."""
+    opponents, and mc's, are set by the ruleset's own tables). ``pool``: ``mc`` draws its
+    opponents from the cached opponent pool (``solve``'s ``pool``); False deals them. The
+    evaluation deals are dealt either way."""
     tables = dict(tables or {})
     _check(n_hands, players, policies, samples, eval_deals, extra=tables)
     from evaluator import parse_cards
@@ -131,7 +134,8 @@ def compare_policies(
             with field_override(cr, tables[p]) if p in tables else contextlib.nullcontext():
                 sols.append(solve(hand, rules=cr, players=players,
                                   policy="field" if p in tables else p, samples=samples,
-                                  seed=int(rng.integers(2**63)), top=0))  # fmt: skip
+                                  seed=int(rng.integers(2**63)), top=0,
+                                  **({"pool": pool} if p == "mc" else {})))  # fmt: skip
         settings = [(sol.front, sol.middle, sol.back) for sol in sols]
         split = [split_of(hand, *(parse_cards(r) for r in st)) for st in settings]
         cands = Candidates(hand, *none, 0, False).with_split(np.array(split), cr)
