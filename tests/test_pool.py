@@ -247,6 +247,8 @@ def test_pool_values_are_settlements_against_the_pool_hands(with_pools):
 
 
 def test_solve_draws_from_a_cached_pool_and_deals_without_one(with_pools, tmp_path, monkeypatch):
+    assert solve(HAND, samples=300, seed=4).pooled
+    assert not solve(HAND, samples=300, seed=4, pool=False).pooled
     dealt = solve(HAND, samples=300, seed=4, pool=False).to_dict()
     pooled = solve(HAND, samples=300, seed=4).to_dict()
     assert pooled != dealt and pooled["samples"] == dealt["samples"] == 300
@@ -264,6 +266,7 @@ def test_solve_draws_from_a_cached_pool_and_deals_without_one(with_pools, tmp_pa
 def test_too_few_pool_hands_deal_instead(with_pools):
     """More opponent hands than the pool holds apart from the hand's cards: dealt."""
     many = 3 * (SIZE // 60)
+    assert not solve(HAND, samples=many, seed=2).pooled
     assert (
         solve(HAND, samples=many, seed=2).to_dict()
         == solve(HAND, samples=many, seed=2, pool=False).to_dict()
@@ -278,6 +281,7 @@ def test_home_run_tables_are_dealt_not_drawn(with_pools):
                           "home_run_min_opponents": 2}, "shisanshui-hr")  # fmt: skip
     assert PL.pool_key(hr) == PL.pool_key("shisanshui")  # the home run sets no hand
     for players in (3, 4):
+        assert not solve(HAND, rules=hr, players=players, samples=240, seed=1).pooled
         a = solve(HAND, rules=hr, players=players, samples=240, seed=1).to_dict()
         assert a == solve(HAND, rules=hr, players=players, samples=240, seed=1,
                           pool=False).to_dict()  # fmt: skip

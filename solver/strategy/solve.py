@@ -65,6 +65,9 @@ class Solution:
     ev_staked: float | None = None
     ev_by_opponent: list[float] | None = None
     played: dict[str, Any] | None = None
+    #: mc: the opponents were drawn from the opponent pool (not dealt). Not part of the
+    #: JSON shape: an answer reads the same whichever way its opponents came.
+    pooled: bool = False
 
     @property
     def setting(self) -> tuple[str, str, str]:
@@ -430,7 +433,7 @@ def _solve(
                 cands, best = sc.with_greedy(cands, cr)
             scores = sc.score_field(cands, cr, method=policy, n_opp=n_opp, stakes=weights)
     scores.stake = same
-    return assemble(
+    solution = assemble(
         cands,
         scores,
         cr,
@@ -443,6 +446,8 @@ def _solve(
         candidates=n_front,
         played=played_at,
     )
+    solution.pooled = drawn is not None
+    return solution
 
 
 def played_split(hand: np.ndarray, played: Sequence | str) -> np.ndarray:
