@@ -53,7 +53,7 @@ def pools(tmp_path_factory) -> Path:
     os.environ["CAPSA_POOL_DIR"] = str(folder)
     try:
         for name in POOL_RULES:
-            PL.build_pool(name, SIZE)
+            PL.build_pool(compile_rules(name), SIZE)
     finally:
         os.environ["CAPSA_POOL_DIR"] = before or ""
     return folder
@@ -163,7 +163,7 @@ def test_score_against_deals_whole_tables_for_fouled_opponents():
 
 
 def test_pool_pick_takes_the_first_disjoint_hands_from_the_start(with_pools):
-    pool = PL.cached_pool("chinese-1-6")
+    pool = PL.cached_pool(compile_rules("chinese-1-6"))
     assert pool is not None and pool.size == SIZE
     for seed, hand in enumerate(random_hands(20, 5)):
         want = 50 + seed * 20
@@ -178,7 +178,7 @@ def test_pool_pick_takes_the_first_disjoint_hands_from_the_start(with_pools):
 
 
 def test_pool_opponents_share_no_card_with_the_hand(with_pools):
-    pool = PL.cached_pool("shisanshui")
+    pool = PL.cached_pool(compile_rules("shisanshui"))
     for players in (2, 3, 4):
         for seed, hand in enumerate(random_hands(10, players)):
             deals = 120 // (players - 1)
@@ -253,7 +253,7 @@ def test_solve_draws_from_a_cached_pool_and_deals_without_one(with_pools, tmp_pa
     pooled = solve(HAND, samples=300, seed=4).to_dict()
     assert pooled != dealt and pooled["samples"] == dealt["samples"] == 300
     assert solve(HAND, samples=300, seed=4, pool=True).to_dict() == pooled
-    path = PL.pool_path("chinese-1-6")
+    path = PL.pool_path(compile_rules("chinese-1-6"))
     assert solve(HAND, samples=300, seed=4, pool=str(path)).to_dict() == pooled
     monkeypatch.setenv("CAPSA_POOL_DIR", str(tmp_path))  # no pool there: dealt
     assert solve(HAND, samples=300, seed=4).to_dict() == dealt
@@ -279,7 +279,8 @@ def test_home_run_tables_are_dealt_not_drawn(with_pools):
     minimum of opponents the table settles pair by pair and the pool is used."""
     hr = rules_from_dict({"base": "shisanshui", "home_run_multiplier": 2,
                           "home_run_min_opponents": 2}, "shisanshui-hr")  # fmt: skip
-    assert PL.pool_key(hr) == PL.pool_key("shisanshui")  # the home run sets no hand
+    # the home run sets no hand
+    assert PL.pool_key(compile_rules(hr)) == PL.pool_key(compile_rules("shisanshui"))
     for players in (3, 4):
         assert not solve(HAND, rules=hr, players=players, samples=240, seed=1).pooled
         a = solve(HAND, rules=hr, players=players, samples=240, seed=1).to_dict()
@@ -335,7 +336,7 @@ def test_no_pool_answers_are_the_golden_ones(with_pools):
 
 
 def _copy_pool(pools: Path, folder: Path, name: str = "chinese-1-6") -> Path:
-    src = pools / PL.pool_path(name).name
+    src = pools / PL.pool_path(compile_rules(name)).name
     dst = folder / src.name
     dst.write_bytes(src.read_bytes())
     return dst
@@ -375,13 +376,13 @@ def test_a_damaged_pool_is_never_used_and_is_built_again(pools, tmp_path, monkey
     _damage(path, how)
     with pytest.raises(PL.PoolError, match="damaged|format"):
         PL.open_pool(path)
-    assert PL.cached_pool("chinese-1-6") is None
+    assert PL.cached_pool(compile_rules("chinese-1-6")) is None
     assert "not used (capsa pool builds it again)" in caplog.text
     assert solve(HAND, samples=240, seed=6).to_dict() == solve(
         HAND, samples=240, seed=6, pool=False
     ).to_dict()  # fmt: skip
-    rebuilt = PL.build_pool("chinese-1-6", SIZE)
-    assert rebuilt.path == path and PL.cached_pool("chinese-1-6") is not None
+    rebuilt = PL.build_pool(compile_rules("chinese-1-6"), SIZE)
+    assert rebuilt.path == path and PL.cached_pool(compile_rules("chinese-1-6")) is not None
     assert solve(HAND, samples=240, seed=6).to_dict() == good  # the same pool again
 
 
@@ -400,11 +401,11 @@ def test_a_pool_of_other_tables_or_another_ruleset_is_not_used(pools, tmp_path, 
     with field_override(cr, other):
         assert PL.pool_key(cr) != own
         assert PL.cached_pool(cr) is None
-    wrong = PL.pool_path("capsa")
+    wrong = PL.pool_path(compile_rules("capsa"))
     path.rename(wrong)
     with pytest.raises(PL.PoolError, match="another ruleset"):
-        PL.open_pool(wrong, PL.pool_key("capsa"))
-    assert PL.cached_pool("capsa") is None
+        PL.open_pool(wrong, PL.pool_key(compile_rules("capsa")))
+    assert PL.cached_pool(compile_rules("capsa")) is None
     stale = tmp_path / path.name.replace(PL.pool_key(cr), "0" * 32)
     stale.write_bytes(b"an old pool")
     PL.build_pool(cr, 2_000)
@@ -413,15 +414,16 @@ def test_a_pool_of_other_tables_or_another_ruleset_is_not_used(pools, tmp_path, 
 
 def test_the_pool_key_follows_tables_naturals_and_rules_not_payouts():
     base = load_rules("chinese-1-6")
-    key = PL.pool_key(base)
+    key = PL.pool_key(compile_rules(base))
     pays = rules_from_dict({"naturals": {"dragon": 26, "three_straights": 3, "six_pairs": 3,
                                          "three_flushes": 3}}, "pays")  # fmt: skip
     order = rules_from_dict({"naturals": {"dragon": 13, "six_pairs": 3, "three_straights": 3,
                                           "three_flushes": 3}}, "order")  # fmt: skip
-    assert PL.pool_key(pays) == key  # payouts set no hand
-    assert PL.pool_key(replace(base, surrender_cost=None, players=2)) == key
-    assert PL.pool_key(order) != key  # which natural a hand declares
-    assert PL.pool_key("chinese-2-4") != key and PL.pool_key("capsa") != key
+    assert PL.pool_key(compile_rules(pays)) == key  # payouts set no hand
+    assert PL.pool_key(compile_rules(replace(base, surrender_cost=None, players=2))) == key
+    assert PL.pool_key(compile_rules(order)) != key  # which natural a hand declares
+    assert PL.pool_key(compile_rules("chinese-2-4")) != key
+    assert PL.pool_key(compile_rules("capsa")) != key
 
 
 def test_a_failed_write_leaves_no_pool(tmp_path, monkeypatch):
@@ -432,12 +434,16 @@ def test_a_failed_write_leaves_no_pool(tmp_path, monkeypatch):
 
     monkeypatch.setattr(PL.os, "replace", boom)
     with pytest.raises(OSError, match="No space"):
-        PL.build_pool("chinese-1-6", 2_000)
+        PL.build_pool(compile_rules("chinese-1-6"), 2_000)
     assert list(tmp_path.iterdir()) == []
 
 
 def _build_script(size: int) -> list[str]:
-    code = f"from solver.strategy.pool import build_pool; build_pool('chinese-1-6', {size})"
+    code = (
+        "from solver.engine.compiled import compile_rules\n"
+        "from solver.strategy.pool import build_pool\n"
+        f"build_pool(compile_rules('chinese-1-6'), {size})"
+    )
     return [sys.executable, "-c", code]
 
 
@@ -451,20 +457,21 @@ def test_a_killed_build_leaves_no_pool_that_is_later_trusted(tmp_path, monkeypat
     time.sleep(6)
     proc.send_signal(signal.SIGKILL)
     proc.wait()
-    assert not PL.pool_path("chinese-1-6").exists() and PL.cached_pool("chinese-1-6") is None
-    target = PL.pool_path("chinese-1-6")
+    cr = compile_rules("chinese-1-6")
+    assert not PL.pool_path(cr).exists() and PL.cached_pool(cr) is None
+    target = PL.pool_path(cr)
     half = tmp_path / f".{target.name}.abc123.tmp"  # what a writer killed mid-write leaves
-    full = PL.build_pool("chinese-1-6", 2_000)
+    full = PL.build_pool(compile_rules("chinese-1-6"), 2_000)
     half.write_bytes(full.path.read_bytes()[:5000])
     full.path.unlink()
     PL._OPEN.clear()
-    assert PL.cached_pool("chinese-1-6") is None
+    assert PL.cached_pool(compile_rules("chinese-1-6")) is None
     assert solve(HAND, samples=60, seed=1).to_dict() == solve(
         HAND, samples=60, seed=1, pool=False
     ).to_dict()  # fmt: skip
     old = time.time() - 3600
     os.utime(half, (old, old))
-    PL.build_pool("chinese-1-6", 2_000)
+    PL.build_pool(compile_rules("chinese-1-6"), 2_000)
     assert not half.exists()
 
 
@@ -476,16 +483,16 @@ def test_two_builds_at_once_give_one_sound_pool(tmp_path, monkeypatch):
         _, err = p.communicate(timeout=600)
         assert p.returncode == 0, err.decode()
     files = sorted(x.name for x in tmp_path.iterdir())
-    assert files == [PL.pool_path("chinese-1-6").name]
-    pool = PL.open_pool(tmp_path / files[0], PL.pool_key("chinese-1-6"))
+    assert files == [PL.pool_path(compile_rules("chinese-1-6")).name]
+    pool = PL.open_pool(tmp_path / files[0], PL.pool_key(compile_rules("chinese-1-6")))
     assert pool.size == 30_000
 
 
 def test_pool_sizes_are_checked():
     with pytest.raises(ValueError, match="pool size must be from 1,000 to"):
-        PL.build_pool("chinese-1-6", 10)
+        PL.build_pool(compile_rules("chinese-1-6"), 10)
     with pytest.raises(ValueError, match="whole number"):
-        PL.build_pool("chinese-1-6", 2.5)  # type: ignore[arg-type]
+        PL.build_pool(compile_rules("chinese-1-6"), 2.5)  # type: ignore[arg-type]
 
 
 def test_pool_pays_when_the_dealt_opponents_outnumber_its_hands():

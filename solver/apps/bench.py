@@ -599,7 +599,8 @@ def _a_pool(rules: Any, size: int | None = None) -> Iterator[tuple[Any, float]]:
     import tempfile
 
     pools = _need("solver.strategy.pool")
-    found = pools.cached_pool(rules)
+    cr = _need("solver.engine.compiled", "compile_rules")(rules)
+    found = pools.cached_pool(cr)
     if found is not None:
         yield found, 0.0
         return
@@ -608,7 +609,7 @@ def _a_pool(rules: Any, size: int | None = None) -> Iterator[tuple[Any, float]]:
         os.environ["CAPSA_POOL_DIR"] = folder
         try:
             t0 = time.perf_counter()
-            built = pools.build_pool(rules, size or BENCH_POOL_SIZE)
+            built = pools.build_pool(cr, size or BENCH_POOL_SIZE)
             yield built, time.perf_counter() - t0
         finally:
             if before is None:
@@ -736,6 +737,7 @@ def pool_build(
 
     pools = _need("solver.strategy.pool")
     r = _rules(rules)
+    cr = _need("solver.engine.compiled", "compile_rules")(r)
     n = n or pools.DEFAULT_POOL_SIZE
     default = pools.DEFAULT_POOL_SIZE
     nbytes: list[int] = []
@@ -743,7 +745,7 @@ def pool_build(
 
         def build(size: int) -> None:
             path = os.path.join(folder, f"pool-{size}.bin")
-            nbytes.append(pools.build_pool(r, size, path=path).nbytes)
+            nbytes.append(pools.build_pool(cr, size, path=path).nbytes)
             os.unlink(path)
 
         t0 = time.perf_counter()

@@ -48,10 +48,10 @@ from typing import Any
 
 import numpy as np
 
-from solver.engine.compiled import CompiledRules, compile_rules
+from solver.engine.compiled import CompiledRules
 from solver.engine.errors import InputError
+from solver.engine.inputs import quote
 from solver.engine.layout import NKEY, NSUB5, P_HR_MIN, P_HR_MULT
-from solver.engine.rules import Rules
 from solver.strategy.field import FieldTables, get_field, play_digest
 from solver.strategy.threads import Stop
 
@@ -203,11 +203,16 @@ _KEYS: dict[tuple[int, int], tuple[CompiledRules, FieldTables, str]] = {}
 _KEYS_LOCK = threading.Lock()
 
 
-def pool_key(rules: Rules | CompiledRules | str | None, tables: FieldTables | None = None) -> str:
-    """The key of the pool for a ruleset and field tables (its own, by default): 32 hex
-    digits over the code and every array the hand-setting and natural kernels read (the
-    module docstring). Worked out once per process per ruleset and tables."""
-    cr = compile_rules(rules)
+def _compiled(cr: CompiledRules, who: str) -> None:
+    if not isinstance(cr, CompiledRules):
+        raise TypeError(f"{who} takes a CompiledRules (solver.engine.compiled.compile_rules)")
+
+
+def pool_key(cr: CompiledRules, tables: FieldTables | None = None) -> str:
+    """The key of the pool for a compiled ruleset and field tables (its own, by default):
+    32 hex digits over the code and every array the hand-setting and natural kernels
+    read (the module docstring). Worked out once per process per ruleset and tables."""
+    _compiled(cr, "pool_key")
     tables = tables if tables is not None else get_field(cr)
     ident = (id(cr), id(tables))
     with _KEYS_LOCK:
@@ -237,17 +242,16 @@ def pool_key(rules: Rules | CompiledRules | str | None, tables: FieldTables | No
     return key
 
 
-def _family(rules: Rules) -> str:
+def _family(cr: CompiledRules) -> str:
     """8 hex digits naming a ruleset's pools whatever the code (to remove stale ones)."""
-    names = ",".join(name for name, _ in rules.naturals)
-    return hashlib.sha256(f"{play_digest(rules)};{names}".encode()).hexdigest()[:8]
+    names = ",".join(name for name, _ in cr.rules.naturals)
+    return hashlib.sha256(f"{play_digest(cr.rules)};{names}".encode()).hexdigest()[:8]
 
 
-def pool_path(rules: Rules | CompiledRules | str | None, key: str | None = None) -> Path:
-    """The file of the pool for a ruleset (and its own field tables)."""
-    cr = compile_rules(rules)
+def pool_path(cr: CompiledRules, key: str | None = None) -> Path:
+    """The file of the pool for a compiled ruleset (and its own field tables)."""
     key = key or pool_key(cr)
-    return pool_dir() / f"pool-v{POOL_VERSION}-{_family(cr.rules)}-{key}.bin"
+    return pool_dir() / f"pool-v{POOL_VERSION}-{_family(cr)}-{key}.bin"
 
 
 # --------------------------------------------------------------------------- reading
@@ -347,10 +351,10 @@ def _read(path: Path, size: int) -> OpponentPool:
 # --------------------------------------------------------------------------- finding
 
 
-def cached_pool(rules: Rules | CompiledRules | str | None) -> OpponentPool | None:
-    """The ruleset's pool when one is cached and sound, else None (a damaged one is said
-    on the ``capsa`` logger, once per process, and left for a build to replace)."""
-    cr = compile_rules(rules)
+def cached_pool(cr: CompiledRules) -> OpponentPool | None:
+    """The compiled ruleset's pool when one is cached and sound, else None (a damaged one
+    is said on the ``capsa`` logger, once per process, and left for a build to
+    replace)."""
     key = pool_key(cr)
     path = pool_path(cr, key)
     if not path.exists():
@@ -402,7 +406,7 @@ def pool_pays(hands: int | None, samples: int, size: int = DEFAULT_POOL_SIZE) ->
 
 
 def build_pool(
-    rules: Rules | CompiledRules | str | None,
+    cr: CompiledRules,
     size: int = DEFAULT_POOL_SIZE,
     *,
     progress: Callable[[int, int], None] | None = None,
@@ -410,32 +414,50 @@ def build_pool(
     threads: int | None = None,
     path: str | os.PathLike[str] | None = None,
 ) -> OpponentPool:
-    """Build the ruleset's pool of ``size`` hands on every core (``threads``), write it
-    (to ``path``, default ``pool_path``) and return it, memory-mapped. ``progress(done,
-    size)`` after every block of hands; ``stop`` (or Ctrl-C) ends the build within a
-    block, writing nothing. Stale pools of the same ruleset (other code or field tables)
-    are removed once the new one is in place."""
-    from solver.engine.settlement import find_naturals
-    from solver.strategy.deal import deal_hands
-    from solver.strategy.policy import set_sorted_hands
-
+    """Build the compiled ruleset's pool of ``size`` hands on every core (``threads``),
+    write it (to ``path``, default ``pool_path``) and return it, memory-mapped.
+    ``progress(done, size)`` after every block of hands; ``stop`` (or Ctrl-C) ends the
+    build within a block, writing nothing. Stale pools of the same ruleset (other code or
+    field tables) are removed once the new one is in place."""
+    _compiled(cr, "build_pool")
     if isinstance(size, bool) or not isinstance(size, int | np.integer):
-        raise InputError(f"pool size must be a whole number, got {size!r}")
+        raise InputError(f"pool size must be a whole number, got {quote(size)}")
     if not MIN_POOL_SIZE <= size <= MAX_POOL_SIZE:
         raise InputError(f"pool size must be from {MIN_POOL_SIZE:,} to {MAX_POOL_SIZE:,}, "
                          f"got {size:,}")  # fmt: skip
     size = int(size)
-    cr = compile_rules(rules)
     tables = get_field(cr)
     key = pool_key(cr, tables)
     target = Path(path) if path is not None else pool_path(cr, key)
+    arrays = _set_hands(cr, tables, size, progress, stop, threads)
+    meta = {"rules": cr.rules.name, "play_digest": play_digest(cr.rules),
+            "natural_names": [n for n, _ in cr.rules.naturals], "seed": POOL_SEED}  # fmt: skip
+    _write(target, key, size, arrays, meta)
+    if path is None:
+        _remove_stale(target)
+    return open_pool(target, key)
+
+
+def _set_hands(
+    cr: CompiledRules,
+    tables: FieldTables,
+    size: int,
+    progress: Callable[[int, int], None] | None,
+    stop: Stop | None,
+    threads: int | None,
+) -> dict[str, np.ndarray]:
+    """The pool's arrays: ``size`` independent random hands (from ``POOL_SEED``, a block
+    at a time), each set by the field and its natural found."""
+    from solver.engine.settlement import find_naturals
+    from solver.strategy.deal import deal_hands
+    from solver.strategy.policy import set_sorted_hands
+
     rng = np.random.default_rng(POOL_SEED)
-    masks = np.empty(size, np.uint64)
-    keys = np.empty((size, 3), np.uint16)
-    split = np.empty((size, 3), np.uint16)
-    roy_id = np.empty(size, np.uint16)
-    nat = np.empty(size, np.int8)
-    foul = np.empty(size, np.bool_)
+    out = {
+        "masks": np.empty(size, np.uint64), "keys": np.empty((size, 3), np.uint16),
+        "split": np.empty((size, 3), np.uint16), "roy_id": np.empty(size, np.uint16),
+        "nat": np.empty(size, np.int8), "foul": np.empty(size, np.bool_),
+    }  # fmt: skip
     royalty_rows: dict[tuple[float, ...], int] = {}
     nat_at: list[np.ndarray] = []
     nat_key: list[np.ndarray] = []
@@ -448,37 +470,28 @@ def build_pool(
         sp, ks, rs, _ = set_sorted_hands(hands, cr, "field", field=tables, threads=threads,
                                          stop=stop)  # fmt: skip
         ids, nks = find_naturals(hands, cr)
-        masks[lo:hi] = np.bitwise_or.reduce(bit[hands], axis=1)
-        keys[lo:hi] = ks
-        split[lo:hi] = sp
-        nat[lo:hi] = ids
-        foul[lo:hi] = ~((ks[:, 0] <= ks[:, 1]) & (ks[:, 1] <= ks[:, 2]))
+        out["masks"][lo:hi] = np.bitwise_or.reduce(bit[hands], axis=1)
+        out["keys"][lo:hi] = ks
+        out["split"][lo:hi] = sp
+        out["nat"][lo:hi] = ids
+        out["foul"][lo:hi] = ~((ks[:, 0] <= ks[:, 1]) & (ks[:, 1] <= ks[:, 2]))
         rows, inverse = np.unique(rs, axis=0, return_inverse=True)
         ids_here = np.array([royalty_rows.setdefault(tuple(r), len(royalty_rows))
                              for r in rows.tolist()], np.int64)  # fmt: skip
         if len(royalty_rows) > 65536:
             raise PoolError("more than 65,536 kinds of royalties: no pool for this ruleset")
-        roy_id[lo:hi] = ids_here[inverse.reshape(-1)]
+        out["roy_id"][lo:hi] = ids_here[inverse.reshape(-1)]
         has = np.flatnonzero(ids >= 0)
         nat_at.append(has + lo)
         nat_key.append(nks[has])
         if progress is not None:
             progress(hi, size)
-    table = np.zeros((max(1, len(royalty_rows)), 4))
+    out["roy_table"] = np.zeros((max(1, len(royalty_rows)), 4))
     for r, i in royalty_rows.items():
-        table[i] = r
-    arrays = {
-        "masks": masks, "keys": keys, "split": split, "roy_id": roy_id, "nat": nat,
-        "foul": foul, "roy_table": table,
-        "nat_at": np.concatenate(nat_at).astype(np.int64),
-        "nat_key": np.concatenate(nat_key).astype(np.int64),
-    }  # fmt: skip
-    meta = {"rules": cr.rules.name, "play_digest": play_digest(cr.rules),
-            "natural_names": [n for n, _ in cr.rules.naturals], "seed": POOL_SEED}  # fmt: skip
-    _write(target, key, size, arrays, meta)
-    if path is None:
-        _remove_stale(target)
-    return open_pool(target, key)
+        out["roy_table"][i] = r
+    out["nat_at"] = np.concatenate(nat_at).astype(np.int64)
+    out["nat_key"] = np.concatenate(nat_key).astype(np.int64)
+    return out
 
 
 def _write(target: Path, key: str, size: int, arrays: dict[str, np.ndarray], meta: dict) -> None:

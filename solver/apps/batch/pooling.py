@@ -19,12 +19,12 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from solver.apps.batch.errors import BatchError, BatchFailed
-from solver.engine.compiled import compile_rules
+from solver.engine.compiled import CompiledRules, compile_rules
 from solver.engine.rules import Rules
 
 __all__ = ["PoolPlan", "plan_pool", "ready_pool"]
@@ -34,12 +34,14 @@ log = logging.getLogger("capsa")
 
 @dataclass(frozen=True)
 class PoolPlan:
-    """The pool a run draws from: its file, key and size; ``cached``: it is there now."""
+    """The pool a run draws from: its file, key and size; ``cached``: it is there now;
+    ``cr``: the ruleset, compiled."""
 
     path: str
     key: str
     size: int
     cached: bool
+    cr: CompiledRules = field(compare=False, repr=False)
 
     @property
     def ident(self) -> str:
@@ -89,18 +91,17 @@ def plan_pool(
                 "not build (other code or field tables); run again without --resume"
             )
         want = int(old_size)
-        return PoolPlan(path, key, want, found is not None and found.size == want)
+        return PoolPlan(path, key, want, found is not None and found.size == want, cr)
     if found is not None:
-        return PoolPlan(path, key, found.size, True)
+        return PoolPlan(path, key, found.size, True, cr)
     size = size or DEFAULT_POOL_SIZE
     if pool is True or pool_pays(lines, samples or DEFAULT_SAMPLES, size):
-        return PoolPlan(path, key, size, False)
+        return PoolPlan(path, key, size, False, cr)
     return None
 
 
 def ready_pool(
     plan: PoolPlan,
-    rules: Rules,
     lines: int | None,
     samples: int | None,
     progress: Callable[[int, int], None] | None = None,
@@ -120,13 +121,13 @@ def ready_pool(
     log.warning(
         "building the opponent pool for %s first (%s hands set once, %s; cached in %s for "
         "every later mc solve)",
-        rules.name,
+        plan.cr.rules.name,
         f"{plan.size:,}",
         why,
         Path(plan.path).parent,
     )
     try:
-        built = build_pool(rules, plan.size, progress=progress)
+        built = build_pool(plan.cr, plan.size, progress=progress)
         open_pool(built.path, plan.key)
     except PoolError as exc:
         raise BatchFailed(f"cannot build the opponent pool: {exc}") from None

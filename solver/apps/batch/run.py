@@ -343,7 +343,7 @@ def run_batch(
         job = dataclasses.replace(job, skip_upto=out.resumed_after)
         if plan is not None:  # the output is ours (locked): build the pool if need be
             left = None if inp.total_lines is None else inp.total_lines - out.resumed_after
-            ready_pool(plan, rules, left, samples, on_pool)
+            ready_pool(plan, left, samples, on_pool)
         lines = inp.lines
         if out.resumed_after:
             lines = check_resume_point(
