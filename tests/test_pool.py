@@ -363,11 +363,17 @@ def _damage(path: Path, how: str) -> None:
         data[i] = ord("1") if data[i] != ord("1") else ord("2")
     elif how == "last byte":
         data[-1] ^= 1
+    elif how in ("not an object", "arrays not objects"):
+        start = len(PL._MAGIC) + 8
+        head = json.loads(bytes(data[start:head_end]))
+        head = [1, 2] if how == "not an object" else {**head, "arrays": [1] * len(head["arrays"])}
+        raw = json.dumps(head).encode()
+        data[start:head_end] = raw + b" " * (head_end - start - len(raw))
     path.write_bytes(bytes(data))
 
 
 @pytest.mark.parametrize("how", ["flip a bit", "truncate", "grow", "magic", "size", "crc",
-                                 "last byte"])  # fmt: skip
+                                 "last byte", "not an object", "arrays not objects"])  # fmt: skip
 def test_a_damaged_pool_is_never_used_and_is_built_again(pools, tmp_path, monkeypatch, caplog,
                                                          how):  # fmt: skip
     monkeypatch.setenv("CAPSA_POOL_DIR", str(tmp_path))
