@@ -52,18 +52,13 @@ from solver.engine.compiled import CompiledRules
 from solver.engine.errors import InputError
 from solver.engine.inputs import quote
 from solver.engine.layout import NKEY, NSUB5, P_HR_MIN, P_HR_MULT
+from solver.engine.options import DEFAULT_POOL_SIZE, MAX_POOL_SIZE, MIN_POOL_SIZE
 from solver.strategy.field import FieldTables, get_field, play_digest
 from solver.strategy.threads import Stop
 
 log = logging.getLogger("capsa")
 
 POOL_VERSION = 1
-#: Hands in a pool unless told otherwise: about 25,600 of them share no card with a hand
-#: (C(39,13) / C(52,13) = 1.28%), eight times the default 3,000 opponent hands.
-DEFAULT_POOL_SIZE = 2_000_000
-#: Smallest and largest pool ``build_pool`` makes.
-MIN_POOL_SIZE = 1_000
-MAX_POOL_SIZE = 50_000_000
 #: The pool's hands come from this seed (so every build of one key is the same pool).
 POOL_SEED = 20260323
 #: Hands set per block of the build (``progress`` is called after each).
