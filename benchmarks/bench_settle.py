@@ -28,6 +28,7 @@ import pytest
 
 from solver.engine import _kernels as k
 from solver.engine import settlement as S
+from solver.engine.compiled import compile_rules
 from solver.engine.rules import NATURAL_NAMES, PRESETS
 
 N = 1_000_000
@@ -47,9 +48,9 @@ def warm() -> dict[str, float]:
     rng = np.random.default_rng(1)
     for rules in PRESETS.values():
         deals = _settings(rng, 4)
-        a = S.summarize_batch(deals[:, :13], rules)
-        b = S.summarize_batch(deals[:, 13:], rules)
-        S.settle_pairs(a, b, rules)
+        a = S.summarize_batch(deals[:, :13], compile_rules(rules))
+        b = S.summarize_batch(deals[:, 13:], compile_rules(rules))
+        S.settle_pairs(a, b, compile_rules(rules))
         k._settle_against(*a, a[0][0], a[1][0], a[2][0], S.compile_rules(rules).params,
                           np.empty(4))  # fmt: skip
     return {"first_call_s": time.perf_counter() - t0}
@@ -61,13 +62,13 @@ def data(request, warm):
     rules = PRESETS[request.param]
     rng = np.random.default_rng(0)
     deals = _settings(rng, N)
-    a = S.summarize_batch(deals[:, :13], rules)
-    b = S.summarize_batch(deals[:, 13:], rules)
+    a = S.summarize_batch(deals[:, :13], compile_rules(rules))
+    b = S.summarize_batch(deals[:, 13:], compile_rules(rules))
     legal: list = [[], [], []]
     while sum(len(x) for x in legal[0]) < 2 * N:
         more = _settings(rng, N)
         for half in (more[:, :13], more[:, 13:]):
-            keys, roys, fouls = S.summarize_batch(half, rules)
+            keys, roys, fouls = S.summarize_batch(half, compile_rules(rules))
             legal[0].append(keys[~fouls])
             legal[1].append(roys[~fouls])
             legal[2].append(fouls[~fouls])
@@ -176,7 +177,7 @@ def test_find_naturals(benchmark, data, warm):
     hands = np.ascontiguousarray(data["deals"][:N_HANDS, :13])
     rate = _time(
         benchmark,
-        lambda: S.find_naturals(hands, data["rules"]),
+        lambda: S.find_naturals(hands, compile_rules(data["rules"])),
         N_HANDS,
         5,
         warm,
@@ -193,10 +194,10 @@ def test_find_all_naturals(benchmark, data, warm):
     every = dataclasses.replace(
         data["rules"], name="every", naturals=tuple((n, 1) for n in NATURAL_NAMES)
     )
-    S.find_naturals(hands[:10], every)
+    S.find_naturals(hands[:10], compile_rules(every))
     rate = _time(
         benchmark,
-        lambda: S.find_naturals(hands, every),
+        lambda: S.find_naturals(hands, compile_rules(every)),
         N_HANDS,
         5,
         warm,

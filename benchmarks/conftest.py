@@ -67,7 +67,7 @@ def measure(benchmark, runner) -> Callable[[str], bench.Result]:
 
 
 def record(benchmark, result: bench.Result) -> None:
-    """Put the rate and the DESIGN.md target beside pytest-benchmark's timings."""
+    """Put the rate and the target (docs/benchmarks.md) beside pytest-benchmark's timings."""
     benchmark.extra_info.update(
         {
             "items": result.items,

@@ -11,10 +11,14 @@ build may not reload under another thread count); no kernel uses it today.
 file only: a kernel inlines the kernels it calls and reads module constants as
 compile-time values, and a change to either in another file would leave stale machine
 code in the cache. So the cache lives in a folder named after a digest of every file
-kernels are built from (``KERNEL_SOURCES``: the ``_kernels.py`` modules, this module and
-``solver/engine/layout.py``): any change there starts a fresh cache. The folder is
-``$NUMBA_CACHE_DIR`` or the user cache folder (``platformdirs``), under
-``capsa-kernels-DIGEST``.
+kernels are built from: this module and ``_kernels.py``, and the files a package whose
+kernels call the evaluator's registers with ``register_kernel_sources`` before it makes
+them (solver registers its ``_kernels.py`` modules and ``solver/engine/layout.py``,
+whose constants they read). Any change there starts a fresh cache; the evaluator names
+no other package. The folder is ``$NUMBA_CACHE_DIR`` or the user cache folder
+(``platformdirs``), under ``capsa-kernels-DIGEST``: kernels made before a registration
+are cached under the digest of the files registered then (they are built from those
+only).
 
 **Loading a cached kernel takes only what it needs.** Before numba loads a cached kernel
 it refreshes its whole target context: it imports and registers every lowering it could
@@ -41,7 +45,7 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import TypeVar
 
@@ -49,36 +53,52 @@ log = logging.getLogger("capsa")
 
 _OPTIONS = {"cache": True, "nogil": True, "error_model": "numpy"}
 
-_ROOT = Path(__file__).resolve().parent.parent
-#: Files whose contents every cached kernel depends on (relative to the folder holding
-#: the evaluator and solver packages). A kernel may call only kernels of these modules
-#: and read only constants defined in them.
-KERNEL_SOURCES: tuple[str, ...] = (
-    "evaluator/_jit.py",
-    "evaluator/_kernels.py",
-    "solver/engine/layout.py",
-    "solver/engine/_kernels.py",
-    "solver/strategy/_kernels.py",
-)
+_HERE = Path(__file__).resolve().parent
+#: The files the cached kernels are built from, by the name the digest knows each by:
+#: the evaluator's own, then those registered (``register_kernel_sources``). A kernel
+#: may call only kernels of these modules and read only constants defined in them.
+_SOURCES: dict[str, Path] = {
+    "evaluator/_jit.py": _HERE / "_jit.py",
+    "evaluator/_kernels.py": _HERE / "_kernels.py",
+}
 
 
-def sources_digest(root: Path = _ROOT) -> str:
-    """16 hex digits over numba's version and the contents of ``KERNEL_SOURCES`` (a missing
-    file counts too)."""
+def register_kernel_sources(files: Mapping[str, str | os.PathLike[str]]) -> None:
+    """Add the files a package's kernels are built from (``{name: path}``: its kernel
+    modules and the modules whose constants they read) to the kernel cache's digest.
+    Call it before the package makes its first kernel; kernels made from then on are
+    cached under the digest over these files and the evaluator's."""
+    for name, path in files.items():
+        _SOURCES.setdefault(name, Path(path))
+
+
+def kernel_sources() -> dict[str, Path]:
+    """The files the digest covers now, in order (the evaluator's first)."""
+    return dict(_SOURCES)
+
+
+def sources_digest() -> str:
+    """16 hex digits over numba's version and the contents of the kernel sources (a
+    missing file counts too)."""
     import numba  # its __version__: reading the installed metadata takes longer
 
     h = hashlib.sha256(f"numba {numba.__version__};".encode())
-    for rel in KERNEL_SOURCES:
+    for name, path in _SOURCES.items():
         try:
-            h.update(rel.encode() + b"\0" + (root / rel).read_bytes() + b"\0")
+            h.update(name.encode() + b"\0" + path.read_bytes() + b"\0")
         except OSError:
-            h.update(rel.encode() + b"\0missing\0")
+            h.update(name.encode() + b"\0missing\0")
     return h.hexdigest()[:16]
 
 
-@functools.cache
 def cache_dir() -> Path | None:
-    """The writable kernel cache folder, or None (numba's default locations then)."""
+    """The writable kernel cache folder for the kernel sources registered so far, or
+    None (numba's default locations then)."""
+    return _cache_dir(tuple(_SOURCES))
+
+
+@functools.cache
+def _cache_dir(names: tuple[str, ...]) -> Path | None:
     base = os.environ.get("NUMBA_CACHE_DIR")
     if not base:
         import platformdirs

@@ -30,7 +30,6 @@ import hashlib
 import itertools
 import logging
 import os
-import tempfile
 import threading
 from math import comb
 from pathlib import Path
@@ -314,24 +313,12 @@ def _load_cached(path: Path) -> Tables | None:
 
 
 def _save(t: Tables, path: Path) -> None:
-    """Write atomically: a temporary file in the same folder, then rename."""
+    """Write the cache whole or not at all (``evaluator.files.atomic_write``)."""
+    from evaluator.files import atomic_write
+
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=path.name, suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            np.savez(
-                fh,
-                digest=np.array(tables_digest(t)),
-                builder=np.array(builder_digest()),
-                **t._asdict(),
-            )
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    arrays = {"digest": np.array(tables_digest(t)), "builder": np.array(builder_digest())}
+    atomic_write(path, lambda fh: np.savez(fh, **arrays, **t._asdict()), binary=True)
 
 
 _lock = threading.Lock()

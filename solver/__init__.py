@@ -27,8 +27,8 @@ _LAZY = {
     "find_natural": "solver.engine.settlement",
     "solve": "solver.strategy.solve",
     "Solution": "solver.strategy.solve",
-    "set_hand": "solver.strategy.policy",
-    "set_hands": "solver.strategy.policy",
+    "set_hand": "solver.strategy.setting",
+    "set_hands": "solver.strategy.setting",
 }
 
 

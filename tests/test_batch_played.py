@@ -225,8 +225,9 @@ def test_cli_batch_into_report(mixed):
 
 
 def test_the_readme_session_is_a_clean_file_of_played_hands(tmp_path):
-    """docs/examples/session.txt, the README's worked example: 24 settings played, no
-    bad line, every kind of advice there (a natural and a surrender missed, fouls)."""
+    """docs/examples/session.txt, the worked example of the README and docs/report.md: 24
+    settings played, no bad line, every kind of advice there (a natural and a surrender
+    missed, fouls)."""
     src = Path(__file__).resolve().parent.parent / "docs" / "examples" / "session.txt"
     out = tmp_path / "session.jsonl"
     res = B.run_batch(src, out, workers=1, policy="field")

@@ -111,7 +111,7 @@ def test_error_line():
 def test_hand_seed_is_the_documented_one():
     import numpy as np
 
-    # README: numpy.random.SeedSequence([seed, line]).generate_state(1)[0]
+    # docs/batch.md: numpy.random.SeedSequence([seed, line]).generate_state(1)[0]
     for seed, line in ((0, 1), (0, 2), (7, 1), (2**40, 10**9)):
         want = int(np.random.SeedSequence([seed, line]).generate_state(1)[0])
         assert C.hand_seed(seed, line) == want

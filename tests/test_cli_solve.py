@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 
 import evaluator as ev
 from solver.cli import app
+from solver.engine.compiled import compile_rules
 from solver.engine.rules import load_rules
 from tests import reference as ref
 
@@ -180,7 +181,7 @@ def test_train_writes_tables_that_load(tmp_path):
     assert "converged after 3 rounds" in res.stderr and "round 3: tables moved" in res.stderr
     from solver.strategy.field import load_field_file
 
-    t = load_field_file(dest, load_rules("per-row"))
+    t = load_field_file(dest, compile_rules("per-row"))
     assert t.meta["seed"] == 20261130 and t.meta["rounds"] == 3
     assert np.allclose(t.dist.sum(axis=1), 1)
 
@@ -190,10 +191,10 @@ def test_train_defaults_are_the_library_defaults():
     cannot import the library for its help text, so it writes the numbers down)."""
     import inspect
 
-    from solver import cli
+    from solver.cli.commands.train import train as command
     from solver.strategy import train as T
 
-    opts = {name: p.default for name, p in inspect.signature(cli.train).parameters.items()}
+    opts = {name: p.default for name, p in inspect.signature(command).parameters.items()}
     lib = {name: p.default for name, p in inspect.signature(T.train).parameters.items()}
     assert opts["rounds"] == lib["rounds"] == T.DEFAULT_ROUNDS
     assert opts["hands"] == lib["hands_per_round"] == T.DEFAULT_HANDS

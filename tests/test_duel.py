@@ -14,7 +14,9 @@ from typer.testing import CliRunner
 
 from solver.apps import duel as du
 from solver.cli import app
+from solver.engine.compiled import compile_rules
 from solver.engine.rules import load_rules
+from solver.strategy.deal import deal_hands
 
 PER_ROW = load_rules("per-row")  # no scoop bonus, no royalties: a foul loses exactly 3
 
@@ -129,13 +131,13 @@ def test_confidence_interval_edge_cases():
 
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_deal_hands(players):
-    hands = du.deal_hands(50, players, seed=7)
+    hands = deal_hands(np.random.default_rng(7), 50, players)
     assert hands.shape == (50, players, 13) and hands.dtype == np.uint8
     flat = hands.reshape(50, -1)
     assert all(len(set(row.tolist())) == 13 * players for row in flat)
     assert (np.diff(hands.astype(int), axis=2) > 0).all()  # each hand sorted
-    assert np.array_equal(hands, du.deal_hands(50, players, seed=7))
-    assert not np.array_equal(hands, du.deal_hands(50, players, seed=8))
+    assert np.array_equal(hands, deal_hands(np.random.default_rng(7), 50, players))
+    assert not np.array_equal(hands, deal_hands(np.random.default_rng(8), 50, players))
 
 
 # ---------------------------------------------------------------- duplicate scoring
@@ -180,13 +182,13 @@ def test_duel_is_antisymmetric():
 def test_score_duplicate_matches_settle():
     from solver.engine.settlement import settle
 
-    hands = du.deal_hands(4, 3, seed=11)
+    hands = deal_hands(np.random.default_rng(11), 4, 3)
     flat = hands.reshape(-1, 13)
     a = np.sort(flat, axis=1)
-    from solver.strategy.policy import set_hands
+    from solver.strategy.setting import set_hands
 
     b = set_hands(flat, PER_ROW, "greedy")
-    s = du.score_duplicate(a, b, hands, load_rules("chinese-1-6"))
+    s = du.score_duplicate(a, b, hands, compile_rules("chinese-1-6"))
     for d in range(4):
         total = 0.0
         for i in range(3):

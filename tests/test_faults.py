@@ -3,7 +3,7 @@
 Bad duel bots (a hanging one whose child keeps the pipes open, endless writers, Ctrl-C
 during a duel), a full stdout, bad UTF-8 on stdin, an unwritable `train -o`, values too
 large to work with, usage errors, a bug: each ends in at most one line on stderr and the
-documented exit code (README "Exit codes" and "Limits"), never a traceback, a hang or
+documented exit code (docs/cli.md, "Exit codes" and "Limits"), never a traceback, a hang or
 a process left behind. The subprocess timeouts are liveness checks with a wide margin,
 not speed bounds.
 """

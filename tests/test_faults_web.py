@@ -380,20 +380,20 @@ def test_a_page_on_another_origin_cannot_make_it_solve(browser, served, tmp_path
     assert httpx.post(served.url + "api/solve", json=FIELD).status_code == 200
 
 
-# --------------------------------------------------------------------------- the README
+# --------------------------------------------------------------------------- docs/serve.md
 
 
-def test_the_readme_curl_examples_give_what_the_readme_shows(served):
-    """README "The JSON API": each `$ curl ...` line, run against the real server, prints
-    the line shown under it (up to a closing `...`)."""
+def test_the_curl_examples_give_what_the_page_shows(served):
+    """docs/serve.md, "The JSON API": each `$ curl ...` line, run against the real server,
+    prints the line shown under it (up to a closing `...`)."""
     import shlex
     import shutil
     import subprocess
 
     if shutil.which("curl") is None:
         pytest.skip("curl is not installed")
-    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
-    section = readme.split("### The JSON API", 1)[1].split("\n### ", 1)[0]
+    page = Path(__file__).resolve().parent.parent / "docs" / "serve.md"
+    section = page.read_text(encoding="utf-8").split("## The JSON API", 1)[1].split("\n## ", 1)[0]
     lines = section.splitlines()
     host, port = host_port(served.url)
     shown = [(cmd, lines[i + 1]) for i, cmd in enumerate(lines) if cmd.startswith("$ curl ")]

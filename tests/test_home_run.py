@@ -26,7 +26,8 @@ from evaluator import CardParseError, parse_cards, parse_hand
 from solver.engine import settlement as S
 from solver.engine.compiled import compile_rules
 from solver.engine.errors import InputError
-from solver.engine.rules import PRESETS, Rules, RulesError, load_rules, rules_from_dict, to_toml
+from solver.engine.rules import PRESETS, Rules, RulesError, load_rules, rules_from_dict
+from solver.engine.ruleset_files import to_toml
 from solver.strategy.scoring import Opponents, deal_opponents, score_against
 from solver.strategy.solve import solve
 from solver.strategy.splits import Candidates, candidates, split_cards, split_of
@@ -160,7 +161,7 @@ def test_digest_moves_only_when_the_home_run_is_on():
 
 def test_shown_by_capsa_rules_and_the_page_summary(tmp_path):
     from solver.apps.web.api import summary
-    from solver.engine.rules import describe_rules, rules_summary
+    from solver.engine.ruleset_text import describe_rules, rules_summary
 
     assert dict(describe_rules(PRESETS["chinese-1-6"]))["home_run"] == "off"
     shown = dict(describe_rules(hr(home_run_multiplier=2.5, home_run_min_opponents=2)))
@@ -189,12 +190,13 @@ def test_shown_by_capsa_rules_and_the_page_summary(tmp_path):
 
 def test_the_field_tables_ignore_the_home_run():
     """docs/rules.md#the-field-strategy-is-pairwise: the same tables as without it."""
-    from solver.strategy.field import field_ready, play_digest
+    from solver.strategy.field import play_digest
+    from solver.strategy.trained import field_ready
 
     for name, r in PRESETS.items():
         on = hr(name, home_run_min_opponents=1)
         assert play_digest(on) == play_digest(r)
-        assert field_ready(on)
+        assert field_ready(compile_rules(on))
 
 
 # ------------------------------------------------------------------------ whole tables
@@ -353,11 +355,12 @@ def test_settle_tables_in_a_batch():
     k = 3
     tables = [t for t in tables if len(t) == k]
     flat = np.array([np.concatenate([np.array(row) for row in s]) for t in tables for s in t])
-    out = S.settle_tables(S.summarize_batch(flat.astype(np.uint8), r), k, r)
+    cr = compile_rules(r)
+    out = S.settle_tables(S.summarize_batch(flat.astype(np.uint8), cr), k, cr)
     want = [x for t in tables for x in solver.settle_table(t, r)]
     np.testing.assert_array_equal(out, want)
     with pytest.raises(ValueError, match="not tables of 3"):
-        S.settle_tables(S.summarize_batch(flat[:4].astype(np.uint8), r), k, r)
+        S.settle_tables(S.summarize_batch(flat[:4].astype(np.uint8), cr), k, cr)
 
 
 # ----------------------------------------------------------------- Monte Carlo and exact
@@ -401,7 +404,7 @@ def crafted_opponents(hand: np.ndarray, r: Rules, n_opp: int, deals: int, seed: 
                 natkey.append(0)
                 deal.append(triple(s))
         entries.append(deal)
-    keys, roys, fouls = S.summarize_batch(np.array(sets), r)
+    keys, roys, fouls = S.summarize_batch(np.array(sets), compile_rules(r))
     opp = Opponents(n_opp, keys, roys, np.array(nat, np.int64), np.array(natkey, np.int64), fouls)
     return opp, entries
 
@@ -455,7 +458,7 @@ def test_mc_values_equal_the_oracle_against_field_opponents(players):
     a strong hand (it scoops every opponent often) and a weak one (an opponent that
     scoops the others scoops it too), checked deal by deal with the oracle."""
     from solver.strategy.deal import deal_hands
-    from solver.strategy.policy import set_hands
+    from solver.strategy.setting import set_hands
 
     r = hr("shisanshui", home_run_min_opponents=players - 1)
     cr = compile_rules(r)
@@ -599,7 +602,7 @@ def test_playing_a_natural_that_wins_a_home_run():
     fouled = [
         (tuple(rest[i::3][:3]), tuple(rest[i::3][3:8]), tuple(rest[i::3][8:13])) for i in range(3)
     ]
-    assert all(S.summarize(f, base)[2] for f in fouled)
+    assert all(S.summarize(f, compile_rules(base))[2] for f in fouled)
     off = solve(hand, rules=base, against=fouled)
     on = solve(hand, rules=dataclasses.replace(base, home_run_multiplier=2), against=fouled)
     assert off.natural["ev_declare"] == on.natural["ev_declare"] == 10
@@ -651,16 +654,17 @@ def test_duel_settles_whole_tables(players):
     """score_duplicate: each game's table (A in one seat, B in the others) settled by
     the oracle's ref_settle_table, with home runs happening."""
     from solver.apps import duel as du
-    from solver.strategy.policy import set_hands
+    from solver.strategy.deal import deal_hands
+    from solver.strategy.setting import set_hands
 
     r = hr(home_run_min_opponents=players - 1)
     deals = 60
-    hands = du.deal_hands(deals, players, seed=5)
+    hands = deal_hands(np.random.default_rng(5), deals, players)
     flat = hands.reshape(-1, 13)
     rng = np.random.default_rng(5)
     a = arrange(rng, flat)  # mostly fouled: B, set by the field, scoops often
     b = set_hands(flat, r, "field")
-    s = du.score_duplicate(a, b, hands, r)
+    s = du.score_duplicate(a, b, hands, compile_rules(r))
     runs = 0
     for d in range(deals):
         total = 0.0
@@ -672,7 +676,7 @@ def test_duel_settles_whole_tables(players):
         assert s["x"][d] == pytest.approx(total / players, abs=1e-9)
     assert runs > 10
     # with the home run off, the pairwise formula of before
-    off = du.score_duplicate(a, b, hands, PRESETS["chinese-1-6"])
+    off = du.score_duplicate(a, b, hands, compile_rules(PRESETS["chinese-1-6"]))
     for d in range(deals):
         pairs = sum(
             S.settle(triple(a[d * players + i]), triple(b[d * players + j]), PRESETS["chinese-1-6"])
@@ -725,13 +729,13 @@ def test_bench_measures_the_home_run_against_without():
     assert "mc_home_run" in {m.name for m in bench.MEASUREMENTS}
 
 
-def test_readme_from_python_example():
-    """README's from-Python example runs, and the table it shows is settle_table's."""
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    block = re.search(r"From Python:\n\n```python\n(.*?)```", text, re.S).group(1)
-    shown = re.search(r"# a whole table .*: (\[.*\])\n", block).group(1)
+def test_docs_from_python_example():
+    """docs/solve.md's from-Python example runs, and the table it shows is settle_table's."""
+    text = (ROOT / "docs" / "solve.md").read_text(encoding="utf-8")
+    block = re.search(r"## From Python\n\n```python\n(.*?)```", text, re.S).group(1)
+    shown = re.search(r"assert table == (\[.*\])\n", block).group(1)
     ns: dict = {}
     exec(block, ns)
     assert ns["sol"].policy == "mc"
     got = solver.settle_table([A, B, C, D], ns["home_run"])
-    assert str(got) == shown and got == solver.settle_table([A, B, C, D], hr())
+    assert str(got) == shown and got == ns["table"] == solver.settle_table([A, B, C, D], hr())

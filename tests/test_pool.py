@@ -27,9 +27,11 @@ from solver.strategy import _kernels as K
 from solver.strategy import pool as PL
 from solver.strategy import scoring as SC
 from solver.strategy.deal import deal_hands
-from solver.strategy.policy import set_hands, set_sorted_hands
+from solver.strategy.policy import set_sorted_hands
+from solver.strategy.setting import set_hands
 from solver.strategy.solve import solve
 from solver.strategy.splits import candidates, split_cards, split_of
+from solver.strategy.trained import get_field
 from tests import reference as ref
 
 #: Hands in the test pools: about 1.28% of them (500) share no card with a given hand.
@@ -203,7 +205,7 @@ def test_pool_hands_are_set_as_the_field_sets_them(with_pools, name):
         assert (sorted(f), sorted(m), sorted(b)) == (
             sorted(setting[:3]), sorted(setting[3:8]), sorted(setting[8:])
         )  # fmt: skip
-    _, keys, roy, _ = set_sorted_hands(cards, cr)
+    _, keys, roy, _ = set_sorted_hands(cards, cr, "field", get_field(cr))
     ids, nkeys = find_naturals(cards, cr)
     okeys, oroy, onat, onatkey, ofoul = pool.entries(idx)
     assert np.array_equal(okeys, keys) and np.array_equal(oroy, roy)
@@ -396,7 +398,8 @@ def test_a_pool_of_other_tables_or_another_ruleset_is_not_used(pools, tmp_path, 
     """The key covers the field tables: under other tables (``capsa strength --tables``)
     the cached pool is not theirs. A pool file renamed to another ruleset's name fails
     its key. Building removes the ruleset's stale pools."""
-    from solver.strategy.field import field_override, get_field, tables_from_dist
+    from solver.strategy.field import tables_from_dist
+    from solver.strategy.trained import field_override
 
     monkeypatch.setenv("CAPSA_POOL_DIR", str(tmp_path))
     path = _copy_pool(pools, tmp_path)
@@ -430,6 +433,18 @@ def test_the_pool_key_follows_tables_naturals_and_rules_not_payouts():
     assert PL.pool_key(compile_rules(order)) != key  # which natural a hand declares
     assert PL.pool_key(compile_rules("chinese-2-4")) != key
     assert PL.pool_key(compile_rules("capsa")) != key
+
+
+def test_the_pool_key_does_not_depend_on_what_was_imported_before():
+    """A fresh process that imports the pool module alone finds the key this one does
+    (the kernel sources are registered before the key is worked out)."""
+    code = (
+        "from solver.engine.compiled import compile_rules\n"
+        "from solver.strategy.pool import pool_key\n"
+        "print(pool_key(compile_rules('capsa')))"
+    )
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert res.stdout.strip() == PL.pool_key(compile_rules("capsa"))
 
 
 def test_a_failed_write_leaves_no_pool(tmp_path, monkeypatch):

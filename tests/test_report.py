@@ -383,6 +383,26 @@ def test_html_without_matplotlib_names_the_extra(known_report, monkeypatch):
         render_html(known_report)
 
 
+def test_html_without_jinja2_names_the_extra(known_report, monkeypatch):
+    from solver.apps.report import html
+
+    html._template.cache_clear()
+    monkeypatch.setitem(sys.modules, "jinja2", None)
+    try:
+        with pytest.raises(ReportError, match=r"pip install 'capsa\[report\]'"):
+            render_html(known_report)
+    finally:
+        html._template.cache_clear()
+
+
+def test_the_page_escapes_every_value(tmp_path):
+    """An id or a ruleset name holding markup reaches the page as text."""
+    evil = {**record(1, loss=0.5), "id": "<script>alert(1)</script>", "rules": "<b>x</b>"}
+    page = render_html(make_report(io.BytesIO(jsonl([evil]))))
+    assert "<script>" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    assert "<b>x</b>" not in page and "&lt;b&gt;x&lt;/b&gt;" in page
+
+
 # --------------------------------------------------------------------------- the CLI
 
 

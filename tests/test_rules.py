@@ -19,11 +19,11 @@ from solver.engine.rules import (
     PRESETS,
     Rules,
     RulesError,
-    describe_rules,
     load_rules,
     rules_from_dict,
-    to_toml,
 )
+from solver.engine.ruleset_files import to_toml
+from solver.engine.ruleset_text import describe_rules
 
 DEFAULT_ROYALTIES = (
     ("front", "three_of_a_kind", 3),

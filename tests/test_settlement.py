@@ -1,4 +1,4 @@
-"""Settlement and naturals (solver/settlement.py, solver/_settle_kernels.py) vs the oracle.
+"""Settlement and naturals (solver/engine/settlement.py, solver/engine/_kernels.py) vs the oracle.
 
 The oracle is tests/reference.py (``ref_settle``, ``ref_naturals``, ``ref_best_natural``,
 ``ref_settle_natural``). Random pairs are random deals of 26 cards, each 13 set by one
@@ -31,6 +31,7 @@ import solver
 from evaluator import CardParseError, get_tables, parse_cards
 from solver.engine import _kernels as k
 from solver.engine import settlement as S
+from solver.engine.compiled import compile_rules
 from solver.engine.rules import PRESETS, Rules, load_rules
 from tests import reference as R
 
@@ -146,8 +147,8 @@ def random_pairs(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def kernel_settle_pairs(a: np.ndarray, b: np.ndarray, r: Rules) -> np.ndarray:
-    ka, qa, fa = S.summarize_batch(a, r)
-    kb, qb, fb = S.summarize_batch(b, r)
+    ka, qa, fa = S.summarize_batch(a, compile_rules(r))
+    kb, qb, fb = S.summarize_batch(b, compile_rules(r))
     out = np.empty(len(a))
     k._settle_pairs(ka, qa, fa, kb, qb, fb, S.compile_rules(r).params, out)
     return out
@@ -168,8 +169,8 @@ def compare_with_reference(a: np.ndarray, b: np.ndarray, r: Rules, n_ref: int) -
         sa, sb = split(a[i]), split(b[i])
         want = R.ref_settle(sa, sb, r)
         assert got[i] == want, (i, r.name, sa, sb, got[i], want)
-    ka, qa, fa = (x[:n_ref] for x in S.summarize_batch(a, r))
-    kb, qb, fb = (x[:n_ref] for x in S.summarize_batch(b, r))
+    ka, qa, fa = (x[:n_ref] for x in S.summarize_batch(a, compile_rules(r)))
+    kb, qb, fb = (x[:n_ref] for x in S.summarize_batch(b, compile_rules(r)))
     legal = ~fa & ~fb
     wins, losses = (ka > kb).sum(axis=1), (ka < kb).sum(axis=1)
     return {
@@ -369,7 +370,7 @@ def test_one_royalty_per_hand_keeps_the_back_on_equal_values():
     a = ("4c 4d 4h", "9c 9d 9h 8c 8d", "Kc Kd Kh Ks 3c")
     b = ("Ac Ad Ah", "Tc Td Th 3d 3h", "Qc Qd Qh Qs 2d")
     assert R.ref_row_results(ids(a), ids(b), r) == (-1, -1, 1)
-    assert S.summarize(a, r)[1].tolist() == [0, 0, 3, 0]
+    assert S.summarize(a, compile_rules(r))[1].tolist() == [0, 0, 3, 0]
     assert both(a, b, r) == -1 + 3  # B's front royalty is gone, A's back one is paid
     assert both(a, b, dataclasses.replace(r, one_royalty_per_hand=False)) == -1 - 3 + 3
 
@@ -395,14 +396,14 @@ F2 = ("Tc Td Th", "2c 2d 2h Ts 4c", "3h 4h 5h 6h 7h")
 )
 def test_one_fouled_hand(overrides, units):
     r = rules(**overrides)
-    assert S.summarize(F, r)[2] and not S.summarize(RA, r)[2]
+    assert S.summarize(F, compile_rules(r))[2] and not S.summarize(RA, compile_rules(r))[2]
     assert both(RA, F, r) == units
 
 
 @pytest.mark.parametrize("preset", list(PRESETS))
 def test_two_fouled_hands_settle_zero(preset):
     r = PRESETS[preset]
-    assert S.summarize(F2, r)[2]
+    assert S.summarize(F2, compile_rules(r))[2]
     assert both(F, F2, r) == 0
     assert S.settle(F, F2, r) == 0.0
 
@@ -416,8 +417,8 @@ def test_royal_flush_lines():
     assert both(a, b, PRESETS["capsa"]) == 1
     # The suit order fouls hearts over spades.
     a_swapped = ("2c 3d 5h", "As Ks Qs Js Ts", "Ah Kh Qh Jh Th")
-    assert S.summarize(a_swapped, PRESETS["shisanshui"])[2]
-    assert not S.summarize(a_swapped, D)[2]
+    assert S.summarize(a_swapped, compile_rules(PRESETS["shisanshui"]))[2]
+    assert not S.summarize(a_swapped, compile_rules(D))[2]
     assert both(a_swapped, b, PRESETS["shisanshui"]) == (3 + 0) * 2 * -1  # per-row, x2
 
 
@@ -463,9 +464,11 @@ def test_antisymmetry_and_zero_sum(settings_, r):
         totals[j] -= u
     assert sum(totals) == pytest.approx(0.0, abs=1e-9)
     # The batch settlement of every pair gives the same per-player totals.
-    keys, roys, fouls = S.summarize_batch(settings_, r)
+    keys, roys, fouls = S.summarize_batch(settings_, compile_rules(r))
     ii, jj = np.triu_indices(len(players), 1)
-    pair = S.settle_pairs((keys[ii], roys[ii], fouls[ii]), (keys[jj], roys[jj], fouls[jj]), r)
+    pair = S.settle_pairs(
+        (keys[ii], roys[ii], fouls[ii]), (keys[jj], roys[jj], fouls[jj]), compile_rules(r)
+    )
     out = np.zeros(len(players))
     np.add.at(out, ii, pair)
     np.add.at(out, jj, -pair)
@@ -554,22 +557,27 @@ def ev_strength(cards) -> int:
 
 
 def test_summarize():
-    keys, roy, foul = S.summarize(RA, D)
+    keys, roy, foul = S.summarize(RA, compile_rules(D))
     assert keys.dtype == np.int64 and roy.dtype == np.float64 and isinstance(foul, bool)
     assert not foul and roy.tolist() == [3, 8, 5, 0]
     assert keys[0] <= keys[1] <= keys[2]
     assert [int(x) >> 2 for x in keys] == [ev_strength(c) for c in ids(RA)]
-    assert S.summarize(RA, rules(one_royalty_per_hand=True))[1].tolist() == [0, 8, 0, 0]
-    assert S.summarize(F, D)[2] is True
+    assert S.summarize(RA, compile_rules(rules(one_royalty_per_hand=True)))[1].tolist() == [
+        0,
+        8,
+        0,
+        0,
+    ]
+    assert S.summarize(F, compile_rules(D))[2] is True
     # 13 ids in front, middle, back order work too.
     flat = parse_cards(" ".join(RA))
-    assert (S.summarize(flat, D)[0] == keys).all()
-    assert (S.summarize(" ".join(RA), D)[0] == keys).all()
+    assert (S.summarize(flat, compile_rules(D))[0] == keys).all()
+    assert (S.summarize(" ".join(RA), compile_rules(D))[0] == keys).all()
     # keys compare like the oracle's comparison keys, row by row, with suits.
     r = PRESETS["shisanshui"]
     a, b = random_pairs(300, seed=5)
-    ka, _, _ = S.summarize_batch(a, r)
-    kb, _, _ = S.summarize_batch(b, r)
+    ka, _, _ = S.summarize_batch(a, compile_rules(r))
+    kb, _, _ = S.summarize_batch(b, compile_rules(r))
     for i in range(300):
         for row, (ra_, rb_) in enumerate(zip(split(a[i]), split(b[i]), strict=True)):
             want = R.ref_compare_rows(ra_, rb_, r.wheel, r.suit_order)
@@ -605,8 +613,8 @@ def test_subset_keys_and_royalties_match_the_oracle():
 def test_settle_against_one_opponent():
     r = PRESETS["chinese-2-4"]
     a, b = random_pairs(2000, seed=11)
-    keys, roys, fouls = S.summarize_batch(a, r)
-    kb, rb, fb = S.summarize(split(b[0]), r)
+    keys, roys, fouls = S.summarize_batch(a, compile_rules(r))
+    kb, rb, fb = S.summarize(split(b[0]), compile_rules(r))
     out = np.empty(2000)
     k._settle_against(keys, roys, fouls, kb, rb, fb, S.compile_rules(r).params, out)
     for i in range(0, 2000, 97):
@@ -847,12 +855,12 @@ def test_find_naturals_batch_matches_single():
     extra = [MAKERS[n](rng) for n in MAKERS for _ in range(5)]
     hands = np.vstack([hands, np.array(extra)])
     for r in (D, PRESETS["shisanshui"], rules(naturals=(("three_flushes", 2),))):
-        nids, keys = S.find_naturals(hands, r)
+        nids, keys = S.find_naturals(hands, compile_rules(r))
         for i in range(len(hands)):
             got = S.find_natural(hands[i], r)
             assert (nids[i], keys[i]) == ((-1, 0) if got is None else got[:2])
         assert (nids >= 0).sum() >= 20
-    nids, keys = S.find_naturals(hands, PRESETS["per-row"])
+    nids, keys = S.find_naturals(hands, compile_rules(PRESETS["per-row"]))
     assert (nids == -1).all()
 
 
@@ -932,15 +940,15 @@ def test_natural_setting_shows_the_natural(name, preset):
     alone = dataclasses.replace(r, naturals=((name, 3),))
     for _ in range(10):
         hand = MAKERS[name](rng)
-        front, middle, back = S.natural_setting(hand, alone)
+        front, middle, back = S.natural_setting(hand, compile_rules(alone))
         assert sorted([*front, *middle, *back]) == sorted(hand.tolist())
         assert (len(front), len(middle), len(back)) == (3, 5, 5)
-        assert not S.summarize((front, middle, back), r)[2]  # legal
+        assert not S.summarize((front, middle, back), compile_rules(r))[2]  # legal
         if name == "three_straights":
             assert R._is_straight3(front) and R._is_straight5(middle) and R._is_straight5(back)
         if name == "three_flushes":
             assert all(R._is_flush(row) for row in (front, middle, back))
-    assert S.natural_setting(FIVE_PAIRS, r) is None
+    assert S.natural_setting(FIVE_PAIRS, compile_rules(r)) is None
 
 
 def test_natural_setting_puts_the_stronger_suit_in_the_back():
@@ -948,11 +956,11 @@ def test_natural_setting_puts_the_stronger_suit_in_the_back():
     hand = parse_cards("2c 5c 9c 3d 6d 8d Td Qd 3h 6h 8h Th Qh")
     for order in ("shcd", "dchs"):
         r = dataclasses.replace(PRESETS["capsa"], suit_order=order)
-        front, middle, back = S.natural_setting(hand, r)
-        assert not S.summarize((front, middle, back), r)[2]
+        front, middle, back = S.natural_setting(hand, compile_rules(r))
+        assert not S.summarize((front, middle, back), compile_rules(r))[2]
         assert (
-            S.summarize((front, middle, back), r)[0][2]
-            > S.summarize((front, back, middle), r)[0][2]
+            S.summarize((front, middle, back), compile_rules(r))[0][2]
+            > S.summarize((front, back, middle), compile_rules(r))[0][2]
         )
 
 

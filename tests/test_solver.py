@@ -14,8 +14,9 @@ from solver.engine.rules import load_rules, rules_from_dict
 from solver.engine.settlement import settle
 from solver.strategy import _kernels as K
 from solver.strategy import field as FT
-from solver.strategy import policy as P
+from solver.strategy import setting as P
 from solver.strategy import splits as SP
+from solver.strategy import trained as TR
 from solver.strategy.solve import solve
 from solver.strategy.splits import candidates, prepare_hand
 from tests import reference as ref
@@ -134,10 +135,11 @@ def _field_configs():
     for preset, mode in (("chinese-1-6", "winner"), ("chinese-2-4", "winner"),
                          ("shisanshui", "winner"), ("chinese-1-6", "always")):  # fmt: skip
         rules = load_rules(preset)
-        shipped = FT.get_field(rules)
+        shipped = TR.get_field(compile_rules(rules))
         if mode != rules.royalty_mode:
             rules = rules_from_dict({**rules.to_dict(), "royalty_mode": mode, "name": "x"}, "x")
-        out.append((rules, FT.field_tables(shipped.dist, rules, shipped.rank, shipped.suit,
+        cr = compile_rules(rules)
+        out.append((rules, FT.field_tables(shipped.dist, cr, shipped.rank, shipped.suit,
                                            shipped.cop)))  # fmt: skip
     rng = np.random.default_rng(11)
     for preset, change, size in (("chinese-2-4", {}, 0.05), ("shisanshui", {}, 0.05),
@@ -147,8 +149,9 @@ def _field_configs():
                                  ("shisanshui", {"royalty_mode": "always"}, 0.5)):  # fmt: skip
         base = load_rules(preset)
         rules = rules_from_dict({**base.to_dict(), **change, "name": "x"}, "x") if change else base
+        dist, cr = TR.get_field(compile_rules(base)).dist, compile_rules(rules)
         out.append((rules, FT.field_tables(
-            FT.get_field(base).dist, rules, rng.normal(0, size / 2, (3, 13, 5, 9)),
+            dist, cr, rng.normal(0, size / 2, (3, 13, 5, 9)),
             rng.normal(0, size / 2, (3, 14, 9)), rng.normal(0, size, (3, 5, 5, 5)),
         )))  # fmt: skip
     return out
@@ -288,8 +291,17 @@ def test_against_rejects_clashing_or_bad_opponents():
     hand = sorted_hand(SPECIAL_HANDS["junk"])
     with pytest.raises(ev.CardParseError, match="opponent 1: card '2c' is already dealt"):
         solve(hand, against=["2c 3c 4c | 5d 6d 7d 8d 9d | Tc Jc Qc Kc As"])
-    with pytest.raises(ev.CardParseError, match="opponent 1: expected 'front | middle | back'"):
+    # one splitter for every 'front | middle | back' (settlement.parse_setting): the same
+    # words for an opponent as for a played setting, naming who
+    with pytest.raises(ev.CardParseError) as exc:
         solve(hand, against=["3c 4c 5d"])
+    assert str(exc.value) == "opponent 1: a setting is 13 cards (front 3, middle 5, back 5), got 3"
+    with pytest.raises(ev.CardParseError) as exc:
+        solve(hand, against=["3c 4c 5d | 6d 7d 8d 9d Td"])
+    assert str(exc.value) == "opponent 1: a setting is 'front | middle | back' (3 rows), got 2 rows"
+    with pytest.raises(ev.CardParseError) as exc:
+        solve(hand, played="3c 4c 5d | 6d 7d 8d 9d Td")
+    assert str(exc.value) == "played: a setting is 'front | middle | back' (3 rows), got 2 rows"
 
 
 # ---------------------------------------------------------------- Monte Carlo
@@ -410,28 +422,28 @@ def test_custom_ruleset_trains_on_first_use_then_uses_the_cache(tmp_path, monkey
     calls = []
     real_train = T.train
 
-    def small_train(rules, **kw):
-        calls.append(rules.name)
-        return real_train(rules, rounds=3, hands_per_round=400, tol=1.0)
+    def small_train(cr, **kw):
+        calls.append(cr.rules.name)
+        return real_train(cr, rounds=3, hands_per_round=400, tol=1.0)
 
     monkeypatch.setattr(T, "train", small_train)
     base = load_rules("chinese-2-4").to_dict()
     house = rules_from_dict(
         {**base, "name": "house", "royalty_mode": "cancel", "scoop_multiplier": 3}, "house"
     )
-    FT.forget_fields()
+    TR.forget_fields()
     try:
         with caplog.at_level("WARNING", logger="capsa"):
-            first = FT.get_field(house)
+            first = TR.get_field(compile_rules(house))
         assert calls == ["house"]
         assert any("training them now" in r.getMessage() for r in caplog.records)
-        assert FT.field_cache_path(house).exists()
+        assert FT.field_cache_path(compile_rules(house)).exists()
         assert first.meta["play_digest"] == FT.play_digest(house)
-        FT.forget_fields()
-        again = FT.get_field(house)  # from the cache: no second training
+        TR.forget_fields()
+        again = TR.get_field(compile_rules(house))  # from the cache: no second training
         assert calls == ["house"]
         assert np.allclose(again.fw, first.fw, atol=1e-6)
         sol = solve(SPECIAL_HANDS["quads"], rules=house, policy="field")
         assert sol.policy == "field" and calls == ["house"]
     finally:
-        FT.forget_fields()
+        TR.forget_fields()

@@ -37,8 +37,8 @@ from solver.engine.rules import (
     Rules,
     load_rules,
     rules_from_dict,
-    to_toml,
 )
+from solver.engine.ruleset_files import to_toml
 from tests import reference as R
 from tests import rich_hands as RH
 
@@ -191,7 +191,7 @@ def test_detection_equals_the_oracle_under_every_order(base):
     seen = set()
     for label, order in ORDERS.items():
         rules = house(base, order)
-        nids, keys = S.find_naturals(arr, rules)
+        nids, keys = S.find_naturals(arr, compile_rules(rules))
         for i, h in enumerate(hands):
             want = oracle_best(h, rules)
             got = None if nids[i] < 0 else order[nids[i]][0]
@@ -203,7 +203,7 @@ def test_detection_equals_the_oracle_under_every_order(base):
                 seen.add(got)
     for name in NATURAL_NAMES:
         alone = house(base, ((name, 1),))
-        nids, _ = S.find_naturals(arr, alone)
+        nids, _ = S.find_naturals(arr, compile_rules(alone))
         for i, h in enumerate(hands):
             assert (nids[i] == 0) == (name in oracle(h, wheel)), (name, R.ref_format(h))
         assert (nids == 0).sum() >= 4, name  # the generator makes it
@@ -221,7 +221,7 @@ def test_tie_keys_order_hands_as_the_oracle(base):
     ties = 0
     for name in NATURAL_NAMES:
         alone = house(base, ((name, PAYOUTS[name]),))
-        nids, keys = S.find_naturals(arr, alone)
+        nids, keys = S.find_naturals(arr, compile_rules(alone))
         held = [i for i in range(len(hands)) if nids[i] == 0]
         theirs = {i: oracle(hands[i], wheel)[name] for i in held}
         for a in held:
@@ -235,7 +235,7 @@ def test_tie_keys_order_hands_as_the_oracle(base):
     assert ties > 0
     for order in ORDERS.values():
         rules = house(base, order)
-        nids, keys = S.find_naturals(arr, rules)
+        nids, keys = S.find_naturals(arr, compile_rules(rules))
         found = [
             None if nids[i] < 0 else (int(nids[i]), int(keys[i]), order[nids[i]][0])
             for i in range(len(hands))
@@ -520,25 +520,32 @@ def test_natural_setting_is_legal_and_shows_the_natural(base):
         alone = house(base, ((name, PAYOUTS[name]),))
         for _ in range(6):
             hand = RH.natural_hand(name, rng)
-            front, middle, back = (x.tolist() for x in S.natural_setting(np.array(hand), alone))
+            front, middle, back = (
+                x.tolist() for x in S.natural_setting(np.array(hand), compile_rules(alone))
+            )
             assert sorted(front + middle + back) == sorted(hand)
             assert (len(front), len(middle), len(back)) == (3, 5, 5)
             assert R.ref_is_legal(front, middle, back, r.wheel, r.suit_order), (name, hand)
-            assert not S.summarize((front, middle, back), alone)[2]
+            assert not S.summarize((front, middle, back), compile_rules(alone))[2]
             if name in ("three_straights", "three_flushes", "three_straight_flushes"):
                 key = (R.ref_key5(back, r.wheel), R.ref_key5(middle, r.wheel), R.ref_key3(front))
                 assert key == oracle(hand, r.wheel)[name]
             if name == "three_straight_flushes":
                 assert R._is_straight_flush3(front)
                 assert R._is_straight_flush5(middle) and R._is_straight_flush5(back)
-        assert S.natural_setting(np.array(RH.near_miss(name, rng)), house(base, ())) is None
+        assert (
+            S.natural_setting(np.array(RH.near_miss(name, rng)), compile_rules(house(base, ())))
+            is None
+        )
 
 
 def test_natural_setting_of_a_dragon_with_a_straight_flush_inside_is_legal():
     """2-3-4 / 5-9 / T-A shows a dragon, unless 5 to 9 are suited and T to A not: the
     straight flush then goes to the back (before, the dragon was shown fouled)."""
     hand = R.ref_cards("2c 3d 4h 5s 6s 7s 8s 9s Tc Jd Qh Ks Ad")
-    front, middle, back = (x.tolist() for x in S.natural_setting(np.array(hand), "chinese-1-6"))
+    front, middle, back = (
+        x.tolist() for x in S.natural_setting(np.array(hand), compile_rules("chinese-1-6"))
+    )
     assert R.ref_is_legal(front, middle, back, "low", None)
     assert R.ref_format(sorted(back)) == "5s 6s 7s 8s 9s"
 
@@ -552,8 +559,8 @@ def test_monte_carlo_opponents_declare_the_special_hands():
     one colour or all high; every candidate's value against every deal is the oracle's
     settlement (a natural collects its payout, docs/rules.md#natural-payouts-and-ties)."""
     from solver.strategy.deal import deal_hands
-    from solver.strategy.policy import set_hands
     from solver.strategy.scoring import deal_opponents, score_against
+    from solver.strategy.setting import set_hands
     from solver.strategy.splits import candidates, split_cards
 
     rules = house("chinese-1-6", TABLE)

@@ -59,12 +59,13 @@ def test_tables_compare_field_tables_on_the_same_hands(tmp_path):
     same tables again differ on no hand and gain exactly nothing; tables without the
     corrections (a version 1 file) set hands differently."""
     from solver.engine.compiled import compile_rules
-    from solver.strategy.field import field_override, get_field, save_field, tables_from_dist
+    from solver.strategy.field import save_field, tables_from_dist
+    from solver.strategy.trained import field_override, get_field
 
     cr = compile_rules("chinese-2-4")
     own = get_field(cr)
     save_field(own, tmp_path / "same.npz")
-    save_field(tables_from_dist(own.dist, cr.rules, meta=dict(own.meta)), tmp_path / "plain.npz")
+    save_field(tables_from_dist(own.dist, cr, meta=dict(own.meta)), tmp_path / "plain.npz")
     run = subprocess.run(
         [*CAPSA, "--rules", "chinese-2-4", "--hands", "12", "--samples", "100",
          "--eval-deals", "20", "--players", "2", "--tables", str(tmp_path / "same.npz"),
@@ -78,9 +79,10 @@ def test_tables_compare_field_tables_on_the_same_hands(tmp_path):
     assert same["mean"] == 0 and same["differ"] == 0
     assert d["gains"]["field-field@plain"]["differ"] > 0
     # in process, the override holds for the block only, even when it raises
-    other = tables_from_dist(own.dist, cr.rules)
+    other = tables_from_dist(own.dist, cr)
     with pytest.raises(RuntimeError), field_override(cr, other):
-        assert get_field(cr) is other and get_field("chinese-1-6") is not other
+        assert get_field(cr) is other
+        assert get_field(compile_rules("chinese-1-6")) is not other
         raise RuntimeError
     assert get_field(cr) is own
     (tmp_path / "junk.npz").write_text("not a table")

@@ -7,7 +7,7 @@ missing, and these tests fail, not skip, when it cannot start; a developer witho
 Chromium may skip them on purpose with ``CAPSA_SKIP_BROWSER=1``.
 
 Each test fails if the page logs an error, raises, or asks anything of another host.
-``CAPSA_SCREENSHOT=docs/serve.png`` writes the README's screenshot.
+``CAPSA_SCREENSHOT=docs/serve.png`` writes the screenshot of docs/serve.md and the README.
 """
 
 from __future__ import annotations

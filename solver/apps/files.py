@@ -17,11 +17,10 @@ from __future__ import annotations
 import os
 import stat
 import sys
-import tempfile
-from collections.abc import Callable, Sequence
-from pathlib import Path
-from typing import IO, Any
+from collections.abc import Sequence
+from typing import Any
 
+from evaluator.files import atomic_write
 from solver.engine.errors import InputError
 
 __all__ = [
@@ -100,52 +99,3 @@ def check_outputs(
         for other, other_key in outputs[:i]:
             if key == other_key:
                 raise error(f"{name} and {other} are the same file")
-
-
-def atomic_write(
-    path: str | os.PathLike[str],
-    write: Callable[[IO[Any]], None],
-    *,
-    binary: bool = False,
-    encoding: str = "utf-8",
-    newline: str | None = None,
-) -> None:
-    """Call ``write(stream)`` to make the file at ``path``, whole or not at all.
-
-    The stream is a temporary file beside the target (``.NAME.XXXX.tmp``), renamed over
-    it when ``write`` returns and the data is flushed; if anything fails the temporary
-    file is removed and the target is as it was. The new file takes the old one's
-    permissions (a new file: the usual ones, 0666 less the umask). A target that exists
-    and is not a regular file (a device, a pipe) is opened and written in place. Raises
-    ``OSError`` as the writes do.
-    """
-    target = Path(os.path.realpath(path))  # a symbolic link stays a link
-    try:
-        st = os.stat(target)
-    except FileNotFoundError:
-        st = None
-    mode = "wb" if binary else "w"
-    kw: dict[str, Any] = {} if binary else {"encoding": encoding, "newline": newline}
-    if st is not None and not stat.S_ISREG(st.st_mode):
-        with open(target, mode, **kw) as fh:
-            write(fh)
-        return
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    try:
-        with os.fdopen(fd, mode, **kw) as fh:
-            write(fh)
-            fh.flush()
-            os.fsync(fh.fileno())
-        if st is not None:
-            os.chmod(tmp, stat.S_IMODE(st.st_mode))
-        else:
-            umask = os.umask(0)
-            os.umask(umask)
-            os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, target)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise

@@ -16,8 +16,10 @@ from __future__ import annotations
 
 import contextlib
 import math
+import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -25,6 +27,7 @@ import numpy as np
 from solver.engine.rules import Rules
 
 if TYPE_CHECKING:
+    from solver.engine.compiled import CompiledRules
     from solver.strategy.field import FieldTables
 
 
@@ -70,6 +73,30 @@ class StrengthReport:
         }
 
 
+def load_tables(
+    paths: Sequence[str | os.PathLike[str]], cr: CompiledRules
+) -> dict[str, FieldTables]:
+    """Field table files to compare too (``--tables``: a ``capsa train -o`` file or an
+    older shipped one), keyed ``field@STEM`` (the policy they are played as). A file that
+    cannot be read, is not a field table file, or has the stem of another is an
+    ``InputError`` naming it."""
+    from solver.engine.errors import InputError
+    from solver.strategy.field import load_field_file
+
+    tables: dict[str, FieldTables] = {}
+    for path in map(Path, paths):
+        name = f"field@{path.stem}"
+        if name in tables:
+            raise InputError(f"--tables: two files named {path.stem!r}; rename one")
+        try:
+            tables[name] = load_field_file(path, cr)
+        except OSError as exc:
+            raise InputError(f"--tables: cannot read {path}: {exc.strerror or exc}") from None
+        except Exception as exc:  # noqa: BLE001 - any unreadable content is the user's file
+            raise InputError(f"--tables: {path} is not a field table file ({exc})") from None
+    return tables
+
+
 def _check(n_hands: int, players: int, policies: Sequence[str], samples: int, deals: int, extra=()):
     from solver.engine.errors import InputError
     from solver.engine.layout import MAX_DEALS, MAX_SAMPLES, POLICIES
@@ -111,69 +138,103 @@ def compare_policies(
     evaluation deals are dealt either way."""
     tables = dict(tables or {})
     _check(n_hands, players, policies, samples, eval_deals, extra=tables)
-    from evaluator import parse_cards
     from solver.engine.compiled import compile_rules
-    from solver.engine.settlement import find_natural
-    from solver.strategy.field import field_override
+    from solver.strategy.deal import random_hands
+
+    cr = compile_rules(rules)  # once: everything below takes the compiled ruleset
+    rng = np.random.default_rng(seed)
+    values = np.zeros((len(policies), n_hands))
+    pairs = [(a, b) for i, a in enumerate(policies) for b in policies[i + 1 :]]
+    differ = dict.fromkeys((f"{a}-{b}" for a, b in pairs), 0)
+    for h in range(n_hands):
+        hand = random_hands(rng, 1)[0]
+        values[:, h], settings = _play_hand(hand, cr, players, policies, samples, eval_deals,
+                                            tables, rng, pool)  # fmt: skip
+        for a, b in pairs:
+            sa, sb = settings[policies.index(a)], settings[policies.index(b)]
+            if any(set(sa[r].split()) != set(sb[r].split()) for r in (0, 1)):
+                differ[f"{a}-{b}"] += 1
+        if progress:
+            progress(h + 1, n_hands)
+    return _report(values, policies, pairs, differ, cr.rules.name, players, eval_deals,
+                   samples, seed)  # fmt: skip
+
+
+def _play_hand(
+    hand: np.ndarray,
+    cr: CompiledRules,
+    players: int,
+    policies: Sequence[str],
+    samples: int,
+    eval_deals: int,
+    tables: Mapping[str, FieldTables],
+    rng: np.random.Generator,
+    pool: bool = True,
+) -> tuple[np.ndarray, list[tuple[str, str, str]]]:
+    """Each policy's setting of ``hand`` and its value against the same fresh opponents
+    (units per opponent; a declared natural or a surrender at its own value)."""
+    from evaluator import parse_cards
+    from solver.engine.settlement import natural_of
     from solver.strategy.scoring import deal_opponents, score_against
     from solver.strategy.solve import solve
     from solver.strategy.splits import Candidates, split_of
+    from solver.strategy.trained import field_override
 
-    cr = compile_rules(rules)
-    rules = cr.rules
-    n_opp = players - 1
-    rng = np.random.default_rng(seed)
-    values = np.zeros((len(policies), n_hands))
-    differ = {f"{a}-{b}": 0 for i, a in enumerate(policies) for b in policies[i + 1 :]}
+    opp = deal_opponents(hand, cr, players - 1, eval_deals, int(rng.integers(2**63)))
+    sols = []
+    for p in policies:
+        with field_override(cr, tables[p]) if p in tables else contextlib.nullcontext():
+            sols.append(solve(hand, rules=cr, players=players,
+                              policy="field" if p in tables else p, samples=samples,
+                              seed=int(rng.integers(2**63)), top=0,
+                              **({"pool": pool} if p == "mc" else {})))  # fmt: skip
+    settings = [(sol.front, sol.middle, sol.back) for sol in sols]
+    split = [split_of(hand, *(parse_cards(r) for r in st)) for st in settings]
     none = (np.empty((0, 3), np.int32), np.empty((0, 3), np.int64), np.empty((0, 4)))
-    for h in range(n_hands):
-        hand = np.sort(rng.permutation(52)[:13].astype(np.uint8))
-        opp = deal_opponents(hand, cr, n_opp, eval_deals, int(rng.integers(2**63)))
-        sols = []
-        for p in policies:
-            with field_override(cr, tables[p]) if p in tables else contextlib.nullcontext():
-                sols.append(solve(hand, rules=cr, players=players,
-                                  policy="field" if p in tables else p, samples=samples,
-                                  seed=int(rng.integers(2**63)), top=0,
-                                  **({"pool": pool} if p == "mc" else {})))  # fmt: skip
-        settings = [(sol.front, sol.middle, sol.back) for sol in sols]
-        split = [split_of(hand, *(parse_cards(r) for r in st)) for st in settings]
-        cands = Candidates(hand, *none, 0, False).with_split(np.array(split), cr)
-        scores = score_against(cands, cr, opp)
-        for i, sol in enumerate(sols):
-            if sol.action == "surrender":
-                values[i, h] = -float(rules.surrender_cost)
-            elif sol.action == "declare":
-                values[i, h] = scores.declare(find_natural(hand, cr))
-            else:
-                values[i, h] = scores.ev(i)
-        for i, a in enumerate(policies):
-            for j in range(i + 1, len(policies)):
-                if set(settings[i][0].split()) != set(settings[j][0].split()) or set(
-                    settings[i][1].split()
-                ) != set(settings[j][1].split()):
-                    differ[f"{a}-{policies[j]}"] += 1
-        if progress:
-            progress(h + 1, n_hands)
+    scores = score_against(Candidates(hand, *none, 0, False).with_split(np.array(split), cr),
+                           cr, opp)  # fmt: skip
+    values = np.empty(len(policies))
+    for i, sol in enumerate(sols):
+        if sol.action == "surrender":
+            values[i] = -float(cr.rules.surrender_cost)
+        elif sol.action == "declare":
+            values[i] = scores.declare(natural_of(hand, cr))
+        else:
+            values[i] = scores.ev(i)
+    return values, settings
+
+
+def _report(
+    values: np.ndarray,
+    policies: Sequence[str],
+    pairs: list[tuple[str, str]],
+    differ: dict[str, int],
+    rules: str,
+    players: int,
+    eval_deals: int,
+    samples: int,
+    seed: int,
+) -> StrengthReport:
+    """The report of per-hand values (policies x hands): each policy's mean, and each
+    pair's paired gain with its standard error and 95% interval."""
+    from solver.apps.duel import confidence_interval
+
+    n_hands = values.shape[1]
     se = lambda x: float(x.std(ddof=1) / math.sqrt(len(x))) if len(x) > 1 else float("nan")  # noqa: E731
     results = tuple(
         PolicyResult(p, float(values[i].mean()), se(values[i])) for i, p in enumerate(policies)
     )
-    from solver.apps.duel import confidence_interval
-
-    gains = {}
-    ci95 = {}
-    for i, a in enumerate(policies):
-        for j in range(i + 1, len(policies)):
-            d = values[i] - values[j]
-            gains[f"{a}-{policies[j]}"] = (float(d.mean()), se(d))
-            mean, _, half = confidence_interval(d)
-            ci95[f"{a}-{policies[j]}"] = (mean - half, mean + half)
+    gains, ci95 = {}, {}
+    for a, b in pairs:
+        d = values[policies.index(a)] - values[policies.index(b)]
+        gains[f"{a}-{b}"] = (float(d.mean()), se(d))
+        mean, _, half = confidence_interval(d)
+        ci95[f"{a}-{b}"] = (mean - half, mean + half)
     return StrengthReport(
         n_hands,
         players,
         eval_deals,
-        rules.name,
+        rules,
         results,
         gains,
         {k_: v / n_hands for k_, v in differ.items()},

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from evaluator._jit import kernel
+from evaluator._jit import kernel, register_kernel_sources
 from evaluator._kernels import _eval3, _eval5
 from solver.engine.layout import (
     ALL_HIGH,
@@ -36,6 +36,7 @@ from solver.engine.layout import (
     DRAGON,
     FIVE_PAIRS_TRIPS,
     FOUR_TRIPS,
+    KERNEL_SOURCES,
     MODE_ALWAYS,
     MODE_CANCEL,
     NSTRENGTH,
@@ -60,6 +61,8 @@ from solver.engine.layout import (
     TWELVE_ONE_COLOUR,
     TWELVE_ROYALS,
 )
+
+register_kernel_sources(KERNEL_SOURCES)  # before the first kernel below
 
 # --------------------------------------------------------------------------- row keys
 

@@ -7,6 +7,7 @@ message that quotes it goes to a terminal or a log:
   (``/dev/zero``, a pipe that never ends, a 20 MB line) and refuses more, in one line;
 - ``quote`` shows at most a short prefix of a value in an error message (a 20 MB line is
   quoted as its first 60 characters and an ellipsis), escaped as ``repr`` escapes it;
+- ``parse_stakes`` reads ``--stakes 100,10,10`` (the CLI's option, the web API's text);
 - ``visible`` writes the characters a terminal would act on (escape sequences, other
   control and format characters, lone surrogates, line and paragraph separators) as
   their ``\\x..``/``\\u....`` spelling, so that an id or a file name reaches the
@@ -23,7 +24,7 @@ from typing import IO, Any
 
 from solver.engine.errors import InputError
 
-__all__ = ["QUOTE_CHARS", "TooLarge", "quote", "read_bounded", "visible"]
+__all__ = ["QUOTE_CHARS", "TooLarge", "parse_stakes", "quote", "read_bounded", "visible"]
 
 #: The most characters of a bad value an error message quotes.
 QUOTE_CHARS = 60
@@ -89,3 +90,15 @@ def _read_upto(stream: IO[bytes], n: int) -> bytes:
         parts.append(chunk)
         left -= len(chunk)
     return b"".join(parts)
+
+
+def parse_stakes(text: str) -> list[float]:
+    """``"100,10,10"`` (``--stakes``) -> ``[100.0, 10.0, 10.0]``; ``InputError`` naming
+    the first part that is not a number. Their range is the solver's to check."""
+    out = []
+    for i, part in enumerate(text.split(","), start=1):
+        try:
+            out.append(float(part))
+        except ValueError:
+            raise InputError(f"--stakes: stake {i} {quote(part.strip())} is not a number") from None
+    return out

@@ -10,6 +10,7 @@ See docs/architecture.md for where each array with this layout is built and read
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import NamedTuple
 
 from evaluator.tables import NSTRENGTH
@@ -22,6 +23,15 @@ from solver.engine.options import (  # noqa: F401 - re-exported: one place to lo
     Policy,
 )
 from solver.engine.rules import ROWS as ROWS  # the rows, in the order of every array
+
+#: The files solver's kernels are built from (their modules, and this one, whose constants
+#: they read as compile-time values): registered with the evaluator's kernel cache, so
+#: that a change to any of them starts a fresh cache (``evaluator._jit``).
+KERNEL_SOURCES: dict[str, Path] = {
+    "solver/engine/layout.py": Path(__file__),
+    "solver/engine/_kernels.py": Path(__file__).with_name("_kernels.py"),
+    "solver/strategy/_kernels.py": Path(__file__).parent.parent / "strategy" / "_kernels.py",
+}
 
 # ----------------------------------------------------------------------- rows and keys
 

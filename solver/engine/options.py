@@ -19,7 +19,7 @@ class Policy(StrEnum):
 
 POLICIES: tuple[str, ...] = tuple(p.value for p in Policy)
 
-# Documented upper bounds, checked before any work (README "Limits").
+# Documented upper bounds, checked before any work (docs/cli.md, "Limits").
 
 #: Opponent hands a Monte Carlo solve may deal.
 MAX_SAMPLES = 1_000_000
@@ -38,7 +38,7 @@ DEFAULT_POOL_SIZE = 2_000_000
 MIN_POOL_SIZE = 1_000
 MAX_POOL_SIZE = 50_000_000
 
-# Bounds on what capsa reads (README "Limits"): beyond them an input is refused in one
+# Bounds on what capsa reads (docs/cli.md, "Limits"): beyond them an input is refused in one
 # line, before it is parsed.
 
 #: Bytes of a hand or of opponent settings read from stdin or an ``--against`` file.

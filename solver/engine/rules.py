@@ -7,7 +7,9 @@ only, no dicts), so it can key an ``functools.lru_cache``. It validates and norm
 itself on construction, so ``Rules(...)``, ``dataclasses.replace(...)``,
 ``rules_from_dict(...)`` and ``load_rules(...)`` all give checked values.
 
-This module only uses the standard library: it is imported by ``capsa --help``.
+This module only uses the standard library: it is imported by ``capsa --help``. The
+vocabulary and the value checks are in ``rule_values``, TOML files in and out in
+``ruleset_files``, the ruleset for people in ``ruleset_text``.
 
 Normal forms (so that equal rulesets compare, hash and digest equal):
 
@@ -24,306 +26,68 @@ Normal forms (so that equal rulesets compare, hash and digest equal):
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import hashlib
 import json
-import math
 import os
-import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from solver.engine.errors import InputError
-from solver.engine.inputs import TooLarge, quote, read_bounded, visible
-from solver.engine.options import MAX_RULESET_BYTES, MAX_RULESET_DEPTH, MAX_RULESET_KEYS
+from solver.engine.errors import RulesError
+from solver.engine.inputs import TooLarge, read_bounded
+from solver.engine.options import MAX_RULESET_BYTES
+from solver.engine.rule_values import (
+    DEFAULT_NATURALS,
+    DEFAULT_PRESET,
+    DEFAULT_ROYALTIES,
+    DIGEST_VERSION,
+    FILE_KEYS,
+    NATURAL_NAMES,
+    PLAIN_KEYS,
+    ROW_HANDS,
+    ROWS,
+    ROYAL_FLUSH_ROYALTIES,
+    ROYALTY_HANDS,
+    ROYALTY_MODES,
+    SCORINGS,
+    SURRENDER_DEFAULTS,
+    WHEELS,
+    check_choice,
+    check_flag,
+    check_min_opponents,
+    check_number,
+    check_players,
+    check_suit_order,
+    check_surrender,
+    choices_text,
+    default_surrender_cost,
+    natural_line,
+    royalty_line,
+    show,
+    suggest,
+)
+from solver.engine.ruleset_files import TOO_BIG, check_shape, ruleset_data
 
 __all__ = [
     "DEFAULT_NATURALS",
     "DEFAULT_PRESET",
     "DEFAULT_ROYALTIES",
+    "FILE_KEYS",
     "NATURAL_NAMES",
     "PRESETS",
     "ROWS",
     "ROYALTY_HANDS",
+    "ROYAL_FLUSH_ROYALTIES",
     "Rules",
     "RulesError",
     "SURRENDER_DEFAULTS",
     "default_surrender_cost",
-    "describe_rules",
     "load_rules",
     "preset",
     "rules_from_dict",
-    "rules_summary",
-    "to_toml",
+    "ruleset_data",
 ]
-
-
-class RulesError(InputError):
-    """A ruleset that cannot be built: the message is one line and names the key."""
-
-
-# --------------------------------------------------------------------------------------
-# Vocabulary
-# --------------------------------------------------------------------------------------
-
-SCORINGS: tuple[str, ...] = ("per-row", "1-6", "2-4")
-ROYALTY_MODES: tuple[str, ...] = ("winner", "cancel", "always")
-WHEELS: tuple[str, ...] = ("low", "second")
-ROWS: tuple[str, ...] = ("front", "middle", "back")
-ROYALTY_HANDS: tuple[str, ...] = (
-    "three_of_a_kind",
-    "full_house",
-    "four_of_a_kind",
-    "straight_flush",
-    "royal_flush",
-)
-#: Hands that may carry a royalty in each row: the front only makes three of a kind.
-ROW_HANDS: dict[str, tuple[str, ...]] = {
-    "front": ("three_of_a_kind",),
-    "middle": ROYALTY_HANDS[1:],
-    "back": ROYALTY_HANDS[1:],
-}
-#: Every natural a ruleset may list in ``[naturals]`` (docs/rules.md#naturals), in the
-#: order of that page's table; a ruleset's own order is its strength order.
-NATURAL_NAMES: tuple[str, ...] = (
-    "royal_dragon",
-    "dragon",
-    "twelve_royals",
-    "three_straight_flushes",
-    "three_quads",
-    "all_high",
-    "all_low",
-    "one_colour",
-    "twelve_one_colour",
-    "four_trips",
-    "five_pairs_trips",
-    "six_pairs",
-    "three_flushes",
-    "three_straights",
-)
-SUIT_LETTERS = "cdhs"
-SUIT_NAMES = {"c": "clubs", "d": "diamonds", "h": "hearts", "s": "spades"}
-
-#: Surrender cost per opponent when a ruleset does not set one, by scoring system.
-SURRENDER_DEFAULTS: dict[str, int | None] = {"1-6": 3, "2-4": 2, "per-row": None}
-
-DEFAULT_ROYALTIES: tuple[tuple[str, str, int], ...] = (
-    ("front", "three_of_a_kind", 3),
-    ("middle", "full_house", 2),
-    ("middle", "four_of_a_kind", 8),
-    ("middle", "straight_flush", 10),
-    ("back", "four_of_a_kind", 4),
-    ("back", "straight_flush", 5),
-)
-ROYAL_FLUSH_ROYALTIES: tuple[tuple[str, str, int], ...] = (
-    ("middle", "royal_flush", 14),
-    ("back", "royal_flush", 7),
-)
-DEFAULT_NATURALS: tuple[tuple[str, int], ...] = (
-    ("dragon", 13),
-    ("three_straights", 3),
-    ("six_pairs", 3),
-    ("three_flushes", 3),
-)
-DEFAULT_PRESET = "chinese-1-6"
-
-#: Keys a ruleset file (or ``rules_from_dict``) accepts at the top level.
-FILE_KEYS: tuple[str, ...] = (
-    "base",
-    "name",
-    "scoring",
-    "scoop_multiplier",
-    "royalty_mode",
-    "one_royalty_per_hand",
-    "royalties_dealt",
-    "suit_order",
-    "wheel",
-    "surrender_cost",
-    "players",
-    "home_run_multiplier",
-    "home_run_min_opponents",
-    "royalties",
-    "naturals",
-)
-
-#: The keys a file sets by value (the others are handled one by one below).
-_PLAIN_KEYS: tuple[str, ...] = tuple(
-    k for k in FILE_KEYS if k not in ("base", "name", "surrender_cost", "royalties", "naturals")
-)
-
-_DIGEST_VERSION = "capsa-rules-1"
-
-
-def default_surrender_cost(scoring: str) -> int | None:
-    """The surrender cost a ruleset gets when it does not set one (docs/rules.md#surrender)."""
-    return SURRENDER_DEFAULTS[scoring]
-
-
-# --------------------------------------------------------------------------------------
-# Value checks (each raises RulesError naming the key)
-# --------------------------------------------------------------------------------------
-
-
-def _suggest(word: str, choices: Iterable[str]) -> str:
-    """`` (did you mean 'x'?)`` for a likely typo, else ``""``."""
-    close = difflib.get_close_matches(str(word), list(choices), n=1, cutoff=0.6)
-    return f" (did you mean '{close[0]}'?)" if close else ""
-
-
-def _choices(choices: Iterable[str]) -> str:
-    return ", ".join(f"'{c}'" for c in choices)
-
-
-def _show(value: Any) -> str:
-    """A value as it would be written in TOML, for messages (one short line)."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int) and abs(value) >= 10**15:
-        return f"a {len(str(abs(value)))}-digit number"
-    if isinstance(value, str):
-        return quote(value)
-    if isinstance(value, Mapping):
-        return "a table"
-    if isinstance(value, list | tuple):
-        return "an array"
-    return repr(value)
-
-
-def _max_units() -> int:
-    from solver.engine.options import MAX_UNITS
-
-    return MAX_UNITS
-
-
-def _number(
-    value: Any, key: str, *, minimum: float = 0.0, what: str = "", units: bool = False
-) -> int | float:
-    """A finite real number >= minimum; integral floats become int. ``units``: a payout,
-    at most ``layout.MAX_UNITS`` (so that every sum of payouts stays finite and exact)."""
-    need = what or f"a number >= {minimum:g}"
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise RulesError(f"{key} must be {need}, got {_show(value)}")
-    if isinstance(value, float) and not math.isfinite(value):
-        raise RulesError(f"{key} must be {need}, got {_show(value)}")
-    if value < minimum:
-        raise RulesError(f"{key} must be {need}, got {_show(value)}")
-    if units and value > _max_units():
-        raise RulesError(
-            f"{key} must be at most {_max_units():,} (capsa's limit on payouts), got {_show(value)}"
-        )
-    if isinstance(value, float) and value.is_integer():
-        value = int(value)
-    return value
-
-
-def _choice(value: Any, key: str, choices: tuple[str, ...]) -> str:
-    if not isinstance(value, str):
-        raise RulesError(f"{key} must be one of {_choices(choices)}, got {_show(value)}")
-    if value not in choices:
-        raise RulesError(
-            f"{key} must be one of {_choices(choices)}, got {_show(value)}"
-            + _suggest(value, choices)
-        )
-    return value
-
-
-def _flag(value: Any, key: str) -> bool:
-    if not isinstance(value, bool):
-        raise RulesError(f"{key} must be true or false, got {_show(value)}")
-    return value
-
-
-def _suit_order(value: Any) -> str | None:
-    key = "suit_order"
-    need = '"none" or four distinct suit letters from c d h s, strongest first (e.g. "shcd")'
-    if value is None or value is False:
-        return None
-    if not isinstance(value, str):
-        raise RulesError(f"{key} must be {need}, got {_show(value)}")
-    text = value.strip().lower()
-    if text == "none":
-        return None
-    if len(text) != 4 or set(text) != set(SUIT_LETTERS):
-        raise RulesError(f"{key} must be {need}, got {_show(value)}")
-    return text
-
-
-def _players(value: Any) -> int:
-    if isinstance(value, float) and value.is_integer():
-        value = int(value)
-    if isinstance(value, bool) or not isinstance(value, int) or not 2 <= value <= 4:
-        raise RulesError(f"players must be an integer from 2 to 4, got {_show(value)}")
-    return value
-
-
-def _min_opponents(value: Any) -> int:
-    if isinstance(value, float) and value.is_integer():
-        value = int(value)
-    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 3:
-        raise RulesError(
-            f"home_run_min_opponents must be a whole number from 1 to 3, got {_show(value)}"
-        )
-    return value
-
-
-def _surrender(value: Any, scoring: str) -> int | float | None:
-    key = "surrender_cost"
-    if value is None or value is False:
-        return None
-    if isinstance(value, str) and value.strip().lower() in ("none", "off", "false"):
-        return None
-    if value is True:
-        cost = SURRENDER_DEFAULTS[scoring]
-        if cost is None:
-            raise RulesError(
-                f"{key} = true has no default under {scoring} scoring; give a number of units"
-            )
-        return cost
-    return _number(
-        value,
-        key,
-        what='a number of units >= 0, or false (or "none") for no surrender',
-        units=True,
-    )
-
-
-def _royalty_line(row: Any, hand: Any, units: Any) -> tuple[str, str, int | float]:
-    if not isinstance(row, str) or row not in ROWS:
-        raise RulesError(
-            f"unknown royalty row 'royalties.{row}': rows are {_choices(ROWS)}"
-            + _suggest(row, ROWS)
-        )
-    key = f"royalties.{row}.{hand}"
-    if not isinstance(hand, str) or hand not in ROYALTY_HANDS:
-        raise RulesError(
-            f"unknown royalty hand '{key}': hands are {_choices(ROW_HANDS[row])}"
-            + _suggest(hand, ROYALTY_HANDS)
-        )
-    if hand not in ROW_HANDS[row]:
-        if hand == "three_of_a_kind":
-            why = "three_of_a_kind is paid in the front row only"
-        else:
-            why = f"the front row pays only 'three_of_a_kind', not '{hand}'"
-        raise RulesError(f"bad royalty '{key}': {why}")
-    return row, hand, _number(units, key, what="a number of units >= 0", units=True)
-
-
-def _natural_line(name: Any, units: Any) -> tuple[str, int | float]:
-    if not isinstance(name, str) or name not in NATURAL_NAMES:
-        raise RulesError(
-            f"unknown natural 'naturals.{name}'"
-            + _suggest(name, NATURAL_NAMES)
-            + f"; valid names are {', '.join(NATURAL_NAMES)}"
-        )
-    return name, _number(units, f"naturals.{name}", what="a number of units >= 0", units=True)
-
-
-def _fmt(x: float | int | None) -> str:
-    if x is None:
-        return "none"
-    return f"{x:g}" if isinstance(x, float) else str(x)
 
 
 # --------------------------------------------------------------------------------------
@@ -367,11 +131,11 @@ class Rules:
             object.__setattr__(self, field, value)
 
         if not isinstance(self.name, str) or not self.name.strip():
-            raise RulesError(f"name must be a non-empty string, got {_show(self.name)}")
-        put("scoring", _choice(self.scoring, "scoring", SCORINGS))
+            raise RulesError(f"name must be a non-empty string, got {show(self.name)}")
+        put("scoring", check_choice(self.scoring, "scoring", SCORINGS))
         put(
             "scoop_multiplier",
-            _number(
+            check_number(
                 self.scoop_multiplier,
                 "scoop_multiplier",
                 minimum=1,
@@ -379,16 +143,16 @@ class Rules:
                 units=True,
             ),
         )
-        put("royalty_mode", _choice(self.royalty_mode, "royalty_mode", ROYALTY_MODES))
-        put("one_royalty_per_hand", _flag(self.one_royalty_per_hand, "one_royalty_per_hand"))
-        put("royalties_dealt", _flag(self.royalties_dealt, "royalties_dealt"))
-        put("suit_order", _suit_order(self.suit_order))
-        put("wheel", _choice(self.wheel, "wheel", WHEELS))
-        put("surrender_cost", _surrender(self.surrender_cost, self.scoring))
-        put("players", _players(self.players))
+        put("royalty_mode", check_choice(self.royalty_mode, "royalty_mode", ROYALTY_MODES))
+        put("one_royalty_per_hand", check_flag(self.one_royalty_per_hand, "one_royalty_per_hand"))
+        put("royalties_dealt", check_flag(self.royalties_dealt, "royalties_dealt"))
+        put("suit_order", check_suit_order(self.suit_order))
+        put("wheel", check_choice(self.wheel, "wheel", WHEELS))
+        put("surrender_cost", check_surrender(self.surrender_cost, self.scoring))
+        put("players", check_players(self.players))
         put(
             "home_run_multiplier",
-            _number(
+            check_number(
                 self.home_run_multiplier,
                 "home_run_multiplier",
                 minimum=1,
@@ -396,18 +160,17 @@ class Rules:
                 units=True,
             ),
         )
-        put("home_run_min_opponents", _min_opponents(self.home_run_min_opponents))
+        put("home_run_min_opponents", check_min_opponents(self.home_run_min_opponents))
 
         if isinstance(self.royalties, Mapping | str) or not isinstance(self.royalties, Iterable):
             raise RulesError(
-                "royalties must be a tuple of (row, hand, units) lines, "
-                f"got {_show(self.royalties)}"
+                f"royalties must be a tuple of (row, hand, units) lines, got {show(self.royalties)}"
             )
         lines: dict[tuple[str, str], int | float] = {}
         for line in self.royalties:
             if not isinstance(line, tuple | list) or len(line) != 3:
-                raise RulesError(f"royalties must hold (row, hand, units) lines, got {_show(line)}")
-            row, hand, units = _royalty_line(*line)
+                raise RulesError(f"royalties must hold (row, hand, units) lines, got {show(line)}")
+            row, hand, units = royalty_line(*line)
             if (row, hand) in lines:
                 raise RulesError(f"duplicate royalty 'royalties.{row}.{hand}'")
             lines[row, hand] = units
@@ -419,13 +182,13 @@ class Rules:
 
         if isinstance(self.naturals, Mapping | str) or not isinstance(self.naturals, Iterable):
             raise RulesError(
-                f"naturals must be a tuple of (name, units) lines, got {_show(self.naturals)}"
+                f"naturals must be a tuple of (name, units) lines, got {show(self.naturals)}"
             )
         nats: list[tuple[str, int | float]] = []
         for line in self.naturals:
             if not isinstance(line, tuple | list) or len(line) != 2:
-                raise RulesError(f"naturals must hold (name, units) lines, got {_show(line)}")
-            name, units = _natural_line(*line)
+                raise RulesError(f"naturals must hold (name, units) lines, got {show(line)}")
+            name, units = natural_line(*line)
             if any(name == n for n, _ in nats):
                 raise RulesError(f"duplicate natural 'naturals.{name}'")
             nats.append((name, units))
@@ -521,7 +284,7 @@ class Rules:
         minimum changes nothing and is left out too.
         """
         payload = [
-            _DIGEST_VERSION,
+            DIGEST_VERSION,
             self.scoring,
             self.scoop_multiplier,
             self.royalty_mode,
@@ -567,8 +330,8 @@ PRESETS: dict[str, Rules] = {
 def _preset_error(value: Any, key: str | None = None) -> RulesError:
     where = f"{key} " if key else ""
     return RulesError(
-        f"unknown preset {where}{_show(value)}"
-        + _suggest(str(value), PRESETS)
+        f"unknown preset {where}{show(value)}"
+        + suggest(str(value), PRESETS)
         + f"; presets are {', '.join(PRESETS)}"
     )
 
@@ -592,7 +355,7 @@ def _royalties_from(value: Any, base: Rules) -> tuple[tuple[str, str, Any], ...]
     if not isinstance(value, Mapping):
         raise RulesError(
             "royalties must be false, true (the default table) or a table of rows "
-            f"{_choices(ROWS)}, got {_show(value)}"
+            f"{choices_text(ROWS)}, got {show(value)}"
         )
     rows: dict[str, list[tuple[str, str, Any]]] = {row: [] for row in ROWS}
     for row, hand, units in base.royalties:
@@ -600,17 +363,17 @@ def _royalties_from(value: Any, base: Rules) -> tuple[tuple[str, str, Any], ...]
     for row, table in value.items():
         if row not in ROWS:
             raise RulesError(
-                f"unknown royalty row 'royalties.{row}': rows are {_choices(ROWS)}"
-                + _suggest(row, ROWS)
+                f"unknown royalty row 'royalties.{row}': rows are {choices_text(ROWS)}"
+                + suggest(row, ROWS)
             )
         if table is False:
             rows[row] = []
         elif isinstance(table, Mapping):
-            rows[row] = [_royalty_line(row, hand, units) for hand, units in table.items()]
+            rows[row] = [royalty_line(row, hand, units) for hand, units in table.items()]
         else:
             raise RulesError(
                 f"royalties.{row} must be a table of hand = units (hands: "
-                f"{', '.join(ROW_HANDS[row])}) or false, got {_show(table)}"
+                f"{', '.join(ROW_HANDS[row])}) or false, got {show(table)}"
             )
     return tuple(line for row in ROWS for line in rows[row])
 
@@ -623,9 +386,9 @@ def _naturals_from(value: Any) -> tuple[tuple[str, Any], ...]:
     if not isinstance(value, Mapping):
         raise RulesError(
             "naturals must be false, true (the default list) or a table of name = units "
-            f"(names: {', '.join(NATURAL_NAMES)}), got {_show(value)}"
+            f"(names: {', '.join(NATURAL_NAMES)}), got {show(value)}"
         )
-    return tuple(_natural_line(name, units) for name, units in value.items())
+    return tuple(natural_line(name, units) for name, units in value.items())
 
 
 def rules_from_dict(data: Mapping[str, Any], name: str = "custom") -> Rules:
@@ -642,23 +405,23 @@ def rules_from_dict(data: Mapping[str, Any], name: str = "custom") -> Rules:
     table (other rows keep the base's); ``naturals`` replaces the whole list, in order.
     """
     if not isinstance(data, Mapping):
-        raise RulesError(f"a ruleset must be a table of settings, got {_show(data)}")
-    _check_shape(data)
+        raise RulesError(f"a ruleset must be a table of settings, got {show(data)}")
+    check_shape(data)
     for key in data:
         if key not in FILE_KEYS:
             raise RulesError(
                 f"unknown key '{key}'"
-                + _suggest(key, FILE_KEYS)
+                + suggest(key, FILE_KEYS)
                 + f"; valid keys are {', '.join(FILE_KEYS)}"
             )
     base = _get_preset(data.get("base", DEFAULT_PRESET), "base")
     fields: dict[str, Any] = {f.name: getattr(base, f.name) for f in dataclasses.fields(Rules)}
     fields["name"] = data.get("name", name)
-    for key in _PLAIN_KEYS:
+    for key in PLAIN_KEYS:
         if key in data:
             fields[key] = data[key]
     # Check scoring first: the surrender default depends on it.
-    scoring = _choice(fields["scoring"], "scoring", SCORINGS)
+    scoring = check_choice(fields["scoring"], "scoring", SCORINGS)
     if "surrender_cost" in data:
         fields["surrender_cost"] = data["surrender_cost"]
     elif "scoring" in data:
@@ -698,8 +461,8 @@ def preset(name: str) -> Rules:
     if isinstance(name, str) and name.strip().lower() in PRESETS:
         return PRESETS[name.strip().lower()]
     raise RulesError(
-        f"unknown preset {_show(name)}"
-        + _suggest(str(name), PRESETS)
+        f"unknown preset {show(name)}"
+        + suggest(str(name), PRESETS)
         + f"; presets are {', '.join(PRESETS)}, or give a .toml ruleset file"
     )
 
@@ -728,7 +491,7 @@ def load_rules(name_or_path: Rules | str | os.PathLike[str] | None = None) -> Ru
         )
     path = Path(name_or_path)
     try:
-        raw = read_bounded(path, MAX_RULESET_BYTES, f"ruleset file '{path}'", _TOO_BIG)
+        raw = read_bounded(path, MAX_RULESET_BYTES, f"ruleset file '{path}'", TOO_BIG)
     except TooLarge as exc:
         raise RulesError(str(exc)) from None
     except FileNotFoundError:
@@ -746,206 +509,3 @@ def load_rules(name_or_path: Rules | str | os.PathLike[str] | None = None) -> Ru
         ) from None
     except RulesError as exc:
         raise RulesError(f"{path.name}: {exc}") from None
-
-
-_TOO_BIG = "a ruleset is a few hundred bytes"
-
-
-def ruleset_data(text: str) -> dict[str, Any]:
-    """The table the text of a TOML ruleset holds, read within bounds (README "Limits"):
-    at most ``MAX_RULESET_BYTES`` bytes (Python's TOML parser takes time that grows with
-    the square of some inputs' size), tables and arrays nested at most
-    ``MAX_RULESET_DEPTH`` deep, and at most ``MAX_RULESET_KEYS`` keys and items in all.
-    ``RulesError`` (one line, no location: callers add theirs) otherwise, or when it is
-    not TOML, or not text (a lone surrogate, as a JSON string may hold)."""
-    try:
-        size = len(text.encode("utf-8"))
-    except UnicodeEncodeError as exc:
-        bad = text[exc.start : exc.end]
-        raise RulesError(f"not text: holds a lone surrogate ({visible(bad)})") from None
-    if size > MAX_RULESET_BYTES:
-        raise RulesError(f"larger than {MAX_RULESET_BYTES:,} bytes: {_TOO_BIG}")
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise RulesError(f"not valid TOML: {exc}") from None
-    except RecursionError:
-        raise RulesError(_too_deep()) from None
-    _check_shape(data)
-    return data
-
-
-#: The longest key a ruleset may hold (its keys are names such as three_of_a_kind).
-_MAX_KEY = 64
-
-
-def _check_shape(data: Any) -> None:
-    """RulesError when ``data`` nests deeper than ``MAX_RULESET_DEPTH``, holds more than
-    ``MAX_RULESET_KEYS`` keys and items, or a key longer than any ruleset's."""
-    keys = 0
-    stack: list[tuple[Any, int]] = [(data, 0)]
-    while stack:
-        value, depth = stack.pop()
-        if isinstance(value, Mapping):
-            for key in value:
-                if not isinstance(key, str) or len(key) > _MAX_KEY:
-                    raise RulesError(f"unknown key {quote(key)}: ruleset keys are short names")
-            items = list(value.values())
-        elif isinstance(value, list | tuple):
-            items = list(value)
-        else:
-            continue
-        if depth > MAX_RULESET_DEPTH:
-            raise RulesError(_too_deep())
-        keys += len(items)
-        if keys > MAX_RULESET_KEYS:
-            raise RulesError(
-                f"more than {MAX_RULESET_KEYS} keys and items: a ruleset holds about 30"
-            )
-        stack.extend((v, depth + 1) for v in items)
-
-
-def _too_deep() -> str:
-    return (
-        f"tables or arrays nested more than {MAX_RULESET_DEPTH} deep: a ruleset nests "
-        "2 deep (royalties.front)"
-    )
-
-
-# --------------------------------------------------------------------------------------
-# Display and export
-# --------------------------------------------------------------------------------------
-
-_SCORING_TEXT = {
-    "per-row": "per-row (1 unit a row)",
-    "1-6": "1-6 (1 unit a row, 3 more for a scoop)",
-    "2-4": "2-4 (1 unit a row, 1 more for winning more rows)",
-}
-_WHEEL_TEXT = {
-    "low": "low (A-2-3-4-5 is the lowest straight)",
-    "second": "second (A-2-3-4-5 ranks just below T-J-Q-K-A)",
-}
-_MODE_TEXT = {
-    "winner": "winner (paid by the loser of the row)",
-    "cancel": "cancel (as winner; none when both rows earn one)",
-    "always": "always (paid whoever wins the row)",
-}
-
-
-def rules_summary(r: Rules) -> str:
-    """One line about a ruleset, as ``capsa rules`` lists the presets."""
-    parts = [f"{r.scoring} scoring"]
-    if r.scoop_multiplier != 1:
-        parts.append(f"scoop x{r.scoop_multiplier:g}")
-    if r.royalties:
-        royal = " + royal flush" if any(h == "royal_flush" for _, h, _ in r.royalties) else ""
-        parts.append(f"royalties{royal} ({r.royalty_mode})")
-    else:
-        parts.append("no royalties")
-    parts.append("naturals" if r.naturals else "no naturals")
-    parts.append("suits " + ">".join(r.suit_order) if r.suit_order else "no suit order")
-    parts.append(f"wheel {r.wheel}")
-    if r.home_run:
-        parts.append(f"home run x{r.home_run_multiplier:g} ({r.home_run_min_opponents}+ opponents)")
-    return ", ".join(parts)
-
-
-def _home_run_text(rules: Rules) -> str:
-    """The home run's two keys in one line (``home_run`` in ``describe_rules``)."""
-    if not rules.home_run:
-        return "off"
-    m, low = _fmt(rules.home_run_multiplier), rules.home_run_min_opponents
-    return f"x{m}: a player who scoops every opponent (at least {low}) collects {m}x from each"
-
-
-def describe_rules(rules: Rules) -> list[tuple[str, str]]:
-    """Human-readable ``(setting, value)`` rows for display (the CLI renders them).
-
-    With naturals, a ``natural names`` row follows ``naturals``: one line a natural, its
-    ruleset name and how players call it (docs/rules.md#natural-names).
-    """
-    if rules.royalties:
-        parts = []
-        for row in ROWS:
-            lines = [f"{h} {_fmt(u)}" for r, h, u in rules.royalties if r == row]
-            if lines:
-                parts.append(f"{row} " + ", ".join(lines))
-        royalties = "; ".join(parts)
-    else:
-        royalties = "off"
-    if rules.suit_order:
-        suits = (
-            " > ".join(rules.suit_order)
-            + " ("
-            + ", ".join(SUIT_NAMES[s] for s in rules.suit_order)
-            + ")"
-        )
-    else:
-        suits = "none (equal rows tie)"
-    naturals = (
-        ", ".join(f"{n} {_fmt(u)}" for n, u in rules.naturals) + " (strongest first)"
-        if rules.naturals
-        else "off"
-    )
-    surrender = (
-        f"{_fmt(rules.surrender_cost)} per opponent" if rules.surrender_cost is not None else "off"
-    )
-    names: list[tuple[str, str]] = []
-    if rules.naturals:
-        from solver.engine.layout import natural_label  # layout imports this module
-
-        names = [
-            ("natural names", "\n".join(f"{n}: {natural_label(n)}" for n, _ in rules.naturals))
-        ]
-    return [
-        ("name", rules.name),
-        ("scoring", _SCORING_TEXT[rules.scoring]),
-        ("scoop_multiplier", _fmt(rules.scoop_multiplier)),
-        ("royalties", royalties),
-        ("royalty_mode", _MODE_TEXT[rules.royalty_mode]),
-        ("one_royalty_per_hand", "yes" if rules.one_royalty_per_hand else "no"),
-        (
-            "royalties_dealt",
-            "yes (four of a kind and straight flushes paid for the dealt 13 cards)"
-            if rules.royalties_dealt
-            else "no (paid for the rows)",
-        ),
-        ("naturals", naturals),
-        *names,
-        ("suit_order", suits),
-        ("wheel", _WHEEL_TEXT[rules.wheel]),
-        ("surrender_cost", surrender),
-        ("players", f"{rules.players} ({rules.players - 1} opponents)"),
-        ("home_run", _home_run_text(rules)),
-        ("digest", rules.digest()),
-    ]
-
-
-def _toml_value(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int | float):
-        return repr(value)
-    # JSON string escapes are TOML basic-string escapes; TOML also wants DEL escaped.
-    return json.dumps(value, ensure_ascii=False).replace("\x7f", "\\u007f")
-
-
-def to_toml(rules: Rules) -> str:
-    """The ruleset as a complete TOML file; ``load_rules`` on it gives ``rules`` back."""
-    data = rules.to_dict()
-    out = [f"# capsa ruleset (digest {rules.digest()})"]
-    tables = []
-    for key, value in data.items():
-        if isinstance(value, dict):
-            tables.append((key, value))
-        else:
-            out.append(f"{key} = {_toml_value(value)}")
-    for key, value in tables:
-        if key == "royalties":
-            for row, table in value.items():
-                out.append(f"\n[royalties.{row}]")
-                out.extend(f"{h} = {_toml_value(u)}" for h, u in table.items())
-        else:
-            out.append(f"\n[{key}]")
-            out.extend(f"{n} = {_toml_value(u)}" for n, u in value.items())
-    return "\n".join(out) + "\n"

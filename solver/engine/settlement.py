@@ -2,8 +2,11 @@
 
 ``compile_rules(rules)`` (solver.engine.compiled) turns a ``Rules`` into what the kernels
 take, once per ruleset. A setting is summarised once into row keys, row royalties and a
-foul flag (``summarize``); two summaries settle with ``_settle``. Every function here
-takes a ``Rules``, a preset name, a ruleset file or an already ``CompiledRules``.
+foul flag (``summarize``); two summaries settle with ``_settle``. The public entry
+points ``settle``, ``settle_table``, ``settle_natural`` and ``find_natural`` take a
+``Rules``, a preset name or a ruleset file and compile it once; every other function
+here takes the ``CompiledRules`` (a ``TypeError`` says so otherwise), as every caller
+below the public entry points holds it already.
 
 Row keys: ``strength' * 4 + suit component``, where ``strength'`` is the evaluator
 strength under the ruleset's wheel and the suit component is the rank (0..3, 3 the
@@ -52,10 +55,12 @@ __all__ = [
     "compile_rules",
     "find_natural",
     "find_naturals",
+    "natural_of",
     "natural_setting",
     "parse_setting",
     "settle",
     "settle_against",
+    "settle_declared",
     "settle_natural",
     "settle_pairs",
     "settle_table",
@@ -64,8 +69,19 @@ __all__ = [
     "summarize_batch",
 ]
 
+#: What a public entry point takes for the rules: a ``Rules``, a preset's name, a ruleset
+#: file, None (the default preset), or a ``CompiledRules`` already made.
 RulesLike = Rules | CompiledRules | str | None
 Cards = str | Sequence[int] | np.ndarray
+
+
+def _compiled(cr: Any, who: str) -> None:
+    """``TypeError`` unless ``cr`` is a ``CompiledRules``: below the public entry points
+    (``settle``, ``settle_natural``, ``find_natural``) the ruleset comes compiled."""
+    if not isinstance(cr, CompiledRules):
+        raise TypeError(
+            f"{who} takes a CompiledRules (compile_rules(rules)), got {type(cr).__name__}"
+        )
 
 
 # --------------------------------------------------------------------------- settings
@@ -158,16 +174,16 @@ def _id_rows(rows: Any, what: str) -> np.ndarray:
     return arr
 
 
-def summarize(setting: Any, rules: RulesLike = None) -> tuple[np.ndarray, np.ndarray, bool]:
+def summarize(setting: Any, cr: CompiledRules) -> tuple[np.ndarray, np.ndarray, bool]:
     """(keys int64[3], royalties float64[4], foul) of a (front, middle, back) setting.
 
-    Keys are the row keys under ``rules`` (higher is stronger); royalties are the front,
+    Keys are the row keys under the ruleset (higher is stronger); royalties are the front,
     middle and back rows' and the dealt cards' (``royalties_dealt``), after
     ``one_royalty_per_hand``; ``foul`` is True unless ``front <= middle <= back``.
     """
     from solver.engine import _kernels as k
 
-    cr = compile_rules(rules)
+    _compiled(cr, "summarize")
     flat = parse_setting(setting, "setting")
     keys = np.zeros(3, np.int64)
     roy = np.zeros(4, np.float64)
@@ -177,15 +193,15 @@ def summarize(setting: Any, rules: RulesLike = None) -> tuple[np.ndarray, np.nda
 
 
 def summarize_batch(
-    settings: np.ndarray, rules: RulesLike = None
+    settings: np.ndarray, cr: CompiledRules
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Summaries of settings uint8[n, 13] (front 3 + middle 5 + back 5 each):
     (keys int64[n, 3], royalties float64[n, 4], fouls bool[n]). Rows must hold 13
     distinct valid ids (checked)."""
     from solver.engine import _kernels as k
 
+    _compiled(cr, "summarize_batch")
     arr = _id_rows(settings, "setting")
-    cr = compile_rules(rules)
     n = len(arr)
     keys = np.zeros((n, 3), np.int64)
     roys = np.zeros((n, 4), np.float64)
@@ -202,7 +218,8 @@ def settle(a: Any, b: Any, rules: RulesLike = None) -> float:
     that order); fouled settings are allowed. ``rules`` is a ``Rules``, a preset name or a
     ruleset file (default ``chinese-1-6``). Raises ``CardParseError`` (a ``ValueError``)
     for a row of the wrong size, a bad card, a card twice in a setting, or a card held by
-    both players. ``settle(a, b) == -settle(b, a)``.
+    both players. ``settle(a, b) == -settle(b, a)``. A public entry point: the ruleset
+    is compiled here, once.
     """
     from solver.engine import _kernels as k
 
@@ -223,14 +240,14 @@ def settle(a: Any, b: Any, rules: RulesLike = None) -> float:
 def settle_against(
     a: tuple[np.ndarray, np.ndarray, np.ndarray],
     b: tuple[np.ndarray, np.ndarray, bool],
-    rules: RulesLike = None,
+    cr: CompiledRules,
 ) -> np.ndarray:
     """Units each of many players wins from one opponent: ``a`` summaries (keys int64[n, 3],
     royalties float64[n, 4], fouls bool[n]), ``b`` one summary (keys int64[3], royalties
     float64[4], foul)."""
     from solver.engine import _kernels as k
 
-    cr = compile_rules(rules)
+    _compiled(cr, "settle_against")
     (ka, ra, fa), (kb, rb, fb) = a, b
     out = np.empty(len(ka), np.float64)
     with compiling("settle-batch", "settlement kernels"):
@@ -241,13 +258,13 @@ def settle_against(
 def settle_pairs(
     a: tuple[np.ndarray, np.ndarray, np.ndarray],
     b: tuple[np.ndarray, np.ndarray, np.ndarray],
-    rules: RulesLike = None,
+    cr: CompiledRules,
 ) -> np.ndarray:
     """Units a[i] wins from b[i] for every i: ``a`` and ``b`` are summaries from
     ``summarize_batch`` (keys int64[n, 3], royalties float64[n, 4], fouls bool[n])."""
     from solver.engine import _kernels as k
 
-    cr = compile_rules(rules)
+    _compiled(cr, "settle_pairs")
     (ka, ra, fa), (kb, rb, fb) = a, b
     n = len(ka)
     if not (len(ra) == len(fa) == len(kb) == len(rb) == len(fb) == n):
@@ -339,7 +356,7 @@ def settle_table(settings: Sequence[Any], rules: RulesLike = None) -> list[float
 def settle_tables(
     summaries: tuple[np.ndarray, np.ndarray, np.ndarray],
     k: int,
-    rules: RulesLike = None,
+    cr: CompiledRules,
     *,
     nat: np.ndarray | None = None,
     natkey: np.ndarray | None = None,
@@ -352,7 +369,7 @@ def settle_tables(
     as ``settle_table`` takes its entries (default: every hand shown)."""
     from solver.engine import _kernels as k_
 
-    cr = compile_rules(rules)
+    _compiled(cr, "settle_tables")
     keys = np.ascontiguousarray(summaries[0], np.int64)
     roys = np.ascontiguousarray(summaries[1], np.float64)
     fouls = np.ascontiguousarray(summaries[2], np.bool_)
@@ -383,11 +400,17 @@ def _hand(hand13: Cards) -> np.ndarray:
 
 
 def find_natural(hand13: Cards, rules: RulesLike = None) -> tuple[int, int, str] | None:
-    """The strongest natural the hand holds under ``rules.naturals``: ``(id, key, name)``,
-    or None (also when naturals are off).
+    """The strongest natural the hand holds under ``rules`` (``natural_of``; a public
+    entry point: the ruleset is compiled here)."""
+    return natural_of(hand13, compile_rules(rules))
+
+
+def natural_of(hand13: Cards, cr: CompiledRules) -> tuple[int, int, str] | None:
+    """The strongest natural the hand holds under the ruleset: ``(id, key, name)``, or
+    None (also when naturals are off).
 
     ``id`` is the natural's position in the ruleset's list (0 = strongest), the index of
-    ``compile_rules(rules).arrays.nat_units``. ``key`` (int) breaks ties between two hands with
+    ``cr.arrays.nat_units``. ``key`` (int) breaks ties between two hands with
     the same natural, higher wins (docs/rules.md#natural-tie-keys): 0 for the naturals
     that always tie (royal dragon, dragon, twelve royals, all high, all low, one colour,
     twelve of one colour); six pairs the pair ranks highest first (in base 16); four
@@ -398,7 +421,7 @@ def find_natural(hand13: Cards, rules: RulesLike = None) -> tuple[int, int, str]
     """
     from solver.engine import _kernels as k
 
-    cr = compile_rules(rules)
+    _compiled(cr, "natural_of")
     if not cr.rules.naturals:
         return None
     h = _hand(hand13).reshape(1, 13)
@@ -413,12 +436,12 @@ def find_natural(hand13: Cards, rules: RulesLike = None) -> tuple[int, int, str]
     return nid, int(keys[0]), cr.rules.naturals[nid][0]
 
 
-def find_naturals(hands: np.ndarray, rules: RulesLike = None) -> tuple[np.ndarray, np.ndarray]:
+def find_naturals(hands: np.ndarray, cr: CompiledRules) -> tuple[np.ndarray, np.ndarray]:
     """Naturals of many hands, uint8[n, 13] -> (ids int64[n] (-1: none), keys int64[n])."""
     from solver.engine import _kernels as k
 
+    _compiled(cr, "find_naturals")
     arr = _id_rows(hands, "hand")
-    cr = compile_rules(rules)
     n = len(arr)
     ids = np.full(n, -1, np.int64)
     keys = np.zeros(n, np.int64)
@@ -435,7 +458,7 @@ _SPLIT_NATURALS = ("three_straights", "three_flushes", "three_straight_flushes")
 
 
 def natural_setting(
-    hand13: Cards, rules: RulesLike = None
+    hand13: Cards, cr: CompiledRules
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
     """A (front, middle, back) split showing the hand's strongest natural, or None.
 
@@ -449,9 +472,9 @@ def natural_setting(
     """
     from solver.engine import _kernels as k
 
-    cr = compile_rules(rules)
+    _compiled(cr, "natural_setting")
     h = _hand(hand13)
-    found = find_natural(h, cr)
+    found = natural_of(h, cr)
     if found is None:
         return None
     _, _, name = found
@@ -532,6 +555,12 @@ def _natural_id(nat: Any, r: Rules, who: str) -> tuple[int, int]:
 
 
 def settle_natural(a_nat: Any, b_nat: Any, rules: RulesLike = None) -> float:
+    """Units A wins from B when naturals are declared (``settle_declared``; a public entry
+    point: the ruleset is compiled here)."""
+    return settle_declared(a_nat, b_nat, compile_rules(rules))
+
+
+def settle_declared(a_nat: Any, b_nat: Any, cr: CompiledRules) -> float:
     """Units A wins from B when naturals are declared: each of ``a_nat``/``b_nat`` is None
     (no natural declared) or ``(id, key, name)`` from ``find_natural``.
 
@@ -541,7 +570,7 @@ def settle_natural(a_nat: Any, b_nat: Any, rules: RulesLike = None) -> float:
     """
     from solver.engine import _kernels as k
 
-    cr = compile_rules(rules)
+    _compiled(cr, "settle_declared")
     na, ka = _natural_id(a_nat, cr.rules, "a")
     nb, kb = _natural_id(b_nat, cr.rules, "b")
     with compiling("settle", "settlement kernels"):

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from evaluator._jit import kernel
+from evaluator._jit import kernel, register_kernel_sources
 from evaluator._kernels import _subset_pass
 from solver.engine._kernels import (
     _dealt_royalty,
@@ -35,6 +35,7 @@ from solver.engine._kernels import (
     _settle_natural,
 )
 from solver.engine.layout import (
+    KERNEL_SOURCES,
     MODE_ALWAYS,
     MODE_CANCEL,
     P_HR_MIN,
@@ -48,6 +49,8 @@ from solver.engine.layout import (
     SCORING_16,
     SCORING_24,
 )
+
+register_kernel_sources(KERNEL_SOURCES)  # before the first kernel below
 
 
 @kernel

@@ -19,24 +19,23 @@ setting wins against field opponents (a Monte Carlo settlement) much more closel
 
 What ships in ``solver/data`` (regenerate with ``capsa train --rules NAME --ship``) is
 the row-key distribution and the two corrections (format version 2; a version 1 file, the
-distribution alone, still loads, without corrections).
+distribution alone, still loads, without corrections). This module is the model and its
+store (files, the cache path); ``solver.strategy.trained.get_field`` finds a ruleset's
+tables, shipped, cached or trained now.
 """
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import json
 import logging
-import os
-from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
 
-from solver.engine.compiled import CompiledRules, compile_rules
+from solver.engine.compiled import CompiledRules
 from solver.engine.layout import NKEY, ROWS
 from solver.engine.rules import Rules
 
@@ -110,7 +109,7 @@ def _frozen(a: np.ndarray) -> np.ndarray:
 
 def field_tables(
     dist: np.ndarray,
-    rules: Rules | CompiledRules,
+    cr: CompiledRules,
     rank: np.ndarray | None = None,
     suit: np.ndarray | None = None,
     cop: np.ndarray | None = None,
@@ -120,7 +119,6 @@ def field_tables(
     and the two corrections (None: none). Every array is taken at float32 precision, as a
     table file keeps it (``dist`` as given, then normalised), so trained tables and the
     same tables loaded from a file agree bit for bit."""
-    cr = compile_rules(rules)
     stored = _f32(dist)
     dist = stored / stored.sum(axis=1, keepdims=True)
     cdf = np.cumsum(dist, axis=1)
@@ -187,14 +185,12 @@ def empty_model() -> FieldModel:
     )  # fmt: skip
 
 
-def tables_from_dist(
-    dist: np.ndarray, rules: Rules | CompiledRules, meta: dict | None = None
-) -> FieldTables:
+def tables_from_dist(dist: np.ndarray, cr: CompiledRules, meta: dict | None = None) -> FieldTables:
     """The field model from the row-key distribution alone (no corrections)."""
-    return field_tables(dist, rules, meta=meta)
+    return field_tables(dist, cr, meta=meta)
 
 
-def _shipped_index() -> dict[str, Path]:
+def shipped_index() -> dict[str, Path]:
     """play digest -> shipped table file."""
     out = {}
     for path in sorted(DATA_DIR.glob("field-*.npz")):
@@ -209,29 +205,21 @@ def _shipped_index() -> dict[str, Path]:
 
 def save_field(tables: FieldTables, path: Path) -> None:
     """Write the distribution and the corrections (float32, compressed) and the metadata,
-    atomically."""
-    import tempfile
+    whole or not at all (``evaluator.files.atomic_write``)."""
+    from evaluator.files import atomic_write
 
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=path.name, suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            np.savez_compressed(
-                fh,
-                dist=tables.dist.astype(np.float32),
-                rank=tables.rank.astype(np.float32),
-                suit=tables.suit.astype(np.float32),
-                cop=tables.cop.astype(np.float32),
-                meta=np.array(json.dumps(tables.meta)),
-            )
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    arrays = {
+        "dist": tables.dist.astype(np.float32),
+        "rank": tables.rank.astype(np.float32),
+        "suit": tables.suit.astype(np.float32),
+        "cop": tables.cop.astype(np.float32),
+        "meta": np.array(json.dumps(tables.meta)),
+    }
+    atomic_write(path, lambda fh: np.savez_compressed(fh, **arrays), binary=True)
 
 
-def load_field_file(path: Path, rules: Rules | CompiledRules) -> FieldTables:
+def load_field_file(path: Path, cr: CompiledRules) -> FieldTables:
     """Field tables from a file ``save_field`` wrote (a version 1 file, the distribution
     alone, loads without corrections). Raises ValueError naming the file when it does not
     fit."""
@@ -248,102 +236,33 @@ def load_field_file(path: Path, rules: Rules | CompiledRules) -> FieldTables:
     if version >= 2 and len(extra) != 3:
         raise ValueError(f"{path}: field table version {version} lacks its corrections")
     try:
-        return field_tables(dist, rules, meta=meta, **extra)
+        return field_tables(dist, cr, meta=meta, **extra)
     except ValueError as exc:
         raise ValueError(f"{path}: {exc}") from None
 
 
-def field_cache_path(rules: Rules) -> Path:
+def field_cache_path(cr: CompiledRules) -> Path:
+    """Where tables trained for the ruleset are cached (named after its play digest)."""
     from evaluator.tables import cache_dir
 
-    return cache_dir() / f"field-v{FIELD_VERSION}-{play_digest(rules)}.npz"
-
-
-#: play digest -> tables that replace the shipped ones for a while (``field_override``).
-_OVERRIDES: dict[str, FieldTables] = {}
-
-
-def get_field(rules: Rules | CompiledRules) -> FieldTables:
-    """Field tables for a ruleset: shipped, else cached, else trained now (and cached)."""
-    r = compile_rules(rules).rules
-    if _OVERRIDES:
-        override = _OVERRIDES.get(play_digest(r))
-        if override is not None:
-            return override
-    return _get_field(r)
-
-
-@contextlib.contextmanager
-def field_override(rules: Rules | CompiledRules, tables: FieldTables) -> Iterator[None]:
-    """Within the block, ``get_field`` gives ``tables`` for this ruleset (every policy,
-    opponent dealing included): how ``capsa strength --tables`` plays other tables.
-    Not thread-safe: meant for one comparison at a time."""
-    digest = play_digest(compile_rules(rules).rules)
-    before = _OVERRIDES.get(digest)
-    _OVERRIDES[digest] = tables
-    try:
-        yield
-    finally:
-        if before is None:
-            del _OVERRIDES[digest]
-        else:
-            _OVERRIDES[digest] = before
-
-
-def field_ready(rules: Rules | CompiledRules) -> bool:
-    """Whether the ruleset's field tables are shipped or cached, so that ``get_field``
-    will not have to train them (which takes minutes)."""
-    r = compile_rules(rules).rules
-    return play_digest(r) in _shipped_index() or field_cache_path(r).exists()
-
-
-def forget_fields() -> None:
-    """Drop the field tables held in memory (after new ones are written)."""
-    _get_field.cache_clear()
-
-
-@functools.lru_cache(maxsize=16)
-def _get_field(rules: Rules) -> FieldTables:
-    digest = play_digest(rules)
-    shipped = _shipped_index().get(digest)
-    if shipped is not None:
-        return load_field_file(shipped, rules)
-    cached = field_cache_path(rules)
-    if cached.exists():
-        try:
-            return load_field_file(cached, rules)
-        except Exception as exc:  # noqa: BLE001 - a bad cache is retrained
-            log.warning("field table cache %s unreadable (%s); retraining", cached, exc)
-    from solver.strategy.train import train
-
-    log.warning(
-        "no field tables for ruleset %r yet: training them now (first use only, cached in %s)",
-        rules.name,
-        cached.parent,
-    )
-    tables = train(rules)
-    try:
-        save_field(tables, cached)
-    except OSError as exc:
-        log.warning("could not cache field tables in %s: %s", cached, exc)
-    return tables
+    return cache_dir() / f"field-v{FIELD_VERSION}-{play_digest(cr.rules)}.npz"
 
 
 def field_values(
     keys: np.ndarray,
     roy: np.ndarray,
     hands: np.ndarray,
-    rules: Rules | CompiledRules,
-    field: FieldTables | None = None,
+    cr: CompiledRules,
+    field: FieldTables,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Field value of settings from their row keys int64[n, 3], royalties float64[n, 4]
     and the sorted hands they set (uint8[n, 13], or uint8[13] for all: the opponents
     cannot hold those cards), per opponent under the ruleset's scoring; and each row's
-    (win, tie) probabilities float64[n, 3, 2]."""
+    (win, tie) probabilities float64[n, 3, 2] (``field``: the tables,
+    ``solver.strategy.trained.get_field``)."""
     from solver.strategy import _kernels as k
 
-    cr = compile_rules(rules)
-    f = field if field is not None else get_field(cr)
+    f = field
     n = len(keys)
     hands = np.asarray(hands, np.uint8)
     if hands.ndim == 1:

@@ -3,20 +3,18 @@
 ``field`` takes, for every hand, the legal split with the highest field value (exact
 branch and bound over the splits, solver.strategy._kernels._field_best); ``greedy`` the
 best back, then the best middle of the rest, the front from what is left.
-``set_sorted_hands`` sets many sorted hands at once on every core; ``set_hands`` and
-``set_hand`` are the validating public wrappers.
+``set_sorted_hands`` sets many sorted hands at once on every core (the public wrappers,
+``set_hands`` and ``set_hand``, are in ``solver.strategy.setting``).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from evaluator import as_cards, parse_hand
-from solver.engine.compiled import CompiledRules, compile_rules
+from solver.engine.compiled import CompiledRules
 from solver.engine.errors import InputError
 from solver.engine.layout import POLICY_FIELD, POLICY_GREEDY, Policy
-from solver.engine.rules import Rules
-from solver.strategy.field import FieldTables, empty_model, get_field
+from solver.strategy.field import FieldTables, empty_model
 from solver.strategy.splits import split_cards, structure
 from solver.strategy.threads import Stop, run_ranges
 
@@ -28,25 +26,28 @@ _CHUNK = 256
 
 def set_sorted_hands(
     hands: np.ndarray,
-    rules: Rules | CompiledRules,
-    policy: str = "field",
-    field: FieldTables | None = None,
+    cr: CompiledRules,
+    policy: str,
+    field: FieldTables | None,
     threads: int | None = None,
     stop: Stop | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Set sorted hands uint8[n, 13]: (split int32[n,3], keys int64[n,3], roy float64[n,3],
     value float64[n]). Split entries index COMB3 / COMB5 / COMB5 of each sorted hand;
     royalties are after one royalty per hand; ``value`` is the field value (0 for greedy).
+    ``field``: the field tables (``solver.strategy.trained.get_field``) the field policy
+    sets hands with; greedy reads none (None).
     """
     from evaluator._jit import compiling
     from solver.strategy import _kernels as k
 
     if policy not in POLICIES:
         raise InputError(f"policy must be one of {', '.join(POLICIES)}, got {policy!r}")
-    cr = compile_rules(rules)
     st = structure()
-    model = (field or get_field(cr)).model if policy == "field" else empty_model()
     n = len(hands)
+    if policy == "field" and field is None and n:
+        raise ValueError("set_sorted_hands: the field policy needs the field tables")
+    model = field.model if policy == "field" and field is not None else empty_model()
     split = np.empty((n, 3), np.int32)
     keys = np.empty((n, 3), np.int64)
     roy = np.empty((n, 4), np.float64)
@@ -64,30 +65,18 @@ def set_sorted_hands(
     return split, keys, roy, val
 
 
-def load_set_hands(rules: Rules | CompiledRules, policy: str = "field") -> None:
+def load_set_hands(cr: CompiledRules, policy: str = "field") -> None:
     """Load (or compile) the kernel ``set_sorted_hands`` runs, setting no hand: a caller
     that starts it on another thread loads it first, since numba loads one kernel at a
     time (``solver.strategy.solve``)."""
-    set_sorted_hands(np.empty((0, 13), np.uint8), rules, policy)
+    set_sorted_hands(np.empty((0, 13), np.uint8), cr, policy, None)
 
 
-def set_hands(hands, rules: Rules | str | None = None, policy: str = "field") -> np.ndarray:
-    """Set many hands: uint8[n, 13] -> uint8[n, 13] laid out front(3) + middle(5) + back(5)."""
-    cr = compile_rules(rules)
-    arr = np.asarray(hands)
-    if arr.ndim != 2 or arr.shape[1] != 13:
-        raise InputError(f"hands must have shape (n, 13), got {arr.shape}")
-    checked = np.stack([as_cards(row, 13) for row in arr]) if len(arr) else arr.astype(np.uint8)
-    srt = np.sort(checked.astype(np.uint8), axis=1)
-    split, _, _, _ = set_sorted_hands(srt, cr, policy)
-    out = np.empty_like(srt)
-    for i in range(len(srt)):
-        f, m, b = split_cards(srt[i], split[i])
+def settings_of(hands: np.ndarray, split: np.ndarray) -> np.ndarray:
+    """Settings uint8[n, 13] (front 3 + middle 5 + back 5) of sorted hands uint8[n, 13]
+    from their splits int32[n, 3] (``set_sorted_hands``)."""
+    out = np.empty_like(hands)
+    for i in range(len(hands)):
+        f, m, b = split_cards(hands[i], split[i])
         out[i, :3], out[i, 3:8], out[i, 8:] = f, m, b
     return out
-
-
-def set_hand(hand, rules: Rules | str | None = None, policy: str = "field"):
-    """Set one hand: (front, middle, back) uint8 arrays."""
-    row = set_hands(parse_hand(hand).reshape(1, 13), rules, policy)[0]
-    return row[:3], row[3:8], row[8:]

@@ -53,8 +53,9 @@ from solver.engine.errors import InputError
 from solver.engine.inputs import quote
 from solver.engine.layout import NKEY, NSUB5, P_HR_MIN, P_HR_MULT
 from solver.engine.options import DEFAULT_POOL_SIZE, MAX_POOL_SIZE, MIN_POOL_SIZE
-from solver.strategy.field import FieldTables, get_field, play_digest
+from solver.strategy.field import FieldTables, play_digest
 from solver.strategy.threads import Stop
+from solver.strategy.trained import get_field
 
 log = logging.getLogger("capsa")
 
@@ -186,6 +187,7 @@ def _update(h: Any, name: str, a: np.ndarray) -> None:
 @functools.cache
 def _code_digest() -> str:
     from evaluator._jit import sources_digest
+    from solver.strategy import _kernels  # noqa: F401 - registers the kernel sources
 
     h = hashlib.sha256(f"capsa-pool-{POOL_VERSION};{sources_digest()};".encode())
     h.update(Path(__file__).read_bytes())

@@ -35,19 +35,20 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from evaluator import CardParseError, as_cards, format_cards
+from evaluator import CardParseError, format_cards
 from solver.engine.compiled import CompiledRules
 from solver.engine.errors import InputError
 from solver.engine.inputs import quote
 from solver.engine.layout import MAX_UNITS, ROWS
 from solver.engine.options import MIN_STAKE
-from solver.engine.settlement import find_naturals, settle_natural, summarize
+from solver.engine.settlement import find_naturals, parse_setting, settle_declared, summarize
 from solver.strategy.deal import deal_hands
-from solver.strategy.field import field_row_stats, field_values, get_field
+from solver.strategy.field import field_row_stats, field_values
 from solver.strategy.policy import load_set_hands, set_sorted_hands
 from solver.strategy.pool import OpponentPool, home_run_at
 from solver.strategy.splits import Candidates
 from solver.strategy.threads import Stop, in_background, run_ranges
+from solver.strategy.trained import get_field
 
 Natural = tuple[int, int, str]
 RowStats = dict[str, dict[str, float]]
@@ -178,18 +179,9 @@ def parse_against(
     keys, roys, fouls = [], [], []
     used = set(hand.tolist())
     for i, setting in enumerate(against, start=1):
-        if isinstance(setting, str):
-            parts = setting.split("|")
-            if len(parts) != 3:
-                raise CardParseError(
-                    f"opponent {i}: expected 'front | middle | back', got {quote(setting)}"
-                )
-            setting = parts
-        try:
-            kk, rr, ff = summarize(setting, cr)
-            cards = np.concatenate([as_cards(x) for x in setting]).tolist()
-        except ValueError as exc:
-            raise CardParseError(f"opponent {i}: {exc}") from None
+        flat = parse_setting(setting, f"opponent {i}")  # CardParseError naming the opponent
+        kk, rr, ff = summarize(flat, cr)
+        cards = flat.tolist()
         clash = used.intersection(cards)
         if clash:
             raise CardParseError(
@@ -247,14 +239,14 @@ def score_exact(
         return row_stats_against(cands.keys[i], legal_opp)
 
     def declare_by_opponent(nat: Natural) -> np.ndarray:
-        return np.full(n_opp, settle_natural(nat, None, cr))
+        return np.full(n_opp, settle_declared(nat, None, cr))
 
     return Scores(
         "exact",
         total / n_opp if stakes is None else staked,
         row_stats,
         by_opponent=lambda i: per_opp[i].copy(),
-        declare=lambda nat: float(settle_natural(nat, None, cr)),
+        declare=lambda nat: float(settle_declared(nat, None, cr)),
         declare_by_opponent=declare_by_opponent,
         exact=True,
         stakes=stakes,
@@ -332,7 +324,12 @@ def opponents_in_background(
     rng = np.random.default_rng(seed)
     opp = deal_hands(rng, deals, n_opp, exclude=hand).reshape(deals * n_opp, 13)
     load_set_hands(cr)
-    with in_background(lambda halt: set_sorted_hands(opp, cr, "field", stop=halt), stop) as sets:
+
+    def set_opponents(halt: Stop) -> tuple[np.ndarray, ...]:
+        # the tables load on that thread too (the first time: reading the shipped file)
+        return set_sorted_hands(opp, cr, "field", get_field(cr), stop=halt)
+
+    with in_background(set_opponents, stop) as sets:
 
         def opponents() -> Opponents:
             onat, onatkey = find_naturals(opp, cr)
@@ -447,10 +444,10 @@ def score_field(
     """The field model's value of every candidate (per opponent; no sampling). A fouled
     candidate (a played setting) is scooped by every opponent: it pays the scoop and the
     opponents' expected royalties, multiplied (the field never fouls)."""
-    vals, wt = field_values(cands.keys, cands.roy, cands.hand, cr)
+    f = get_field(cr)
+    vals, wt = field_values(cands.keys, cands.roy, cands.hand, cr, f)
     fouls = cands.fouls
     if fouls.any():
-        f = get_field(cr)
         scoop = {"per-row": 3.0, "1-6": 6.0, "2-4": 4.0}[cr.rules.scoring]
         vals[fouls] = -(scoop + float(f.fe.sum())) * float(cr.rules.scoop_multiplier)
         wt[fouls] = 0.0
@@ -470,14 +467,14 @@ def field_scores(
     setting's staked value is its value times the sum of the stakes."""
 
     def declare_by_opponent(nat: Natural) -> np.ndarray:
-        return np.full(n_opp, settle_natural(nat, None, cr))
+        return np.full(n_opp, settle_declared(nat, None, cr))
 
     return Scores(
         method,
         vals if stakes is None else vals * stakes.sum(),
         lambda i: field_row_stats(wt[i]),
         by_opponent=lambda i: np.full(n_opp, vals[i]),
-        declare=lambda nat: float(settle_natural(nat, None, cr)),
+        declare=lambda nat: float(settle_declared(nat, None, cr)),
         declare_by_opponent=declare_by_opponent,
         stakes=stakes,
     )

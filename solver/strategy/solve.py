@@ -20,7 +20,7 @@ import numbers
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -31,7 +31,8 @@ from solver.engine.inputs import quote
 from solver.engine.layout import MAX_SAMPLES, POLICIES, ROWS
 from solver.engine.rules import Rules
 from solver.strategy.pool import OpponentPool
-from solver.strategy.scoring import Natural, Scores
+from solver.strategy.schema import ANSWER_KEYS
+from solver.strategy.scoring import Natural, Opponents, Scores
 from solver.strategy.splits import Candidates
 from solver.strategy.threads import Stop
 
@@ -74,34 +75,14 @@ class Solution:
         return self.front, self.middle, self.back
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON shape printed by ``capsa solve --format json`` (see README)."""
-        return {
-            "hand": self.hand,
-            "rules": self.rules,
-            "policy": self.policy,
-            "players": self.players,
-            "samples": self.samples,
-            "seed": self.seed,
-            "action": self.action,
-            "front": self.front,
-            "middle": self.middle,
-            "back": self.back,
-            "ev": _r(self.ev),
-            "ev_total": _r(self.ev_total),
-            "ev_play": _r(self.ev_play),
-            "stderr": _r(self.stderr),
-            "row_stats": self.row_stats,
-            "alternatives": self.alternatives,
-            "natural": self.natural,
-            "surrender": self.surrender,
-            "candidates": self.candidates,
-            "stakes": self.stakes,
-            "ev_staked": _r(self.ev_staked),
-            "ev_by_opponent": None
-            if self.ev_by_opponent is None
-            else [_r(x) for x in self.ev_by_opponent],
-            "played": self.played,
-        }
+        """The JSON shape printed by ``capsa solve --format json``: the keys of
+        ``solver.strategy.schema.ANSWER``, in its order; values rounded to 6 places."""
+        d = {key: getattr(self, key) for key in ANSWER_KEYS}
+        for key in ("ev", "ev_total", "ev_play", "stderr", "ev_staked"):
+            d[key] = _r(d[key])
+        if self.ev_by_opponent is not None:
+            d["ev_by_opponent"] = [_r(x) for x in self.ev_by_opponent]
+        return d
 
 
 def _r(x: float | None, nd: int = 6) -> float | None:
@@ -128,10 +109,6 @@ def assemble(
     """The Solution from a scorer's Scores: the best candidate (``best``, or the highest
     ``value``), the runners-up, the natural and surrender advice, and, when candidate
     ``played`` is the setting the player chose, what it cost."""
-    from solver.engine.settlement import natural_setting
-
-    rules = cr.rules
-    stakes = scores.stakes
     n_opp = players - 1
     # equal stakes (Scores.stake): chosen in units, money = units per opponent x scale
     scale = None if scores.stake is None else scores.stake * n_opp
@@ -141,65 +118,22 @@ def assemble(
     if best is None:
         best = int(order[0])
     ev = scores.ev(best)
-    alternatives: list[dict[str, Any]] = []
-    for i in [j for j in order.tolist() if j != best][:top]:
-        f, m, b = cands.text(i)
-        d, se = scores.diff(i, best)
-        alt = {"front": f, "middle": m, "back": b, "ev": _r(scores.ev(i))}
-        if stakes is not None:
-            alt["ev_staked"] = _r(scores.value[i])
-        elif scale is not None:
-            alt["ev_staked"] = _r(scale * scores.value[i])
-            d, se = scale * d, None if se is None else scale * se
-        alternatives.append({**alt, "diff": _r(d), "diff_stderr": _r(se)})
-    front, middle, back = cands.text(best)
-    action = "play"
-    nat_info = None
-    best_ev = ev
-    by_opponent = scores.by_opponent(best)
-    if natural is not None:
-        ev_declare = scores.declare(natural)
-        declare_by = scores.declare_by_opponent(natural)
-        if stakes is None:
-            declared = ev_declare > ev
-        else:
-            declared = float(stakes @ declare_by) > float(scores.value[best])
-        nat_info = {
-            "name": natural[2],
-            "declared": bool(declared),
-            "ev_declare": _r(ev_declare),
-            "ev_play": _r(ev),
-        }
-        if declared:
-            action = "declare"
-            best_ev = ev_declare
-            by_opponent = declare_by
-            shown = natural_setting(cands.hand, cr)
-            if shown is not None:
-                front, middle, back = (format_cards(np.sort(r)[::-1]) for r in shown)
-    cost = rules.surrender_cost
-    if stakes is None:
-        recommend = cost is not None and best_ev < -cost
-    else:
-        recommend = cost is not None and float(stakes @ by_opponent) < -cost * stakes.sum()
-    if recommend:
-        action = "surrender"
-        best_ev = -float(cost)
-        by_opponent = np.full(len(by_opponent), -float(cost))
-    best_value = best_ev if stakes is None else float(stakes @ by_opponent)
+    advice = _advice(cands, scores, cr, best, natural)
     played_info = None
     if played is not None:
-        played_info = _played(cands, scores, best, played, order, best_value, action, scale)
-    if stakes is not None:
-        stakes_out, ev_staked = stakes.tolist(), float(stakes @ by_opponent)
+        played_info = _played(cands, scores, best, played, order, advice.value, advice.action,
+                              scale)  # fmt: skip
+    if scores.stakes is not None:
+        stakes_out, ev_staked = scores.stakes.tolist(), advice.value
     elif scores.stake is not None:
         stakes_out = [scores.stake] * n_opp
-        ev_staked = scores.stake * float(np.sum(by_opponent))
+        ev_staked = scores.stake * float(np.sum(advice.by_opponent))
     else:
         stakes_out, ev_staked = None, None
+    front, middle, back = advice.rows
     return Solution(
         hand=format_cards(cands.hand[::-1]),
-        rules=rules.name,
+        rules=cr.rules.name,
         policy=scores.method,
         players=players,
         samples=samples,
@@ -207,21 +141,98 @@ def assemble(
         front=front,
         middle=middle,
         back=back,
-        ev=best_ev,
-        ev_total=best_ev * n_opp,
+        ev=advice.ev,
+        ev_total=advice.ev * n_opp,
         stderr=scores.stderr(best),
         row_stats=scores.row_stats(best),
-        alternatives=alternatives,
-        natural=nat_info,
-        surrender={"cost": cost, "recommended": bool(recommend), "ev_play": _r(ev)},
-        action=action,
+        alternatives=_alternatives(cands, scores, order, best, top, scale),
+        natural=advice.natural,
+        surrender={
+            "cost": cr.rules.surrender_cost,
+            "recommended": advice.action == "surrender",
+            "ev_play": _r(ev),
+        },  # fmt: skip
+        action=advice.action,
         candidates=candidates,
         ev_play=ev,
         stakes=stakes_out,
         ev_staked=ev_staked,
-        ev_by_opponent=[float(x) for x in by_opponent],
+        ev_by_opponent=[float(x) for x in advice.by_opponent],
         played=played_info,
     )
+
+
+def _alternatives(
+    cands: Candidates,
+    scores: Scores,
+    order: np.ndarray,
+    best: int,
+    top: int,
+    scale: float | None,
+) -> list[dict[str, Any]]:
+    """The ``top`` runners-up after ``best``: rows, value, and the paired difference to
+    the best (in money with stakes; ``scale``: equal stakes, money = scale x units)."""
+    out: list[dict[str, Any]] = []
+    for i in [j for j in order.tolist() if j != best][:top]:
+        f, m, b = cands.text(i)
+        d, se = scores.diff(i, best)
+        alt = {"front": f, "middle": m, "back": b, "ev": _r(scores.ev(i))}
+        if scores.stakes is not None:
+            alt["ev_staked"] = _r(scores.value[i])
+        elif scale is not None:
+            alt["ev_staked"] = _r(scale * scores.value[i])
+            d, se = scale * d, None if se is None else scale * se
+        out.append({**alt, "diff": _r(d), "diff_stderr": _r(se)})
+    return out
+
+
+class _Advice(NamedTuple):
+    """What to do with the hand: play the best setting, declare, or surrender."""
+
+    action: str
+    rows: tuple[str, str, str]  # the setting shown (the natural's, when declaring)
+    ev: float  # units per opponent of the action
+    by_opponent: np.ndarray  # units from each opponent
+    value: float  # the action's value as the setting is chosen (money with stakes)
+    natural: dict[str, Any] | None  # the natural held, and whether to declare it
+
+
+def _advice(
+    cands: Candidates, scores: Scores, cr: CompiledRules, best: int, natural: Natural | None
+) -> _Advice:
+    """Declare a natural when it is worth more than playing the best setting; then
+    surrender when that costs less than the chosen action loses."""
+    from solver.engine.settlement import natural_setting
+
+    stakes = scores.stakes
+    ev = scores.ev(best)
+    action, rows, best_ev = "play", cands.text(best), ev
+    by_opponent = scores.by_opponent(best)
+    nat_info = None
+    if natural is not None:
+        ev_declare = scores.declare(natural)
+        declare_by = scores.declare_by_opponent(natural)
+        if stakes is None:
+            declared = ev_declare > ev
+        else:
+            declared = float(stakes @ declare_by) > float(scores.value[best])
+        nat_info = {"name": natural[2], "declared": bool(declared),
+                    "ev_declare": _r(ev_declare), "ev_play": _r(ev)}  # fmt: skip
+        if declared:
+            action, best_ev, by_opponent = "declare", ev_declare, declare_by
+            shown = natural_setting(cands.hand, cr)
+            if shown is not None:
+                rows = tuple(format_cards(np.sort(r)[::-1]) for r in shown)  # type: ignore[assignment]
+    cost = cr.rules.surrender_cost
+    if stakes is None:
+        recommend = cost is not None and best_ev < -cost
+    else:
+        recommend = cost is not None and float(stakes @ by_opponent) < -cost * stakes.sum()
+    if recommend:
+        action, best_ev = "surrender", -float(cost)
+        by_opponent = np.full(len(by_opponent), -float(cost))
+    value = best_ev if stakes is None else float(stakes @ by_opponent)
+    return _Advice(action, rows, best_ev, by_opponent, value, nat_info)
 
 
 def _played(
@@ -371,23 +382,13 @@ def _solve(
     stop: Stop | None,
     pool: bool | str | os.PathLike[str] | OpponentPool = True,
 ) -> Solution:
-    from solver.engine.settlement import find_natural
+    from solver.engine.settlement import natural_of
     from solver.strategy import scoring as sc
     from solver.strategy.splits import candidates
 
     if against is not None:
         okeys, oroy, ofoul = sc.parse_against(against, h, cr)
-        n_opp = len(okeys)
-        if n_opp == 0:
-            raise InputError("against: give at least one opponent setting")
-        if n_opp > 3:
-            raise InputError(f"against: at most 3 opponents, got {n_opp}")
-        if players is not None and players != n_opp + 1:
-            raise InputError(
-                f"against gives {n_opp} opponent{'s' * (n_opp > 1)}, so {n_opp + 1} players,"
-                f" but players is {players}"
-            )
-        players = n_opp + 1
+        players = _players_against(len(okeys), players)
     elif players is None:
         players = cr.rules.players
     n_opp = players - 1
@@ -401,13 +402,7 @@ def _solve(
     # the Monte Carlo opponents: drawn from the opponent pool (pair by pair settlement,
     # a pool cached), else dealt and set on other threads while this one finds the
     # candidates (the same opponents either way)
-    drawn = None
-    if mc:
-        from solver.strategy.pool import resolve_pool
-
-        opp_pool = resolve_pool(pool, cr, n_opp)
-        if opp_pool is not None:
-            drawn = sc.pool_opponents(opp_pool, h, n_opp, deals, seed)
+    drawn = _drawn(pool, h, cr, n_opp, deals, seed) if mc else None
     background = (
         sc.opponents_in_background(h, cr, n_opp, deals, seed, stop)
         if mc and drawn is None
@@ -420,7 +415,7 @@ def _solve(
         if played is not None:
             cands = cands.with_split(played_split(h, played)[None, :], cr)
             played_at = len(cands) - 1
-        natural = find_natural(h, cr)
+        natural = natural_of(h, cr)
         best = None
         if against is not None:
             scores = sc.score_exact(cands, cr, okeys, oroy, ofoul, weights)
@@ -448,6 +443,38 @@ def _solve(
     )
     solution.pooled = drawn is not None
     return solution
+
+
+def _players_against(n_opp: int, players: int | None) -> int:
+    """The players at a table of ``n_opp`` given opponents (InputError when ``players``
+    says otherwise, or there are none or more than three)."""
+    if n_opp == 0:
+        raise InputError("against: give at least one opponent setting")
+    if n_opp > 3:
+        raise InputError(f"against: at most 3 opponents, got {n_opp}")
+    if players is not None and players != n_opp + 1:
+        raise InputError(
+            f"against gives {n_opp} opponent{'s' * (n_opp > 1)}, so {n_opp + 1} players,"
+            f" but players is {players}"
+        )
+    return n_opp + 1
+
+
+def _drawn(
+    pool: bool | str | os.PathLike[str] | OpponentPool,
+    h: np.ndarray,
+    cr: CompiledRules,
+    n_opp: int,
+    deals: int,
+    seed: int | None,
+) -> Opponents | None:
+    """The Monte Carlo opponents drawn from the opponent pool (``solve``'s ``pool``), or
+    None to deal them: no pool, the home run at the table, or too few pool hands."""
+    from solver.strategy.pool import resolve_pool
+    from solver.strategy.scoring import pool_opponents
+
+    found = resolve_pool(pool, cr, n_opp)
+    return None if found is None else pool_opponents(found, h, n_opp, deals, seed)
 
 
 def played_split(hand: np.ndarray, played: Sequence | str) -> np.ndarray:

@@ -29,11 +29,10 @@ from math import comb
 
 import numpy as np
 
-from solver.engine.compiled import CompiledRules, compile_rules
+from solver.engine.compiled import CompiledRules
 from solver.engine.errors import InputError
 from solver.engine.inputs import quote
 from solver.engine.layout import NKEY
-from solver.engine.rules import Rules
 from solver.engine.settlement import find_naturals
 from solver.strategy.deal import random_hands
 from solver.strategy.field import (
@@ -221,7 +220,7 @@ def check_train_options(
 
 
 def train(
-    rules: Rules | CompiledRules,
+    cr: CompiledRules,
     rounds: int = DEFAULT_ROUNDS,
     hands_per_round: int = DEFAULT_HANDS,
     seed: int = DEFAULT_SEED,
@@ -231,10 +230,9 @@ def train(
     knots: int = KNOTS,
     grid: int = GRID,
 ) -> FieldTables:
-    """Train the field model for a ruleset by self-play; deterministic for a seed.
-    ``InputError`` for options it cannot run with (``check_train_options``)."""
+    """Train the field model for a compiled ruleset by self-play; deterministic for a
+    seed. ``InputError`` for options it cannot run with (``check_train_options``)."""
     check_train_options(rounds, hands_per_round, seed, tol, min_rounds)
-    cr = compile_rules(rules)
     rng = np.random.default_rng(seed)
     t0 = time.perf_counter()
     hands = random_hands(rng, hands_per_round)

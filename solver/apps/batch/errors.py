@@ -8,7 +8,7 @@ write failed, a worker process died): one line, exit 1; what was written is kept
 
 from __future__ import annotations
 
-from solver.engine.errors import InputError
+from solver.engine.errors import InputError, RunFailed
 
 __all__ = ["BatchError", "BatchFailed"]
 
@@ -17,6 +17,6 @@ class BatchError(InputError):
     """A batch that cannot run as asked (bad input file, resume refused): one line."""
 
 
-class BatchFailed(Exception):
+class BatchFailed(RunFailed):
     """A run that failed part way (a write failed, a worker died): one line. Every
     record written before it is kept, so a run into a file can go on with --resume."""

@@ -57,7 +57,7 @@ _MACHINE = {errno.ENOSPC, errno.EFBIG, errno.EIO, getattr(errno, "EDQUOT", errno
 
 
 def check_paths(
-    source: Any, output: Any, out_path: Path | None, errors: Any, rules: Any = None
+    source: Any, output: Any, out_path: Path | None, errors: Any, rules: object = None
 ) -> None:
     """Refuse (``BatchError``) a run that would write over what it reads (the input, a
     ruleset file given as ``rules``), or write two of its outputs into one file

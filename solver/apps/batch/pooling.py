@@ -17,17 +17,21 @@ run at the table (whole tables must be dealt).
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from solver.apps.batch.errors import BatchError, BatchFailed
 from solver.engine.compiled import CompiledRules, compile_rules
 from solver.engine.rules import Rules
 
-__all__ = ["PoolPlan", "plan_pool", "ready_pool"]
+if TYPE_CHECKING:
+    from solver.apps.batch.work import Job
+
+__all__ = ["PoolPlan", "plan_pool", "ready_pool", "with_pool"]
 
 log = logging.getLogger("capsa")
 
@@ -100,19 +104,55 @@ def plan_pool(
     return None
 
 
+def with_pool(
+    job: Job,
+    pool: bool | None,
+    size: int | None,
+    lines: int | None,
+    resuming: Path | None,
+) -> tuple[Job, PoolPlan | None]:
+    """The job with the pool its workers draw from (``run_batch``'s ``pool``: None the
+    cached one, or one built when the input pays for it, of ``size`` hands; True one
+    built whatever the input; False none), and the plan (None: the workers deal).
+    ``lines``: the input's lines (None: unknown); ``resuming``: the output being resumed,
+    whose run file says which pool it was written with."""
+    stored = _stored_options(resuming) if resuming is not None else None
+    plan = plan_pool(job.rules, job.policy, job.players, job.samples, pool, lines, stored, size)
+    if plan is None:
+        return job, None
+    return dataclasses.replace(job, pool=plan.path, pool_id=plan.ident), plan
+
+
+def _stored_options(out_path: Path) -> dict[str, Any] | None:
+    """The run file of an output being resumed, None when there is none to follow (an
+    empty or missing output starts afresh; a damaged run file is refused later, by
+    ``open_output``)."""
+    from solver.apps.batch.resume import read_sidecar
+
+    try:
+        if out_path.stat().st_size == 0:
+            return None
+        return read_sidecar(out_path)
+    except (OSError, BatchError):
+        return None
+
+
 def ready_pool(
     plan: PoolPlan,
-    lines: int | None,
+    total_lines: int | None,
+    done_lines: int,
     samples: int | None,
     progress: Callable[[int, int], None] | None = None,
 ) -> None:
     """Build the planned pool when it is not there (saying so on the ``capsa`` logger),
-    and check it: a pool that cannot be built is a ``BatchFailed``."""
+    and check it: a pool that cannot be built is a ``BatchFailed``. ``total_lines`` of
+    the input (None: unknown), ``done_lines`` already written (a resumed run)."""
     from solver.strategy.pool import PoolError, build_pool, open_pool
     from solver.strategy.solve import DEFAULT_SAMPLES
 
     if plan.cached:
         return
+    lines = None if total_lines is None else total_lines - done_lines
     why = (
         f"{lines:,} lines x {samples or DEFAULT_SAMPLES:,} opponent hands"
         if lines is not None

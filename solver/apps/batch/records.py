@@ -1,8 +1,9 @@
 """Records: one per good line, as JSON lines or CSV rows; the per-hand and chunked solves.
 
-A record is ``{"line": n, "id": id-or-null, **Solution.to_dict()}``. JSONL writes it as
-compact JSON; CSV flattens it into ``CSV_COLUMNS`` (row win rates, natural, surrender
-and the played setting flattened, alternatives left out; empty cells are nulls, booleans
+A record is ``{"line": n, "id": id-or-null, **Solution.to_dict()}``, as
+``solver.strategy.schema`` describes it. JSONL writes it as compact JSON; CSV flattens
+it into the schema's ``CSV_COLUMNS`` (row win rates, natural, surrender and the played
+setting flattened, alternatives left out; empty cells are nulls, booleans
 ``true``/``false``; a user's text that a spreadsheet would run as a formula starts with
 a ``'``, see ``csv_text_cell``). A line that gave the setting played is solved with
 ``solve(..., played=...)``, so its record carries ``played``. Records hold no timings:
@@ -27,7 +28,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from solver.apps.batch.reading import BadLine, Played, escape_breaks
-from solver.engine.layout import ROWS
+from solver.strategy.schema import CSV_COLUMNS, PLAYED_CSV_COLUMNS, flatten
 
 if TYPE_CHECKING:
     from solver.apps.batch.work import Job
@@ -46,47 +47,6 @@ __all__ = [
     "records",
     "solve_one",
 ]
-
-#: ``played`` flattened (empty cells when the line gave no setting); ``capsa report``
-#: reads them back.
-PLAYED_CSV_COLUMNS: tuple[str, ...] = (
-    *(
-        f"played_{k}"
-        for k in (*ROWS, "ev", "ev_staked", "loss", "loss_stderr", "rank", "of", "fouled")
-    ),
-    *(f"played_{row}_{k}" for row in ROWS for k in ("differs", "win", "tie", "loss", "win_change")),
-)
-
-CSV_COLUMNS: tuple[str, ...] = (
-    "line",
-    "id",
-    "hand",
-    "rules",
-    "policy",
-    "players",
-    "samples",
-    "seed",
-    "action",
-    "front",
-    "middle",
-    "back",
-    "ev",
-    "ev_total",
-    "ev_play",
-    "stderr",
-    "candidates",
-    *(f"{row}_{k}" for row in ROWS for k in ("win", "tie", "loss")),
-    "natural",
-    "natural_declared",
-    "natural_ev_declare",
-    "natural_ev_play",
-    "surrender_cost",
-    "surrender_recommended",
-    "ev_staked",
-    *(f"stake_{j}" for j in (1, 2, 3)),
-    *(f"ev_opponent_{j}" for j in (1, 2, 3)),
-    *PLAYED_CSV_COLUMNS,
-)
 
 #: A good line: ``(line number, id or None, hand ids, played rows or None)``.
 Good = tuple[int, str | None, Any, Played | None]
@@ -108,9 +68,6 @@ def hand_seed(seed: int, line: int) -> int:
 #: (it escapes every other one, being below U+0020).
 _JSON_BREAKS = {0x85: "\\u0085", 0x2028: "\\u2028", 0x2029: "\\u2029"}
 _JSON_BREAK = re.compile("[\x85\u2028\u2029]")
-#: Columns that may hold a user's text (an input id, a ruleset file's name); the others
-#: hold capsa's own words and numbers.
-_TEXT_COLUMNS = ("id", "rules")
 
 
 #: What a spreadsheet takes for the start of a formula (OWASP, "CSV injection").
@@ -150,37 +107,14 @@ def _cell(value: Any) -> str:
 
 
 def csv_row(record: dict[str, Any]) -> list[str]:
-    """A record flattened into the ``CSV_COLUMNS`` cells."""
-    flat = dict(record)
-    stats = record.get("row_stats") or {}
-    for row in ROWS:
-        for k in ("win", "tie", "loss"):
-            flat[f"{row}_{k}"] = (stats.get(row) or {}).get(k)
-    natural = record.get("natural") or {}
-    flat["natural"] = natural.get("name")
-    flat["natural_declared"] = natural.get("declared")
-    flat["natural_ev_declare"] = natural.get("ev_declare")
-    flat["natural_ev_play"] = natural.get("ev_play")
-    surrender = record.get("surrender") or {}
-    flat["surrender_cost"] = surrender.get("cost")
-    flat["surrender_recommended"] = surrender.get("recommended")
-    for name, values in (
-        ("stake", record.get("stakes")),
-        ("ev_opponent", record.get("ev_by_opponent")),
-    ):
-        for j, v in enumerate(values or (), start=1):
-            flat[f"{name}_{j}"] = v
-    played = record.get("played") or {}
-    for k in (*ROWS, "ev", "ev_staked", "loss", "loss_stderr", "rank", "of", "fouled"):
-        flat[f"played_{k}"] = played.get(k)
-    played_rows = played.get("rows") or {}
-    for row in ROWS:
-        for k in ("differs", "win", "tie", "loss", "win_change"):
-            flat[f"played_{row}_{k}"] = (played_rows.get(row) or {}).get(k)
-    for col in _TEXT_COLUMNS:  # one record, one physical line, never a formula
-        if isinstance(flat.get(col), str):
-            flat[col] = csv_text_cell(escape_breaks(flat[col]))
-    return [_cell(flat.get(col)) for col in CSV_COLUMNS]
+    """A record flattened into the ``CSV_COLUMNS`` cells (``solver.strategy.schema``); a
+    user's text is one physical line and never a formula (``csv_text_cell``)."""
+    cells = []
+    for col, value in flatten(record):
+        if col.field.user and isinstance(value, str):
+            value = csv_text_cell(escape_breaks(value))
+        cells.append(_cell(value))
+    return cells
 
 
 def csv_text(rows: Iterable[list[str]]) -> str:
@@ -289,6 +223,7 @@ def fast_records(job: Job, good: list[Good], bad: list[BadLine]) -> list[dict[st
     from solver.strategy.scoring import field_scores, score_field, uniform_stake
     from solver.strategy.solve import assemble
     from solver.strategy.splits import Candidates, split_of
+    from solver.strategy.trained import get_field
 
     stakes = None if job.stakes is None else np.array(job.stakes, np.float64)
     same = uniform_stake(stakes)  # equal stakes: chosen as without them (Scores.stake)
@@ -304,8 +239,10 @@ def fast_records(job: Job, good: list[Good], bad: list[BadLine]) -> list[dict[st
         out[i] = solve_one(job, line, ident, hand, bad, played)
     play = np.flatnonzero(naturals < 0)
     if len(play):
-        split, keys, roy, _ = set_sorted_hands(srt[play], cr, job.policy, threads=1)
-        vals, wt = field_values(keys, roy, srt[play], cr)
+        field = get_field(cr)
+        setter = field if job.policy == "field" else None
+        split, keys, roy, _ = set_sorted_hands(srt[play], cr, job.policy, setter, threads=1)
+        vals, wt = field_values(keys, roy, srt[play], cr, field)
         for j, i in enumerate(play.tolist()):
             line, ident, _, played = good[i]
             one = Candidates(srt[i], split[j : j + 1], keys[j : j + 1], roy[j : j + 1], 0, False)

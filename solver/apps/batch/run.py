@@ -27,10 +27,10 @@ from typing import IO, Any
 from solver.apps.batch.backends import make_backend
 from solver.apps.batch.errors import BatchError, BatchFailed
 from solver.apps.batch.outputs import Output, check_paths, open_errors, open_output, write_failed
-from solver.apps.batch.pooling import plan_pool, ready_pool
+from solver.apps.batch.pooling import ready_pool, with_pool
 from solver.apps.batch.reading import BadLine, Line, open_input
 from solver.apps.batch.records import error_line
-from solver.apps.batch.resume import check_resume_point, read_sidecar
+from solver.apps.batch.resume import check_resume_point
 from solver.apps.batch.work import ChunkResult, Job
 from solver.engine.layout import MAX_SAMPLES, POLICIES
 from solver.engine.rules import Rules, load_rules
@@ -246,16 +246,53 @@ def pump(
 # --------------------------------------------------------------------------------------
 
 
-def _stored_options(out_path: Path) -> dict[str, Any] | None:
-    """The run file of an output being resumed, None when there is none to follow (an
-    empty or missing output starts afresh; a damaged run file is refused later, by
-    ``open_output``)."""
-    try:
-        if out_path.stat().st_size == 0:
-            return None
-        return read_sidecar(out_path)
-    except (OSError, BatchError):
-        return None
+def _check_options(
+    fmt: str | None, out_path: Path | None, policy: str, resume: bool, samples: int | None
+) -> str:
+    """``BatchError`` for options a run cannot start with; the output format (default:
+    csv for an output named ``*.csv``, else jsonl)."""
+    if policy not in POLICIES:
+        raise BatchError(f"unknown policy {policy!r}; policies are {', '.join(POLICIES)}")
+    if fmt is None:
+        fmt = "csv" if out_path is not None and out_path.suffix.lower() == ".csv" else "jsonl"
+    if fmt not in ("jsonl", "csv"):
+        raise BatchError(f"unknown output format {fmt!r}; formats are jsonl, csv")
+    if resume and out_path is None:
+        raise BatchError("--resume needs an output file (-o FILE)")
+    if samples is not None and not 1 <= samples <= MAX_SAMPLES:
+        raise BatchError(f"samples must be from 1 to {MAX_SAMPLES}, got {samples}")
+    return fmt
+
+
+def _job(
+    rules: Rules,
+    policy: str,
+    samples: int | None,
+    seed: int,
+    players: int | None,
+    fmt: str,
+    solve_fn: Callable[..., Any] | None,
+    fast: bool | None,
+    stakes: Sequence[float] | None,
+) -> Job:
+    """What every chunk's worker is given (the input's CSV layout comes later)."""
+    from solver.strategy.scoring import check_stakes
+
+    n_players = players or rules.players
+    weights = check_stakes(stakes, n_players - 1)
+    return Job(
+        rules=rules,
+        policy=policy,
+        samples=samples,
+        seed=seed,
+        players=n_players,
+        fmt=fmt,
+        csv_spec=None,
+        skip_upto=0,
+        solve_fn=solve_fn,
+        fast=policy in ("field", "greedy") if fast is None else fast,
+        stakes=None if weights is None else tuple(weights.tolist()),
+    )
 
 
 def run_batch(
@@ -293,75 +330,33 @@ def run_batch(
     (see ``records.fast_records``); off, every hand goes through ``solve``. Raises
     ``BatchError`` when the run cannot start; bad lines do not raise. ``stakes``: money
     per unit against each opponent, as ``solve`` takes them (kept in the run file, so a
-    resumed run must give the same). ``pool`` (mc): the opponent pool the workers draw
-    from (solver.apps.batch.pooling): None uses the cached one, or builds one when the
-    input is long enough to pay for it (``pool_size`` hands, default 2,000,000;
-    ``on_pool(done, total)`` follows the build); True builds one whatever the input's
-    length; False deals every opponent, as before the pool.
+    resumed run must give the same). ``pool``, ``pool_size``, ``on_pool``: the opponent
+    pool of an mc run (``solver.apps.batch.pooling.with_pool``).
     """
     start = time.perf_counter()
-    if policy not in POLICIES:
-        raise BatchError(f"unknown policy {policy!r}; policies are {', '.join(POLICIES)}")
-    rules_given, rules = rules, load_rules(rules)
     out_path = None if output is None or hasattr(output, "write") else Path(output)
-    if fmt is None:
-        fmt = "csv" if out_path is not None and out_path.suffix.lower() == ".csv" else "jsonl"
-    if fmt not in ("jsonl", "csv"):
-        raise BatchError(f"unknown output format {fmt!r}; formats are jsonl, csv")
-    if resume and out_path is None:
-        raise BatchError("--resume needs an output file (-o FILE)")
-    if samples is not None and not 1 <= samples <= MAX_SAMPLES:
-        raise BatchError(f"samples must be from 1 to {MAX_SAMPLES}, got {samples}")
+    fmt = _check_options(fmt, out_path, policy, resume, samples)
+    rules_given, rules = rules, load_rules(rules)
     workers = max(1, workers if workers is not None else os.cpu_count() or 1)
-    from solver.strategy.scoring import check_stakes
-
-    n_players = players or rules.players
-    weights = check_stakes(stakes, n_players - 1)
+    job = _job(rules, policy, samples, seed, players, fmt, solve_fn, fast, stakes)
     check_paths(source, output, out_path, errors, rules_given)
 
     with ExitStack() as stack:
         inp = open_input(source, stack)
-        job = Job(
-            rules=rules,
-            policy=policy,
-            samples=samples,
-            seed=seed,
-            players=n_players,
-            fmt=fmt,
-            csv_spec=inp.csv_spec,
-            skip_upto=0,
-            solve_fn=solve_fn,
-            fast=policy in ("field", "greedy") if fast is None else fast,
-            stakes=None if weights is None else tuple(weights.tolist()),
-        )
-        stored = _stored_options(out_path) if resume and out_path is not None else None
-        plan = plan_pool(rules, policy, n_players, samples, pool, inp.total_lines, stored,
-                         pool_size)  # fmt: skip
-        if plan is not None:
-            job = dataclasses.replace(job, pool=plan.path, pool_id=plan.ident)
+        job = dataclasses.replace(job, csv_spec=inp.csv_spec)
+        job, plan = with_pool(job, pool, pool_size, inp.total_lines, out_path if resume else None)
         out = open_output(output, out_path, job, resume, inp.name, stack)
         job = dataclasses.replace(job, skip_upto=out.resumed_after)
         if plan is not None:  # the output is ours (locked): build the pool if need be
-            left = None if inp.total_lines is None else inp.total_lines - out.resumed_after
-            ready_pool(plan, left, samples, on_pool)
+            ready_pool(plan, inp.total_lines, out.resumed_after, samples, on_pool)
         lines = inp.lines
-        if out.resumed_after:
-            lines = check_resume_point(
-                lines, out.resumed_after, out.last_record, inp.csv_spec, out_path
-            )
+        if out.resumed_after:  # the input must still hold what the output was made from
+            lines = check_resume_point(lines, out.resumed_after, out.last_record, inp.csv_spec,
+                                       out_path)  # fmt: skip
         err_sink = open_errors(errors, stack)
         result = BatchResult(resumed_after=out.resumed_after, output=str(out_path or "<stdout>"))
-        writer = _Writer(
-            out,
-            err_sink,
-            f"'{errors}'",
-            result,
-            on_bad,
-            on_progress,
-            inp.total_lines,
-            start,
-            job.skip_upto,
-        )
+        writer = _Writer(out, err_sink, f"'{errors}'", result, on_bad, on_progress,
+                         inp.total_lines, start, job.skip_upto)  # fmt: skip
         writer.header()
         result.stopped_by = pump(
             job,

@@ -3,7 +3,7 @@
 Needs the ``web`` extra (``pip install "capsa[web]"``: Starlette and uvicorn). The page
 is plain HTML, CSS and JavaScript in ``static/`` (no build step, nothing fetched from
 elsewhere); ``app`` holds the ASGI app and its endpoints, ``api`` the request handling
-without the framework, ``server`` the socket and uvicorn. README "capsa serve" documents
+without the framework, ``server`` the socket and uvicorn. docs/serve.md documents
 the API and its limits.
 """
 

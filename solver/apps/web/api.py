@@ -22,18 +22,10 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from solver.engine.errors import InputError
-from solver.engine.inputs import quote
+from solver.engine.inputs import parse_stakes, quote
 from solver.engine.layout import NATURAL_NAMES_SHOWN, POLICIES
-from solver.engine.rules import (
-    PRESETS,
-    Rules,
-    RulesError,
-    describe_rules,
-    preset,
-    rules_from_dict,
-    rules_summary,
-    ruleset_data,
-)
+from solver.engine.rules import PRESETS, Rules, RulesError, preset, rules_from_dict, ruleset_data
+from solver.engine.ruleset_text import describe_rules, rules_summary
 
 #: The keys of POST /api/solve and /api/check: the long options of ``capsa solve``.
 SOLVE_KEYS: tuple[str, ...] = (
@@ -54,7 +46,7 @@ RULES_KEYS: tuple[str, ...] = ("rules",)
 
 @dataclass(frozen=True)
 class Limits:
-    """What one request may ask of the server (README "capsa serve": limits).
+    """What one request may ask of the server (docs/serve.md: limits).
 
     ``samples``: opponent hands of a Monte Carlo answer; ``top``: runners-up; ``body``:
     bytes of a request body; ``seconds``: from a request's arrival to its answer (a
@@ -165,12 +157,13 @@ class RulesCatalog:
 
     def ready(self, r: Rules) -> bool:
         """Whether ``r`` can be answered without training its field tables."""
-        from solver.strategy.field import field_ready
+        from solver.engine.compiled import compile_rules
+        from solver.strategy.trained import field_ready
 
         digest = r.digest()
         if digest in self._ready:
             return True
-        ok = field_ready(r)
+        ok = field_ready(compile_rules(r))
         if ok:
             self._ready.add(digest)
         return ok
@@ -224,15 +217,7 @@ def _stakes(value: Any) -> list[float] | None:
     if value is None:
         return None
     if isinstance(value, str):
-        out = []
-        for i, part in enumerate(value.split(","), start=1):
-            try:
-                out.append(float(part))
-            except ValueError:
-                raise InputError(
-                    f"--stakes: stake {i} {quote(part.strip())} is not a number"
-                ) from None
-        return out
+        return parse_stakes(value)
     if isinstance(value, list):
         for i, x in enumerate(value, start=1):
             if isinstance(x, bool) or not isinstance(x, numbers.Real):

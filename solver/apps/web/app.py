@@ -1,6 +1,6 @@
 """The ASGI app of ``capsa serve``: the page, its static files and the JSON API.
 
-Routes (README "capsa serve"):
+Routes (docs/serve.md):
 
 - ``GET /`` the page; ``/static/...`` its script, style sheet and icon (all shipped in
   this package: nothing is fetched from elsewhere, and the page's Content-Security-Policy

@@ -1,0 +1,84 @@
+"""The strategies a duel plays by name: ``greedy``, ``field``, ``mc``, ``mc:SAMPLES``,
+``cmd:PROGRAM``."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from solver.apps.duel.base import DuelError, SetHands, Strategy
+from solver.apps.duel.program import command
+from solver.engine.compiled import CompiledRules
+
+__all__ = ["resolve"]
+
+
+def _policy(name: str) -> SetHands:
+    def set_hands(hands: np.ndarray, cr: CompiledRules, seed: int) -> np.ndarray:
+        from solver.strategy.policy import set_sorted_hands, settings_of
+        from solver.strategy.trained import get_field
+
+        srt = np.sort(hands, axis=1)
+        field = get_field(cr) if name == "field" else None
+        return settings_of(srt, set_sorted_hands(srt, cr, name, field)[0])
+
+    return set_hands
+
+
+def _hand_seed(seed: int, hand: np.ndarray) -> int:
+    """A seed from the duel's seed and the hand's cards (the same hand, the same seed)."""
+    return int(np.random.SeedSequence([seed, *hand.tolist()]).generate_state(1)[0])
+
+
+def _mc(samples: int | None, players: int) -> SetHands:
+    """``solver.solve`` hand by hand. The duel scores settings only, so it solves under
+    the ruleset without naturals: the answer is then always the best setting to *play*
+    (a declared natural would show the natural's split instead). Opponents' naturals are
+    worth the same whatever this hand's setting, so the choice is otherwise unchanged."""
+
+    def set_hands(hands: np.ndarray, cr: CompiledRules, seed: int) -> np.ndarray:
+        from dataclasses import replace
+
+        from evaluator import as_cards
+        from solver.strategy.solve import solve
+
+        rules = cr.rules
+        play = replace(rules, naturals=()) if rules.naturals else rules
+        out = np.empty((len(hands), 13), np.uint8)
+        for i, hand in enumerate(hands):
+            sol = solve(
+                hand,
+                rules=play,
+                players=players,
+                policy="mc",
+                samples=samples,
+                seed=_hand_seed(seed, hand),
+                top=0,
+            )
+            out[i] = np.concatenate([as_cards(sol.front), as_cards(sol.middle), as_cards(sol.back)])
+        return out
+
+    return set_hands
+
+
+def resolve(spec: str | Strategy, players: int = 2, timeout: float | None = None) -> Strategy:
+    """A strategy from its name: ``greedy``, ``field``, ``mc``, ``mc:SAMPLES``,
+    ``cmd:PROGRAM``. A :class:`Strategy` passes through."""
+    if isinstance(spec, Strategy):
+        return spec
+    text = spec.strip()
+    if text in ("greedy", "field"):
+        return Strategy(text, _policy(text))
+    if text == "mc" or text.startswith("mc:"):
+        samples = None
+        if text != "mc":
+            raw = text[3:]
+            try:
+                samples = int(raw)
+            except ValueError:
+                raise DuelError(f"mc:SAMPLES needs a whole number, got {raw!r}") from None
+            if samples < 1:
+                raise DuelError(f"mc:SAMPLES must be at least 1, got {samples}")
+        return Strategy(text, _mc(samples, players), chunk=8)
+    if text.startswith("cmd:"):
+        return command(text[4:].strip(), timeout, players)
+    raise DuelError(f"unknown strategy {spec!r}: use mc, mc:SAMPLES, field, greedy or cmd:PROGRAM")

@@ -1,0 +1,63 @@
+"""What a command reads besides its main input: text from a file or stdin (bounded, UTF-8),
+opponent settings (``--against``), a ruleset given as a preset, a file or ``-``.
+
+Every read has a bound (``read_bounded``); a read that fails, is too large or is not
+UTF-8 is an ``InputError`` naming what was read (exit 2 in the CLI).
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING
+
+from solver.engine.errors import InputError
+from solver.engine.inputs import read_bounded
+from solver.engine.options import MAX_RULESET_BYTES, MAX_TEXT
+
+if TYPE_CHECKING:
+    from solver.engine.rules import Rules
+
+__all__ = ["decode_text", "read_ruleset", "read_settings", "read_stdin_text"]
+
+
+def decode_text(raw: bytes, what: str) -> str:
+    """``raw`` as UTF-8 text; ``InputError`` naming ``what`` and the first bad byte."""
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{what} is not UTF-8 text (bad byte at offset {exc.start})") from None
+
+
+def read_stdin_text(what: str = "stdin", most: int | None = None, why: str = "") -> str:
+    """Stdin as text, at most ``most`` bytes (default ``MAX_TEXT``); ``InputError`` when
+    there is more (``why`` says why the bound is enough), or it is not UTF-8."""
+    return decode_text(read_bounded(sys.stdin.buffer, most or MAX_TEXT, what, why), what)
+
+
+def read_settings(path: str) -> list[str]:
+    """Opponent settings, one 'front | middle | back' per line ('-' = stdin; blank lines
+    and '#' comments skipped), at most ``MAX_TEXT`` bytes."""
+    why = "it holds at most 3 opponent settings"
+    if path == "-":
+        text = read_stdin_text("--against stdin", why=why)
+    else:
+        what = f"--against file '{path}'"
+        try:
+            text = decode_text(read_bounded(path, MAX_TEXT, what, why), what)
+        except OSError as exc:
+            raise InputError(f"cannot read --against file '{path}': {exc.strerror}") from None
+    return [ln.strip() for ln in text.splitlines() if ln.strip() and not ln.startswith("#")]
+
+
+def read_ruleset(name: str | None) -> Rules:
+    """A preset's name, a TOML ruleset file, or ``-``: a TOML ruleset on stdin (named
+    ``stdin``, at most ``MAX_RULESET_BYTES``)."""
+    from solver.engine.rules import RulesError, load_rules, rules_from_dict, ruleset_data
+
+    if name != "-":
+        return load_rules(name)
+    text = read_stdin_text(most=MAX_RULESET_BYTES, why="a ruleset is a few hundred bytes")
+    try:
+        return rules_from_dict(ruleset_data(text), name="stdin")
+    except RulesError as exc:
+        raise RulesError(f"stdin: {exc}") from None

@@ -1,0 +1,40 @@
+"""The commands of ``capsa``, a module each: the command (parse, call the library) and
+its renderer (a function of the JSON answer and the console it prints on).
+
+A command imports the library inside its body, so that ``capsa --help`` imports no
+numba; command modules do not import one another (``pyproject.toml``'s contracts).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from solver.cli.commands import (
+    batch,
+    bench,
+    duel,
+    rank,
+    report,
+    rules,
+    serve,
+    solve,
+    strength,
+    train,
+)
+
+__all__ = ["COMMANDS"]
+
+#: ``(name, function)`` of every command, in the order ``capsa --help`` lists them.
+COMMANDS: tuple[tuple[str, Callable[..., Any]], ...] = (
+    ("rank", rank.rank),
+    ("batch", batch.batch),
+    ("report", report.report),
+    ("rules", rules.rules),
+    ("bench", bench.bench),
+    ("duel", duel.duel),
+    ("strength", strength.strength),
+    ("solve", solve.solve),
+    ("train", train.train),
+    ("serve", serve.serve),
+)

@@ -1,0 +1,127 @@
+"""``capsa batch``: solve a file of hands, a record a hand, in input order."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+
+from solver.cli.options import PolicyOpt, RecordFormat, RulesOpt, stakes_option
+from solver.cli.output import consoles, progress
+from solver.engine.options import Policy
+
+BatchStakes = stakes_option("Money per unit against each opponent, in order (as for solve).")
+FileArg = Annotated[
+    str,
+    typer.Argument(
+        metavar="FILE|-",
+        help="Hands, one a line ('id: cards', 'id<TAB>cards' or just cards; '#' comments),"
+        " or CSV with an id,hand header; '-' reads stdin.",
+    ),
+]
+OutputOpt = Annotated[
+    Path | None, typer.Option("--output", "-o", help="Output file (default: stdout).")
+]
+SamplesOpt = Annotated[
+    int | None,
+    typer.Option("--samples", "-n", min=1, help="Opponent hands dealt (mc; default 3000)."),
+]
+SeedOpt = Annotated[
+    int,
+    typer.Option("--seed", "-s", min=0, help="Run seed; each hand's comes from it and its line."),
+]
+PlayersOpt = Annotated[
+    int | None,
+    typer.Option("--players", "-p", min=2, max=4, help="Players (default: the ruleset's)."),
+]
+WorkersOpt = Annotated[
+    int | None,
+    typer.Option("--workers", "-w", min=1, help="Worker processes (default: every core)."),
+]
+ResumeOpt = Annotated[
+    bool, typer.Option("--resume", help="Continue an interrupted run into the same -o file.")
+]
+DaskOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--dask",
+        metavar="ADDRESS|local",
+        help="Solve on a Dask cluster: a scheduler address, or local (needs the dask extra).",
+    ),
+]
+ErrorsOpt = Annotated[
+    Path | None, typer.Option("--errors", help="Also write the bad lines here (JSON lines).")
+]
+ChunkOpt = Annotated[int | None, typer.Option("--chunk-size", min=1, hidden=True)]
+
+
+def batch(
+    ctx: typer.Context,
+    file: FileArg,
+    output: OutputOpt = None,
+    fmt: RecordFormat = None,
+    rules: RulesOpt = None,
+    policy: PolicyOpt = Policy.mc,
+    samples: SamplesOpt = None,
+    seed: SeedOpt = 0,
+    players: PlayersOpt = None,
+    workers: WorkersOpt = None,
+    resume: ResumeOpt = False,
+    dask: DaskOpt = None,
+    errors: ErrorsOpt = None,
+    chunk_size: ChunkOpt = None,
+    stakes: BatchStakes = None,
+) -> None:
+    """Solve a file of hands: one record per hand, in input order, on every core."""
+    import signal
+    import time
+
+    from solver.apps.batch import run_batch
+    from solver.engine.inputs import parse_stakes
+
+    err = consoles(ctx).err
+    started = time.perf_counter()
+    with progress(err, "lines") as bar:
+
+        def on_progress(p) -> None:  # noqa: ANN001 - solver.apps.batch.BatchProgress
+            rate = p.hands / p.elapsed if p.elapsed > 0 else 0.0
+            bar.update(p.line, total=p.total_lines, note=f"{rate:,.0f} hands/s")
+
+        result = run_batch(
+            file,
+            output,
+            fmt=fmt.value if fmt is not None else None,
+            rules=rules,
+            policy=policy.value,
+            samples=samples,
+            seed=seed,
+            players=players,
+            workers=workers,
+            resume=resume,
+            dask=dask,
+            errors=errors,
+            on_bad=lambda bad: bar.say(f"capsa: {bad.message()}"),
+            on_progress=on_progress if bar.shown else None,
+            chunk_size=chunk_size,
+            stakes=parse_stakes(stakes) if stakes is not None else None,
+        )
+    render_summary(result, time.perf_counter() - started, err)
+    if result.interrupted:  # Ctrl-C, SIGTERM, SIGHUP: exit 128 + the signal
+        raise typer.Exit(128 + (result.stopped_by or signal.SIGINT))
+    if result.bad:
+        raise typer.Exit(1)
+
+
+def render_summary(result: Any, seconds: float, err: Console) -> None:
+    """The closing lines of a batch on stderr (``result``: a ``BatchResult``)."""
+    rate = result.hands / seconds if seconds > 0 else 0.0
+    resumed = f" (resumed after line {result.resumed_after})" if result.resumed_after else ""
+    err.print(
+        f"capsa: {result.hands} hands, {result.bad} bad lines, {seconds:.1f} s, "
+        f"{rate:,.0f} hands/s{resumed}",
+        markup=False,
+    )
+    if result.interrupted:
+        err.print("capsa: interrupted; run again with --resume to continue", markup=False)

@@ -1,0 +1,188 @@
+"""``capsa solve``: the best setting of one hand, and what a played setting cost."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from solver.cli.options import PolicyOpt, ResultFormat, RulesOpt, StakesOpt
+from solver.cli.output import ROW_NAMES, consoles, emit, pretty_cards, shown
+from solver.engine.options import MAX_SAMPLES, Policy
+
+
+def solve(
+    ctx: typer.Context,
+    hand: Annotated[str, typer.Argument(help="13 cards, e.g. 'As Kd Qh ...' ('-' reads stdin).")],
+    rules: RulesOpt = None,
+    players: Annotated[
+        int | None, typer.Option("--players", "-p", min=2, max=4, help="Players at the table.")
+    ] = None,
+    samples: Annotated[
+        int | None,
+        typer.Option("--samples", "-n", min=1, max=MAX_SAMPLES, help="Opponent hands dealt (mc)."),
+    ] = None,
+    seed: Annotated[int | None, typer.Option("--seed", "-s", help="Random seed (mc).")] = None,
+    top: Annotated[int, typer.Option("--top", "-k", min=0, help="Runners-up to show.")] = 3,
+    policy: PolicyOpt = Policy.mc,
+    against: Annotated[
+        str | None,
+        typer.Option(
+            "--against",
+            help="File of opponent settings 'front | middle | back' "
+            "(one per line): exact answer against them.",
+        ),
+    ] = None,
+    stakes: StakesOpt = None,
+    played: Annotated[
+        str | None,
+        typer.Option(
+            "--played",
+            metavar="'FRONT | MIDDLE | BACK'",
+            help="The setting you played: what it cost next to the best, row by row.",
+        ),
+    ] = None,
+    fmt: ResultFormat = "table",
+) -> None:
+    """Find the setting of a hand that wins the most units on average."""
+    from solver.apps.inputs import read_settings, read_stdin_text
+    from solver.engine.inputs import parse_stakes
+    from solver.engine.rules import load_rules
+    from solver.strategy.solve import solve as _solve
+
+    if hand == "-":
+        hand = read_stdin_text(why="a hand is 13 cards").strip()
+    opponents = read_settings(against) if against else None
+    sol = _solve(
+        hand,
+        rules=load_rules(rules),
+        players=players,
+        policy=policy.value,
+        samples=samples,
+        seed=seed,
+        against=opponents,
+        top=top,
+        stakes=parse_stakes(stakes) if stakes is not None else None,
+        played=played,
+    )
+    d = sol.to_dict()
+    emit(consoles(ctx).out, fmt, d, lambda out: render_solution(d, out))
+
+
+_HOW = {
+    "exact": "exact against the given opponents",
+    "field": "field model (no sampling)",
+    "greedy": "greedy setting, field-model value",
+}
+_ADVICE = {
+    "play": "[green]play this setting[/]",
+    "declare": "[bold magenta]declare the natural[/]",
+    "surrender": "[bold red]surrender[/]",
+}
+
+
+def render_solution(d: dict[str, Any], out: Console) -> None:
+    """A solution (``Solution.to_dict()``): the rows, the value, the advice, the played
+    setting and the runners-up."""
+    from rich.panel import Panel
+
+    head = f"[bold]{pretty_cards(d['hand'])}[/]   rules {shown(d['rules'])}, {d['players']} players"
+    how = _HOW.get(d["policy"], d["policy"])
+    if d["policy"] == "mc":
+        how = f"Monte Carlo, {d['samples']} opponent hands, seed {d['seed']}"
+    out.print(Panel.fit(_rows_table(d), title=head, subtitle=how))
+    for line in _value_lines(d):
+        out.print(line)
+    out.print(f"advice: {_ADVICE[d['action']]}")
+    if d.get("played"):
+        render_played(d, out)
+    if d["alternatives"]:
+        out.print(_runners_up(d["alternatives"]))
+
+
+def _rows_table(d: dict[str, Any]) -> Table:
+    rows = Table(box=None, show_header=True, header_style="bold")
+    rows.add_column("row")
+    rows.add_column("cards")
+    if d["row_stats"]:
+        for col in ("win", "tie", "loss"):
+            rows.add_column(col, justify="right")
+    for name in ROW_NAMES:
+        cells = [name, pretty_cards(d[name])]
+        if d["row_stats"]:
+            st = d["row_stats"][name]
+            cells += [f"{st['win']:z.1%}", f"{st['tie']:z.1%}", f"{st['loss']:z.1%}"]
+        rows.add_row(*cells)
+    return rows
+
+
+def _value_lines(d: dict[str, Any]) -> list[str]:
+    """The expected value, the stakes or per-opponent values, the natural, surrender."""
+    ev = f"{d['ev']:+.3f} units per opponent ({d['ev_total']:+.3f} for the table)"
+    if d["stderr"] is not None and d["policy"] == "mc":
+        ev = f"{d['ev']:+.3f} ± {d['stderr']:.3f} units per opponent ({d['ev_total']:+.3f} table)"
+    lines = [f"expected value: {ev}"]
+    by = d.get("ev_by_opponent") or []
+    if d.get("stakes"):
+        stakes = ", ".join(f"{x:g}" for x in d["stakes"])
+        lines.append(
+            f"staked total: {d['ev_staked']:+,.3f} (stakes {stakes}; units by opponent "
+            + ", ".join(f"{x:+.3f}" for x in by)
+            + "; runners-up compared in money)"
+        )
+    elif len(by) > 1 and d["policy"] == "exact":
+        lines.append("by opponent: " + ", ".join(f"{x:+.3f}" for x in by))
+    if d["natural"]:
+        from solver.engine.layout import natural_label
+
+        n = d["natural"]
+        lines.append(
+            f"natural: {natural_label(n['name'])}: declaring is worth {n['ev_declare']:+.3f}, "
+            f"playing {n['ev_play']:+.3f}"
+        )
+    sur = d["surrender"]
+    if sur["cost"] is not None:
+        lines.append(
+            f"surrender costs {sur['cost']} per opponent: "
+            f"{'recommended' if sur['recommended'] else 'not recommended'}"
+        )
+    return lines
+
+
+def _runners_up(alternatives: list[dict[str, Any]]) -> Table:
+    alt = Table(box=None, header_style="bold", title="runners-up", title_justify="left")
+    for col in ROW_NAMES:
+        alt.add_column(col)
+    alt.add_column("ev", justify="right")
+    alt.add_column("vs best", justify="right")
+    for a in alternatives:
+        diff = f"{a['diff']:+.3f}"
+        if a.get("diff_stderr"):
+            diff += f" ± {a['diff_stderr']:.3f}"
+        alt.add_row(*(pretty_cards(a[r]) for r in ROW_NAMES), f"{a['ev']:+.3f}", diff)
+    return alt
+
+
+def render_played(d: dict[str, Any], out: Console) -> None:
+    """The played setting beside the best: its value, the loss and each row's change."""
+    p = d["played"]
+    table = Table(box=None, header_style="bold", title="played", title_justify="left")
+    for col in ("row", "played", "best", "win", "win vs best"):
+        table.add_column(col, justify="right" if col.startswith("win") else "left")
+    for name in ROW_NAMES:
+        r = p["rows"][name]
+        mark = "[yellow]*[/]" if r["differs"] else " "
+        win = "—" if r["win"] is None else f"{r['win']:z.1%}"
+        change = "—" if r["win_change"] is None else f"{r['win_change']:+z.1%}"
+        table.add_row(f"{mark}{name}", pretty_cards(p[name]), pretty_cards(d[name]), win, change)
+    out.print(table)
+    loss = f"{p['loss']:.3f}"
+    if p.get("loss_stderr"):
+        loss += f" ± {p['loss_stderr']:.3f}"
+    state = "[bold red]fouled[/]: scooped by every opponent; " if p["fouled"] else ""
+    out.print(
+        f"played: {state}ev {p['ev']:+.3f}, loss {loss} units per opponent, "
+        f"rank {p['rank']} of {p['of']}"
+    )

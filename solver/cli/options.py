@@ -1,0 +1,81 @@
+"""The options several commands take, declared once each (as sqlite-utils gives every
+command the same output options): the same name, spelling and help everywhere.
+
+Standard library, typer and ``solver.engine.options`` only: ``capsa --help`` imports this.
+"""
+
+from __future__ import annotations
+
+import enum
+from typing import Annotated, Any
+
+import typer
+
+from solver.engine.options import Policy
+from solver.engine.rules import DEFAULT_PRESET
+
+__all__ = [
+    "PolicyOpt",
+    "RecordFormat",
+    "ResultFormat",
+    "RulesOpt",
+    "RulesetFormat",
+    "StakesOpt",
+    "format_option",
+]
+
+_FORMAT_HELP = {
+    "table": "a table to read",
+    "json": "one JSON document",
+    "jsonl": "JSON lines, a record a line",
+    "csv": "CSV with a header line",
+    "toml": "a TOML ruleset file that --rules reads back",
+}
+
+
+def format_option(*choices: str, default_help: str | None = None) -> Any:
+    """The ``--format/-f`` option with these choices (from table, json, jsonl, csv,
+    toml): the same name, spelling and help on every command. With ``default_help`` the
+    option may be left out (None: the command picks the format)."""
+    kind: Any = enum.StrEnum("Format", {c: c for c in choices})  # type: ignore[misc]
+    text = "Output format: " + "; ".join(f"{c}: {_FORMAT_HELP[c]}" for c in choices) + "."
+    if default_help:
+        text += f" {default_help}"
+        kind = kind | None
+    return Annotated[kind, typer.Option("--format", "-f", help=text, case_sensitive=False)]
+
+
+ResultFormat = format_option("table", "json")
+RulesetFormat = format_option("table", "json", "toml")
+RecordFormat = format_option(
+    "jsonl", "csv", default_help="Default: csv for an OUT ending in .csv, else jsonl."
+)
+
+RulesOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--rules",
+        "-r",
+        metavar="NAME|FILE",
+        help=f"Preset name or TOML ruleset file (see `capsa rules`); default {DEFAULT_PRESET}.",
+    ),
+]
+PolicyOpt = Annotated[
+    Policy,
+    typer.Option(
+        "--policy",
+        help="mc: Monte Carlo best response; field: the trained field strategy; "
+        "greedy: the naive player.",
+    ),
+]
+
+
+def stakes_option(help: str) -> Any:
+    """``--stakes S1,S2,...`` (parsed by ``solver.apps.inputs.parse_stakes``)."""
+    return Annotated[str | None, typer.Option("--stakes", metavar="S1,S2,...", help=help)]
+
+
+StakesOpt = stakes_option(
+    "Money per unit against each opponent, in order (default 1 each): "
+    "the setting maximises the staked total."
+)

@@ -1,0 +1,240 @@
+"""What every command shares to talk: the consoles, results on stdout (``emit``), one
+line on stderr (``say``, ``fail``), the progress display, card markup, user text shown
+safely (``shown``) and whole-or-nothing output files (``write_file``).
+
+stdout is data, stderr is talk. The consoles are made once a run (``Consoles.standard``)
+and handed to the commands through the command context, so a renderer takes the console
+it writes to and can be tested on one that writes to a string.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import json
+import os
+import sys
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, NoReturn
+
+import typer
+from rich.console import Console
+
+__all__ = [
+    "ROW_NAMES",
+    "Consoles",
+    "Progress",
+    "consoles",
+    "emit",
+    "emit_json",
+    "fail",
+    "pretty_cards",
+    "progress",
+    "quiet_stdout",
+    "say",
+    "shown",
+    "write_file",
+]
+
+ROW_NAMES = ("front", "middle", "back")
+SUIT_STYLE = {"c": ("♣", "green"), "d": ("♦", "blue"), "h": ("♥", "red"), "s": ("♠", "bold")}
+
+
+@dataclass
+class Consoles:
+    """Where a command writes: ``out`` (stdout, data) and ``err`` (stderr, talk)."""
+
+    out: Console
+    err: Console
+
+    @classmethod
+    def standard(cls) -> Consoles:
+        """The process's stdout and stderr (no colour under ``NO_COLOR``)."""
+        no_color = True if os.environ.get("NO_COLOR") else None
+        kw: dict[str, Any] = {"highlight": False, "soft_wrap": True, "emoji": False}
+        return cls(Console(no_color=no_color, **kw), Console(stderr=True, no_color=no_color, **kw))
+
+
+def consoles(ctx: typer.Context) -> Consoles:
+    """The consoles of this run: the ones passed in (``obj=`` of the app's call), else
+    the process's own."""
+    root = ctx.find_root()
+    if not isinstance(root.obj, Consoles):
+        root.obj = Consoles.standard()
+    return root.obj
+
+
+def _one_line(text: str) -> str:
+    return " ".join(str(text).split())
+
+
+def shown(text: object) -> str:
+    """A user's text (an id, a file or ruleset name) for Rich markup: its markup escaped
+    and every character a terminal would act on written as its escape (``visible``)."""
+    from rich.markup import escape
+
+    from solver.engine.inputs import visible
+
+    return escape(visible(str(text)))
+
+
+def say(message: str) -> None:
+    """``capsa: message`` as one line on stderr, with every character a terminal would
+    act on written as its escape (never raises: stderr may be gone too)."""
+    from solver.engine.inputs import visible
+
+    message = visible(_one_line(message))
+    try:
+        sys.stderr.write(f"capsa: {message}\n")
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
+
+
+def fail(message: str, code: int = 2) -> NoReturn:
+    """One clear line on stderr, then exit (2: bad input or usage, 1: a failure)."""
+    say(f"error: {message}")
+    raise typer.Exit(code)
+
+
+def quiet_stdout() -> None:
+    """After a failed write to stdout: point it at the null device, so that the data
+    still buffered does not fail again (with a traceback) when Python exits."""
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):  # not a real file (tests)
+        return
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+    except OSError:
+        return
+    try:
+        os.dup2(devnull, fd)
+    except OSError:
+        pass
+    finally:
+        os.close(devnull)
+
+
+def emit_json(data: object, out: Console | None = None) -> None:
+    """``data`` as JSON on stdout (indented on a terminal). Never NaN or Infinity: such a
+    value is a bug (payouts are bounded), and raises ``ValueError`` here."""
+    text = json.dumps(data, allow_nan=False)
+    if out is None:
+        print(text)
+    elif out.is_terminal:
+        out.print_json(text, indent=2)
+    else:
+        out.file.write(text + "\n")
+
+
+def emit(out: Console, fmt: str, data: object, table: Callable[[Console], None]) -> None:
+    """Print a command's result: JSON for ``--format json``, else ``table(out)``."""
+    if fmt == "json":
+        emit_json(data, out)
+    else:
+        table(out)
+
+
+def pretty_cards(text: str) -> str:
+    """Rich markup for 'As Kd' with coloured suit symbols (plain text when NO_COLOR)."""
+    parts = []
+    for card in text.split():
+        sym, style = SUIT_STYLE[card[1]]
+        parts.append(f"[{style}]{card[0]}{sym}[/]")
+    return " ".join(parts)
+
+
+class Progress:
+    """A command's progress on stderr: a bar (or, without a total, a pulse) with what is
+    being done, a count, a note and the time, shown only when stderr is a terminal.
+    ``say`` prints a line above the bar (or on stderr when there is no bar)."""
+
+    def __init__(self, err: Console, bar: Any, task: Any) -> None:
+        self._err = err
+        self._bar = bar
+        self._task = task
+
+    @property
+    def shown(self) -> bool:
+        """Whether a bar is on the screen (else ``update`` does nothing)."""
+        return self._bar is not None
+
+    def update(
+        self,
+        done: int | None = None,
+        *,
+        total: int | None = None,
+        what: str | None = None,
+        note: str | None = None,
+    ) -> None:
+        if self._bar is None:
+            return
+        fields: dict[str, Any] = {}
+        if done is not None:
+            fields["completed"] = done
+        if total is not None:
+            fields["total"] = total
+        if what is not None:
+            fields["description"] = what
+        if note is not None:
+            fields["note"] = note
+        self._bar.update(self._task, **fields)
+
+    def say(self, text: str, *, markup: bool = False) -> None:
+        self._err.print(text, markup=markup)
+
+
+@contextlib.contextmanager
+def progress(
+    err: Console, what: str, *, total: int | None = None, unit: str = ""
+) -> Iterator[Progress]:
+    """The one progress display of every command (see ``Progress``); ``what`` is Rich
+    markup (``shown`` a user's text in it), ``unit`` follows the count."""
+    if not err.is_terminal:
+        yield Progress(err, None, None)
+        return
+    from rich.progress import (
+        BarColumn,
+        ProgressColumn,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+    from rich.progress import Progress as Bar
+    from rich.text import Text
+
+    class Count(ProgressColumn):
+        def render(self, task: Any) -> Text:
+            of = f"/{task.total:,.0f}" if task.total is not None else ""
+            return Text(f"{task.completed:,.0f}{of}" + (f" {unit}" if unit else ""))
+
+    bar = Bar(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        Count(),
+        TextColumn("{task.fields[note]}"),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        console=err,
+        transient=True,
+    )
+    task = bar.add_task(what, total=total, note="")
+    with bar:
+        yield Progress(err, bar, task)
+
+
+def write_file(path: Path, write: Callable[[Any], None]) -> None:
+    """``write(stream)`` into ``path``, whole or not at all (``atomic_write``): a write
+    that fails is one line (exit 1 for a full disk or a file size limit, else 2) and
+    leaves a file that was there as it was."""
+    from solver.apps.files import atomic_write
+
+    try:
+        atomic_write(path, write)
+    except OSError as exc:
+        kept = "; it is left as it was" if path.exists() else ""
+        machine = exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO)
+        fail(f"cannot write '{path}': {exc.strerror or exc}{kept}", 1 if machine else 2)

@@ -1,0 +1,276 @@
+"""The vocabulary of a ruleset (its keys, rows, hands, naturals, suits, presets' defaults)
+and the checks of each value, each raising ``RulesError`` naming the key.
+
+Standard library only: ``capsa --help`` imports it (through ``solver.engine.rules``).
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from solver.engine.errors import RulesError
+from solver.engine.inputs import quote
+
+# --------------------------------------------------------------------------------------
+# Vocabulary
+# --------------------------------------------------------------------------------------
+
+SCORINGS: tuple[str, ...] = ("per-row", "1-6", "2-4")
+ROYALTY_MODES: tuple[str, ...] = ("winner", "cancel", "always")
+WHEELS: tuple[str, ...] = ("low", "second")
+ROWS: tuple[str, ...] = ("front", "middle", "back")
+ROYALTY_HANDS: tuple[str, ...] = (
+    "three_of_a_kind",
+    "full_house",
+    "four_of_a_kind",
+    "straight_flush",
+    "royal_flush",
+)
+#: Hands that may carry a royalty in each row: the front only makes three of a kind.
+ROW_HANDS: dict[str, tuple[str, ...]] = {
+    "front": ("three_of_a_kind",),
+    "middle": ROYALTY_HANDS[1:],
+    "back": ROYALTY_HANDS[1:],
+}
+#: Every natural a ruleset may list in ``[naturals]`` (docs/rules.md#naturals), in the
+#: order of that page's table; a ruleset's own order is its strength order.
+NATURAL_NAMES: tuple[str, ...] = (
+    "royal_dragon",
+    "dragon",
+    "twelve_royals",
+    "three_straight_flushes",
+    "three_quads",
+    "all_high",
+    "all_low",
+    "one_colour",
+    "twelve_one_colour",
+    "four_trips",
+    "five_pairs_trips",
+    "six_pairs",
+    "three_flushes",
+    "three_straights",
+)
+SUIT_LETTERS = "cdhs"
+SUIT_NAMES = {"c": "clubs", "d": "diamonds", "h": "hearts", "s": "spades"}
+
+#: Surrender cost per opponent when a ruleset does not set one, by scoring system.
+SURRENDER_DEFAULTS: dict[str, int | None] = {"1-6": 3, "2-4": 2, "per-row": None}
+
+DEFAULT_ROYALTIES: tuple[tuple[str, str, int], ...] = (
+    ("front", "three_of_a_kind", 3),
+    ("middle", "full_house", 2),
+    ("middle", "four_of_a_kind", 8),
+    ("middle", "straight_flush", 10),
+    ("back", "four_of_a_kind", 4),
+    ("back", "straight_flush", 5),
+)
+ROYAL_FLUSH_ROYALTIES: tuple[tuple[str, str, int], ...] = (
+    ("middle", "royal_flush", 14),
+    ("back", "royal_flush", 7),
+)
+DEFAULT_NATURALS: tuple[tuple[str, int], ...] = (
+    ("dragon", 13),
+    ("three_straights", 3),
+    ("six_pairs", 3),
+    ("three_flushes", 3),
+)
+DEFAULT_PRESET = "chinese-1-6"
+
+#: Keys a ruleset file (or ``rules_from_dict``) accepts at the top level.
+FILE_KEYS: tuple[str, ...] = (
+    "base",
+    "name",
+    "scoring",
+    "scoop_multiplier",
+    "royalty_mode",
+    "one_royalty_per_hand",
+    "royalties_dealt",
+    "suit_order",
+    "wheel",
+    "surrender_cost",
+    "players",
+    "home_run_multiplier",
+    "home_run_min_opponents",
+    "royalties",
+    "naturals",
+)
+
+#: The keys a file sets by value (the others are handled one by one below).
+PLAIN_KEYS: tuple[str, ...] = tuple(
+    k for k in FILE_KEYS if k not in ("base", "name", "surrender_cost", "royalties", "naturals")
+)
+
+DIGEST_VERSION = "capsa-rules-1"
+
+
+def default_surrender_cost(scoring: str) -> int | None:
+    """The surrender cost a ruleset gets when it does not set one (docs/rules.md#surrender)."""
+    return SURRENDER_DEFAULTS[scoring]
+
+
+# --------------------------------------------------------------------------------------
+# Value checks (each raises RulesError naming the key)
+# --------------------------------------------------------------------------------------
+
+
+def suggest(word: str, choices: Iterable[str]) -> str:
+    """`` (did you mean 'x'?)`` for a likely typo, else ``""``."""
+    close = difflib.get_close_matches(str(word), list(choices), n=1, cutoff=0.6)
+    return f" (did you mean '{close[0]}'?)" if close else ""
+
+
+def choices_text(choices: Iterable[str]) -> str:
+    return ", ".join(f"'{c}'" for c in choices)
+
+
+def show(value: Any) -> str:
+    """A value as it would be written in TOML, for messages (one short line)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int) and abs(value) >= 10**15:
+        return f"a {len(str(abs(value)))}-digit number"
+    if isinstance(value, str):
+        return quote(value)
+    if isinstance(value, Mapping):
+        return "a table"
+    if isinstance(value, list | tuple):
+        return "an array"
+    return repr(value)
+
+
+def _max_units() -> int:
+    from solver.engine.options import MAX_UNITS
+
+    return MAX_UNITS
+
+
+def check_number(
+    value: Any, key: str, *, minimum: float = 0.0, what: str = "", units: bool = False
+) -> int | float:
+    """A finite real number >= minimum; integral floats become int. ``units``: a payout,
+    at most ``layout.MAX_UNITS`` (so that every sum of payouts stays finite and exact)."""
+    need = what or f"a number >= {minimum:g}"
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise RulesError(f"{key} must be {need}, got {show(value)}")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise RulesError(f"{key} must be {need}, got {show(value)}")
+    if value < minimum:
+        raise RulesError(f"{key} must be {need}, got {show(value)}")
+    if units and value > _max_units():
+        raise RulesError(
+            f"{key} must be at most {_max_units():,} (capsa's limit on payouts), got {show(value)}"
+        )
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    return value
+
+
+def check_choice(value: Any, key: str, choices: tuple[str, ...]) -> str:
+    if not isinstance(value, str):
+        raise RulesError(f"{key} must be one of {choices_text(choices)}, got {show(value)}")
+    if value not in choices:
+        raise RulesError(
+            f"{key} must be one of {choices_text(choices)}, got {show(value)}"
+            + suggest(value, choices)
+        )
+    return value
+
+
+def check_flag(value: Any, key: str) -> bool:
+    if not isinstance(value, bool):
+        raise RulesError(f"{key} must be true or false, got {show(value)}")
+    return value
+
+
+def check_suit_order(value: Any) -> str | None:
+    key = "suit_order"
+    need = '"none" or four distinct suit letters from c d h s, strongest first (e.g. "shcd")'
+    if value is None or value is False:
+        return None
+    if not isinstance(value, str):
+        raise RulesError(f"{key} must be {need}, got {show(value)}")
+    text = value.strip().lower()
+    if text == "none":
+        return None
+    if len(text) != 4 or set(text) != set(SUIT_LETTERS):
+        raise RulesError(f"{key} must be {need}, got {show(value)}")
+    return text
+
+
+def check_players(value: Any) -> int:
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int) or not 2 <= value <= 4:
+        raise RulesError(f"players must be an integer from 2 to 4, got {show(value)}")
+    return value
+
+
+def check_min_opponents(value: Any) -> int:
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 3:
+        raise RulesError(
+            f"home_run_min_opponents must be a whole number from 1 to 3, got {show(value)}"
+        )
+    return value
+
+
+def check_surrender(value: Any, scoring: str) -> int | float | None:
+    key = "surrender_cost"
+    if value is None or value is False:
+        return None
+    if isinstance(value, str) and value.strip().lower() in ("none", "off", "false"):
+        return None
+    if value is True:
+        cost = SURRENDER_DEFAULTS[scoring]
+        if cost is None:
+            raise RulesError(
+                f"{key} = true has no default under {scoring} scoring; give a number of units"
+            )
+        return cost
+    return check_number(
+        value,
+        key,
+        what='a number of units >= 0, or false (or "none") for no surrender',
+        units=True,
+    )
+
+
+def royalty_line(row: Any, hand: Any, units: Any) -> tuple[str, str, int | float]:
+    if not isinstance(row, str) or row not in ROWS:
+        raise RulesError(
+            f"unknown royalty row 'royalties.{row}': rows are {choices_text(ROWS)}"
+            + suggest(row, ROWS)
+        )
+    key = f"royalties.{row}.{hand}"
+    if not isinstance(hand, str) or hand not in ROYALTY_HANDS:
+        raise RulesError(
+            f"unknown royalty hand '{key}': hands are {choices_text(ROW_HANDS[row])}"
+            + suggest(hand, ROYALTY_HANDS)
+        )
+    if hand not in ROW_HANDS[row]:
+        if hand == "three_of_a_kind":
+            why = "three_of_a_kind is paid in the front row only"
+        else:
+            why = f"the front row pays only 'three_of_a_kind', not '{hand}'"
+        raise RulesError(f"bad royalty '{key}': {why}")
+    return row, hand, check_number(units, key, what="a number of units >= 0", units=True)
+
+
+def natural_line(name: Any, units: Any) -> tuple[str, int | float]:
+    if not isinstance(name, str) or name not in NATURAL_NAMES:
+        raise RulesError(
+            f"unknown natural 'naturals.{name}'"
+            + suggest(name, NATURAL_NAMES)
+            + f"; valid names are {', '.join(NATURAL_NAMES)}"
+        )
+    return name, check_number(units, f"naturals.{name}", what="a number of units >= 0", units=True)
+
+
+def fmt_units(x: float | int | None) -> str:
+    if x is None:
+        return "none"
+    return f"{x:g}" if isinstance(x, float) else str(x)
