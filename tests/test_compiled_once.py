@@ -37,6 +37,7 @@ ENTRY_POINTS = {
     "solver/apps/bench/pooled.py": {"mc_pool", "pool_build", "batch_mc"},
     "solver/apps/batch/pooling.py": {"plan_pool"},  # the batch's parent: which pool
     "solver/cli/commands/strength.py": {"strength"},
+    "solver/cli/commands/pool.py": {"pool"},
 }
 
 
