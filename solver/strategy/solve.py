@@ -66,9 +66,9 @@ class Solution:
     ev_staked: float | None = None
     ev_by_opponent: list[float] | None = None
     played: dict[str, Any] | None = None
-    #: mc: the opponents were drawn from the opponent pool (not dealt). Not part of the
-    #: JSON shape: an answer reads the same whichever way its opponents came.
-    pooled: bool = False
+    #: mc: the opponents were drawn from the opponent pool (not dealt). Not a field: not
+    #: part of the answer (``to_dict``), which reads the same whichever way they came.
+    pooled = False
 
     @property
     def setting(self) -> tuple[str, str, str]:
