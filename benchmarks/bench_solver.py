@@ -1,4 +1,5 @@
-"""Solver speed: splits pass, field and greedy setting, Monte Carlo solve, batch."""
+"""Solver speed: splits pass, field and greedy setting, Monte Carlo solve (dealt and from
+the opponent pool), the pool's build, batch (field and mc)."""
 
 from __future__ import annotations
 
@@ -14,8 +15,11 @@ import pytest
         "field",
         "mc1000",
         "mc3000",
+        "mc_pool",
+        "pool_build",
         "mc_home_run",
         "batch",
+        "batch_mc",
         "played",
         "report",
     ],

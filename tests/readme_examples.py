@@ -10,8 +10,10 @@ tests/test_faults_web.py replays those against the real ``capsa serve``.
 
 The commands of one page run in order, in one scratch folder (a file one example writes,
 the next may read), with ``docs`` linked to the repository's docs/ folder, the virtual
-environment's ``bin`` first on ``PATH`` (``capsa`` is the installed command) and a
-100-column terminal (``COLUMNS=100``). Trailing spaces are dropped.
+environment's ``bin`` first on ``PATH`` (``capsa`` is the installed command), a
+100-column terminal (``COLUMNS=100``) and no opponent pool (an empty ``CAPSA_POOL_DIR``
+of the scratch folder: ``mc`` answers are dealt, whatever pool the machine has cached).
+Trailing spaces are dropped.
 
 ``python -m tests.readme_examples`` rewrites every shown output from a real run (never
 edit one by hand); ``--check`` only compares, as tests/test_readme.py does.
@@ -80,7 +82,8 @@ def examples(page: Path) -> list[Example]:
 def run(examples_of_a_page: list[Example], folder: Path) -> list[str]:
     """What each command prints (stdout), run in order in ``folder``."""
     (folder / "docs").symlink_to(ROOT / "docs", target_is_directory=True)
-    env = _environment()
+    # no opponent pool the machine has cached: mc answers are dealt, the same everywhere
+    env = {**_environment(), "CAPSA_POOL_DIR": str(folder / "pools")}
     outputs = []
     for ex in examples_of_a_page:
         res = subprocess.run(

@@ -6,6 +6,8 @@ No wall-clock bound is asserted anywhere: speed is the benchmarks' business.
 from __future__ import annotations
 
 import json
+import os
+import tempfile
 
 import numpy as np
 import pytest
@@ -143,3 +145,45 @@ def test_measurement_names_are_unique_and_listed():
     names = [m.name for m in bench.MEASUREMENTS]
     assert len(names) == len(set(names))
     assert {"eval5", "eval3", "evaluate5", "evaluate3", "batch"} <= set(names)
+
+
+def _once(fn, rounds):
+    fn()
+    return [1.0]
+
+
+def test_mc_pool_measurement_against_field_in_the_same_rounds(tmp_path, monkeypatch):
+    """mc from the pool (a temporary one when none is cached) on one core, field in the
+    same rounds: the target is the stricter of 20 ms a hand and 250x field's time."""
+    seen = []
+
+    def runner(fn, rounds):
+        for _ in range(rounds):
+            fn()
+        seen.append(rounds)
+        return [0.01] * rounds
+
+    r = bench.mc_pool(hands=2, rounds=2, runner=runner, field_hands=40, pool_size=20_000)
+    assert seen == [2] and r.name == "mc_pool" and r.items == 2 and r.threads == 1
+    f = r.extra["field_per_hand"]
+    assert r.target_rate == pytest.approx(max(1 / 0.02, 1 / (250 * f)))
+    assert r.ok == (r.rate >= r.target_rate)
+    assert r.extra["ratio"] == pytest.approx(r.per_item / f)
+    assert r.extra["pool_size"] == 20_000 and r.extra["pool_built_seconds"] > 0
+    assert not os.environ.get("CAPSA_POOL_DIR", "").startswith(
+        tempfile.gettempdir() + "/capsa-bench"
+    )
+
+
+def test_pool_build_measurement_reports_the_pools_size():
+    r = bench.pool_build(n=2_000, runner=_once)
+    assert r.name == "pool_build" and r.items == 2_000 and r.rate == 2_000.0
+    assert 20 < r.extra["bytes_per_hand"] < 40
+    assert r.extra["default_bytes"] == round(r.extra["bytes_per_hand"] * 2_000_000)
+    assert r.target_rate == pytest.approx(2_000_000 / 120)
+
+
+def test_batch_mc_measurement_runs():
+    r = bench.batch_mc(n=30, runner=_once, pool_size=20_000)
+    assert r.name == "batch_mc" and r.items == 30 and r.rate == 30.0
+    assert r.target == "≥ 100 hands/s" and r.extra["pool_size"] == 20_000

@@ -34,7 +34,10 @@ ENTRY_POINTS = {
     "solver/apps/batch/records.py": {"fast_records"},  # a batch worker's chunk
     "solver/apps/web/api.py": {"ready"},
     "solver/apps/bench/solving.py": {"splits", "_settle_seconds"},
+    "solver/apps/bench/pooled.py": {"mc_pool", "pool_build", "batch_mc"},
+    "solver/apps/batch/pooling.py": {"plan_pool"},  # the batch's parent: which pool
     "solver/cli/commands/strength.py": {"strength"},
+    "solver/cli/commands/pool.py": {"pool"},
 }
 
 

@@ -126,13 +126,16 @@ def compare_policies(
     seed: int = 1,
     progress: Callable[[int, int], None] | None = None,
     tables: Mapping[str, FieldTables] | None = None,
+    pool: bool = True,
 ) -> StrengthReport:
     """Mean units per opponent of each policy over the same random hands and opponents.
 
     ``tables`` maps extra policy names (say ``field@old``, listed in ``policies``) to field
     tables: that policy is the field strategy playing those tables instead of the
     ruleset's own, so two sets of tables meet the same hands and opponents (the
-    opponents, and mc's, are set by the ruleset's own tables)."""
+    opponents, and mc's, are set by the ruleset's own tables). ``pool``: ``mc`` draws its
+    opponents from the cached opponent pool (``solve``'s ``pool``); False deals them. The
+    evaluation deals are dealt either way."""
     tables = dict(tables or {})
     _check(n_hands, players, policies, samples, eval_deals, extra=tables)
     from solver.engine.compiled import compile_rules
@@ -146,7 +149,7 @@ def compare_policies(
     for h in range(n_hands):
         hand = random_hands(rng, 1)[0]
         values[:, h], settings = _play_hand(hand, cr, players, policies, samples, eval_deals,
-                                            tables, rng)  # fmt: skip
+                                            tables, rng, pool)  # fmt: skip
         for a, b in pairs:
             sa, sb = settings[policies.index(a)], settings[policies.index(b)]
             if any(set(sa[r].split()) != set(sb[r].split()) for r in (0, 1)):
@@ -166,6 +169,7 @@ def _play_hand(
     eval_deals: int,
     tables: Mapping[str, FieldTables],
     rng: np.random.Generator,
+    pool: bool = True,
 ) -> tuple[np.ndarray, list[tuple[str, str, str]]]:
     """Each policy's setting of ``hand`` and its value against the same fresh opponents
     (units per opponent; a declared natural or a surrender at its own value)."""
@@ -182,7 +186,8 @@ def _play_hand(
         with field_override(cr, tables[p]) if p in tables else contextlib.nullcontext():
             sols.append(solve(hand, rules=cr, players=players,
                               policy="field" if p in tables else p, samples=samples,
-                              seed=int(rng.integers(2**63)), top=0))  # fmt: skip
+                              seed=int(rng.integers(2**63)), top=0,
+                              **({"pool": pool} if p == "mc" else {})))  # fmt: skip
     settings = [(sol.front, sol.middle, sol.back) for sol in sols]
     split = [split_of(hand, *(parse_cards(r) for r in st)) for st in settings]
     none = (np.empty((0, 3), np.int32), np.empty((0, 3), np.int64), np.empty((0, 4)))

@@ -41,6 +41,11 @@ MAX_UNITS = 1_000_000
 MIN_STAKE = 1e-6
 #: Seconds an external duel program may be given.
 MAX_TIMEOUT = 86_400.0
+#: Hands in an opponent pool (solver.strategy.pool): the default (about 25,600 of them
+#: share no card with a given hand, C(39,13) / C(52,13) = 1.28%), the fewest, the most.
+DEFAULT_POOL_SIZE = 2_000_000
+MIN_POOL_SIZE = 1_000
+MAX_POOL_SIZE = 50_000_000
 
 # Bounds on what capsa reads (docs/cli.md, "Limits"): beyond them an input is refused in one
 # line, before it is parsed.

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import numbers
+import os
 import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -40,8 +41,9 @@ from solver.strategy.advice import (
 )
 from solver.strategy.advice import rounded as _r
 from solver.strategy.advice import value_parts as _parts
+from solver.strategy.pool import OpponentPool
 from solver.strategy.schema import ANSWER_KEYS
-from solver.strategy.scoring import Natural, Scores
+from solver.strategy.scoring import Natural, Opponents, Scores
 from solver.strategy.splits import Candidates
 from solver.strategy.threads import Stop
 
@@ -76,6 +78,9 @@ class Solution:
     ev_staked: float | None = None
     ev_by_opponent: list[float] | None = None
     played: dict[str, Any] | None = None
+    #: mc: the opponents were drawn from the opponent pool (not dealt). Not a field: not
+    #: part of the answer (``to_dict``), which reads the same whichever way they came.
+    pooled = False
 
     @property
     def setting(self) -> tuple[str, str, str]:
@@ -260,6 +265,7 @@ def solve(
     played: Sequence | str | None = None,
     top_by: str = "shape",
     stop: Stop | None = None,
+    pool: bool | str | os.PathLike[str] | OpponentPool = True,
 ) -> Solution:
     """The best setting of a 13-card hand under a ruleset; see the module docstring.
 
@@ -279,7 +285,11 @@ def solve(
     ``"shape"`` (the best setting of each other shape: another hand class in some row,
     or another back) or ``"value"`` (the next best settings, kicker swaps and all).
     ``seed``: the Monte Carlo deals' seed; when none is given one is picked and recorded
-    in ``Solution.seed``, so every answer can be repeated. ``stop`` (a
+    in ``Solution.seed``, so every answer can be repeated. ``pool`` (``mc``): draw the
+    opponents from the cached opponent pool when there is one and the table settles
+    pair by pair (no home run; solver.strategy.pool), else deal them; ``False`` always
+    deals (the answers of the code before the pool, byte for byte); a path: that pool
+    file (which must be sound and this ruleset's, else ``PoolError``). ``stop`` (a
     threading.Event) ends a long run early (``solver.strategy.threads.Stopped``); so does
     Ctrl-C (KeyboardInterrupt). Bad arguments raise ``InputError`` or ``CardParseError``.
     """
@@ -299,11 +309,12 @@ def solve(
     top = _whole(top, "top", 0)
     if top_by not in TOP_BY:
         raise InputError(f"top_by must be one of {', '.join(TOP_BY)}, got {quote(top_by)}")
+    if not isinstance(pool, bool | str | os.PathLike | OpponentPool):
+        raise InputError(f"pool must be true, false or a pool file, got {quote(pool)}")
     h = np.sort(parse_hand(hand))
     with compiling("solve", "solver kernels"):
-        sol = _solve(h, cr, players, policy, samples, seed, against, (top, top_by), stakes,
-                     played, stop)  # fmt: skip
-    return sol
+        return _solve(h, cr, players, policy, samples, seed, against, (top, top_by), stakes,
+                      played, stop, pool)  # fmt: skip
 
 
 def _solve(
@@ -318,6 +329,7 @@ def _solve(
     stakes: Sequence[float] | None,
     played: Sequence | str | None,
     stop: Stop | None,
+    pool: bool | str | os.PathLike[str] | OpponentPool = True,
 ) -> Solution:
     from solver.engine.settlement import natural_of
     from solver.strategy import scoring as sc
@@ -325,17 +337,7 @@ def _solve(
 
     if against is not None:
         okeys, oroy, ofoul = sc.parse_against(against, h, cr)
-        n_opp = len(okeys)
-        if n_opp == 0:
-            raise InputError("against: give at least one opponent setting")
-        if n_opp > 3:
-            raise InputError(f"against: at most 3 opponents, got {n_opp}")
-        if players is not None and players != n_opp + 1:
-            raise InputError(
-                f"against gives {n_opp} opponent{'s' * (n_opp > 1)}, so {n_opp + 1} players,"
-                f" but players is {players}"
-            )
-        players = n_opp + 1
+        players = _players_against(len(okeys), players)
     elif players is None:
         players = cr.rules.players
     n_opp = players - 1
@@ -346,11 +348,13 @@ def _solve(
     mc = against is None and policy == "mc"
     used_samples = (samples or DEFAULT_SAMPLES) if mc else None
     deals = sc.mc_deals(used_samples, n_opp) if mc else 0
-    # the Monte Carlo opponents do not depend on the candidates: they are set on other
-    # threads while this one finds the candidates (the same opponents either way)
+    # the Monte Carlo opponents: drawn from the opponent pool (pair by pair settlement,
+    # a pool cached), else dealt and set on other threads while this one finds the
+    # candidates (the same opponents either way)
+    drawn = _drawn(pool, h, cr, n_opp, deals, seed) if mc else None
     background = (
         sc.opponents_in_background(h, cr, n_opp, deals, seed, stop)
-        if mc
+        if mc and drawn is None
         else contextlib.nullcontext()
     )
     with background as opponents:
@@ -364,13 +368,14 @@ def _solve(
             scores = sc.score_exact(cands, cr, okeys, oroy, ofoul, weights)
         elif mc:
             sc.check_mc_memory(len(cands), deals)  # before waiting for the opponents
-            scores = sc.score_against(cands, cr, opponents(), stop, weights)
+            opp = drawn if drawn is not None else opponents()
+            scores = sc.score_against(cands, cr, opp, stop, weights)
         else:
             if policy == "greedy":
                 cands, best = sc.with_greedy(cands, cr)
             scores = sc.score_field(cands, cr, method=policy, n_opp=n_opp, stakes=weights)
     scores.stake = same
-    return assemble(
+    solution = assemble(
         cands,
         scores,
         cr,
@@ -384,3 +389,37 @@ def _solve(
         played=played_at,
         top_by=runners_up[1],
     )
+    solution.pooled = drawn is not None
+    return solution
+
+
+def _players_against(n_opp: int, players: int | None) -> int:
+    """The players at a table of ``n_opp`` given opponents (InputError when ``players``
+    says otherwise, or there are none or more than three)."""
+    if n_opp == 0:
+        raise InputError("against: give at least one opponent setting")
+    if n_opp > 3:
+        raise InputError(f"against: at most 3 opponents, got {n_opp}")
+    if players is not None and players != n_opp + 1:
+        raise InputError(
+            f"against gives {n_opp} opponent{'s' * (n_opp > 1)}, so {n_opp + 1} players,"
+            f" but players is {players}"
+        )
+    return n_opp + 1
+
+
+def _drawn(
+    pool: bool | str | os.PathLike[str] | OpponentPool,
+    h: np.ndarray,
+    cr: CompiledRules,
+    n_opp: int,
+    deals: int,
+    seed: int | None,
+) -> Opponents | None:
+    """The Monte Carlo opponents drawn from the opponent pool (``solve``'s ``pool``), or
+    None to deal them: no pool, the home run at the table, or too few pool hands."""
+    from solver.strategy.pool import resolve_pool
+    from solver.strategy.scoring import pool_opponents
+
+    found = resolve_pool(pool, cr, n_opp)
+    return None if found is None else pool_opponents(found, h, n_opp, deals, seed)

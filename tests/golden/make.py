@@ -96,19 +96,22 @@ def against_opponents(hand_text: str, n: int, seed: int) -> list[str]:
     return out
 
 
-def batch_records(opts: dict) -> tuple[str, list[str]]:
-    """The output text of a batch run of HANDS, and its bad-line messages."""
+def batch_records(opts: dict, pool: bool | None = False) -> tuple[str, list[str]]:
+    """The output text of a batch run of HANDS, and its bad-line messages. The golden
+    answers are dealt ones: ``pool=False`` (``--no-pool``) whatever pool is cached."""
     from solver.apps.batch import run_batch
 
     buf = io.StringIO()
     bad: list[str] = []
-    run_batch(str(HANDS), buf, workers=1, on_bad=lambda b: bad.append(b.message()), **opts)
+    run_batch(str(HANDS), buf, workers=1, on_bad=lambda b: bad.append(b.message()), pool=pool,
+              **opts)  # fmt: skip
     return buf.getvalue(), bad
 
 
-def solve_records(only: str | None = None, old: list[str] | None = None) -> str:
-    """The text of ``solve.gz``; with ``only``, the records of the runs whose name does not
-    hold it are the lines of ``old`` (in the same places) instead of new solves."""
+def solve_records(only: str | None = None, old: list[str] | None = None, pool: bool = False) -> str:
+    """The text of ``solve.gz`` (dealt: ``pool=False``, as batch_records); with ``only``,
+    the records of the runs whose name does not hold it are the lines of ``old`` (in the
+    same places) instead of new solves."""
     from solver import solve
     from solver.engine.rules import rules_from_dict
 
@@ -123,7 +126,7 @@ def solve_records(only: str | None = None, old: list[str] | None = None) -> str:
 
     for name, kw in SOLVE_RUNS:
         for hand in SOLVE_HANDS:
-            add(name, lambda hand=hand, kw=kw: solve(hand, **kw).to_dict())
+            add(name, lambda hand=hand, kw=kw: solve(hand, **kw, pool=pool).to_dict())
     for name, data in AGAINST_RULES:
         rules = rules_from_dict(data, name=name) if data else name
         for i, hand in enumerate(SOLVE_HANDS):

@@ -71,6 +71,8 @@ def run_options(job: Job) -> dict[str, Any]:
         "seed": job.seed,
         "players": job.players,
         **({"stakes": list(job.stakes)} if job.stakes is not None else {}),
+        # mc: the opponent pool drawn from (KEY/SIZE), null when dealt
+        **({"pool": job.pool_id} if job.policy == "mc" else {}),
     }
 
 

@@ -27,6 +27,7 @@ from typing import IO, Any
 from solver.apps.batch.backends import make_backend
 from solver.apps.batch.errors import BatchError, BatchFailed
 from solver.apps.batch.outputs import Output, check_paths, open_errors, open_output, write_failed
+from solver.apps.batch.pooling import ready_pool, with_pool
 from solver.apps.batch.reading import BadLine, Line, open_input
 from solver.apps.batch.records import error_line
 from solver.apps.batch.resume import check_resume_point
@@ -263,6 +264,37 @@ def _check_options(
     return fmt
 
 
+def _job(
+    rules: Rules,
+    policy: str,
+    samples: int | None,
+    seed: int,
+    players: int | None,
+    fmt: str,
+    solve_fn: Callable[..., Any] | None,
+    fast: bool | None,
+    stakes: Sequence[float] | None,
+) -> Job:
+    """What every chunk's worker is given (the input's CSV layout comes later)."""
+    from solver.strategy.scoring import check_stakes
+
+    n_players = players or rules.players
+    weights = check_stakes(stakes, n_players - 1)
+    return Job(
+        rules=rules,
+        policy=policy,
+        samples=samples,
+        seed=seed,
+        players=n_players,
+        fmt=fmt,
+        csv_spec=None,
+        skip_upto=0,
+        solve_fn=solve_fn,
+        fast=policy in ("field", "greedy") if fast is None else fast,
+        stakes=None if weights is None else tuple(weights.tolist()),
+    )
+
+
 def run_batch(
     source: str | os.PathLike[str] | IO[bytes],
     output: str | os.PathLike[str] | IO[str] | None = None,
@@ -283,6 +315,9 @@ def run_batch(
     solve_fn: Callable[..., Any] | None = None,
     fast: bool | None = None,
     stakes: Sequence[float] | None = None,
+    pool: bool | None = None,
+    pool_size: int | None = None,
+    on_pool: Callable[[int, int], None] | None = None,
 ) -> BatchResult:
     """Solve every hand of ``source`` and write the records to ``output``.
 
@@ -295,36 +330,25 @@ def run_batch(
     (see ``records.fast_records``); off, every hand goes through ``solve``. Raises
     ``BatchError`` when the run cannot start; bad lines do not raise. ``stakes``: money
     per unit against each opponent, as ``solve`` takes them (kept in the run file, so a
-    resumed run must give the same).
+    resumed run must give the same). ``pool``, ``pool_size``, ``on_pool``: the opponent
+    pool of an mc run (``solver.apps.batch.pooling.with_pool``).
     """
     start = time.perf_counter()
     out_path = None if output is None or hasattr(output, "write") else Path(output)
     fmt = _check_options(fmt, out_path, policy, resume, samples)
     rules_given, rules = rules, load_rules(rules)
     workers = max(1, workers if workers is not None else os.cpu_count() or 1)
-    from solver.strategy.scoring import check_stakes
-
-    n_players = players or rules.players
-    weights = check_stakes(stakes, n_players - 1)
+    job = _job(rules, policy, samples, seed, players, fmt, solve_fn, fast, stakes)
     check_paths(source, output, out_path, errors, rules_given)
 
     with ExitStack() as stack:
         inp = open_input(source, stack)
-        job = Job(
-            rules=rules,
-            policy=policy,
-            samples=samples,
-            seed=seed,
-            players=n_players,
-            fmt=fmt,
-            csv_spec=inp.csv_spec,
-            skip_upto=0,
-            solve_fn=solve_fn,
-            fast=policy in ("field", "greedy") if fast is None else fast,
-            stakes=None if weights is None else tuple(weights.tolist()),
-        )
+        job = dataclasses.replace(job, csv_spec=inp.csv_spec)
+        job, plan = with_pool(job, pool, pool_size, inp.total_lines, out_path if resume else None)
         out = open_output(output, out_path, job, resume, inp.name, stack)
         job = dataclasses.replace(job, skip_upto=out.resumed_after)
+        if plan is not None:  # the output is ours (locked): build the pool if need be
+            ready_pool(plan, inp.total_lines, out.resumed_after, samples, on_pool)
         lines = inp.lines
         if out.resumed_after:  # the input must still hold what the output was made from
             lines = check_resume_point(lines, out.resumed_after, out.last_record, inp.csv_spec,

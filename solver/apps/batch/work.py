@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
+from solver.apps.batch.errors import BatchFailed
 from solver.apps.batch.reading import BadLine, CsvSpec, Line, read_hand
 from solver.apps.batch.records import format_records, records
 from solver.engine.rules import Rules
@@ -38,6 +39,10 @@ class Job:
     solve_fn: Callable[..., Any] | None = None
     fast: bool = False
     stakes: tuple[float, ...] | None = None  # one per opponent (docs/rules.md#stakes)
+    #: The opponent pool file the workers draw from (mc; None: they deal) and its
+    #: ``KEY/SIZE`` (kept in the run file); see solver.apps.batch.pooling.
+    pool: str | None = None
+    pool_id: str | None = None
 
 
 class ChunkResult(NamedTuple):
@@ -82,7 +87,8 @@ def _warm_up(job: Job) -> None:
     """Load (or, on a machine's first run, compile) the kernels once per worker process
     (and thread, for Dask), by solving two fixed hands the way the chunks will be."""
     one_thread()
-    key = (os.getpid(), threading.get_ident(), job.rules, job.policy, job.players, job.fast)
+    key = (os.getpid(), threading.get_ident(), job.rules, job.policy, job.players, job.fast,
+           job.pool)  # fmt: skip
     if key in _WARM:
         return
     from evaluator import parse_hand
@@ -96,7 +102,23 @@ def _warm_up(job: Job) -> None:
 
 
 def solve_chunk(job: Job, items: list[Line]) -> ChunkResult:
-    """Parse, check and solve one chunk of ``(line number, raw line)``; format the records."""
+    """Parse, check and solve one chunk of ``(line number, raw line)``; format the records.
+
+    A worker that cannot map the run's opponent pool (a Dask worker on a machine that
+    does not see the file) fails the run (``BatchFailed``) rather than deal: every
+    record of a run is drawn the same way."""
+    from solver.strategy.pool import PoolError
+
+    try:
+        return _solve_chunk(job, items)
+    except PoolError as exc:
+        raise BatchFailed(
+            f"a worker cannot use the opponent pool: {exc}; put the pool on a disk every "
+            "worker sees (CAPSA_POOL_DIR), or run with --no-pool"
+        ) from None
+
+
+def _solve_chunk(job: Job, items: list[Line]) -> ChunkResult:
     _warm_up(job)
     bad: list[BadLine] = []
     good: list[tuple[int, str | None, Any, Any]] = []

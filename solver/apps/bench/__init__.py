@@ -15,6 +15,8 @@ same inputs. The parts:
 * ``solving``: the splits and the Pareto front, the field and greedy strategies, the
   Monte Carlo solve;
 * ``runs``: ``capsa batch``, ``capsa report`` and a fresh ``capsa solve`` process;
+* ``pooled``: the opponent pool: the Monte Carlo solve drawing from it (one core,
+  against field in the same rounds), building one, ``capsa batch --policy mc`` with one;
 * ``run``: the registered measurements and ``run``.
 
 ``lookups`` and ``solving`` call kernels (``evaluator._kernels``,
@@ -34,6 +36,7 @@ from solver.apps.bench.lookups import (
     evaluate5,
     subset_pass,
 )
+from solver.apps.bench.pooled import batch_mc, mc_pool, pool_build
 from solver.apps.bench.run import COMPARE_SIZES, MEASUREMENTS, run
 from solver.apps.bench.runs import batch, played, report, startup, startup_field
 from solver.apps.bench.solving import field, greedy, mc, mc_home_run, pareto, splits
@@ -81,6 +84,7 @@ __all__ = [
     "Target",
     "Unavailable",
     "batch",
+    "batch_mc",
     "compare",
     "default_runner",
     "eval3",
@@ -92,8 +96,10 @@ __all__ = [
     "machine_info",
     "mc",
     "mc_home_run",
+    "mc_pool",
     "pareto",
     "played",
+    "pool_build",
     "random_hands",
     "random_rows",
     "report",

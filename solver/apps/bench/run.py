@@ -14,6 +14,7 @@ from solver.apps.bench.lookups import (
     evaluate5,
     subset_pass,
 )
+from solver.apps.bench.pooled import batch_mc, mc_pool, pool_build
 from solver.apps.bench.runs import batch, played, report, startup, startup_field
 from solver.apps.bench.solving import field, greedy, mc, mc_home_run, pareto, splits
 from solver.apps.bench.timing import (
@@ -54,12 +55,25 @@ MEASUREMENTS: tuple[Measurement, ...] = (
         {"opponents": 3000, "hands": 1, "rounds": 1},
     ),
     Measurement(
+        "mc_pool",
+        mc_pool,
+        {"opponents": 3000, "hands": 20, "rounds": 5},
+        {"opponents": 3000, "hands": 5, "rounds": 3, "pool_size": 100_000},
+    ),
+    Measurement("pool_build", pool_build, {"n": None, "rounds": 1}, {"n": 100_000, "rounds": 1}),
+    Measurement(
         "mc_home_run",
         mc_home_run,
         {"opponents": 3000, "hands": 3, "rounds": 5},
         {"opponents": 3000, "hands": 1, "rounds": 1},
     ),
     Measurement("batch", batch, {"n": 100_000, "rounds": 2}, {"n": 10_000, "rounds": 1}),
+    Measurement(
+        "batch_mc",
+        batch_mc,
+        {"n": 2_000, "rounds": 2},
+        {"n": 200, "rounds": 1, "pool_size": 100_000},
+    ),
     Measurement(
         "played",
         played,

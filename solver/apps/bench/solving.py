@@ -154,7 +154,8 @@ def mc(
     rules: RulesLike = None,
     runner: Runner | None = None,
 ) -> Result:
-    """A Monte Carlo ``solve`` of one hand against ``opponents`` opponent hands.
+    """A Monte Carlo ``solve`` of one hand against ``opponents`` opponent hands, dealt
+    (``pool=False``: ``solver.apps.bench.pooled.mc_pool`` draws them from the pool).
 
     ``solve``'s ``samples`` counts opponent hands: with 4 players one shuffle of the
     other 39 cards deals 3 of them, so 3,000 opponent hands are 1,000 shuffles.
@@ -167,11 +168,12 @@ def mc(
 
     def call() -> None:
         for i, h in enumerate(hs):
-            solve(h, rules=r, players=players, policy="mc", samples=opponents, seed=seed + i, top=0)
+            solve(h, rules=r, players=players, policy="mc", samples=opponents, seed=seed + i,
+                  top=0, pool=False)  # fmt: skip
 
     return measure(
         f"mc{opponents}",
-        f"Monte Carlo solve, {opponents:,} opponent hands ({deals:,} deals, {players} "
+        f"Monte Carlo solve, {opponents:,} opponent hands dealt ({deals:,} deals, {players} "
         f"players), {hands} hands ({r.name})",
         call,
         hands,
@@ -213,9 +215,10 @@ def mc_home_run(
     hs = random_hands(hands, seed)
     times: dict[bool, list[float]] = {False: [], True: []}
 
-    def solve_all(r: Rules) -> None:
+    def solve_all(r: Rules) -> None:  # dealt both ways (the home run never draws from a pool)
         for i, h in enumerate(hs):
-            solve(h, rules=r, players=players, policy="mc", samples=opponents, seed=seed + i, top=0)
+            solve(h, rules=r, players=players, policy="mc", samples=opponents, seed=seed + i,
+                  top=0, pool=False)  # fmt: skip
 
     def pair() -> None:
         for home_run in (False, True):

@@ -14,6 +14,7 @@ from solver.cli.commands import (
     batch,
     bench,
     duel,
+    pool,
     rank,
     report,
     rules,
@@ -37,6 +38,7 @@ COMMANDS: tuple[tuple[str, Callable[..., Any]], ...] = (
     ("rank", rank.rank),
     ("duel", duel.duel),
     ("strength", strength.strength),
+    ("pool", pool.pool),
     ("train", train.train),
     ("bench", bench.bench),
 )

@@ -10,7 +10,7 @@ from rich.console import Console
 
 from solver.cli.options import PolicyOpt, RecordFormat, RulesOpt, stakes_option
 from solver.cli.output import consoles, count, progress
-from solver.engine.options import Policy
+from solver.engine.options import MAX_POOL_SIZE, MIN_POOL_SIZE, Policy
 
 BatchStakes = stakes_option("Money per unit against each opponent, in order (as for solve).")
 FileArg = Annotated[
@@ -55,6 +55,18 @@ ErrorsOpt = Annotated[
     Path | None, typer.Option("--errors", help="Also write the bad lines here (JSON lines).")
 ]
 ChunkOpt = Annotated[int | None, typer.Option("--chunk-size", min=1, hidden=True)]
+PoolOpt = Annotated[
+    bool | None,
+    typer.Option(
+        "--pool/--no-pool",
+        help="mc: draw opponents from the opponent pool, building it first when none is "
+        "cached (default: the cached one, or built when the file is long enough to pay "
+        "for it); --no-pool deals them all.",
+    ),
+]
+PoolSizeOpt = Annotated[
+    int | None, typer.Option("--pool-size", min=MIN_POOL_SIZE, max=MAX_POOL_SIZE, hidden=True)
+]
 
 
 def batch(
@@ -73,6 +85,8 @@ def batch(
     errors: ErrorsOpt = None,
     chunk_size: ChunkOpt = None,
     stakes: BatchStakes = None,
+    pool: PoolOpt = None,
+    pool_size: PoolSizeOpt = None,
 ) -> None:
     """Solve a file of hands: one record per hand, in input order, on every core."""
     import signal
@@ -87,7 +101,7 @@ def batch(
 
         def on_progress(p) -> None:  # noqa: ANN001 - solver.apps.batch.BatchProgress
             rate = p.hands / p.elapsed if p.elapsed > 0 else 0.0
-            bar.update(p.line, total=p.total_lines, note=f"{rate:,.0f} hands/s")
+            bar.update(p.line, total=p.total_lines, what="lines", note=f"{rate:,.0f} hands/s")
 
         result = run_batch(
             file,
@@ -106,7 +120,11 @@ def batch(
             on_progress=on_progress if bar.shown else None,
             chunk_size=chunk_size,
             stakes=parse_stakes(stakes) if stakes is not None else None,
-        )
+            pool=pool,
+            pool_size=pool_size,
+            on_pool=(lambda done, total: bar.update(done, total=total, what="opponent pool",
+                                                    note="hands set")) if bar.shown else None,
+        )  # fmt: skip
     render_summary(result, time.perf_counter() - started, err)
     if result.interrupted:  # Ctrl-C, SIGTERM, SIGHUP: exit 128 + the signal
         raise typer.Exit(128 + (result.stopped_by or signal.SIGINT))

@@ -68,11 +68,14 @@ def rate(r: float) -> str:
 
 def _rate_cell(r: Any) -> str:
     """A measurement's rate, or its ratio where the figure is one (start-up against a bare
-    ``import numba``, the home run against the same solve without it)."""
+    ``import numba``, the home run against the same solve without it; the Monte Carlo
+    solve from the pool against field's time a hand, beside its rate)."""
     if r.name.startswith("startup"):
         return f"{r.extra['ratio']:.2f}× numba"
     if r.name == "mc_home_run":
         return f"{r.extra['ratio']:.2f}× without"
+    if r.name == "mc_pool":
+        return f"{rate(r.rate)}, {r.extra['ratio']:.0f}× field"
     return rate(r.rate)
 
 

@@ -59,6 +59,14 @@ def solve(
             "or another back), or the next best by value.",
         ),
     ] = TopBy.shape,
+    no_pool: Annotated[
+        bool,
+        typer.Option(
+            "--no-pool",
+            help="mc: deal every opponent hand, never draw them from the cached opponent "
+            "pool (capsa pool).",
+        ),
+    ] = False,
     fmt: ResultFormat = "table",
 ) -> None:
     """Find the setting of a hand that wins the most units on average."""
@@ -84,9 +92,10 @@ def solve(
         stakes=parse_stakes(stakes) if stakes is not None else None,
         played=played,
         top_by=top_by.value,
+        pool=not no_pool,
     )
     d = sol.to_dict()
-    emit(consoles(ctx).out, fmt, d, lambda out: render_solution(d, out))
+    emit(consoles(ctx).out, fmt, d, lambda out: render_solution(d, out, pooled=sol.pooled))
 
 
 _HOW = {
@@ -101,15 +110,16 @@ _ADVICE = {
 }
 
 
-def render_solution(d: dict[str, Any], out: Console) -> None:
+def render_solution(d: dict[str, Any], out: Console, *, pooled: bool = False) -> None:
     """A solution (``Solution.to_dict()``): the rows, the value, the advice, the played
-    setting and the runners-up."""
+    setting and the runners-up; ``pooled``: mc drew its opponents from the pool."""
     from rich.panel import Panel
 
     head = f"[bold]{pretty_cards(d['hand'])}[/]   rules {shown(d['rules'])}, {d['players']} players"
     how = _HOW.get(d["policy"], d["policy"])
     if d["policy"] == "mc":
-        how = f"Monte Carlo, {d['samples']} opponent hands, seed {d['seed']}"
+        whence = " from the pool" if pooled else ""
+        how = f"Monte Carlo, {d['samples']} opponent hands{whence}, seed {d['seed']}"
     out.print(Panel.fit(_rows_table(d), title=head, subtitle=how))
     for line in _value_lines(d):
         out.print(line)

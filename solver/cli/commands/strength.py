@@ -52,6 +52,12 @@ def strength(
         ),
     ] = None,
     seed: Annotated[int, typer.Option("--seed", "-s", min=0, help="Seed of the hands.")] = 1,
+    no_pool: Annotated[
+        bool,
+        typer.Option(
+            "--no-pool", help="mc deals its opponent hands (default: from the cached pool)."
+        ),
+    ] = False,
     fmt: ResultFormat = "table",
 ) -> None:
     """Paired per-hand comparison of policies: what mc gains against a policy per hand."""
@@ -68,6 +74,7 @@ def strength(
             n_hands=hands, rules=cr, players=players or r.players, policies=policies,
             samples=samples, eval_deals=eval_deals, seed=seed, tables=extra,
             progress=(lambda done, total: bar.update(done)) if bar.shown else None,
+            pool=not no_pool,
         )  # fmt: skip
     d = report.to_dict()
     emit(io.out, fmt, d, lambda out: render_strength(d, out))

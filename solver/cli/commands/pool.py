@@ -1,0 +1,84 @@
+"""``capsa pool``: build a ruleset's opponent pool ahead of time (solver.strategy.pool)."""
+
+from __future__ import annotations
+
+import time
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from solver.cli.options import ResultFormat, RulesOpt
+from solver.cli.output import consoles, emit, progress, shown
+from solver.engine.options import DEFAULT_POOL_SIZE, MAX_POOL_SIZE, MIN_POOL_SIZE
+
+
+def pool(
+    ctx: typer.Context,
+    rules: RulesOpt = None,
+    size: Annotated[
+        int,
+        typer.Option(
+            "--size",
+            min=MIN_POOL_SIZE,
+            max=MAX_POOL_SIZE,
+            help=f"Hands in the pool (default {DEFAULT_POOL_SIZE:,}: about 1.28% of them share "
+            "no card with a given hand).",
+        ),
+    ] = DEFAULT_POOL_SIZE,
+    force: Annotated[
+        bool, typer.Option("--force", help="Build it again even when a sound one is cached.")
+    ] = False,
+    fmt: ResultFormat = "table",
+) -> None:
+    """Build the opponent pool: random hands set by the field once, which every mc solve
+    then draws its opponents from instead of setting them (about 50 times faster)."""
+    from solver.engine.compiled import compile_rules
+    from solver.engine.rules import load_rules
+    from solver.strategy.pool import build_pool, cached_pool, home_run_at
+
+    cr = compile_rules(load_rules(rules))  # once: the pool takes it compiled
+    io = consoles(ctx)
+    found = None if force else cached_pool(cr)
+    started = time.perf_counter()
+    if found is not None and found.size == size:
+        built, seconds = found, None
+        io.err.print(
+            f"capsa: the opponent pool for {shown(cr.rules.name)} is cached already "
+            "(--force builds it again)"
+        )
+    else:
+        with progress(io.err, f"opponent pool for {shown(cr.rules.name)}", total=size,
+                      unit="hands") as bar:  # fmt: skip
+            built = build_pool(cr, size, progress=lambda done, _: bar.update(done))
+        seconds = time.perf_counter() - started
+    if home_run_at(cr, cr.rules.players - 1):
+        io.err.print(
+            f"capsa: with the home run at a {cr.rules.players}-player table, mc deals whole "
+            "tables and does not use the pool (it does with fewer players)"
+        )
+    d = {
+        "rules": cr.rules.name,
+        "path": str(built.path),
+        "hands": built.size,
+        "bytes": built.nbytes,
+        "key": built.key,
+        "natural_hands": len(built.nat_at),
+        "built": seconds is not None,
+        "seconds": None if seconds is None else round(seconds, 1),
+    }
+    emit(io.out, fmt, d, lambda out: render_pool(d, out))
+
+
+def render_pool(d: dict[str, Any], out: Console) -> None:
+    """The table of ``capsa pool`` (its JSON answer)."""
+    table = Table(show_header=False, box=None)
+    table.add_row("rules", shown(d["rules"]))
+    table.add_row("hands", f"{d['hands']:,} ({d['natural_hands']:,} declare a natural)")
+    table.add_row("size", f"{d['bytes'] / 1e6:.1f} MB on disk and mapped in memory")
+    table.add_row(
+        "built", f"in {d['seconds']:.1f} s" if d["built"] else "no: it was cached already"
+    )
+    table.add_row("file", shown(d["path"]))
+    out.print(table)

@@ -1,0 +1,566 @@
+"""The opponent pool: random hands set by the field once, drawn from by every Monte Carlo
+solve (docs/architecture.md, "The opponent pool").
+
+A Monte Carlo solve spends nearly all its time setting opponent hands with the field
+strategy, the same kind of hands for every hand it solves. The pool sets a large sample
+of independent random hands once per ruleset and field tables, and keeps what a
+settlement needs of each: its row keys, its royalties, the natural it declares under
+the ruleset (id and tie key), whether it is fouled, the split the field chose and its
+cards as a 52-bit mask. A solve then takes as opponents pool hands that share no card
+with its hand (``OpponentPool.pick``): exact rejection sampling, so each opponent is a
+uniformly random hand of the unseen cards set by the field, as a dealt one is.
+
+The pool lives in one file beside the field tables (``pool_dir``: ``CAPSA_POOL_DIR``,
+else the cache folder ``CAPSA_CACHE_DIR`` or the user cache folder), named after its
+key, and is memory-mapped read-only: processes on one machine share one copy in memory.
+
+**The key** (``pool_key``) is a digest of everything that decides what the pool holds:
+the kernels' sources (``evaluator._jit.sources_digest``), this module's source, and
+every array the hand-setting and natural-detection kernels read: the evaluator's lookup
+tables, the ruleset's kernel arrays (the natural codes in the ruleset's order included:
+the opponents' naturals count; the payouts and the home run left out, as they change
+no hand's setting), the field model and the split structure. Another ruleset, other
+field tables or other code give another key, hence another file.
+
+**A pool is trusted only whole.** The file starts with a header (the key, the size, and
+for each array its dtype, shape, offset and CRC-32); ``open_pool`` checks the key, that
+the arrays fill the file exactly, and every array's CRC-32 (20 to 35 ms for the default
+pool, once per process), so a stale, truncated or damaged file is never used. Files are
+written whole to a temporary name and renamed (``os.replace``): a killed build leaves no
+pool, and two builds at once each rename a complete file.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import logging
+import os
+import tempfile
+import threading
+import time
+import zlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from solver.engine.compiled import CompiledRules
+from solver.engine.errors import InputError
+from solver.engine.inputs import quote
+from solver.engine.layout import NKEY, NSUB5, P_HR_MIN, P_HR_MULT
+from solver.engine.options import DEFAULT_POOL_SIZE, MAX_POOL_SIZE, MIN_POOL_SIZE
+from solver.strategy.field import FieldTables, play_digest
+from solver.strategy.threads import Stop
+from solver.strategy.trained import get_field
+
+log = logging.getLogger("capsa")
+
+POOL_VERSION = 1
+#: The pool's hands come from this seed (so every build of one key is the same pool).
+POOL_SEED = 20260323
+#: Hands set per block of the build (``progress`` is called after each).
+_BLOCK = 32768
+_MAGIC = b"capsa opponent pool\n"
+_MAX_HEADER = 1 << 20
+_ALIGN = 64
+#: A temporary file this old was left by a build that was killed (writing takes seconds).
+_STALE_TMP = 600.0
+
+if NKEY > 1 << 16 or NSUB5 > 1 << 16:  # pragma: no cover - the layout fits
+    raise AssertionError("row keys and split indices are kept in 16 bits")
+
+#: (name, dtype, columns or 0 for one per hand, or -1 for the natural table's length)
+_ARRAYS: tuple[tuple[str, str, int], ...] = (
+    ("masks", "<u8", 0),
+    ("keys", "<u2", 3),
+    ("split", "<u2", 3),
+    ("roy_id", "<u2", 0),
+    ("nat", "<i1", 0),
+    ("foul", "|b1", 0),
+    ("roy_table", "<f8", 4),
+    ("nat_at", "<i8", -1),
+    ("nat_key", "<i8", -1),
+)
+
+
+class PoolError(Exception):
+    """A pool file that cannot be used: missing, unreadable, damaged, or built for another
+    ruleset, other field tables or other code. The message names the file and why."""
+
+
+@dataclass(frozen=True, eq=False)
+class OpponentPool:
+    """A pool of hands set by the field (read-only arrays, usually memory-mapped).
+
+    ``masks`` uint64[n]: each hand's cards (bit c for card c); ``keys`` uint16[n, 3] its
+    row keys; ``split`` uint16[n, 3] the field's split of the sorted hand (indices into
+    COMB3 / COMB5 / COMB5); ``roy_id`` uint16[n] its royalties, a row of ``roy_table``
+    float64[k, 4] (rows, then the dealt cards); ``nat`` int8[n] the natural it declares
+    under the ruleset (-1 none), ``foul`` bool[n]; ``nat_at`` int64[m] (ascending) the
+    hands holding a natural and ``nat_key`` int64[m] their tie keys.
+    """
+
+    path: Path | None
+    key: str
+    size: int
+    masks: np.ndarray
+    keys: np.ndarray
+    split: np.ndarray
+    roy_id: np.ndarray
+    nat: np.ndarray
+    foul: np.ndarray
+    roy_table: np.ndarray
+    nat_at: np.ndarray
+    nat_key: np.ndarray
+    nbytes: int = 0
+
+    def pick(self, hand: np.ndarray, count: int, seed: int | None) -> np.ndarray | None:
+        """Indices int64[count] of ``count`` pool hands that share no card with ``hand``:
+        the first ``count`` such hands from a random start (``seed``), wrapping round;
+        None when the whole pool holds fewer.
+
+        Exact: the pool's hands are independent and uniformly random, and which ones
+        are taken depends only on whether each shares a card with ``hand``, so the hands
+        taken are independent, each uniform over the hands of the unseen cards."""
+        from solver.strategy import _kernels as k
+
+        if count > self.size:
+            return None
+        mask = np.uint64(sum(1 << int(c) for c in np.asarray(hand).tolist()))
+        start = int(np.random.default_rng(seed).integers(self.size))
+        out = np.empty(count, np.int64)
+        got = k._pool_pick(self.masks, mask, start, count, out)
+        return out if got == count else None
+
+    def entries(self, idx: np.ndarray) -> tuple[np.ndarray, ...]:
+        """Summaries of pool hands ``idx``: keys int64[m, 3], royalties float64[m, 4],
+        natural ids int64[m] (-1 none), natural keys int64[m], fouls bool[m]."""
+        keys = self.keys[idx].astype(np.int64)
+        roy = self.roy_table[self.roy_id[idx]]
+        nat = self.nat[idx].astype(np.int64)
+        nat_key = np.zeros(len(idx), np.int64)
+        has = np.flatnonzero(nat >= 0)
+        if len(has):
+            nat_key[has] = self.nat_key[np.searchsorted(self.nat_at, idx[has])]
+        return keys, roy, nat, nat_key, self.foul[idx].copy()
+
+    def hands(self, idx: np.ndarray) -> np.ndarray:
+        """The cards of pool hands ``idx``, sorted: uint8[m, 13]."""
+        m = np.asarray(self.masks[idx], np.uint64)
+        bits = (m[:, None] >> np.arange(52, dtype=np.uint64)) & np.uint64(1)
+        if (bits.sum(axis=1) != 13).any():
+            raise PoolError(f"pool {self.path}: a hand does not hold 13 cards")
+        return np.nonzero(bits)[1].astype(np.uint8).reshape(-1, 13)
+
+
+# --------------------------------------------------------------------------- where, which
+
+
+def pool_dir() -> Path:
+    """Where pools are kept: ``CAPSA_POOL_DIR``, else the cache folder of the field tables
+    (``CAPSA_CACHE_DIR`` or the user cache folder)."""
+    env = os.environ.get("CAPSA_POOL_DIR")
+    if env:
+        return Path(env)
+    from evaluator.tables import cache_dir
+
+    return cache_dir()
+
+
+def home_run_at(cr: CompiledRules, n_opp: int) -> bool:
+    """Whether the home run can happen at a table of ``n_opp`` opponents (the test the
+    Monte Carlo kernel makes): whole tables must then be dealt, and no pool is used."""
+    p = cr.arrays.params
+    return bool(p[P_HR_MULT] != 1.0 and n_opp >= p[P_HR_MIN])
+
+
+def _update(h: Any, name: str, a: np.ndarray) -> None:
+    a = np.ascontiguousarray(a)
+    h.update(f"{name}:{a.dtype.str}:{a.shape};".encode())
+    h.update(a.tobytes())
+
+
+@functools.cache
+def _code_digest() -> str:
+    from evaluator._jit import sources_digest
+    from solver.strategy import _kernels  # noqa: F401 - registers the kernel sources
+
+    h = hashlib.sha256(f"capsa-pool-{POOL_VERSION};{sources_digest()};".encode())
+    h.update(Path(__file__).read_bytes())
+    return h.hexdigest()
+
+
+_KEYS: dict[tuple[int, int], tuple[CompiledRules, FieldTables, str]] = {}
+_KEYS_LOCK = threading.Lock()
+
+
+def _compiled(cr: CompiledRules, who: str) -> None:
+    if not isinstance(cr, CompiledRules):
+        raise TypeError(f"{who} takes a CompiledRules (solver.engine.compiled.compile_rules)")
+
+
+def pool_key(cr: CompiledRules, tables: FieldTables | None = None) -> str:
+    """The key of the pool for a compiled ruleset and field tables (its own, by default):
+    32 hex digits over the code and every array the hand-setting and natural kernels
+    read (the module docstring). Worked out once per process per ruleset and tables."""
+    _compiled(cr, "pool_key")
+    tables = tables if tables is not None else get_field(cr)
+    ident = (id(cr), id(tables))
+    with _KEYS_LOCK:
+        got = _KEYS.get(ident)
+        if got is not None and got[0] is cr and got[1] is tables:
+            return got[2]
+    from solver.strategy.splits import structure
+
+    h = hashlib.sha256(_code_digest().encode())
+    for name, a in cr.lookup._asdict().items():
+        _update(h, f"lookup.{name}", a)
+    params = cr.arrays.params.copy()
+    params[[P_HR_MULT, P_HR_MIN]] = 0.0  # the home run sets no hand
+    for name, a in cr.arrays._asdict().items():
+        if name == "nat_units":  # payouts decide no setting and no natural
+            continue
+        _update(h, f"rules.{name}", params if name == "params" else a)
+    for name, a in tables.model._asdict().items():
+        _update(h, f"field.{name}", a)
+    for name, a in structure()._asdict().items():
+        _update(h, f"structure.{name}", a)
+    key = h.hexdigest()[:32]
+    with _KEYS_LOCK:
+        if len(_KEYS) > 64:
+            _KEYS.clear()
+        _KEYS[ident] = (cr, tables, key)
+    return key
+
+
+def _family(cr: CompiledRules) -> str:
+    """8 hex digits naming a ruleset's pools whatever the code (to remove stale ones)."""
+    names = ",".join(name for name, _ in cr.rules.naturals)
+    return hashlib.sha256(f"{play_digest(cr.rules)};{names}".encode()).hexdigest()[:8]
+
+
+def pool_path(cr: CompiledRules, key: str | None = None) -> Path:
+    """The file of the pool for a compiled ruleset (and its own field tables)."""
+    key = key or pool_key(cr)
+    return pool_dir() / f"pool-v{POOL_VERSION}-{_family(cr)}-{key}.bin"
+
+
+# --------------------------------------------------------------------------- reading
+
+_OPEN: dict[tuple[Any, ...], OpponentPool | PoolError] = {}
+_OPEN_LOCK = threading.Lock()
+
+
+def open_pool(path: str | os.PathLike[str], key: str | None = None) -> OpponentPool:
+    """The pool in ``path``, memory-mapped read-only, after every check (module
+    docstring); ``key``: the key it must carry. Raises PoolError naming what is wrong.
+    A file is checked once per process (until it changes)."""
+    path = Path(path)
+    try:
+        st = path.stat()
+    except OSError as exc:
+        raise PoolError(f"pool {path}: {exc.strerror or exc}") from None
+    ident = (str(path.resolve()), st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+    with _OPEN_LOCK:
+        got = _OPEN.get(ident)
+        if got is None:
+            try:
+                got = _read(path, st.st_size)
+            except PoolError as exc:
+                got = exc
+            if len(_OPEN) > 16:
+                _OPEN.clear()
+            _OPEN[ident] = got
+    if isinstance(got, PoolError):
+        raise got
+    if key is not None and got.key != key:
+        raise PoolError(
+            f"pool {path} was built for another ruleset, other field tables or other code"
+        )
+    return got
+
+
+def _fail(path: Path, why: str) -> PoolError:
+    return PoolError(f"pool {path} is damaged ({why})")
+
+
+def _read(path: Path, size: int) -> OpponentPool:
+    try:
+        with open(path, "rb") as fh:
+            magic = fh.read(len(_MAGIC))
+            if magic != _MAGIC:
+                raise _fail(path, "not a pool file")
+            hlen = int.from_bytes(fh.read(8), "little")
+            if not 2 <= hlen <= _MAX_HEADER:
+                raise _fail(path, f"header of {hlen} bytes")
+            raw = fh.read(hlen)
+    except OSError as exc:
+        raise PoolError(f"pool {path}: {exc.strerror or exc}") from None
+    try:
+        head = json.loads(raw.decode("utf-8"))
+        if head.get("version") != POOL_VERSION:
+            raise PoolError(f"pool {path} has format version {head.get('version')!r}")
+        n = int(head["size"])
+        key = str(head["key"])
+        n_nat = int(head["natural_hands"])
+        n_roy = int(head["royalty_rows"])
+        specs = head["arrays"]
+        end = int(head["end"])
+    except PoolError:
+        raise
+    except (ValueError, KeyError, TypeError, AttributeError, UnicodeDecodeError) as exc:
+        raise _fail(path, f"header: {exc}") from None
+    if end != size:
+        raise _fail(path, f"{size:,} bytes, the header says {end:,}")
+    if not (1 <= n <= MAX_POOL_SIZE and 0 <= n_nat <= n and 1 <= n_roy <= 65536):
+        raise _fail(path, "sizes out of range")
+    if (
+        not isinstance(specs, list)
+        or not all(isinstance(spec, dict) for spec in specs)
+        or [spec.get("name") for spec in specs] != [a[0] for a in _ARRAYS]
+    ):
+        raise _fail(path, "its arrays are not a pool's")
+    try:
+        buf = np.memmap(path, np.uint8, mode="r")
+    except (OSError, ValueError) as exc:
+        raise PoolError(f"pool {path}: {exc}") from None
+    arrays: dict[str, np.ndarray] = {}
+    low = len(_MAGIC) + 8 + hlen
+    for (name, dtype, cols), spec in zip(_ARRAYS, specs, strict=True):
+        rows = n_roy if name == "roy_table" else n_nat if cols < 0 else n
+        shape = (rows,) if cols <= 0 else (rows, cols)
+        nbytes = int(np.prod(shape)) * np.dtype(dtype).itemsize
+        off = spec.get("offset")
+        if spec.get("dtype") != dtype or spec.get("shape") != list(shape):
+            raise _fail(path, f"array {name} is not {dtype} {list(shape)}")
+        if not isinstance(off, int) or off < low or off % _ALIGN or off + nbytes > size:
+            raise _fail(path, f"array {name} is out of place")
+        a = buf[off : off + nbytes].view(np.ndarray).view(dtype).reshape(shape)
+        if zlib.crc32(memoryview(a).cast("B")) != spec.get("crc32"):
+            raise _fail(path, f"array {name} fails its checksum")
+        arrays[name] = a
+        low = off + nbytes
+    return OpponentPool(path=path, key=key, size=n, nbytes=size, **arrays)
+
+
+# --------------------------------------------------------------------------- finding
+
+
+def cached_pool(cr: CompiledRules) -> OpponentPool | None:
+    """The compiled ruleset's pool when one is cached and sound, else None (a damaged one
+    is said on the ``capsa`` logger, once per process, and left for a build to
+    replace)."""
+    key = pool_key(cr)
+    path = pool_path(cr, key)
+    if not path.exists():
+        return None
+    try:
+        return open_pool(path, key)
+    except PoolError as exc:
+        with _OPEN_LOCK:
+            said = _SAID.get(str(exc))
+            _SAID[str(exc)] = True
+        if not said:
+            log.warning("%s: not used (capsa pool builds it again)", exc)
+        return None
+
+
+_SAID: dict[str, bool] = {}
+
+
+def resolve_pool(
+    pool: bool | str | os.PathLike[str] | OpponentPool | None,
+    cr: CompiledRules,
+    n_opp: int,
+) -> OpponentPool | None:
+    """The pool a Monte Carlo solve draws from, or None to deal: never with the home run
+    at the table; ``True`` (or None) the cached pool if there is one; ``False`` none; a
+    path that pool file, which must be sound and this ruleset's (else PoolError)."""
+    if pool is False or home_run_at(cr, n_opp):
+        return None
+    if pool is True or pool is None:
+        return cached_pool(cr)
+    key = pool_key(cr)
+    if isinstance(pool, OpponentPool):
+        if pool.key != key:
+            raise PoolError("the pool given was built for another ruleset or field tables")
+        return pool
+    if isinstance(pool, str | os.PathLike):
+        return open_pool(pool, key)
+    raise InputError(f"pool must be true, false or a pool file, got {type(pool).__name__}")
+
+
+def pool_pays(hands: int | None, samples: int, size: int = DEFAULT_POOL_SIZE) -> bool:
+    """Whether building a pool of ``size`` costs less than dealing ``hands`` solves of
+    ``samples`` opponent hands: both set hands with the field, one hand each, so when the
+    opponents dealt would outnumber the pool's hands (an unknown count never does)."""
+    return hands is not None and hands * samples >= size
+
+
+# --------------------------------------------------------------------------- building
+
+
+def build_pool(
+    cr: CompiledRules,
+    size: int = DEFAULT_POOL_SIZE,
+    *,
+    progress: Callable[[int, int], None] | None = None,
+    stop: Stop | None = None,
+    threads: int | None = None,
+    path: str | os.PathLike[str] | None = None,
+) -> OpponentPool:
+    """Build the compiled ruleset's pool of ``size`` hands on every core (``threads``),
+    write it (to ``path``, default ``pool_path``) and return it, memory-mapped.
+    ``progress(done, size)`` after every block of hands; ``stop`` (or Ctrl-C) ends the
+    build within a block, writing nothing. Stale pools of the same ruleset (other code or
+    field tables) are removed once the new one is in place."""
+    _compiled(cr, "build_pool")
+    if isinstance(size, bool) or not isinstance(size, int | np.integer):
+        raise InputError(f"pool size must be a whole number, got {quote(size)}")
+    if not MIN_POOL_SIZE <= size <= MAX_POOL_SIZE:
+        raise InputError(f"pool size must be from {MIN_POOL_SIZE:,} to {MAX_POOL_SIZE:,}, "
+                         f"got {size:,}")  # fmt: skip
+    size = int(size)
+    tables = get_field(cr)
+    key = pool_key(cr, tables)
+    target = Path(path) if path is not None else pool_path(cr, key)
+    arrays = _set_hands(cr, tables, size, progress, stop, threads)
+    meta = {"rules": cr.rules.name, "play_digest": play_digest(cr.rules),
+            "natural_names": [n for n, _ in cr.rules.naturals], "seed": POOL_SEED}  # fmt: skip
+    _write(target, key, size, arrays, meta)
+    if path is None:
+        _remove_stale(target)
+    return open_pool(target, key)
+
+
+def _set_hands(
+    cr: CompiledRules,
+    tables: FieldTables,
+    size: int,
+    progress: Callable[[int, int], None] | None,
+    stop: Stop | None,
+    threads: int | None,
+) -> dict[str, np.ndarray]:
+    """The pool's arrays: ``size`` independent random hands (from ``POOL_SEED``, a block
+    at a time), each set by the field and its natural found."""
+    from solver.engine.settlement import find_naturals
+    from solver.strategy.deal import deal_hands
+    from solver.strategy.policy import set_sorted_hands
+
+    rng = np.random.default_rng(POOL_SEED)
+    out = {
+        "masks": np.empty(size, np.uint64), "keys": np.empty((size, 3), np.uint16),
+        "split": np.empty((size, 3), np.uint16), "roy_id": np.empty(size, np.uint16),
+        "nat": np.empty(size, np.int8), "foul": np.empty(size, np.bool_),
+    }  # fmt: skip
+    royalty_rows: dict[tuple[float, ...], int] = {}
+    nat_at: list[np.ndarray] = []
+    nat_key: list[np.ndarray] = []
+    bit = np.uint64(1) << np.arange(52, dtype=np.uint64)
+    if progress is not None:
+        progress(0, size)
+    for lo in range(0, size, _BLOCK):
+        hi = min(size, lo + _BLOCK)
+        hands = deal_hands(rng, hi - lo, 1).reshape(hi - lo, 13)
+        sp, ks, rs, _ = set_sorted_hands(hands, cr, "field", field=tables, threads=threads,
+                                         stop=stop)  # fmt: skip
+        ids, nks = find_naturals(hands, cr)
+        out["masks"][lo:hi] = np.bitwise_or.reduce(bit[hands], axis=1)
+        out["keys"][lo:hi] = ks
+        out["split"][lo:hi] = sp
+        out["nat"][lo:hi] = ids
+        out["foul"][lo:hi] = ~((ks[:, 0] <= ks[:, 1]) & (ks[:, 1] <= ks[:, 2]))
+        rows, inverse = np.unique(rs, axis=0, return_inverse=True)
+        ids_here = np.array([royalty_rows.setdefault(tuple(r), len(royalty_rows))
+                             for r in rows.tolist()], np.int64)  # fmt: skip
+        if len(royalty_rows) > 65536:
+            raise PoolError("more than 65,536 kinds of royalties: no pool for this ruleset")
+        out["roy_id"][lo:hi] = ids_here[inverse.reshape(-1)]
+        has = np.flatnonzero(ids >= 0)
+        nat_at.append(has + lo)
+        nat_key.append(nks[has])
+        if progress is not None:
+            progress(hi, size)
+    out["roy_table"] = np.zeros((max(1, len(royalty_rows)), 4))
+    for r, i in royalty_rows.items():
+        out["roy_table"][i] = r
+    out["nat_at"] = np.concatenate(nat_at).astype(np.int64)
+    out["nat_key"] = np.concatenate(nat_key).astype(np.int64)
+    return out
+
+
+def _write(target: Path, key: str, size: int, arrays: dict[str, np.ndarray], meta: dict) -> None:
+    """The pool file, whole or not at all: a temporary file in the same folder, renamed."""
+    specs = []
+    n_nat = len(arrays["nat_at"])
+    for name, dtype, _ in _ARRAYS:
+        a = np.ascontiguousarray(arrays[name], dtype=dtype)
+        arrays[name] = a
+        specs.append({"name": name, "dtype": dtype, "shape": list(a.shape),
+                      "crc32": zlib.crc32(memoryview(a).cast("B")), "offset": 0})  # fmt: skip
+    head: dict[str, Any] = {
+        "format": "capsa opponent pool", "version": POOL_VERSION, "key": key, "size": size,
+        "natural_hands": n_nat, "royalty_rows": len(arrays["roy_table"]), "built": time.time(),
+        **meta, "arrays": specs, "end": 0,
+    }  # fmt: skip
+
+    # the header's own length moves the arrays: leave room for the offsets' digits
+    start = _aligned(len(_MAGIC) + 8 + len(json.dumps(head).encode()) + 64 * len(specs))
+    pos = start
+    for spec in specs:
+        spec["offset"] = pos
+        pos = _aligned(pos + arrays[spec["name"]].nbytes)
+    last = specs[-1]
+    head["end"] = last["offset"] + arrays[last["name"]].nbytes  # no padding at the end
+    raw = json.dumps(head, sort_keys=True).encode()
+    room = start - len(_MAGIC) - 8
+    if len(raw) > room:  # pragma: no cover - the room above holds any offset
+        raise AssertionError("pool header longer than its room")
+    raw += b" " * (room - len(raw))  # JSON allows the trailing blanks
+    target.parent.mkdir(parents=True, exist_ok=True)
+    _remove_dead_temps(target.parent)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(_MAGIC + len(raw).to_bytes(8, "little") + raw)
+            for spec in specs:
+                fh.write(b"\0" * (spec["offset"] - fh.tell()))
+                fh.write(memoryview(arrays[spec["name"]]).cast("B"))
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _aligned(n: int) -> int:
+    return -(-n // _ALIGN) * _ALIGN
+
+
+def _remove_dead_temps(folder: Path) -> None:
+    """Temporary files of builds that were killed before they renamed them."""
+    now = time.time()
+    for tmp in folder.glob(".pool-v*.tmp"):
+        try:
+            if now - tmp.stat().st_mtime > _STALE_TMP:
+                tmp.unlink()
+        except OSError:
+            pass
+
+
+def _remove_stale(current: Path) -> None:
+    """Other pools of the same ruleset: built by other code or for other field tables."""
+    family = current.name.rsplit("-", 1)[0]
+    for old in current.parent.glob(f"{family}-*.bin"):
+        if old != current:
+            try:
+                old.unlink()
+                log.info("removed the stale pool %s", old)
+            except OSError:
+                pass

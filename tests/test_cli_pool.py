@@ -1,0 +1,133 @@
+"""The opponent pool through the real command: `capsa pool`, `--no-pool` on solve, batch
+and strength, `--pool` on batch, and the bench's pooled figure."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.golden import make as G
+
+CAPSA = [sys.executable, "-m", "solver"]
+HAND = "As Ks Qs Js Ts 9h 9d 9c 2s 3d 4c 5h 7d"
+
+
+def capsa(*args: str, folder: Path, **kw) -> subprocess.CompletedProcess:
+    env = {**os.environ, "CAPSA_POOL_DIR": str(folder)}
+    return subprocess.run([*CAPSA, *args], capture_output=True, text=True, timeout=900, env=env,
+                          **kw)  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory) -> Path:
+    """A pool of 40,000 hands for chinese-1-6, built by `capsa pool`."""
+    folder = tmp_path_factory.mktemp("pools")
+    res = capsa("pool", "--size", "40000", "--format", "json", folder=folder)
+    assert res.returncode == 0, res.stderr
+    return folder
+
+
+def test_capsa_pool_builds_once_and_says_what_it_built(folder):
+    res = capsa("pool", "--size", "40000", "--format", "json", folder=folder)
+    assert res.returncode == 0, res.stderr
+    d = json.loads(res.stdout)
+    assert d["built"] is False and d["seconds"] is None and d["hands"] == 40_000
+    assert "cached already (--force builds it again)" in res.stderr
+    path = Path(d["path"])
+    assert path.parent == folder and d["bytes"] == path.stat().st_size
+    assert 20 * 40_000 < d["bytes"] < 30 * 40_000 and d["natural_hands"] > 300
+    again = capsa("pool", "--size", "40000", "--force", folder=folder)
+    assert again.returncode == 0, again.stderr
+    assert "built  in" in again.stdout and "40,000" in again.stdout
+    assert sorted(p.name for p in folder.iterdir()) == [path.name]
+
+
+def test_capsa_pool_refuses_bad_sizes_in_one_line(folder):
+    for size in ("10", "60000000", "many"):
+        res = capsa("pool", "--size", size, folder=folder)
+        assert res.returncode == 2 and res.stderr.count("\n") == 1, res.stderr
+        assert "--size" in res.stderr and "Traceback" not in res.stderr
+
+
+def test_capsa_pool_says_when_the_home_run_keeps_mc_from_it(folder, tmp_path):
+    rules = tmp_path / "hr.toml"
+    rules.write_text('base = "capsa"\nhome_run_multiplier = 2\n')
+    res = capsa("pool", "--rules", str(rules), "--size", "2000", folder=tmp_path)
+    assert res.returncode == 0, res.stderr
+    assert "with the home run at a 4-player table, mc deals whole tables" in res.stderr
+
+
+def test_solve_no_pool_gives_the_golden_answer_byte_for_byte(folder):
+    """With a pool cached, `capsa solve --no-pool` prints the recorded (dealt) answer, the
+    same JSON text; without the flag the answer is drawn from the pool (and says so)."""
+    from tests.test_golden import NEGATIVE_ZERO
+
+    old = json.loads(NEGATIVE_ZERO.sub("0.0", G.read_gz(G.HERE / "solve.gz").splitlines()[0]))
+    assert old.pop("run") == "mc-1-6"
+    args = ["solve", G.SOLVE_HANDS[0], "--rules", "chinese-1-6", "--samples", "400", "--seed",
+            "3", "--top", "3", "--format", "json"]  # fmt: skip
+    dealt = capsa(*args, "--no-pool", folder=folder)
+    assert dealt.returncode == 0, dealt.stderr
+    assert dealt.stdout == json.dumps(old) + "\n"
+    pooled = capsa(*args, folder=folder)
+    assert pooled.returncode == 0 and json.loads(pooled.stdout)["ev"] != old["ev"]
+    shown = capsa(*args[:-2], folder=folder)
+    assert "400 opponent hands from the pool, seed 3" in shown.stdout
+    assert "from the pool" not in capsa(*args[:-2], "--no-pool", folder=folder).stdout
+
+
+def test_batch_no_pool_gives_the_golden_bytes_and_pool_draws(folder, monkeypatch):
+    name, opts = G.BATCH_RUNS[6]
+    assert name == "mc-chinese-1-6" and opts["samples"] == 120
+    args = ["batch", str(G.HANDS), "--samples", "120", "--seed", "7", "--workers", "2"]
+    dealt = capsa(*args, "--no-pool", folder=folder)
+    want, _ = G.batch_records(opts, pool=False)
+    assert dealt.stdout == want
+    old = [json.loads(x) for x in G.read_gz(G.HERE / f"batch-{name}.gz").splitlines()]
+    assert [json.loads(x)["ev"] for x in dealt.stdout.splitlines()] == [r["ev"] for r in old]
+    pooled = capsa(*args, folder=folder)  # 160 lines: too short to build, but one is cached
+    monkeypatch.setenv("CAPSA_POOL_DIR", str(folder))
+    assert pooled.stdout == G.batch_records(opts, pool=None)[0] != want
+    assert "building the opponent pool" not in pooled.stderr
+
+
+def test_batch_pool_builds_one_for_a_short_file(tmp_path):
+    src = tmp_path / "h.txt"
+    src.write_text(HAND + "\n")
+    res = capsa("batch", str(src), "--samples", "30", "--pool", "--pool-size", "5000",
+                folder=tmp_path / "pools")  # fmt: skip
+    assert res.returncode == 0, res.stderr
+    assert "building the opponent pool for chinese-1-6 first (5,000 hands" in res.stderr
+    assert len(list((tmp_path / "pools").iterdir())) == 1
+    none = capsa("batch", str(src), "--samples", "30", folder=tmp_path / "empty")
+    assert none.returncode == 0 and not (tmp_path / "empty").exists()
+
+
+def test_strength_no_pool(folder):
+    args = ["strength", "--hands", "3", "--samples", "60", "--eval-deals", "4", "--format",
+            "json"]  # fmt: skip
+    pooled = capsa(*args, folder=folder)
+    dealt = capsa(*args, "--no-pool", folder=folder)
+    assert pooled.returncode == dealt.returncode == 0, pooled.stderr + dealt.stderr
+    a, b = json.loads(pooled.stdout), json.loads(dealt.stdout)
+    assert a["policies"]["field"] == b["policies"]["field"]  # the same hands and deals
+
+
+def test_bench_shows_the_pooled_solve_against_field():
+    from rich.console import Console
+
+    from solver.apps.bench import Result
+    from solver.apps.bench.timing import Report
+    from solver.cli.commands.bench import render_bench
+
+    r = Result("mc_pool", "", 20, "hand", 0.07, 285.7, 0.0035, 5, 0.1, 1,
+               "≤ 20 ms/hand, ≤ 250× field", 50.0, True, {"ratio": 41.3})  # fmt: skip
+    report = Report([r], [], [], [], {"numba": "x", "numba_threads": 1, "cpus": 2}, False, 1.0)
+    out = Console(record=True, width=140)
+    render_bench(report, False, out)
+    assert "286/s, 41× field" in out.export_text()
