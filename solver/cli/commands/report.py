@@ -143,6 +143,8 @@ def render_report(d: dict[str, Any], console: Console) -> None:
     if not d["played"]:
         return
     console.print(_mistakes(d))
+    if d.get("style"):
+        console.print(_style(d["style"]))
     if d["costliest"]:
         console.print(_costliest(d))
 
@@ -193,6 +195,28 @@ def _mistakes(d: dict[str, Any]) -> Table:
                 "",
             )
     return mistakes
+
+
+def _style(s: dict[str, Any]) -> Table:
+    """The player's settings beside the advice's (``solver.apps.report.style_rows``, as
+    the page shows them), under the sentence that sums them up."""
+    from rich import box
+
+    from solver.apps.report.style import against, style_note, style_rows
+
+    table = Table(
+        title=f"your style against {against(s)}",
+        title_justify="left",
+        caption=style_note(s),
+        caption_justify="left",
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+    )
+    for col in ("", "you", against(s)):
+        table.add_column(col, justify="right" if col else "left")
+    for row in style_rows(s):
+        table.add_row(row.label, row.played_text, row.advice_text)
+    return table
 
 
 def _costliest(d: dict[str, Any]) -> Table:
