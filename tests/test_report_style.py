@@ -325,3 +325,38 @@ def test_the_session_file_through_the_cli(tmp_path):
     parsed = _Style()
     parsed.feed((tmp_path / "report.html").read_text(encoding="utf-8"))
     assert parsed.rows["fouled"][1:] == [f"{fouled} ({fouled / 22:.1%})", "0 (0.0%)"]
+
+
+def test_cards_in_another_spelling_count_the_same_and_broken_settings_not_at_all():
+    """A record edited by hand: cards spelt otherwise ("10h", "a♠", suits' symbols) count
+    as capsa's own spelling; a setting repeating a card, a row of the wrong size or a
+    row holding the joining character is left out of the style (not of the report)."""
+
+    def respell(rows):
+        symbols = {"s": "♠", "h": "♥", "d": "♦", "c": "♣"}
+        return tuple(
+            " ".join(c[0].lower() + symbols[c[1]] if i % 2 else c.replace("T", "10")
+                     for i, c in enumerate(row.split()))
+            for row in rows
+        )  # fmt: skip
+
+    def respelt_record(r):
+        if not r["played"] or r["played"]["action"] != "play" or r["line"] == 8:
+            return r
+        rows = respell([r["played"][k] for k in ROWS])
+        return {**r, "played": {**r["played"], **dict(zip(ROWS, rows, strict=True))}}
+
+    respelt = [respelt_record(r) for r in CRAFTED]
+    assert respelt[1]["played"]["front"] == "Ah k♦ Qc"
+    plain = make_report(io.BytesIO(jsonl(CRAFTED))).to_dict()["style"]
+    assert make_report(io.BytesIO(jsonl(respelt))).to_dict()["style"] == plain
+    broken = [
+        {**CRAFTED[0], "line": 20, "played": {**CRAFTED[0]["played"], "front": "9s 9s 7h"}},
+        {**CRAFTED[0], "line": 21, "played": {**CRAFTED[0]["played"], "front": "9s 9d"}},
+        {**CRAFTED[0], "line": 22, "front": "9s 9d 2c 8c"},  # the advice's rows
+        {**CRAFTED[0], "line": 23, "played": {**CRAFTED[0]["played"], "front": "9s|9d|7h"}},
+        {**CRAFTED[0], "line": 24, "played": {**CRAFTED[0]["played"], "front": "9s 9d Ah"}},
+    ]  # the last: the ace of hearts in the front and in the back
+    rep = make_report(io.BytesIO(jsonl(CRAFTED + broken))).to_dict()
+    assert rep["played"] == len(CRAFTED) - 1 + len(broken)
+    assert rep["style"] == plain

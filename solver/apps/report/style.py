@@ -19,6 +19,7 @@ wait to be ranked together.
 
 from __future__ import annotations
 
+import functools
 from array import array
 from collections import Counter
 from dataclasses import dataclass, field
@@ -48,23 +49,59 @@ BACK_CLASSES = (
 _FRONT_INDEX = {0: 0, 1: 1, 3: 2}  # evaluator category -> FRONT_CLASSES index
 #: How many hands' cards wait before they are ranked together.
 CHUNK = 4096
-_WIDTH = 26  # a hand's cards: the played setting's 13 then the advice's
-_CARD_IDS: dict[str, int] = {}
+_WIDTHS = (3, 5, 5, 3, 5, 5)  # the rows of the two settings
+#: A hand's six rows written as capsa writes them ("As Kd Qh"), joined by "|": 77
+#: characters, a card's rank and suit at these offsets.
+_TEXT = 3 * sum(_WIDTHS) - 1
+_OFFSETS = tuple(3 * i for i in range(sum(_WIDTHS)))
 
 
-def _card_ids() -> dict[str, int]:
-    if not _CARD_IDS:
-        from evaluator import format_card
+@functools.cache
+def _lookups() -> tuple[Any, Any, Any]:
+    """The rank and the suit of each byte (-1: none), and the separator expected at each
+    of a joined hand's characters (0 where a card is)."""
+    import numpy as np
 
-        _CARD_IDS.update((format_card(i), i) for i in range(52))
-    return _CARD_IDS
+    from evaluator import RANKS, SUITS
+
+    rank = np.full(256, -1, np.int16)
+    suit = np.full(256, -1, np.int16)
+    rank[list(RANKS.encode())] = np.arange(13)
+    suit[list(SUITS.encode())] = np.arange(4)
+    template = "|".join(" ".join(["As"] * w) for w in _WIDTHS).encode()
+    seps = np.frombuffer(template, np.uint8).copy()
+    for at in _OFFSETS:
+        seps[at : at + 2] = 0
+    return rank, suit, seps
 
 
-def _row_ids(row: str, width: int, ids: dict[str, int]) -> list[int] | None:
-    out = [ids.get(token, -1) for token in row.split()]
-    if len(out) == width and -1 not in out:
-        return out
-    import evaluator  # another spelling of the cards (a record edited by hand)
+def _cards(texts: list[str]) -> tuple[Any, Any]:
+    """The 26 card ids of each joined hand (played setting, then the advice's) and
+    whether each hand is one: every card capsa's own spelling, no card twice in a
+    setting. A hand in another spelling is parsed on its own (``setting_ids``)."""
+    import numpy as np
+
+    rank, suit, seps = _lookups()
+    raw = np.frombuffer("".join(texts).encode("ascii", "replace"), np.uint8)
+    raw = raw.reshape(len(texts), _TEXT)
+    at = np.array(_OFFSETS)
+    r, s = rank[raw[:, at]], suit[raw[:, at + 1]]
+    ok = (r >= 0).all(axis=1) & (s >= 0).all(axis=1)
+    ok &= ((raw == seps) | (seps == 0)).all(axis=1)
+    ids = (r * 4 + s).astype(np.int16)
+    for i in np.flatnonzero(~ok):  # another spelling ("10h", "a♠"), or not cards
+        rows = texts[i].split("|")
+        alone = setting_ids(tuple(rows[:3]), tuple(rows[3:]))  # type: ignore[arg-type]
+        if alone is not None:
+            ids[i], ok[i] = alone, True
+    for half in (slice(0, 13), slice(13, 26)):  # no card twice in a setting
+        sorted_ids = np.sort(ids[:, half], axis=1)
+        ok &= (np.diff(sorted_ids, axis=1) != 0).all(axis=1)
+    return ids[ok].astype(np.uint8), ok
+
+
+def _row_ids(row: str, width: int) -> list[int] | None:
+    import evaluator
 
     try:
         cards = [int(c) for c in evaluator.parse_cards(row)]
@@ -74,19 +111,26 @@ def _row_ids(row: str, width: int, ids: dict[str, int]) -> list[int] | None:
 
 
 def setting_ids(played: tuple[str, str, str], best: tuple[str, str, str]) -> list[int] | None:
-    """The 26 card ids of the played setting then the advice's, front, middle, back; None
-    when a row is not its number of cards or a setting repeats a card."""
-    ids = _card_ids()
+    """The 26 card ids of the played setting then the advice's, front, middle, back, in
+    any spelling ``evaluator.parse_cards`` reads; None when a row is not its number of
+    cards (the report's own check that no card repeats is ``_cards``)."""
     out: list[int] = []
-    for rows in (played, best):
-        for row, width in zip(rows, (3, 5, 5), strict=True):
-            cards = _row_ids(row, width, ids)
-            if cards is None:
-                return None
-            out += cards
-        if len(set(out[-13:])) != 13:
+    for row, width in zip((*played, *best), _WIDTHS, strict=True):
+        cards = _row_ids(row, width)
+        if cards is None:
             return None
+        out += cards
     return out
+
+
+def _joined(ids: list[int]) -> str:
+    """26 card ids as one joined hand, as capsa writes cards (``_cards`` reads it)."""
+    from evaluator import format_card
+
+    starts = (0, 3, 8, 13, 16, 21)
+    return "|".join(
+        " ".join(map(format_card, ids[at : at + w])) for at, w in zip(starts, _WIDTHS, strict=True)
+    )
 
 
 def _zeros(n: int) -> list[list[int]]:
@@ -96,7 +140,9 @@ def _zeros(n: int) -> list[list[int]]:
 @dataclass
 class Style:
     """Running counts of the played settings and the advice's (see the module docstring).
-    Index 0 of every pair is the player's, 1 the advice's."""
+    Index 0 of every pair is the player's, 1 the advice's. A hand waits (its rows as
+    text, its fouled flag, its rows' win rates, the advice's policy) until ``CHUNK``
+    hands are ranked together by ``flush``."""
 
     hands: int = 0
     against: Counter = field(default_factory=Counter)  # the advice's policy -> hands
@@ -108,39 +154,56 @@ class Style:
     back: list[list[int]] = field(default_factory=lambda: _zeros(len(BACK_CLASSES)))
     pair_rank_sum: list[int] = field(default_factory=lambda: [0, 0])  # ranks 2..14
     stronger: list[list[int]] = field(default_factory=lambda: _zeros(3))  # [side][row]
-    _ids: array = field(default_factory=lambda: array("B"), repr=False)
+    _texts: list[str] = field(default_factory=list, repr=False)
+    _policies: list[str] = field(default_factory=list, repr=False)
+    _fouled: array = field(default_factory=lambda: array("B"), repr=False)
+    _wins: array = field(default_factory=lambda: array("d"), repr=False)  # 6 a hand
 
     def add(self, h: Hand) -> None:
         """Count a record: only one whose advice and play are both settings."""
         p = h.played
         if p is None or h.action != "play" or p.action != "play":
             return
-        ids = setting_ids(p.rows, h.best)
-        if ids is None:
-            return
-        self.hands += 1
-        self.against[h.setup[1]] += 1
-        self.same_back += set(ids[8:13]) == set(ids[21:26])
-        self.fouled += p.fouled
-        if None not in p.wins and None not in h.wins:
-            self.win_hands += 1
-            for j in range(3):
-                self.win_sum[0][j] += p.wins[j]  # type: ignore[operator]
-                self.win_sum[1][j] += h.wins[j]  # type: ignore[operator]
-        self._ids.extend(ids)
-        if len(self._ids) >= _WIDTH * CHUNK:
+        text = "|".join((*p.rows, *h.best))
+        if len(text) != _TEXT or text.count("|") != 5:  # not as capsa writes cards
+            ids = setting_ids(p.rows, h.best)
+            if ids is None:
+                return
+            text = _joined(ids)
+        self._texts.append(text)
+        self._policies.append(h.setup[1])
+        self._fouled.append(p.fouled)
+        nan = float("nan")
+        self._wins.extend([nan if w is None else w for w in (*p.wins, *h.wins)])
+        if len(self._texts) >= CHUNK:
             self.flush()
 
     def flush(self) -> None:
-        """Rank the waiting hands' rows together and count their classes."""
-        if not self._ids:
+        """Rank the waiting hands' rows together and count them."""
+        if not self._texts:
             return
+        import numpy as np
+
+        cards, ok = _cards(self._texts)
+        wins = np.frombuffer(self._wins, np.float64).reshape(-1, 6)[ok]
+        self.hands += int(ok.sum())
+        self.against.update(pol for pol, good in zip(self._policies, ok, strict=True) if good)
+        self.fouled += int(np.frombuffer(self._fouled, np.uint8)[ok].sum())
+        known = ~np.isnan(wins).any(axis=1)
+        self.win_hands += int(known.sum())
+        for side in range(2):
+            for j in range(3):
+                self.win_sum[side][j] += float(wins[known, 3 * side + j].sum())
+        self._texts, self._policies = [], []
+        self._fouled, self._wins = array("B"), array("d")
+        self._rank(cards)
+
+    def _rank(self, cards: Any) -> None:
+        """Count the classes and the stronger rows of hands' cards (``(n, 26)`` ids)."""
         import numpy as np
 
         import evaluator
 
-        cards = np.frombuffer(self._ids, dtype=np.uint8).reshape(-1, _WIDTH).copy()
-        self._ids = array("B")
         category = evaluator.get_tables().category
         strengths = []
         for side in range(2):
@@ -158,6 +221,8 @@ class Style:
             pair = np.where((ranks[:, 0] == ranks[:, 1]) | (ranks[:, 0] == ranks[:, 2]),
                             ranks[:, 0], ranks[:, 1])  # fmt: skip
             self.pair_rank_sum[side] += int(pair[paired].sum()) + 2 * int(paired.sum())
+        backs = np.sort(cards[:, 8:13], axis=1), np.sort(cards[:, 21:26], axis=1)
+        self.same_back += int((backs[0] == backs[1]).all(axis=1).sum())
         for j in range(3):
             self.stronger[0][j] += int((strengths[0][j] > strengths[1][j]).sum())
             self.stronger[1][j] += int((strengths[1][j] > strengths[0][j]).sum())
