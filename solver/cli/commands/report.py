@@ -144,7 +144,14 @@ def render_report(d: dict[str, Any], console: Console) -> None:
         return
     console.print(_mistakes(d))
     if d.get("style"):
+        import textwrap
+
+        from solver.apps.report.style import style_note
+
         console.print(_style(d["style"]))
+        note = textwrap.fill(style_note(d["style"]), width=min(console.width, 80))
+        console.print(note, markup=False, highlight=False)
+        console.print()
     if d["costliest"]:
         console.print(_costliest(d))
 
@@ -199,16 +206,14 @@ def _mistakes(d: dict[str, Any]) -> Table:
 
 def _style(s: dict[str, Any]) -> Table:
     """The player's settings beside the advice's (``solver.apps.report.style_rows``, as
-    the page shows them), under the sentence that sums them up."""
+    the page shows them); the sentence that sums them up is printed under it."""
     from rich import box
 
-    from solver.apps.report.style import against, style_note, style_rows
+    from solver.apps.report.style import against, style_rows
 
     table = Table(
         title=f"your style against {against(s)}",
         title_justify="left",
-        caption=style_note(s),
-        caption_justify="left",
         box=box.SIMPLE_HEAD,
         pad_edge=False,
     )
