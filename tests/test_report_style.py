@@ -190,6 +190,14 @@ def test_no_style_without_a_setting_on_both_sides():
     rep = make_report(io.BytesIO(jsonl(CRAFTED[4:])))
     assert rep.played == 3 and rep.to_dict()["style"] is None
     assert 'id="style"' not in render_html(rep)
+    from rich.console import Console
+
+    from solver.cli.commands.report import render_report
+
+    for records, shown in ((CRAFTED[4:7], False), (CRAFTED[:7], True)):
+        out = io.StringIO()
+        render_report(make_report(io.BytesIO(jsonl(records))).to_dict(), Console(file=out))
+        assert ("your style against the field" in out.getvalue()) is shown
 
 
 def test_the_hands_are_ranked_in_chunks_with_the_same_result(monkeypatch):
