@@ -184,6 +184,12 @@ def hand_from_record(rec: Any) -> Hand:
 def _wins(stats: dict[str, Any], where: str) -> tuple[float | None, float | None, float | None]:
     """The rows' win rates of a ``row_stats`` (or ``played.rows``) object, None where
     the record gives none."""
+    try:  # the common case: three win rates as batch writes them
+        f, m, b = stats["front"]["win"], stats["middle"]["win"], stats["back"]["win"]
+        if type(f) is type(m) is type(b) is float and 0 <= f <= 1 and 0 <= m <= 1 and 0 <= b <= 1:
+            return f, m, b
+    except (KeyError, TypeError):
+        pass
     return tuple(  # type: ignore[return-value]
         _number(_object(stats.get(r), where + r).get("win"), f"{where}{r}.win", True) for r in _ROWS
     )

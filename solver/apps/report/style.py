@@ -47,6 +47,7 @@ BACK_CLASSES = (
     "straight_flush",
 )
 _FRONT_INDEX = {0: 0, 1: 1, 3: 2}  # evaluator category -> FRONT_CLASSES index
+_NAN = float("nan")
 #: How many hands' cards wait before they are ranked together.
 CHUNK = 4096
 _WIDTHS = (3, 5, 5, 3, 5, 5)  # the rows of the two settings
@@ -173,8 +174,11 @@ class Style:
         self._texts.append(text)
         self._policies.append(h.setup[1])
         self._fouled.append(p.fouled)
-        nan = float("nan")
-        self._wins.extend([nan if w is None else w for w in (*p.wins, *h.wins)])
+        if None in p.wins or None in h.wins:
+            self._wins.extend([_NAN if w is None else w for w in (*p.wins, *h.wins)])
+        else:
+            self._wins.extend(p.wins)
+            self._wins.extend(h.wins)
         if len(self._texts) >= CHUNK:
             self.flush()
 
