@@ -368,3 +368,23 @@ def test_cards_in_another_spelling_count_the_same_and_broken_settings_not_at_all
     rep = make_report(io.BytesIO(jsonl(CRAFTED + broken))).to_dict()
     assert rep["played"] == len(CRAFTED) - 1 + len(broken)
     assert rep["style"] == plain
+
+
+def test_win_rates_of_the_wrong_kind_are_a_bad_line_and_whole_numbers_count():
+    """The rows' win rates are read as every number of a record is: a 1 is 1.0, text or
+    NaN is a bad line naming the field (the report of the other lines is still made)."""
+    one = rec(1, HAND1, ADVICE1, ADVICE1, wins=(0.5, 0.4, 0.6))
+    one["row_stats"]["front"]["win"] = 1
+    text = json.loads(json.dumps(one))
+    text["line"], text["row_stats"]["middle"]["win"] = 2, "0.4"
+    nan = json.loads(json.dumps(one))
+    nan["line"], nan["played"]["rows"]["back"]["win"] = 3, float("nan")
+    bad = []
+    rep = make_report(io.BytesIO(jsonl([one, text, nan])), on_bad=bad.append)
+    assert [(b.line, b.reason) for b in bad] == [
+        (2, "'row_stats.middle.win' is not a number ('0.4')"),
+        (3, "'played.rows.back.win' is out of range (nan; at most 1e+30 in size)"),
+    ]
+    s = rep.to_dict()["style"]
+    assert s["hands"] == 1 and s["advice"]["front"]["win_mean"] == 1.0
+    assert s["played"]["front"]["win_mean"] == 0.5  # the record's played.rows
