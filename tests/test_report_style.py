@@ -388,3 +388,21 @@ def test_win_rates_of_the_wrong_kind_are_a_bad_line_and_whole_numbers_count():
     s = rep.to_dict()["style"]
     assert s["hands"] == 1 and s["advice"]["front"]["win_mean"] == 1.0
     assert s["played"]["front"]["win_mean"] == 0.5  # the record's played.rows
+
+
+def test_the_policies_named_are_bounded_and_shown_as_text(tmp_path):
+    """A record's policy is the user's text: at most ``MAX_POLICIES`` names are kept
+    (the rest count as "others"), and the terminal shows markup and control characters
+    in it as text."""
+    many = [{**r, "line": i, "policy": f"p{i}"} for i, r in enumerate(CRAFTED[:4] * 5)]
+    s = make_report(io.BytesIO(jsonl(many))).to_dict()["style"]
+    names = s["against"].split(", ")
+    assert names[0] == "others" and len(names) == S.MAX_POLICIES + 1
+    assert set(names[1:]) == {f"p{i}" for i in range(S.MAX_POLICIES)}
+    evil = [{**r, "policy": "[red]x\x1b[2J"} for r in CRAFTED[:4]]
+    path = tmp_path / "evil.jsonl"
+    path.write_bytes(jsonl(evil))
+    run = capsa("report", str(path), "--top", "0", cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert "your style against the advice ([red]x\\x1b[2J)" in run.stdout
+    assert "\x1b" not in run.stdout

@@ -48,6 +48,8 @@ BACK_CLASSES = (
 )
 _FRONT_INDEX = {0: 0, 1: 1, 3: 2}  # evaluator category -> FRONT_CLASSES index
 _NAN = float("nan")
+#: How many of the advice's policies are named (the rest count as "others").
+MAX_POLICIES = 8
 #: How many hands' cards wait before they are ranked together.
 CHUNK = 4096
 _WIDTHS = (3, 5, 5, 3, 5, 5)  # the rows of the two settings
@@ -191,7 +193,10 @@ class Style:
         cards, ok = _cards(self._texts)
         wins = np.frombuffer(self._wins, np.float64).reshape(-1, 6)[ok]
         self.hands += int(ok.sum())
-        self.against.update(pol for pol, good in zip(self._policies, ok, strict=True) if good)
+        for pol, good in zip(self._policies, ok, strict=True):
+            if good:  # bounded: at most MAX_POLICIES names, whatever the records say
+                named = pol in self.against or len(self.against) < MAX_POLICIES
+                self.against[pol if named else "others"] += 1
         self.fouled += int(np.frombuffer(self._fouled, np.uint8)[ok].sum())
         known = ~np.isnan(wins).any(axis=1)
         self.win_hands += int(known.sum())

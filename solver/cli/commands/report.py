@@ -149,7 +149,9 @@ def render_report(d: dict[str, Any], console: Console) -> None:
         from solver.apps.report.style import style_note
 
         console.print(_style(d["style"]))
-        note = textwrap.fill(style_note(d["style"]), width=min(console.width, 80))
+        from solver.engine.inputs import visible
+
+        note = textwrap.fill(visible(style_note(d["style"])), width=min(console.width, 80))
         console.print(note, markup=False, highlight=False)
         console.print()
     if d["costliest"]:
@@ -212,12 +214,12 @@ def _style(s: dict[str, Any]) -> Table:
     from solver.apps.report.style import against, style_rows
 
     table = Table(
-        title=f"your style against {against(s)}",
+        title=f"your style against {shown(against(s))}",
         title_justify="left",
         box=box.SIMPLE_HEAD,
         pad_edge=False,
     )
-    for col in ("", "you", against(s)):
+    for col in ("", "you", shown(against(s))):
         table.add_column(col, justify="right" if col else "left")
     for row in style_rows(s):
         table.add_row(row.label, row.played_text, row.advice_text)
