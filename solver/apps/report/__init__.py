@@ -10,6 +10,8 @@ The parts:
   them, JSON and CSV alike), bad lines, files that are not a batch output;
 * ``summary``: ``Report``, ``make_report`` and the one table of figures (``figures``)
   that the terminal and the page show;
+* ``style``: the player's settings beside the advice's for the same hands (the front's
+  and the back's hand classes, the stronger rows, the fouls), the report's ``style``;
 * ``plots``: the plots as SVG (matplotlib, the ``report`` extra);
 * ``html``: the self-contained page, from the template ``page.html``.
 

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from solver.apps.report.categories import CATEGORIES
 from solver.apps.report.records import ReportError
+from solver.apps.report.style import against, style_note, style_rows
 from solver.apps.report.summary import figures
 from solver.apps.report.translations import (
     LANGUAGES,
@@ -114,6 +115,7 @@ def _render(report: Report, lang: str) -> str:
         figures=every,
         plots={k: Markup(svg) for k, svg in plots(report).items()},  # matplotlib's own SVG
         mistakes=_mistakes(d),
+        style=_style(d["style"]),
         costliest=_costliest(d),
         rows=" | ".join(_(ROW_MESSAGES[r]) for r in ROWS),
         suits=SUITS,
@@ -135,6 +137,13 @@ def _setups(d: dict[str, Any]) -> str:
     if any(s["policy"] in ("field", "greedy") for s in d["setups"]):
         setups += " — " + _("the field model's values: the losses are approximate")
     return setups
+
+
+def _style(s: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The style section (``style.style_rows``, as the terminal shows it), or None."""
+    if not s:
+        return None
+    return {"against": against(s), "note": style_note(s), "rows": style_rows(s)}
 
 
 def _mistakes(d: dict[str, Any]) -> list[dict[str, str]]:

@@ -87,6 +87,8 @@ class Played(NamedTuple):
     of: int | None
     action: str = "play"  # or what was done instead: declare, surrender
     parts: tuple[float, float, float, float] | None = None  # the setting's ev_parts
+    back_win_change: float | None = None
+    wins: tuple[float | None, float | None, float | None] = (None, None, None)  # rows' win rates
 
 
 class Hand(NamedTuple):
@@ -103,6 +105,7 @@ class Hand(NamedTuple):
     played: Played | None
     natural: str | None = None  # the natural the hand holds (its ruleset name), if any
     parts: tuple[float, float, float, float] | None = None  # the best setting's ev_parts
+    wins: tuple[float | None, float | None, float | None] = (None, None, None)  # row_stats' win
 
 
 # --------------------------------------------------------------------------- values
@@ -174,6 +177,21 @@ def hand_from_record(rec: Any) -> Hand:
         None if played is None else _played(played),
         _natural_name(get("natural")),
         _parts(get("ev_parts"), "ev_parts"),
+        _wins(_object(get("row_stats"), "row_stats"), "row_stats."),
+    )
+
+
+def _wins(stats: dict[str, Any], where: str) -> tuple[float | None, float | None, float | None]:
+    """The rows' win rates of a ``row_stats`` (or ``played.rows``) object, None where
+    the record gives none."""
+    try:  # the common case: three win rates as batch writes them
+        f, m, b = stats["front"]["win"], stats["middle"]["win"], stats["back"]["win"]
+        if type(f) is type(m) is type(b) is float and 0 <= f <= 1 and 0 <= m <= 1 and 0 <= b <= 1:
+            return f, m, b
+    except (KeyError, TypeError):
+        pass
+    return tuple(  # type: ignore[return-value]
+        _number(_object(stats.get(r), where + r).get("win"), f"{where}{r}.win", True) for r in _ROWS
     )
 
 
@@ -229,7 +247,8 @@ def _played(p: Any) -> Played:
     stats = _object(get("rows"), "played.rows")
     front = _object(stats.get("front"), "played.rows.front")
     middle = _object(stats.get("middle"), "played.rows.middle")
-    differs = _object(stats.get("back"), "played.rows.back").get("differs")
+    back = _object(stats.get("back"), "played.rows.back")
+    differs = back.get("differs")
     if differs is not None and type(differs) is not bool:
         raise Bad(f"'played.rows.back.differs' is not true or false ({quote(differs)})")
     return Played(
@@ -245,6 +264,8 @@ def _played(p: Any) -> Played:
         _whole(get("of"), "played.of"),
         action,
         _parts(get("ev_parts"), "played.ev_parts"),
+        _number(back.get("win_change"), "played.rows.back.win_change", True),
+        _wins(stats, "played.rows."),
     )
 
 

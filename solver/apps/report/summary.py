@@ -26,6 +26,7 @@ from typing import IO, Any, NamedTuple
 
 from solver.apps.report.categories import CATEGORIES, INDEX, categorize
 from solver.apps.report.records import PARTS, BadRecord, Hand, ReportError, read_records
+from solver.apps.report.style import Style
 from solver.apps.report.translations import N_, _, ngettext
 from solver.engine.layout import natural_label
 from solver.engine.rule_values import NATURAL_NAMES
@@ -74,6 +75,7 @@ class Report:
     losses: array = field(default_factory=lambda: array("d"))
     categories: array = field(default_factory=lambda: array("B"))
     bad_lines: list[BadRecord] = field(default_factory=list)  # the first few, for the page
+    style: Style = field(default_factory=Style)  # the played settings beside the advice's
     _heap: list[tuple[float, int, Hand, float, str]] = field(default_factory=list, repr=False)
 
     # ---- accumulating
@@ -85,6 +87,7 @@ class Report:
         p = h.played
         if p is None:
             return
+        self.style.add(h)
         self.played += 1
         units = p.loss if not h.staked else round(h.ev - p.ev, 6)
         key = categorize(
@@ -134,7 +137,9 @@ class Report:
                 heapq.heapreplace(self._heap, item)
 
     def finish(self) -> None:
-        """Turn the heap of costliest hands into ``costliest`` (largest loss first)."""
+        """Turn the heap of costliest hands into ``costliest`` (largest loss first); rank
+        the style's last waiting hands."""
+        self.style.flush()
         self.costliest = [
             _costly(h, units, key) for units, _, h, _, key in sorted(self._heap, reverse=True)
         ]
@@ -225,6 +230,7 @@ class Report:
                 | ({"naturals": self._missed_naturals()} if c.key == "natural_not_declared" else {})
                 for i, c in enumerate(CATEGORIES)
             ],
+            "style": self.style.to_dict(),
             "costliest": self.costliest,
         }
 

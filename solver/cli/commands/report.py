@@ -143,6 +143,17 @@ def render_report(d: dict[str, Any], console: Console) -> None:
     if not d["played"]:
         return
     console.print(_mistakes(d))
+    if d.get("style"):
+        import textwrap
+
+        from solver.apps.report.style import style_note
+
+        console.print(_style(d["style"]))
+        from solver.engine.inputs import visible
+
+        note = textwrap.fill(visible(style_note(d["style"])), width=min(console.width, 80))
+        console.print(note, markup=False, highlight=False)
+        console.print()
     if d["costliest"]:
         console.print(_costliest(d))
 
@@ -193,6 +204,26 @@ def _mistakes(d: dict[str, Any]) -> Table:
                 "",
             )
     return mistakes
+
+
+def _style(s: dict[str, Any]) -> Table:
+    """The player's settings beside the advice's (``solver.apps.report.style_rows``, as
+    the page shows them); the sentence that sums them up is printed under it."""
+    from rich import box
+
+    from solver.apps.report.style import against, style_rows
+
+    table = Table(
+        title=f"your style against {shown(against(s))}",
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+    )
+    for col in ("", "you", shown(against(s))):
+        table.add_column(col, justify="right" if col else "left")
+    for row in style_rows(s):
+        table.add_row(row.label, row.played_text, row.advice_text)
+    return table
 
 
 def _costliest(d: dict[str, Any]) -> Table:
