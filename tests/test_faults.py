@@ -555,6 +555,19 @@ def test_a_failed_report_write_leaves_the_output_as_it_was(tmp_path):
     assert json.loads(out.read_text())["played"] == 200
 
 
+def test_report_shows_rows_that_are_not_cards_as_text(tmp_path):
+    """A crafted record whose rows are not cards (words, Rich markup, an escape) is shown
+    as its text in the costliest hands, escaped, never a crash ("this is a bug")."""
+    recs = some_records(3)
+    recs[0]["front"] = "xx [red]yy[/] Zz"
+    recs[0]["played"]["middle"] = "Qc \x1b[31mJd"
+    recs[0]["played"]["loss"] = 5.0
+    res = capsa("report", str(results_file(tmp_path, recs)), "--top", "3")
+    out = res.stdout.decode()
+    assert res.returncode == 0, res.stderr.decode()
+    assert "xx [red]yy[/] Zz" in out and "\\x1b[31mJd" in out and "\x1b" not in out
+
+
 # ------------------------------------------------------------------ issue 21: bounded reads
 
 

@@ -40,6 +40,7 @@ __all__ = [
 ]
 
 ROW_NAMES = ("front", "middle", "back")
+_RANKS = frozenset("23456789TJQKA")
 SUIT_STYLE = {"c": ("♣", "green"), "d": ("♦", "blue"), "h": ("♥", "red"), "s": ("♠", "bold")}
 
 
@@ -145,11 +146,16 @@ def emit(out: Console, fmt: str, data: object, table: Callable[[Console], None])
 
 
 def pretty_cards(text: str) -> str:
-    """Rich markup for 'As Kd' with coloured suit symbols (plain text when NO_COLOR)."""
+    """Rich markup for 'As Kd' with coloured suit symbols (plain text when NO_COLOR); a
+    word that is not a card as capsa writes one (a crafted record's) is shown as it is,
+    its markup and control characters escaped (``shown``)."""
     parts = []
     for card in text.split():
-        sym, style = SUIT_STYLE[card[1]]
-        parts.append(f"[{style}]{card[0]}{sym}[/]")
+        if len(card) == 2 and card[0] in _RANKS and card[1] in SUIT_STYLE:
+            sym, style = SUIT_STYLE[card[1]]
+            parts.append(f"[{style}]{card[0]}{sym}[/]")
+        else:
+            parts.append(shown(card))
     return " ".join(parts)
 
 
