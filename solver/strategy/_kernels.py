@@ -768,10 +768,11 @@ def _set_hands(hands, policy, lk, ra, st, fm, out_split, out_keys, out_roy, out_
     POLICY_SAFE).
 
     lk the evaluator's Lookup, ra the RuleArrays, st the split Structure, fm the
-    FieldModel (unused by greedy; safe reads its per-row tables). Out: out_split int32[n, 3] (front 3-subset, middle 5-subset,
-    back 5-subset indices), out_keys int64[n, 3] row keys, out_roy float64[n, 4] royalties
-    of the rows and the dealt cards (after one royalty per hand), out_val float64[n] the
-    field value (0 for greedy).
+    FieldModel (unused by greedy; safe reads its per-row tables). Out: out_split
+    int32[n, 3] (front 3-subset, middle 5-subset, back 5-subset indices), out_keys
+    int64[n, 3] row keys, out_roy float64[n, 4] royalties of the rows and the dealt cards
+    (after one royalty per hand), out_val float64[n] the field value (0 for greedy and
+    safe).
     """
     k5 = np.empty(1287, np.int64)
     k3 = np.empty(286, np.int64)
