@@ -227,3 +227,98 @@ def agreement(hands: np.ndarray, keys: np.ndarray, cr: CompiledRules, tables: Fi
         return math.nan
     _, got, _, _ = set_sorted_hands(hands, cr, "field", tables)
     return float((got == keys).all(axis=1).mean())
+
+
+# --------------------------------------------------------------------------- learning
+
+
+@dataclass
+class Learned:
+    """A model learned from seen settings: its tables, the row utility, its weights and
+    how well it predicts the held-out settings (``fit``)."""
+
+    tables: FieldTables
+    util: np.ndarray
+    weights: np.ndarray
+    weights_field: np.ndarray
+    fit: Fit
+    fit_hands: int
+
+    @property
+    def temperature(self) -> float:
+        return 1.0 / float(self.weights[0])
+
+    @property
+    def temperature_field(self) -> float:
+        return 1.0 / float(self.weights_field[0])
+
+
+#: One setting in HOLD_OUT is held out (the 5th, 10th, ...) to measure the model.
+HOLD_OUT = 5
+#: The fewest settings a model is learned from.
+MIN_SETTINGS = 2 * HOLD_OUT
+
+
+def learn(
+    hands: np.ndarray,
+    keys: np.ndarray,
+    roy: np.ndarray,
+    cr: CompiledRules,
+    field: FieldTables,
+    meta: dict[str, Any],
+) -> Learned:
+    """Learn a model from sorted hands uint8[n, 13] and the legal settings seen (row keys
+    int64[n, 3], royalties float64[n, 4]): fitted on all but every ``HOLD_OUT``-th
+    setting, measured on those (agreement by the real setter, log-likelihood by the
+    softmax), beside the field's own (its temperature fitted on the same settings).
+    ``meta`` is stored with the tables, the fit added."""
+    n = len(hands)
+    held = np.arange(n) % HOLD_OUT == HOLD_OUT - 1
+    train, test = ~held, held
+    p = problem(hands[train], keys[train], roy[train], cr, field)
+    w = fit(p)
+    w_field = fit(p, pieces=False)
+    util = util_table(w, field)
+    q = problem(hands[test], keys[test], roy[test], cr, field)
+    probe = model_tables(field, util, cr, {})
+    measured = Fit(
+        hands=int(test.sum()),
+        agree=agreement(hands[test], keys[test], cr, probe),
+        agree_field=agreement(hands[test], keys[test], cr, field),
+        loglik=loglik_per_hand(q, w),
+        loglik_field=loglik_per_hand(q, w_field),
+    )
+    full = {
+        **meta,
+        "samples": int(train.sum()),
+        "held_out": measured.hands,
+        "temperature": round(1.0 / float(w[0]), 6),
+        "temperature_field": round(1.0 / float(w_field[0]), 6),
+        "fit": measured.to_dict(),
+        "ramps": RAMPS,
+        "ridge": RIDGE,
+    }
+    return Learned(
+        model_tables(field, util, cr, full), util, w, w_field, measured, int(train.sum())
+    )
+
+
+def save_model(path: Any, learned: Learned, field: FieldTables) -> None:
+    """Write a learned model (the field's arrays, the utility, the metadata; float32,
+    compressed), whole or not at all (``evaluator.files.atomic_write``)."""
+    import json
+    from pathlib import Path
+
+    from evaluator.files import atomic_write
+
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    arrays = {
+        "dist": field.dist.astype(np.float32),
+        "rank": field.rank.astype(np.float32),
+        "suit": field.suit.astype(np.float32),
+        "cop": field.cop.astype(np.float32),
+        "util": learned.util.astype(np.float32),
+        "meta": np.array(json.dumps(learned.tables.meta)),
+    }
+    atomic_write(path, lambda fh: np.savez_compressed(fh, **arrays), binary=True)

@@ -56,7 +56,7 @@ MODEL_VERSION = 1
 #: The most bytes a model file may have, and its arrays once uncompressed.
 MAX_MODEL_BYTES = 16 << 20
 MAX_MODEL_ARRAYS = 64 << 20
-_ARRAYS = ("dist", "rank", "suit", "cop", "meta")
+_ARRAYS = ("dist", "rank", "suit", "cop", "util", "meta")
 
 
 @dataclass(frozen=True, eq=False)
@@ -218,9 +218,11 @@ def _read_tables(p: Path, size: int, cr: CompiledRules) -> FieldTables:
         raise InputError(f"{where}: its row-key tables are damaged")
     if (dist.sum(axis=1) <= 0).any():
         raise InputError(f"{where}: its row-key tables are empty")
-    extra = {k: arrays[k] for k in ("rank", "suit", "cop")}
+    extra = {k: arrays[k] for k in ("rank", "suit", "cop", "util")}
     if not all(np.isfinite(a).all() for a in extra.values()):
         raise InputError(f"{where}: its corrections are damaged")
+    if extra["util"].shape != (3, NKEY):
+        raise InputError(f"{where}: its row utility has shape {extra['util'].shape}")
     try:
         return field_tables(dist, cr, meta=meta, **extra)
     except ValueError as exc:
