@@ -55,6 +55,19 @@ _ITER = 60
 BETA_MIN = 1e-3
 
 
+def learnable(cr: CompiledRules) -> str | None:
+    """Why a model cannot be learned under the ruleset, or None when it can: the row
+    utility is folded into the royalty an opponent collects by beating a row, which the
+    field value subtracts row by row only when royalties are paid by a row's loser
+    (``winner`` or ``cancel``) and no scoop multiplier multiplies them."""
+    r = cr.rules
+    if r.royalty_mode == "always":
+        return "royalties paid whoever wins the row (royalty_mode always)"
+    if r.scoop_multiplier != 1 and r.royalties:
+        return f"a scoop multiplier (x{r.scoop_multiplier:g}) on royalties"
+    return None
+
+
 def midranks(field: FieldTables) -> np.ndarray:
     """float64[3, NKEY]: each row key's place in [0, 1], the mean of its midrank among
     the field's rows of its position and its rank among all keys (``key / NKEY``, so that

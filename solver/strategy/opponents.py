@@ -207,6 +207,11 @@ def _read_tables(p: Path, size: int, cr: CompiledRules) -> FieldTables:
     except (ValueError, KeyError, zipfile.BadZipFile, EOFError) as exc:
         raise InputError(f"{where} is not a model file ({str(exc)[:80]})") from None
     meta = _meta(arrays["meta"], where)
+    from solver.strategy.learn import learnable
+
+    why = learnable(cr)
+    if why is not None:
+        raise InputError(f"{where}: no model plays under {quote(cr.rules.name)}: {why}")
     want = play_digest(cr.rules)
     if meta.get("play_digest") != want:
         learned = quote(str(meta.get("rules", "?")))
