@@ -203,3 +203,23 @@ def test_no_model_is_learned_where_the_utility_cannot_be_folded(tmp_path):
     res = capsa("train", "--rules", "shisanshui", "--from", "s.txt", cwd=tmp_path)
     assert res.returncode == 2 and res.stderr.count("\n") == 1
     assert "a scoop multiplier (x2) on royalties" in res.stderr
+
+
+def test_batch_records_are_read_as_their_settings(tmp_path):
+    """A policy's batch records give its settings (whatever it advises, but a declare);
+    a played line's record gives what was played."""
+    from solver.apps.learning import read_seen
+
+    hands = "As Kd Qh Jc 9s 8d 7h 6c 5s 4d 3h 2c 2s\nAh Ad Kc Ks 7d 7c 9h Th Jh Qs 2d 3c 4s\n"
+    played = "p: 2c 3h 4d | Jc 9s 8d 7h 6c | As Kd Qh 5s 2s\n"
+    (tmp_path / "h.txt").write_text(hands + played)
+    res = capsa("batch", "h.txt", "--policy", "greedy", "-o", "g.jsonl", "-w", "1", cwd=tmp_path)
+    assert res.returncode == 0, res.stderr
+    seen = read_seen(str(tmp_path / "g.jsonl"))
+    assert len(seen.settings) == 3 and not seen.bad
+    want = set_hands(np.sort(np.stack([s for s in seen.settings[:2]]), axis=1), RULES, "greedy")
+    for got, w in zip(seen.settings[:2], want, strict=True):
+        assert [sorted(got[a:b]) for a, b in ((0, 3), (3, 8), (8, 13))] == [
+            sorted(w[a:b]) for a, b in ((0, 3), (3, 8), (8, 13))
+        ]
+    assert format_cards(seen.settings[2][:3]) in ("4d 3h 2c", "2c 3h 4d")

@@ -7,8 +7,10 @@ comments skipped):
 - a played line, as ``capsa batch`` reads it: ``front | middle | back``, with an id
   before it or not (``id: front | middle | back``); ``HAND | declare`` and
   ``HAND | surrender`` are skipped (no setting was shown);
-- a record of ``capsa batch`` (a JSON line): its ``front``, ``middle`` and ``back``
-  (records whose ``action`` is not ``play`` are skipped).
+- a record of ``capsa batch`` (a JSON line): the setting it says was played
+  (``played``, from a played line; a played declare or surrender is skipped), else its
+  own ``front``, ``middle`` and ``back``, the setting of the policy that made it, whatever
+  it advises (a record that advises declaring shows the natural's rows: skipped).
 
 A bad line is reported with its number and the reading goes on; a fouled setting is
 counted and left out (a model never fouls). The file is read whole, at most
@@ -89,7 +91,12 @@ def _setting(text: str) -> np.ndarray | None:
             raise ValueError("not a JSON record") from None
         if not isinstance(rec, dict):
             raise ValueError("not a JSON record")
-        if rec.get("action", "play") != "play":
+        played = rec.get("played")
+        if isinstance(played, dict):  # a played line's record: what was played
+            if played.get("action") != "play":
+                return None
+            rec = played
+        elif rec.get("action", "play") == "declare":  # the rows are the natural's
             return None
         rows = [rec.get(r) for r in ("front", "middle", "back")]
         if not all(isinstance(r, str) for r in rows):
