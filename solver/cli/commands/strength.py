@@ -90,6 +90,14 @@ def strength(
     emit(io.out, fmt, d, lambda out: render_strength(d, out))
 
 
+def _pair(name: str, policies: dict[str, Any]) -> str:
+    """``a-b`` as ``a over b`` (a policy's name may hold a ``-``: a model file's)."""
+    for a in policies:
+        if name.startswith(f"{a}-") and name[len(a) + 1 :] in policies:
+            return f"{a} over {name[len(a) + 1 :]}"
+    return name.replace("-", " over ", 1)
+
+
 def _of(d: dict[str, Any]) -> str:
     who = d.get("opponents", "field")
     return "" if who == "field" else f" of {shown(who)} opponents"
@@ -108,7 +116,7 @@ def render_strength(d: dict[str, Any], out: Console) -> None:
         )
     for name, g in d["gains"].items():
         lo, hi = g["ci95"]
-        table.add_row(name.replace("-", " over ", 1), f"{g['mean']:+.4f}", f"{g['stderr']:.4f}",
+        table.add_row(_pair(name, d["policies"]), f"{g['mean']:+.4f}", f"{g['stderr']:.4f}",
                       f"[{lo:+.4f}, {hi:+.4f}]", f"{g['differ']:z.0%}")  # fmt: skip
     out.print(table)
     for name, v in d["policies"].items():
