@@ -223,3 +223,40 @@ def test_batch_records_are_read_as_their_settings(tmp_path):
             sorted(w[a:b]) for a, b in ((0, 3), (3, 8), (8, 13))
         ]
     assert format_cards(seen.settings[2][:3]) in ("4d 3h 2c", "2c 3h 4d")
+
+
+def test_a_model_has_a_pool_of_its_own(greedy_model, tmp_path, monkeypatch):
+    """capsa pool --opponents MODEL.npz builds the model's pool beside the field's (never
+    removing it); mc against the model draws from it, hands the model set."""
+    from solver.strategy import pool as PL
+    from solver.strategy.solve import solve
+
+    folder, _ = greedy_model
+    monkeypatch.setenv("CAPSA_POOL_DIR", str(tmp_path))
+    cr = compile_rules(RULES)
+    field_pool = PL.build_pool(cr, 20_000)
+    res = capsa("pool", "--rules", RULES, "--opponents", str(folder / "greedy.npz"), "--size",
+                "20000", "-f", "json", cwd=tmp_path)  # fmt: skip
+    assert res.returncode == 0, res.stderr
+    built = json.loads(res.stdout)
+    assert field_pool.path.exists() and built["path"] != str(field_pool.path)
+    model = load_model(folder / "greedy.npz", cr)
+    found = PL.cached_pool(cr, model.tables)
+    assert found is not None and found.key == built["key"] != field_pool.key
+    hand = "As Kd Qh Jc 9s 8d 7h 6c 5s 4d 3h 2c 2s"
+    sol = solve(
+        hand, rules=cr, players=2, seed=2, samples=200, opponents=str(folder / "greedy.npz")
+    )
+    assert sol.pooled and sol.opponents == "greedy.npz"
+    idx = found.pick(np.sort(np.array([int(c) for c in _ids(hand)], np.uint8)), 50, 2)
+    _, keys, _, _ = set_sorted_hands(found.hands(idx), cr, "field", model.tables)
+    assert (found.entries(idx)[0] == keys).all()
+    mixed = solve(hand, rules=cr, players=3, seed=2, samples=200,
+                  opponents=[str(folder / "greedy.npz"), "field"])  # fmt: skip
+    assert not mixed.pooled
+
+
+def _ids(text):
+    from evaluator import parse_hand
+
+    return parse_hand(text).tolist()

@@ -361,9 +361,9 @@ def _solve(
     used_samples = (samples or DEFAULT_SAMPLES) if mc else None
     deals = sc.mc_deals(used_samples, n_opp) if mc else 0
     # the Monte Carlo opponents: drawn from the opponent pool (pair by pair settlement,
-    # a pool cached, field opponents), else dealt and set on other threads while this
-    # one finds the candidates (the same opponents either way)
-    drawn = _drawn(pool, h, cr, n_opp, deals, seed) if mc and is_field(models) else None
+    # a pool cached: the field's, or a learned model's at every seat), else dealt and set
+    # on other threads while this one finds the candidates (the same opponents either way)
+    drawn = _drawn(pool, h, cr, n_opp, deals, seed, models) if mc else None
     background = (
         sc.opponents_in_background(h, cr, n_opp, deals, seed, stop, models)
         if mc and drawn is None
@@ -445,11 +445,18 @@ def _drawn(
     n_opp: int,
     deals: int,
     seed: int | None,
+    models: tuple[OpponentModel, ...],
 ) -> Opponents | None:
     """The Monte Carlo opponents drawn from the opponent pool (``solve``'s ``pool``), or
-    None to deal them: no pool, the home run at the table, or too few pool hands."""
+    None to deal them: no pool, the home run at the table, or too few pool hands. Only
+    field opponents, or one learned model at every seat, have pools (its own)."""
     from solver.strategy.pool import resolve_pool
     from solver.strategy.scoring import pool_opponents
 
-    found = resolve_pool(pool, cr, n_opp)
+    if is_field(models):
+        found = resolve_pool(pool, cr, n_opp)
+    elif len(set(map(id, models))) == 1 and models[0].policy == "field":
+        found = resolve_pool(pool, cr, n_opp, models[0].tables)
+    else:
+        return None
     return None if found is None else pool_opponents(found, h, n_opp, deals, seed)
