@@ -91,12 +91,16 @@ CUSTOM = {
                   "scoop_multiplier": 3},
     "always x1.5": {"royalty_mode": "always", "scoop_multiplier": 1.5},
     "2-4 one royalty": {"base": "chinese-2-4", "one_royalty_per_hand": True},
-    "dealt royalties": {"base": "shisanshui", "royalties_dealt": True},
+    # shisanshui's home run settles whole tables (_mc_values then adds _mc_home_run): off
+    "shisanshui, no home run": {"base": "shisanshui", "home_run_multiplier": 1},
+    "mau-binh, no home run": {"base": "mau-binh", "home_run_multiplier": 1},
+    "dealt royalties": {"base": "shisanshui", "royalties_dealt": True,
+                        "home_run_multiplier": 1},
     "per-row x2": {"base": "per-row", "scoop_multiplier": 2},
 }  # fmt: skip
 
 
-@pytest.mark.parametrize("name", ["chinese-1-6", "chinese-2-4", "per-row", "capsa", "shisanshui",
+@pytest.mark.parametrize("name", ["chinese-1-6", "chinese-2-4", "per-row", "capsa", "pusoy",
                                   *CUSTOM])  # fmt: skip
 def test_mc_pairs_is_mc_values_bit_for_bit(name):
     """The vectorised pairwise kernel writes exactly what the whole-table kernel writes

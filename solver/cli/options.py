@@ -15,6 +15,7 @@ from solver.engine.options import Policy
 from solver.engine.rules import DEFAULT_PRESET
 
 __all__ = [
+    "NoPoolOpt",
     "OpponentsOpt",
     "PolicyOpt",
     "RecordFormat",
@@ -67,6 +68,15 @@ PolicyOpt = Annotated[
         "--policy",
         help="mc: Monte Carlo best response; field: the trained field strategy; "
         "greedy: the naive player.",
+    ),
+]
+
+NoPoolOpt = Annotated[
+    bool,
+    typer.Option(
+        "--no-pool",
+        help="mc: deal every opponent hand, never draw them from the cached opponent "
+        "pool (capsa pool).",
     ),
 ]
 

@@ -8,7 +8,14 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from solver.cli.options import OpponentsOpt, PolicyOpt, ResultFormat, RulesOpt, StakesOpt
+from solver.cli.options import (
+    NoPoolOpt,
+    OpponentsOpt,
+    PolicyOpt,
+    ResultFormat,
+    RulesOpt,
+    StakesOpt,
+)
 from solver.cli.output import ROW_NAMES, consoles, emit, pretty_cards, shown
 from solver.engine.options import MAX_SAMPLES, Policy, TopBy
 
@@ -59,14 +66,7 @@ def solve(
             "or another back), or the next best by value.",
         ),
     ] = TopBy.shape,
-    no_pool: Annotated[
-        bool,
-        typer.Option(
-            "--no-pool",
-            help="mc: deal every opponent hand, never draw them from the cached opponent "
-            "pool (capsa pool).",
-        ),
-    ] = False,
+    no_pool: NoPoolOpt = False,
     opponents: OpponentsOpt = None,
     fmt: ResultFormat = "table",
 ) -> None:

@@ -9,7 +9,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from solver.cli.options import ResultFormat, RulesOpt
+from solver.cli.options import NoPoolOpt, ResultFormat, RulesOpt
 from solver.cli.output import consoles, emit, progress, shown
 from solver.engine.options import MAX_DEALS, MAX_SAMPLES
 
@@ -53,12 +53,7 @@ def strength(
         ),
     ] = None,
     seed: Annotated[int, typer.Option("--seed", "-s", min=0, help="Seed of the hands.")] = 1,
-    no_pool: Annotated[
-        bool,
-        typer.Option(
-            "--no-pool", help="mc deals its opponent hands (default: from the cached pool)."
-        ),
-    ] = False,
+    no_pool: NoPoolOpt = False,
     opponents: Annotated[
         str | None,
         typer.Option(
