@@ -14,9 +14,10 @@ three versions of ``mc`` (``--samples`` opponent hands a solve), settled exactly
 It prints each one's units per deal against greedy and the paired gains over today's
 mc, per deal (the same deals, so the difference of the two duels' per-deal values),
 with 95% intervals (Student's t), and the seconds each spent setting hands. The
-field's mc draws its opponents from a pool of ``--pool`` hands built first in a
-scratch folder (0: dealt), as a long batch would. ``--out FILE`` writes the figures
-as JSON.
+field's mc and the model's draw their opponents from pools of ``--pool`` hands built
+first in a scratch folder (``capsa pool`` and ``capsa pool --opponents MODEL.npz``; 0:
+dealt), as a long run would; greedy's are dealt (cheap to set). ``--out FILE`` writes
+the figures as JSON.
 """
 
 from __future__ import annotations
@@ -87,6 +88,13 @@ def main(argv: list[str]) -> int:
             build_pool(compile_rules(replace(rules, naturals=())), args.pool)
             print(f"pool of {args.pool:,} hands: {time.perf_counter() - t0:.0f} s", flush=True)
         model = _learn(args.learn, args.seed + 1, cr, folder)
+        if args.pool:
+            from solver.strategy.opponents import load_model
+
+            t0 = time.perf_counter()
+            tables = load_model(model, compile_rules(replace(rules, naturals=()))).tables
+            build_pool(compile_rules(replace(rules, naturals=())), args.pool, tables=tables)
+            print(f"the model's pool: {time.perf_counter() - t0:.0f} s", flush=True)
         greedy = resolve("greedy", 2).set_hands(flat, cr, args.seed)
         x, seconds = {}, {}
         for name, opp in (("greedy", "greedy"), ("field", "field"), ("model", str(model))):
@@ -100,7 +108,8 @@ def main(argv: list[str]) -> int:
     out["vs_greedy"] = {k: _interval(v) for k, v in x.items()}
     out["gain_knowing"] = _interval(x["greedy"] - x["field"])
     out["gain_model"] = _interval(x["model"] - x["field"])
-    out["share_of_gain"] = out["gain_model"]["mean"] / out["gain_knowing"]["mean"]
+    knowing = out["gain_knowing"]["mean"]
+    out["share_of_gain"] = out["gain_model"]["mean"] / knowing if knowing else None
     out["seconds_a_hand"] = seconds
     text = json.dumps(out, indent=2)
     print(text)

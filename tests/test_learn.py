@@ -60,15 +60,15 @@ def test_train_from_reports_the_fit_and_the_bad_lines(greedy_model):
     assert d["settings"] == 2500 and d["skipped"] == 1 and d["bad_lines"] == 1
     assert d["fit_hands"] == 2000 and d["held_out"] == 500
     # the model predicts greedy's held-out settings much better than the field does
-    assert d["agree"] >= 0.28 and d["agree"] > d["agree_field"] + 0.15
-    assert d["loglik"] > d["loglik_field"] + 1.0
+    assert d["agree"] >= 0.6 and d["agree"] > d["agree_field"] + 0.4
+    assert d["loglik"] > d["loglik_field"] + 1.5
     assert (folder / "greedy.npz").exists()
 
 
 def test_learning_greedy_recovers_its_choices_on_other_hands(greedy_model):
-    """The stated rate: on 1,000 hands it never saw, the learned model sets at least 28%
-    of greedy's hands exactly as greedy does (the field: under 10%), and the back, the
-    row greedy decides first, in at least 70%."""
+    """The stated rate: on 1,000 hands it never saw, the learned model sets at least 70%
+    of greedy's hands exactly as greedy does (measured: 87%; the field: under 10%), and
+    the back, the row greedy decides first, in at least 90% (measured: 96%)."""
     folder, _ = greedy_model
     cr = compile_rules(RULES)
     model = load_model(folder / "greedy.npz", cr)
@@ -77,9 +77,9 @@ def test_learning_greedy_recovers_its_choices_on_other_hands(greedy_model):
     _, want, _, _ = set_sorted_hands(hands, cr, "greedy", field)
     _, got, _, _ = set_sorted_hands(hands, cr, "field", model.tables)
     _, by_field, _, _ = set_sorted_hands(hands, cr, "field", field)
-    assert (got == want).all(axis=1).mean() >= 0.28
+    assert (got == want).all(axis=1).mean() >= 0.70
     assert (by_field == want).all(axis=1).mean() < 0.10
-    assert (got[:, 2] == want[:, 2]).mean() >= 0.70
+    assert (got[:, 2] == want[:, 2]).mean() >= 0.90
 
 
 def test_the_model_reproduces_the_row_statistics_it_was_fitted_to():
@@ -260,3 +260,24 @@ def _ids(text):
     from evaluator import parse_hand
 
     return parse_hand(text).tolist()
+
+
+def test_the_ridge_shrinks_towards_the_field_and_is_chosen_on_held_out_hands():
+    """A stronger ridge gives smaller weights (beta x each piece: the penalty's own
+    scale); ``choose_ridge`` takes the ridge whose fit on four fifths gives the fifth
+    left out the highest likelihood."""
+    cr = compile_rules(RULES)
+    field = get_field(cr)
+    hands = random_hands(200, 12)
+    _, gk, gr, _ = set_sorted_hands(hands, cr, "safe", field)
+    p = L.problem(hands, gk, gr, cr, field)
+    strong, weak = L.fit(p, ridge=1.0), L.fit(p, ridge=1e-4)
+    assert np.abs(strong[1:]).sum() < 0.9 * np.abs(weak[1:]).sum()
+    ridge, _ = L.choose_ridge(p)
+    inner = np.arange(p.hands) % 5 == 4
+    fit_on, judge = L._subset(p, np.flatnonzero(~inner)), L._subset(p, np.flatnonzero(inner))
+    w, scores = None, {}
+    for r in L.RIDGES:
+        w = L.fit(fit_on, r, start=w)
+        scores[r] = L._loglik(judge, w)[0]
+    assert ridge == max(scores, key=scores.get)
