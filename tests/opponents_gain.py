@@ -45,15 +45,12 @@ def _learn(n: int, seed: int, cr, folder: Path) -> Path:
     """A model learned from greedy's settings of ``n`` other hands, written to a file."""
     from solver.apps.learning import Seen, learn_from
     from solver.strategy.deal import random_hands
-    from solver.strategy.learn import save_model
     from solver.strategy.setting import set_hands
-    from solver.strategy.trained import get_field
 
     hands = random_hands(np.random.default_rng(seed), n)
     seen = Seen(settings=list(set_hands(hands, cr.rules, "greedy")))
-    learned, report = learn_from(seen, cr.rules, "greedy")
     path = folder / f"greedy-{n}.npz"
-    save_model(path, learned, get_field(cr))
+    _, report = learn_from(seen, cr.rules, "greedy", path)
     print(f"learned from {report['fit_hands']} of greedy's settings: {report}", flush=True)
     return path
 

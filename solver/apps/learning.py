@@ -111,10 +111,13 @@ def _setting(text: str) -> np.ndarray | None:
     return parse_setting(tuple(parts))
 
 
-def learn_from(seen: Seen, rules: Any, source: str) -> tuple[Any, dict[str, Any]]:
-    """Learn a model from the settings read, under a ruleset (compiled here): (the
-    ``solver.strategy.learn.Learned`` model, the report ``capsa train --from`` prints).
-    InputError when too few legal settings remain."""
+def learn_from(
+    seen: Seen, rules: Any, source: str, dest: Path | None = None
+) -> tuple[Any, dict[str, Any]]:
+    """Learn a model from the settings read, under a ruleset (compiled here, once: the
+    entry point of ``capsa train --from``), and write it to ``dest`` (None: not written):
+    (the ``solver.strategy.learn.Learned`` model, the report ``capsa train --from``
+    prints). InputError when too few legal settings remain."""
     from solver.engine.compiled import compile_rules
     from solver.engine.settlement import summarize_batch
     from solver.strategy.field import play_digest
@@ -145,6 +148,10 @@ def learn_from(seen: Seen, rules: Any, source: str) -> tuple[Any, dict[str, Any]
         "source": Path(source).name if source != "-" else "stdin",
     }
     learned = learn(hands, keys[good], roy[good], cr, get_field(cr), meta)
+    if dest is not None:
+        from solver.strategy.learn import save_model
+
+        save_model(dest, learned, get_field(cr))
     report = {
         "rules": cr.rules.name,
         "settings": len(seen.settings),
@@ -156,5 +163,6 @@ def learn_from(seen: Seen, rules: Any, source: str) -> tuple[Any, dict[str, Any]
         "temperature": round(learned.temperature, 4),
         "temperature_field": round(learned.temperature_field, 4),
         **{k: v for k, v in learned.fit.to_dict().items() if k != "hands"},
+        **({} if dest is None else {"model": str(dest)}),
     }
     return learned, report

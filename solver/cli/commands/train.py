@@ -93,8 +93,6 @@ def _train_from(
     from solver.apps.learning import learn_from, read_seen
     from solver.engine.errors import InputError
     from solver.engine.rules import load_rules
-    from solver.strategy.learn import save_model
-    from solver.strategy.trained import get_field
 
     if ship:
         raise InputError("--ship writes field tables; --from learns an opponent model (-o)")
@@ -109,11 +107,7 @@ def _train_from(
     seen = read_seen(source)
     for line, why in seen.bad:
         say(f"line {line}: {why}")
-    learned, report = learn_from(seen, ruleset, source)
-    from solver.engine.compiled import compile_rules
-
-    save_model(dest, learned, get_field(compile_rules(ruleset)))
-    report["model"] = str(dest)
+    _, report = learn_from(seen, ruleset, source, dest)
     emit(consoles(ctx).out, fmt, report, lambda out: render_learned(report, out))
     if seen.bad:
         raise typer.Exit(1)
