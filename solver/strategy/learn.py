@@ -3,8 +3,9 @@
 
 The model is the field's own tables plus a **row utility** ``util[r, key]``: units the
 opponent adds to a setting's field value for the strength of each row. The utility is a
-function of the row's midrank among the field's rows of that position (P(win) + P(tie) /
-2, in [0, 1]): piecewise linear on ``RAMPS`` equal pieces, nondecreasing (a stronger row
+function of the row's place in [0, 1] (``midranks``: the mean of its midrank among the
+field's rows of that position, P(win) + P(tie) / 2, and its rank among all row keys):
+piecewise linear on ``RAMPS`` equal pieces, nondecreasing (a stronger row
 is never worth less to them), zero for the field. The opponent sets a hand by the
 highest field value plus utility, the field's own branch and bound (the utility is
 folded into the royalty an opponent collects by beating a row, which the field value
@@ -38,17 +39,25 @@ from solver.engine.layout import NKEY
 from solver.strategy.field import FieldTables, field_tables, field_values
 
 __all__ = [
+    "HOLD_OUT",
     "RAMPS",
     "RIDGE",
+    "RIDGES",
     "Fit",
+    "Learned",
     "Problem",
     "agreement",
+    "choose_ridge",
     "fit",
+    "learn",
+    "learnable",
     "model_tables",
     "problem",
+    "save_model",
+    "util_table",
 ]
 
-#: Pieces of each row's utility (equal steps of the field's midrank).
+#: Pieces of each row's utility (equal steps of its place, ``midranks``).
 RAMPS = 8
 #: The ridge penalty on beta x each piece (per unit squared): the default, and the
 #: ones ``choose_ridge`` tries (strongest first).
