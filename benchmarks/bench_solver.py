@@ -16,6 +16,7 @@ import pytest
         "mc1000",
         "mc3000",
         "mc_pool",
+        "mc_opponents",
         "pool_build",
         "mc_home_run",
         "batch",

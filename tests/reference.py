@@ -1166,3 +1166,23 @@ def ref_field_model_value(hand13: Sequence[int], keys, royalties, model, rules) 
                 )
                 value += (mult - 1) * (own * p_win - theirs * p_lose)
     return value + float(royalties[3])
+
+
+# --------------------------------------------------------------- opponent styles
+
+
+def ref_safe_choice(settings_keys, midrank) -> tuple[float, float]:
+    """The ``safe`` style by brute force (docs/opponents.md#safe): of the legal settings
+    given by their three row keys (front, middle, back), the best by (weakest row's
+    midrank, then the sum of the three midranks); ``midrank(row, key)`` is a row's
+    P(win) + P(tie) / 2 against the field's row of that position. Returns the best
+    (weakest, sum) pair: every setting with it is a ``safe`` setting."""
+    best = (-1.0, -1.0)
+    for f, m, b in settings_keys:
+        if not f <= m <= b:
+            continue
+        u = (midrank(0, f), midrank(1, m), midrank(2, b))
+        cand = (min(u), u[0] + u[1] + u[2])
+        if cand > best:
+            best = cand
+    return best

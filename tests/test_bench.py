@@ -187,3 +187,22 @@ def test_batch_mc_measurement_runs():
     r = bench.batch_mc(n=30, runner=_once, pool_size=20_000)
     assert r.name == "batch_mc" and r.items == 30 and r.rate == 30.0
     assert r.target == "≥ 100 hands/s" and r.extra["pool_size"] == 20_000
+
+
+def test_mc_opponents_measurement_against_field_in_the_same_rounds():
+    """mc against a learned model's opponents and against the field's, dealt, one core,
+    back to back in every round: the target is the model's time at most 1.1x field's."""
+    seen = []
+
+    def runner(fn, rounds):
+        for _ in range(rounds):
+            fn()
+        seen.append(rounds)
+        return [0.01] * rounds
+
+    r = bench.mc_opponents(opponents=200, hands=2, rounds=2, runner=runner, learn_from=100)
+    assert seen == [2] and r.name == "mc_opponents" and r.items == 2 and r.threads == 1
+    f = r.extra["field_per_hand"]
+    assert r.target_rate == pytest.approx(1 / (1.1 * f))
+    assert r.ok == (r.per_item <= 1.1 * f)
+    assert r.extra["ratio"] == pytest.approx(r.per_item / f)

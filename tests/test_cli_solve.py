@@ -25,6 +25,7 @@ KEYS = {
     "players",
     "samples",
     "seed",
+    "opponents",
     "action",
     "front",
     "middle",

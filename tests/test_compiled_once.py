@@ -36,6 +36,9 @@ ENTRY_POINTS = {
     "solver/apps/bench/solving.py": {"splits", "_settle_seconds"},
     "solver/apps/bench/pooled.py": {"mc_pool", "pool_build", "batch_mc"},
     "solver/apps/batch/pooling.py": {"plan_pool"},  # the batch's parent: which pool
+    "solver/apps/batch/run.py": {"_opponents"},  # the batch's parent: the opponent models
+    "solver/apps/learning.py": {"learn_from"},  # capsa train --from
+    "solver/apps/bench/opponents.py": {"mc_opponents"},
     "solver/cli/commands/strength.py": {"strength"},
     "solver/cli/commands/pool.py": {"pool"},
 }

@@ -107,8 +107,9 @@ def test_conforms_finds_what_departs():
 def test_the_csv_columns_are_the_schemas_leaves():
     """Every scalar of a record is a column, or is left out on purpose (alternatives,
     surrender.ev_play); no column is named twice."""
-    # 64 before ev_parts (4) and played's action and ev_parts (5)
-    assert len(set(S.CSV_COLUMNS)) == len(S.CSV_COLUMNS) == 73
+    # 64 before ev_parts (4) and played's action and ev_parts (5), and opponents (1)
+    assert len(set(S.CSV_COLUMNS)) == len(S.CSV_COLUMNS) == 74
+    assert S.CSV_COLUMNS[S.CSV_COLUMNS.index("seed") + 1] == "opponents"
     assert S.CSV_COLUMNS[:3] == ("line", "id", "hand")
     assert "natural" in S.CSV_COLUMNS and "stake_3" in S.CSV_COLUMNS
     assert "played_front_win_change" in S.PLAYED_CSV_COLUMNS

@@ -413,8 +413,29 @@ def test_an_unknown_option_is_400_naming_the_options(client):
     assert res.status_code == 400
     assert res.json() == {
         "error": "unknown option 'format'; options are hand, rules, players, samples, seed, "
-        "top, policy, against, stakes, played, top_by"
+        "top, policy, against, stakes, played, top_by, opponents"
     }
+
+
+def test_opponents_are_styles_and_the_answer_names_them(client):
+    """``opponents``: a style or one a seat; the answer says which; a file name (the
+    server reads none), an unknown style or the wrong count is 422 with one line."""
+    res = client.post("/api/solve", json={"hand": HAND, "samples": 300, "seed": 4,
+                                          "opponents": "greedy"})  # fmt: skip
+    assert res.status_code == 200 and res.json()["opponents"] == "greedy"
+    res = client.post("/api/solve", json={"hand": HAND, "samples": 300, "seed": 4, "players": 3,
+                                          "opponents": ["safe", "field"]})  # fmt: skip
+    assert res.status_code == 200 and res.json()["opponents"] == "safe,field"
+    plain = client.post("/api/solve", json={"hand": HAND, "samples": 300, "seed": 4})
+    assert plain.json()["opponents"] == "field"
+    for bad, said in (
+        ("model.npz", "opponents: 'model.npz' is not a style here; use field, greedy, safe"),
+        (["greedy", 3], "opponents: 3 is not a style here; use field, greedy, safe"),
+        (7, "opponents must be a style or a list of styles, got int"),
+        ("greedy,greedy", "opponents: give one model, or one per opponent (3), got 2"),
+    ):
+        res = client.post("/api/solve", json={"hand": HAND, "samples": 300, "opponents": bad})
+        assert res.status_code == 422 and res.json() == {"error": said}, bad
 
 
 # --------------------------------------------------------------------------- bounds

@@ -10,11 +10,17 @@ uses Student's t.
 The **exploitability** of a policy P is what ``mc`` (a best response to field opponents,
 ``samples`` opponent hands a hand) gains against P per hand: the gain ``mc-P``. For
 ``field`` it measures how far the field strategy is from its own best response.
+
+**Other opponents** (``opponents``, solver.strategy.opponents): the evaluation deals'
+opponents are set by that model (one for all seats, or one a seat), and ``mc`` assumes
+it; the policy ``mc@MODEL`` is ``mc`` assuming another model (``mc@field``: today's mc),
+so ``mc-mc@field`` is what knowing the opponents is worth against them.
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import math
 import os
 from collections.abc import Callable, Mapping, Sequence
@@ -50,6 +56,7 @@ class StrengthReport:
     samples: int = 0
     seed: int = 0
     ci95: dict[str, tuple[float, float]] = field(default_factory=dict)  # "a-b": interval
+    opponents: str = "field"
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON shape ``capsa strength --format json`` prints."""
@@ -60,6 +67,7 @@ class StrengthReport:
             "samples": self.samples,
             "eval_deals": self.eval_deals,
             "seed": self.seed,
+            "opponents": self.opponents,
             "policies": {r.policy: {"mean": r.mean, "stderr": r.stderr} for r in self.results},
             "gains": {
                 k: {
@@ -109,7 +117,7 @@ def _check(n_hands: int, players: int, policies: Sequence[str], samples: int, de
         raise InputError(f"samples must be from 1 to {MAX_SAMPLES:,}, got {samples}")
     if not 2 <= deals <= MAX_DEALS:
         raise InputError(f"eval_deals must be from 2 to {MAX_DEALS:,}, got {deals}")
-    bad = [p for p in policies if p not in POLICIES and p not in extra]
+    bad = [p for p in policies if p not in POLICIES and p not in extra and not p.startswith("mc@")]
     if bad or len(set(policies)) != len(policies) or len(policies) < 2:
         raise InputError(
             f"policies must be two or more of {', '.join(POLICIES)}, got {', '.join(policies)}"
@@ -127,6 +135,7 @@ def compare_policies(
     progress: Callable[[int, int], None] | None = None,
     tables: Mapping[str, FieldTables] | None = None,
     pool: bool = True,
+    opponents: str | None = None,
 ) -> StrengthReport:
     """Mean units per opponent of each policy over the same random hands and opponents.
 
@@ -135,13 +144,21 @@ def compare_policies(
     ruleset's own, so two sets of tables meet the same hands and opponents (the
     opponents, and mc's, are set by the ruleset's own tables). ``pool``: ``mc`` draws its
     opponents from the cached opponent pool (``solve``'s ``pool``); False deals them. The
-    evaluation deals are dealt either way."""
+    evaluation deals are dealt either way. ``opponents``: the model the evaluation deals'
+    opponents are set by, which ``mc`` assumes (module docstring; None: the field);
+    ``mc@MODEL`` in ``policies`` is mc assuming MODEL."""
     tables = dict(tables or {})
     _check(n_hands, players, policies, samples, eval_deals, extra=tables)
     from solver.engine.compiled import compile_rules
     from solver.strategy.deal import random_hands
+    from solver.strategy.opponents import describe, resolve_opponents
 
     cr = compile_rules(rules)  # once: everything below takes the compiled ruleset
+    models = resolve_opponents(opponents, cr, players - 1)
+    for p in policies:  # every model named, checked before the first hand
+        if p.startswith("mc@"):
+            resolve_opponents(p[3:], cr, players - 1)
+    assumed = {p: (p[3:] if p.startswith("mc@") else opponents) for p in policies}
     rng = np.random.default_rng(seed)
     values = np.zeros((len(policies), n_hands))
     pairs = [(a, b) for i, a in enumerate(policies) for b in policies[i + 1 :]]
@@ -149,15 +166,16 @@ def compare_policies(
     for h in range(n_hands):
         hand = random_hands(rng, 1)[0]
         values[:, h], settings = _play_hand(hand, cr, players, policies, samples, eval_deals,
-                                            tables, rng, pool)  # fmt: skip
+                                            tables, rng, pool, (models, assumed))  # fmt: skip
         for a, b in pairs:
             sa, sb = settings[policies.index(a)], settings[policies.index(b)]
             if any(set(sa[r].split()) != set(sb[r].split()) for r in (0, 1)):
                 differ[f"{a}-{b}"] += 1
         if progress:
             progress(h + 1, n_hands)
-    return _report(values, policies, pairs, differ, cr.rules.name, players, eval_deals,
-                   samples, seed)  # fmt: skip
+    report = _report(values, policies, pairs, differ, cr.rules.name, players, eval_deals,
+                     samples, seed)  # fmt: skip
+    return dataclasses.replace(report, opponents=describe(models))
 
 
 def _play_hand(
@@ -170,9 +188,12 @@ def _play_hand(
     tables: Mapping[str, FieldTables],
     rng: np.random.Generator,
     pool: bool = True,
+    at_table: tuple[Any, Mapping[str, Any]] = (None, {}),
 ) -> tuple[np.ndarray, list[tuple[str, str, str]]]:
     """Each policy's setting of ``hand`` and its value against the same fresh opponents
-    (units per opponent; a declared natural or a surrender at its own value)."""
+    (units per opponent; a declared natural or a surrender at its own value).
+    ``at_table``: the models the fresh opponents are set by, and the model each mc
+    policy assumes."""
     from evaluator import parse_cards
     from solver.engine.settlement import natural_of
     from solver.strategy.scoring import deal_opponents, score_against
@@ -180,14 +201,18 @@ def _play_hand(
     from solver.strategy.splits import Candidates, split_of
     from solver.strategy.trained import field_override
 
-    opp = deal_opponents(hand, cr, players - 1, eval_deals, int(rng.integers(2**63)))
+    models, assumed = at_table
+    opp = deal_opponents(hand, cr, players - 1, eval_deals, int(rng.integers(2**63)),
+                         models=models)  # fmt: skip
     sols = []
     for p in policies:
+        mc = p == "mc" or p.startswith("mc@")
+        extra = {"pool": pool, "opponents": assumed[p]} if mc else {}
         with field_override(cr, tables[p]) if p in tables else contextlib.nullcontext():
             sols.append(solve(hand, rules=cr, players=players,
-                              policy="field" if p in tables else p, samples=samples,
-                              seed=int(rng.integers(2**63)), top=0,
-                              **({"pool": pool} if p == "mc" else {})))  # fmt: skip
+                              policy="field" if p in tables else "mc" if mc else p,
+                              samples=samples, seed=int(rng.integers(2**63)), top=0,
+                              **extra))  # fmt: skip
     settings = [(sol.front, sol.middle, sol.back) for sol in sols]
     split = [split_of(hand, *(parse_cards(r) for r in st)) for st in settings]
     none = (np.empty((0, 3), np.int32), np.empty((0, 3), np.int64), np.empty((0, 4)))

@@ -16,6 +16,7 @@ from solver.engine.rules import DEFAULT_PRESET
 
 __all__ = [
     "NoPoolOpt",
+    "OpponentsOpt",
     "PolicyOpt",
     "RecordFormat",
     "ResultFormat",
@@ -89,3 +90,13 @@ StakesOpt = stakes_option(
     "Money per unit against each opponent, in order (default 1 each): "
     "the setting maximises the staked total."
 )
+
+OpponentsOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--opponents",
+        metavar="MODEL[,MODEL...]",
+        help="mc: who sits at the table: field (default), greedy, safe, or a model file "
+        "(capsa train --from); one for all, or one per opponent, comma separated.",
+    ),
+]

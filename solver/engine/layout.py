@@ -141,5 +141,6 @@ def natural_label(name: str) -> str:
 # ----------------------------------------------------------------------- policies
 
 
-#: Kernel codes of the policies that set hands without sampling.
-POLICY_GREEDY, POLICY_FIELD = 0, 1
+#: Kernel codes of the policies that set hands without sampling (``safe``: an opponent
+#: style, docs/opponents.md#safe).
+POLICY_GREEDY, POLICY_FIELD, POLICY_SAFE = 0, 1, 2

@@ -47,6 +47,7 @@ from solver.engine.layout import (
     P_ROY,
     P_SCORING,
     POLICY_GREEDY,
+    POLICY_SAFE,
     SCORING_16,
     SCORING_24,
 )
@@ -723,14 +724,55 @@ def _greedy(k5, mask5, idx3):
 
 
 @kernel
+def _safe(k3, k5, fx, st):
+    """The ``safe`` style (docs/opponents.md#safe): the legal split whose weakest row is
+    strongest, a row's strength being its midrank among the field's rows of that
+    position (``fx[r, key, 0] + fx[r, key, 1] / 2``: P(win) + P(tie) / 2 against a field
+    opponent's row, card removal left out); equal weakest rows: the largest sum of the
+    three midranks; then the first found (backs strongest first, ``st.under`` order).
+    Returns (front, middle, back) subset indices. A back whose own midrank is below the
+    best weakest row so far cannot win, and no weaker back can: the search stops there.
+    """
+    o5 = _radix_order(k5)
+    best_min = -1.0
+    best_sum = -1.0
+    bf = -1
+    bm = -1
+    bb = -1
+    for t in range(1286, -1, -1):
+        b = o5[t]
+        ub = fx[2, k5[b], 0] + 0.5 * fx[2, k5[b], 1]
+        if ub < best_min:
+            break
+        for j in range(56):
+            m = np.int64(st.under[b, j, 0])
+            f = np.int64(st.under[b, j, 1])
+            if k5[m] > k5[b] or k3[f] > k5[m]:
+                continue
+            um = fx[1, k5[m], 0] + 0.5 * fx[1, k5[m], 1]
+            uf = fx[0, k3[f], 0] + 0.5 * fx[0, k3[f], 1]
+            lo = min(uf, min(um, ub))
+            s = uf + um + ub
+            if lo > best_min or (lo == best_min and s > best_sum):
+                best_min = lo
+                best_sum = s
+                bf = f
+                bm = m
+                bb = b
+    return bf, bm, bb
+
+
+@kernel
 def _set_hands(hands, policy, lk, ra, st, fm, out_split, out_keys, out_roy, out_val):
-    """Set many sorted hands uint8[n, 13] with a policy (POLICY_GREEDY or POLICY_FIELD).
+    """Set many sorted hands uint8[n, 13] with a policy (POLICY_GREEDY, POLICY_FIELD or
+    POLICY_SAFE).
 
     lk the evaluator's Lookup, ra the RuleArrays, st the split Structure, fm the
-    FieldModel (unused by greedy). Out: out_split int32[n, 3] (front 3-subset, middle 5-subset,
-    back 5-subset indices), out_keys int64[n, 3] row keys, out_roy float64[n, 4] royalties
-    of the rows and the dealt cards (after one royalty per hand), out_val float64[n] the
-    field value (0 for greedy).
+    FieldModel (unused by greedy; safe reads its per-row tables). Out: out_split
+    int32[n, 3] (front 3-subset, middle 5-subset, back 5-subset indices), out_keys
+    int64[n, 3] row keys, out_roy float64[n, 4] royalties of the rows and the dealt cards
+    (after one royalty per hand), out_val float64[n] the field value (0 for greedy and
+    safe).
     """
     k5 = np.empty(1287, np.int64)
     k3 = np.empty(286, np.int64)
@@ -740,6 +782,9 @@ def _set_hands(hands, policy, lk, ra, st, fm, out_split, out_keys, out_roy, out_
         _prepare(hands[h], lk, ra, k5, k3, r5, r3)
         if policy == POLICY_GREEDY:
             f, m, b = _greedy(k5, st.mask5, st.idx3)
+            val = 0.0
+        elif policy == POLICY_SAFE:
+            f, m, b = _safe(k3, k5, fm.fx, st)
             val = 0.0
         else:
             f, m, b, val = _field_best(hands[h], k3, k5, r3, r5, st, fm, ra.params)

@@ -114,11 +114,14 @@ def field_tables(
     suit: np.ndarray | None = None,
     cop: np.ndarray | None = None,
     meta: dict | None = None,
+    util: np.ndarray | None = None,
 ) -> FieldTables:
     """The field model from the opponents' row-key distribution (each row is normalised)
     and the two corrections (None: none). Every array is taken at float32 precision, as a
     table file keeps it (``dist`` as given, then normalised), so trained tables and the
-    same tables loaded from a file agree bit for bit."""
+    same tables loaded from a file agree bit for bit. ``util`` float[3, NKEY] (a learned
+    opponent model's, solver.strategy.learn): units added to a setting's value for each
+    row's key, folded into ``fo`` (which the value subtracts row by row)."""
     stored = _f32(dist)
     dist = stored / stored.sum(axis=1, keepdims=True)
     cdf = np.cumsum(dist, axis=1)
@@ -135,6 +138,8 @@ def field_tables(
     fe = paid.sum(axis=1)
     fx = np.zeros((3, dist.shape[1], 4))
     fx[..., 0], fx[..., 1], fx[..., 2] = fw, ft, fo
+    if util is not None:
+        fx[..., 2] -= _f32(util)
     rank = np.zeros((3, 13, 5, 2)) if rank is None else _f32(rank)
     suit = np.zeros((3, 14, rank.shape[3])) if suit is None else _f32(suit)
     if rank.shape[:3] != (3, 13, 5) or rank.shape[3] < 2 or suit.shape != (3, 14, rank.shape[3]):

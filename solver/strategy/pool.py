@@ -237,16 +237,20 @@ def pool_key(cr: CompiledRules, tables: FieldTables | None = None) -> str:
     return key
 
 
-def _family(cr: CompiledRules) -> str:
-    """8 hex digits naming a ruleset's pools whatever the code (to remove stale ones)."""
+def _family(cr: CompiledRules, tables: FieldTables | None = None) -> str:
+    """8 hex digits naming a ruleset's pools whatever the code (to remove stale ones);
+    ``tables``: a learned opponent model's (solver.strategy.opponents), whose pools are
+    a family of their own (building one never removes the field's)."""
     names = ",".join(name for name, _ in cr.rules.naturals)
-    return hashlib.sha256(f"{play_digest(cr.rules)};{names}".encode()).hexdigest()[:8]
+    model = "" if tables is None else ";" + hashlib.sha256(tables.model.fx.tobytes()).hexdigest()
+    return hashlib.sha256(f"{play_digest(cr.rules)};{names}{model}".encode()).hexdigest()[:8]
 
 
-def pool_path(cr: CompiledRules, key: str | None = None) -> Path:
-    """The file of the pool for a compiled ruleset (and its own field tables)."""
-    key = key or pool_key(cr)
-    return pool_dir() / f"pool-v{POOL_VERSION}-{_family(cr)}-{key}.bin"
+def pool_path(cr: CompiledRules, key: str | None = None, tables: FieldTables | None = None) -> Path:
+    """The file of the pool for a compiled ruleset and its own field tables, or a
+    learned model's tables."""
+    key = key or pool_key(cr, tables)
+    return pool_dir() / f"pool-v{POOL_VERSION}-{_family(cr, tables)}-{key}.bin"
 
 
 # --------------------------------------------------------------------------- reading
@@ -350,12 +354,12 @@ def _read(path: Path, size: int) -> OpponentPool:
 # --------------------------------------------------------------------------- finding
 
 
-def cached_pool(cr: CompiledRules) -> OpponentPool | None:
-    """The compiled ruleset's pool when one is cached and sound, else None (a damaged one
-    is said on the ``capsa`` logger, once per process, and left for a build to
-    replace)."""
-    key = pool_key(cr)
-    path = pool_path(cr, key)
+def cached_pool(cr: CompiledRules, tables: FieldTables | None = None) -> OpponentPool | None:
+    """The compiled ruleset's pool (``tables``: a learned model's) when one is cached and
+    sound, else None (a damaged one is said on the ``capsa`` logger, once per process,
+    and left for a build to replace)."""
+    key = pool_key(cr, tables)
+    path = pool_path(cr, key, tables)
     if not path.exists():
         return None
     try:
@@ -376,15 +380,17 @@ def resolve_pool(
     pool: bool | str | os.PathLike[str] | OpponentPool | None,
     cr: CompiledRules,
     n_opp: int,
+    tables: FieldTables | None = None,
 ) -> OpponentPool | None:
     """The pool a Monte Carlo solve draws from, or None to deal: never with the home run
     at the table; ``True`` (or None) the cached pool if there is one; ``False`` none; a
-    path that pool file, which must be sound and this ruleset's (else PoolError)."""
+    path that pool file, which must be sound and this ruleset's (else PoolError).
+    ``tables``: the opponents are a learned model's (its own pools)."""
     if pool is False or home_run_at(cr, n_opp):
         return None
     if pool is True or pool is None:
-        return cached_pool(cr)
-    key = pool_key(cr)
+        return cached_pool(cr, tables)
+    key = pool_key(cr, tables)
     if isinstance(pool, OpponentPool):
         if pool.key != key:
             raise PoolError("the pool given was built for another ruleset or field tables")
@@ -412,12 +418,14 @@ def build_pool(
     stop: Stop | None = None,
     threads: int | None = None,
     path: str | os.PathLike[str] | None = None,
+    tables: FieldTables | None = None,
 ) -> OpponentPool:
     """Build the compiled ruleset's pool of ``size`` hands on every core (``threads``),
     write it (to ``path``, default ``pool_path``) and return it, memory-mapped.
     ``progress(done, size)`` after every block of hands; ``stop`` (or Ctrl-C) ends the
     build within a block, writing nothing. Stale pools of the same ruleset (other code or
-    field tables) are removed once the new one is in place."""
+    field tables) are removed once the new one is in place. ``tables``: a learned opponent
+    model's, which sets the pool's hands instead of the field (a family of its own)."""
     _compiled(cr, "build_pool")
     if isinstance(size, bool) or not isinstance(size, int | np.integer):
         raise InputError(f"pool size must be a whole number, got {quote(size)}")
@@ -425,9 +433,10 @@ def build_pool(
         raise InputError(f"pool size must be from {MIN_POOL_SIZE:,} to {MAX_POOL_SIZE:,}, "
                          f"got {size:,}")  # fmt: skip
     size = int(size)
-    tables = get_field(cr)
+    model = tables
+    tables = tables if tables is not None else get_field(cr)
     key = pool_key(cr, tables)
-    target = Path(path) if path is not None else pool_path(cr, key)
+    target = Path(path) if path is not None else pool_path(cr, key, model)
     arrays = _set_hands(cr, tables, size, progress, stop, threads)
     meta = {"rules": cr.rules.name, "play_digest": play_digest(cr.rules),
             "natural_names": [n for n, _ in cr.rules.naturals], "seed": POOL_SEED}  # fmt: skip

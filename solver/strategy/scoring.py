@@ -44,6 +44,7 @@ from solver.engine.options import MIN_STAKE
 from solver.engine.settlement import find_naturals, parse_setting, settle_declared, summarize
 from solver.strategy.deal import deal_hands
 from solver.strategy.field import field_row_stats, field_values
+from solver.strategy.opponents import OpponentModel, is_field, set_by_models
 from solver.strategy.policy import load_set_hands, set_sorted_hands
 from solver.strategy.pool import OpponentPool, home_run_at
 from solver.strategy.splits import Candidates
@@ -316,15 +317,16 @@ def check_mc_memory(n_cand: int, deals: int) -> None:
 
 @dataclass
 class Opponents:
-    """Opponent hands dealt and set by the field: ``n_opp`` seats a deal, hands in deal
-    order (deal d, seat o is row ``d * n_opp + o``). Naturals are declared (ids >= 0)."""
+    """Opponent hands dealt and set by the field (or each seat's model): ``n_opp`` seats
+    a deal, hands in deal order (deal d, seat o is row ``d * n_opp + o``). Naturals are
+    declared (ids >= 0)."""
 
     n_opp: int
     keys: np.ndarray  # int64[deals * n_opp, 3]
     roy: np.ndarray  # float64[deals * n_opp, 4]
     nat: np.ndarray  # int64[deals * n_opp] natural id, -1 none
     nat_key: np.ndarray  # int64[deals * n_opp]
-    foul: np.ndarray | None = None  # bool[deals * n_opp]; None: none fouled (the field)
+    foul: np.ndarray | None = None  # bool[deals * n_opp]; None: none fouled
 
     def __post_init__(self) -> None:
         if self.foul is None:
@@ -342,9 +344,11 @@ def deal_opponents(
     deals: int,
     seed: int | None,
     stop: Stop | None = None,
+    models: Sequence[OpponentModel] | None = None,
 ) -> Opponents:
-    """``deals`` deals of the cards unseen by ``hand`` to ``n_opp`` field opponents."""
-    with opponents_in_background(hand, cr, n_opp, deals, seed, stop) as opponents:
+    """``deals`` deals of the cards unseen by ``hand`` to ``n_opp`` opponents, set by
+    the field (``models`` None) or by each seat's model (solver.strategy.opponents)."""
+    with opponents_in_background(hand, cr, n_opp, deals, seed, stop, models) as opponents:
         return opponents()
 
 
@@ -356,27 +360,33 @@ def opponents_in_background(
     deals: int,
     seed: int | None,
     stop: Stop | None = None,
+    models: Sequence[OpponentModel] | None = None,
 ) -> Iterator[Callable[[], Opponents]]:
     """``deal_opponents``, set on other threads while the block runs: the block gets a
     function that returns the Opponents (``solve`` finds the hand's candidates
     meanwhile). The hands are dealt before the block, and their naturals are found on
     this thread when the block asks, while the settings are still being made; the
     hand-setting kernel is loaded before the block too, since numba loads one kernel at
-    a time. The same opponents as ``deal_opponents``, whatever the timing."""
+    a time. The same opponents as ``deal_opponents``, whatever the timing. ``models``:
+    one a seat (None, or every seat the field: the field with the ruleset's tables)."""
     rng = np.random.default_rng(seed)
     opp = deal_hands(rng, deals, n_opp, exclude=hand).reshape(deals * n_opp, 13)
     load_set_hands(cr)
+    field_only = models is None or is_field(models)
 
-    def set_opponents(halt: Stop) -> tuple[np.ndarray, ...]:
+    def set_opponents(halt: Stop) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
         # the tables load on that thread too (the first time: reading the shipped file)
-        return set_sorted_hands(opp, cr, "field", get_field(cr), stop=halt)
+        if not field_only:
+            return set_by_models(opp, cr, models, halt)
+        _, okeys, oroy, _ = set_sorted_hands(opp, cr, "field", get_field(cr), stop=halt)
+        return okeys, oroy, None
 
     with in_background(set_opponents, stop) as sets:
 
         def opponents() -> Opponents:
             onat, onatkey = find_naturals(opp, cr)
-            _, okeys, oroy, _ = sets()
-            return Opponents(n_opp, okeys, oroy, onat, onatkey)
+            okeys, oroy, ofoul = sets()
+            return Opponents(n_opp, okeys, oroy, onat, onatkey, ofoul)
 
         yield opponents
 

@@ -41,6 +41,7 @@ from solver.strategy.advice import (
 )
 from solver.strategy.advice import rounded as _r
 from solver.strategy.advice import value_parts as _parts
+from solver.strategy.opponents import OpponentModel, describe, is_field, resolve_opponents
 from solver.strategy.pool import OpponentPool
 from solver.strategy.schema import ANSWER_KEYS
 from solver.strategy.scoring import Natural, Opponents, Scores
@@ -60,6 +61,7 @@ class Solution:
     players: int
     samples: int | None
     seed: int | None
+    opponents: str | None
     front: str
     middle: str
     back: str
@@ -112,12 +114,13 @@ def assemble(
     candidates: int | None = None,
     played: int | str | None = None,
     top_by: str = "shape",
+    opponents: str | None = None,
 ) -> Solution:
     """The Solution from a scorer's Scores: the best candidate (``best``, or the highest
     ``value``), the runners-up (``top_by``: the best of each other shape, or the next by
     value), the natural and surrender advice, and what the player's choice cost:
     ``played`` is the index of the setting played among the candidates, or
-    ``"declare"`` / ``"surrender"``."""
+    ``"declare"`` / ``"surrender"``; ``opponents``: the opponent model assumed (mc)."""
     n_opp = players - 1
     # equal stakes (Scores.stake): chosen in units, money = units per opponent x scale
     scale = None if scores.stake is None else scores.stake * n_opp
@@ -150,6 +153,7 @@ def assemble(
         players=players,
         samples=samples,
         seed=seed,
+        opponents=opponents,
         front=front,
         middle=middle,
         back=back,
@@ -266,6 +270,7 @@ def solve(
     top_by: str = "shape",
     stop: Stop | None = None,
     pool: bool | str | os.PathLike[str] | OpponentPool = True,
+    opponents: str | OpponentModel | Sequence[str | OpponentModel] | None = None,
 ) -> Solution:
     """The best setting of a 13-card hand under a ruleset; see the module docstring.
 
@@ -289,7 +294,12 @@ def solve(
     opponents from the cached opponent pool when there is one and the table settles
     pair by pair (no home run; solver.strategy.pool), else deal them; ``False`` always
     deals (the answers of the code before the pool, byte for byte); a path: that pool
-    file (which must be sound and this ruleset's, else ``PoolError``). ``stop`` (a
+    file (which must be sound and this ruleset's, else ``PoolError``). ``opponents``
+    (``mc``): who sits at the table (solver.strategy.opponents, docs/opponents.md):
+    ``"field"`` (the default, today's mc), ``"greedy"``, ``"safe"`` or a model file
+    (``capsa train --from``), or one per opponent (``"greedy,field,field"`` or a list);
+    the opponents are dealt and set by it (only the field's are drawn from the pool) and
+    ``Solution.opponents`` names it. ``stop`` (a
     threading.Event) ends a long run early (``solver.strategy.threads.Stopped``); so does
     Ctrl-C (KeyboardInterrupt). Bad arguments raise ``InputError`` or ``CardParseError``.
     """
@@ -314,7 +324,7 @@ def solve(
     h = np.sort(parse_hand(hand))
     with compiling("solve", "solver kernels"):
         return _solve(h, cr, players, policy, samples, seed, against, (top, top_by), stakes,
-                      played, stop, pool)  # fmt: skip
+                      played, stop, pool, opponents)  # fmt: skip
 
 
 def _solve(
@@ -330,6 +340,7 @@ def _solve(
     played: Sequence | str | None,
     stop: Stop | None,
     pool: bool | str | os.PathLike[str] | OpponentPool = True,
+    opponents: str | OpponentModel | Sequence[str | OpponentModel] | None = None,
 ) -> Solution:
     from solver.engine.settlement import natural_of
     from solver.strategy import scoring as sc
@@ -346,18 +357,19 @@ def _solve(
     if same is not None:  # chosen as without stakes; the money is scaled (Scores.stake)
         weights = None
     mc = against is None and policy == "mc"
+    models = _models(opponents, cr, n_opp, mc)
     used_samples = (samples or DEFAULT_SAMPLES) if mc else None
     deals = sc.mc_deals(used_samples, n_opp) if mc else 0
     # the Monte Carlo opponents: drawn from the opponent pool (pair by pair settlement,
-    # a pool cached), else dealt and set on other threads while this one finds the
-    # candidates (the same opponents either way)
-    drawn = _drawn(pool, h, cr, n_opp, deals, seed) if mc else None
+    # a pool cached: the field's, or a learned model's at every seat), else dealt and set
+    # on other threads while this one finds the candidates (the same opponents either way)
+    drawn = _drawn(pool, h, cr, n_opp, deals, seed, models) if mc else None
     background = (
-        sc.opponents_in_background(h, cr, n_opp, deals, seed, stop)
+        sc.opponents_in_background(h, cr, n_opp, deals, seed, stop, models)
         if mc and drawn is None
         else contextlib.nullcontext()
     )
-    with background as opponents:
+    with background as dealt:
         cands = candidates(h, cr)
         n_front = len(cands)
         cands, played_at = with_played(cands, h, played, cr)
@@ -368,7 +380,7 @@ def _solve(
             scores = sc.score_exact(cands, cr, okeys, oroy, ofoul, weights)
         elif mc:
             sc.check_mc_memory(len(cands), deals)  # before waiting for the opponents
-            opp = drawn if drawn is not None else opponents()
+            opp = drawn if drawn is not None else dealt()
             scores = sc.score_against(cands, cr, opp, stop, weights)
         else:
             if policy == "greedy":
@@ -388,9 +400,27 @@ def _solve(
         candidates=n_front,
         played=played_at,
         top_by=runners_up[1],
+        opponents=describe(models) if mc else None,
     )
     solution.pooled = drawn is not None
     return solution
+
+
+def _models(
+    opponents: str | OpponentModel | Sequence[str | OpponentModel] | None,
+    cr: CompiledRules,
+    n_opp: int,
+    mc: bool,
+) -> tuple[OpponentModel, ...]:
+    """Each seat's opponent model (``solve``'s ``opponents``); only ``mc`` meets
+    opponents at the table, so another policy or ``against`` takes none but the field."""
+    models = resolve_opponents(opponents, cr, n_opp)
+    if not mc and not is_field(models):
+        raise InputError(
+            "opponents: only policy mc without against meets opponents at the table "
+            f"(got {describe(models)!r})"
+        )
+    return models
 
 
 def _players_against(n_opp: int, players: int | None) -> int:
@@ -415,11 +445,18 @@ def _drawn(
     n_opp: int,
     deals: int,
     seed: int | None,
+    models: tuple[OpponentModel, ...],
 ) -> Opponents | None:
     """The Monte Carlo opponents drawn from the opponent pool (``solve``'s ``pool``), or
-    None to deal them: no pool, the home run at the table, or too few pool hands."""
+    None to deal them: no pool, the home run at the table, or too few pool hands. Only
+    field opponents, or one learned model at every seat, have pools (its own)."""
     from solver.strategy.pool import resolve_pool
     from solver.strategy.scoring import pool_opponents
 
-    found = resolve_pool(pool, cr, n_opp)
+    if is_field(models):
+        found = resolve_pool(pool, cr, n_opp)
+    elif len(set(map(id, models))) == 1 and models[0].policy == "field":
+        found = resolve_pool(pool, cr, n_opp, models[0].tables)
+    else:
+        return None
     return None if found is None else pool_opponents(found, h, n_opp, deals, seed)

@@ -117,6 +117,8 @@ def with_pool(
     ``lines``: the input's lines (None: unknown); ``resuming``: the output being resumed,
     whose run file says which pool it was written with."""
     stored = _stored_options(resuming) if resuming is not None else None
+    if job.opponents is not None:  # only field opponents are drawn from the pool
+        return job, None
     plan = plan_pool(job.rules, job.policy, job.players, job.samples, pool, lines, stored, size)
     if plan is None:
         return job, None

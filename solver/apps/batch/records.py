@@ -192,6 +192,7 @@ def solve_one(
             **({"stakes": list(job.stakes)} if job.stakes is not None else {}),
             **({"played": played} if played is not None else {}),
             **({"pool": job.pool or False} if job.policy == "mc" else {}),
+            **({"opponents": job.opponents} if job.opponents is not None else {}),
         )
     except ValueError as exc:  # the solver's own input checks
         bad.append(BadLine(line, ident, str(exc)))

@@ -73,6 +73,8 @@ def run_options(job: Job) -> dict[str, Any]:
         **({"stakes": list(job.stakes)} if job.stakes is not None else {}),
         # mc: the opponent pool drawn from (KEY/SIZE), null when dealt
         **({"pool": job.pool_id} if job.policy == "mc" else {}),
+        # mc: the opponent model(s), when not the field
+        **({"opponents": job.opponents} if job.opponents is not None else {}),
     }
 
 

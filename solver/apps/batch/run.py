@@ -274,12 +274,16 @@ def _job(
     solve_fn: Callable[..., Any] | None,
     fast: bool | None,
     stakes: Sequence[float] | None,
+    opponents: str | None = None,
 ) -> Job:
-    """What every chunk's worker is given (the input's CSV layout comes later)."""
+    """What every chunk's worker is given (the input's CSV layout comes later). The
+    opponent models are checked here, once (one clear error before any worker starts);
+    ``field`` everywhere is no model (today's run, its pool and run file)."""
     from solver.strategy.scoring import check_stakes
 
     n_players = players or rules.players
     weights = check_stakes(stakes, n_players - 1)
+    opponents = _opponents(opponents, rules, policy, n_players - 1)
     return Job(
         rules=rules,
         policy=policy,
@@ -292,7 +296,26 @@ def _job(
         solve_fn=solve_fn,
         fast=policy in ("field", "greedy") if fast is None else fast,
         stakes=None if weights is None else tuple(weights.tolist()),
+        opponents=opponents,
     )
+
+
+def _opponents(spec: str | None, rules: Rules, policy: str, n_opp: int) -> str | None:
+    """The ``opponents`` spec the workers get: None for the field at every seat."""
+    from solver.engine.compiled import compile_rules
+    from solver.strategy.opponents import is_field, resolve_opponents
+
+    if spec is None:
+        return None
+    try:
+        models = resolve_opponents(spec, compile_rules(rules), n_opp)
+    except ValueError as exc:
+        raise BatchError(str(exc)) from None
+    if is_field(models):
+        return None
+    if policy != "mc":
+        raise BatchError(f"opponents: only policy mc meets opponents at the table, not {policy}")
+    return spec
 
 
 def run_batch(
@@ -318,6 +341,7 @@ def run_batch(
     pool: bool | None = None,
     pool_size: int | None = None,
     on_pool: Callable[[int, int], None] | None = None,
+    opponents: str | None = None,
 ) -> BatchResult:
     """Solve every hand of ``source`` and write the records to ``output``.
 
@@ -331,14 +355,16 @@ def run_batch(
     ``BatchError`` when the run cannot start; bad lines do not raise. ``stakes``: money
     per unit against each opponent, as ``solve`` takes them (kept in the run file, so a
     resumed run must give the same). ``pool``, ``pool_size``, ``on_pool``: the opponent
-    pool of an mc run (``solver.apps.batch.pooling.with_pool``).
+    pool of an mc run (``solver.apps.batch.pooling.with_pool``). ``opponents``: who sits
+    at the table (mc; ``solve``'s, one for all or one per seat; kept in the run file):
+    other than the field, every opponent is dealt, never drawn from the pool.
     """
     start = time.perf_counter()
     out_path = None if output is None or hasattr(output, "write") else Path(output)
     fmt = _check_options(fmt, out_path, policy, resume, samples)
     rules_given, rules = rules, load_rules(rules)
     workers = max(1, workers if workers is not None else os.cpu_count() or 1)
-    job = _job(rules, policy, samples, seed, players, fmt, solve_fn, fast, stakes)
+    job = _job(rules, policy, samples, seed, players, fmt, solve_fn, fast, stakes, opponents)
     check_paths(source, output, out_path, errors, rules_given)
 
     with ExitStack() as stack:

@@ -43,6 +43,8 @@ class Job:
     #: ``KEY/SIZE`` (kept in the run file); see solver.apps.batch.pooling.
     pool: str | None = None
     pool_id: str | None = None
+    #: mc: the opponent model(s) at the table (``solve``'s ``opponents``; None: field).
+    opponents: str | None = None
 
 
 class ChunkResult(NamedTuple):
@@ -88,7 +90,7 @@ def _warm_up(job: Job) -> None:
     (and thread, for Dask), by solving two fixed hands the way the chunks will be."""
     one_thread()
     key = (os.getpid(), threading.get_ident(), job.rules, job.policy, job.players, job.fast,
-           job.pool)  # fmt: skip
+           job.pool, job.opponents)  # fmt: skip
     if key in _WARM:
         return
     from evaluator import parse_hand

@@ -36,6 +36,7 @@ from solver.apps.bench.lookups import (
     evaluate5,
     subset_pass,
 )
+from solver.apps.bench.opponents import mc_opponents
 from solver.apps.bench.pooled import batch_mc, mc_pool, pool_build
 from solver.apps.bench.run import COMPARE_SIZES, MEASUREMENTS, run
 from solver.apps.bench.runs import batch, played, report, startup, startup_field
@@ -96,6 +97,7 @@ __all__ = [
     "machine_info",
     "mc",
     "mc_home_run",
+    "mc_opponents",
     "mc_pool",
     "pareto",
     "played",

@@ -14,6 +14,7 @@ from solver.apps.bench.lookups import (
     evaluate5,
     subset_pass,
 )
+from solver.apps.bench.opponents import mc_opponents
 from solver.apps.bench.pooled import batch_mc, mc_pool, pool_build
 from solver.apps.bench.runs import batch, played, report, startup, startup_field
 from solver.apps.bench.solving import field, greedy, mc, mc_home_run, pareto, splits
@@ -59,6 +60,12 @@ MEASUREMENTS: tuple[Measurement, ...] = (
         mc_pool,
         {"opponents": 3000, "hands": 20, "rounds": 5},
         {"opponents": 3000, "hands": 5, "rounds": 3, "pool_size": 100_000},
+    ),
+    Measurement(
+        "mc_opponents",
+        mc_opponents,
+        {"opponents": 3000, "hands": 3, "rounds": 5},
+        {"opponents": 1000, "hands": 2, "rounds": 2, "learn_from": 200},
     ),
     Measurement("pool_build", pool_build, {"n": None, "rounds": 1}, {"n": 100_000, "rounds": 1}),
     Measurement(

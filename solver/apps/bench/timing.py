@@ -50,6 +50,9 @@ MC_POOL_MS = 20e-3
 MC_POOL_FIELD_RATIO = 250
 #: A pool of the default size built within this many seconds on the machine's cores.
 POOL_BUILD_SECONDS = 120.0
+#: A Monte Carlo solve against a learned model's opponents: at most this times the same
+#: solve against the field's (both dealt).
+MODEL_FIELD_RATIO = 1.10
 #: Hands of the pool a measurement builds for itself when none is cached.
 BENCH_POOL_SIZE = 300_000
 #: ``capsa batch`` with the Monte Carlo policy, drawing from the pool.

@@ -188,12 +188,14 @@ def duel(
     seed: int | None = None,
     timeout: float | None = None,
     progress: Progress | None = None,
+    opponents: str | None = None,
 ) -> DuelResult:
     """Play strategy ``a`` against ``b`` over ``deals`` duplicate deals (module docstring).
 
     ``players`` defaults to the ruleset's; ``seed`` None draws one (reported in the
     result). ``timeout`` is an external program's time for the whole stream (default
     60 s plus 10 ms a hand). ``progress(name, done, total)`` follows the setting of hands.
+    ``opponents``: the opponent model ``mc`` assumes (``solve``'s; None: the field).
     """
     cr = compile_rules(rules)  # once: every part below takes the compiled ruleset
     r = cr.rules
@@ -207,8 +209,12 @@ def duel(
         seed = int(np.random.SeedSequence().generate_state(1)[0])
     if seed < 0:
         raise DuelError(f"seed must be zero or more, got {seed}")
-    sa = resolve(a, k, timeout)
-    sb = resolve(b, k, timeout)
+    if opponents is not None:  # one clear error before any hand is set
+        from solver.strategy.opponents import resolve_opponents
+
+        resolve_opponents(opponents, cr, k - 1)
+    sa = resolve(a, k, timeout, opponents)
+    sb = resolve(b, k, timeout, opponents)
     hands = deal_hands(np.random.default_rng(seed), deals, k)
     flat = hands.reshape(deals * k, 13)
     set_a, secs_a = _play(sa, flat, cr, seed, progress)

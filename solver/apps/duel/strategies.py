@@ -1,5 +1,7 @@
-"""The strategies a duel plays by name: ``greedy``, ``field``, ``mc``, ``mc:SAMPLES``,
-``cmd:PROGRAM``."""
+"""The strategies a duel plays by name: ``greedy``, ``field``, ``safe``, a learned
+opponent model (``MODEL.npz``, played as its opponents would), ``mc``, ``mc:SAMPLES``,
+``cmd:PROGRAM``. ``mc`` assumes the opponents a duel names (``opponents``, field by
+default)."""
 
 from __future__ import annotations
 
@@ -13,13 +15,18 @@ __all__ = ["resolve"]
 
 
 def _policy(name: str) -> SetHands:
+    """A style (``greedy``, ``field``, ``safe``) or a model file, set the way
+    ``solver.strategy.opponents`` sets the opponents at a Monte Carlo table."""
+
     def set_hands(hands: np.ndarray, cr: CompiledRules, seed: int) -> np.ndarray:
+        from solver.strategy.opponents import resolve_opponents
         from solver.strategy.policy import set_sorted_hands, settings_of
         from solver.strategy.trained import get_field
 
+        (model,) = resolve_opponents(name, cr, 1)
         srt = np.sort(hands, axis=1)
-        field = get_field(cr) if name == "field" else None
-        return settings_of(srt, set_sorted_hands(srt, cr, name, field)[0])
+        tables = model.tables if model.tables is not None else get_field(cr)
+        return settings_of(srt, set_sorted_hands(srt, cr, model.policy, tables)[0])
 
     return set_hands
 
@@ -29,7 +36,7 @@ def _hand_seed(seed: int, hand: np.ndarray) -> int:
     return int(np.random.SeedSequence([seed, *hand.tolist()]).generate_state(1)[0])
 
 
-def _mc(samples: int | None, players: int) -> SetHands:
+def _mc(samples: int | None, players: int, opponents: str | None = None) -> SetHands:
     """``solver.solve`` hand by hand. The duel scores settings only, so it solves under
     the ruleset without naturals: the answer is then always the best setting to *play*
     (a declared natural would show the natural's split instead). Opponents' naturals are
@@ -53,6 +60,7 @@ def _mc(samples: int | None, players: int) -> SetHands:
                 samples=samples,
                 seed=_hand_seed(seed, hand),
                 top=0,
+                opponents=opponents,
             )
             out[i] = np.concatenate([as_cards(sol.front), as_cards(sol.middle), as_cards(sol.back)])
         return out
@@ -60,13 +68,19 @@ def _mc(samples: int | None, players: int) -> SetHands:
     return set_hands
 
 
-def resolve(spec: str | Strategy, players: int = 2, timeout: float | None = None) -> Strategy:
-    """A strategy from its name: ``greedy``, ``field``, ``mc``, ``mc:SAMPLES``,
-    ``cmd:PROGRAM``. A :class:`Strategy` passes through."""
+def resolve(
+    spec: str | Strategy,
+    players: int = 2,
+    timeout: float | None = None,
+    opponents: str | None = None,
+) -> Strategy:
+    """A strategy from its name: ``greedy``, ``field``, ``safe``, ``MODEL.npz``, ``mc``,
+    ``mc:SAMPLES``, ``cmd:PROGRAM``; ``mc`` assumes ``opponents`` (None: the field). A
+    :class:`Strategy` passes through."""
     if isinstance(spec, Strategy):
         return spec
     text = spec.strip()
-    if text in ("greedy", "field"):
+    if text in ("greedy", "field", "safe") or text.endswith(".npz"):
         return Strategy(text, _policy(text))
     if text == "mc" or text.startswith("mc:"):
         samples = None
@@ -78,7 +92,11 @@ def resolve(spec: str | Strategy, players: int = 2, timeout: float | None = None
                 raise DuelError(f"mc:SAMPLES needs a whole number, got {raw!r}") from None
             if samples < 1:
                 raise DuelError(f"mc:SAMPLES must be at least 1, got {samples}")
-        return Strategy(text, _mc(samples, players), chunk=8)
+        name = text if opponents is None else f"{text} --opponents {opponents}"
+        return Strategy(name, _mc(samples, players, opponents), chunk=8)
     if text.startswith("cmd:"):
         return command(text[4:].strip(), timeout, players)
-    raise DuelError(f"unknown strategy {spec!r}: use mc, mc:SAMPLES, field, greedy or cmd:PROGRAM")
+    raise DuelError(
+        f"unknown strategy {spec!r}: use mc, mc:SAMPLES, field, greedy, safe, MODEL.npz or "
+        "cmd:PROGRAM"
+    )

@@ -48,6 +48,7 @@ SOLVE_KEYS: tuple[str, ...] = (
     "stakes",
     "played",
     "top_by",
+    "opponents",
 )
 DEAL_KEYS: tuple[str, ...] = ("seed",)
 RULES_KEYS: tuple[str, ...] = ("rules",)
@@ -302,7 +303,24 @@ def solve_options(
         "stakes": _stakes(opts.get("stakes")),
         "played": _played(opts.get("played")),
         **({} if opts.get("top_by") is None else {"top_by": opts["top_by"]}),
+        **({} if opts.get("opponents") is None else {"opponents": _styles(opts["opponents"])}),
     }
+
+
+def _styles(value: Any) -> str:
+    """``opponents`` of a request: styles only (``field``, ``greedy``, ``safe``), one
+    for all or one per opponent (a comma-separated text or a list): the server never
+    reads a model file a request names."""
+    from solver.strategy.opponents import STYLES
+
+    parts = value.split(",") if isinstance(value, str) else value
+    if not isinstance(parts, list) or not parts or len(parts) > 3:
+        raise InputError(f"opponents must be a style or a list of styles, got {_kind(value)}")
+    names = [p.strip() if isinstance(p, str) else p for p in parts]
+    bad = [p for p in names if p not in STYLES]
+    if bad:
+        raise InputError(f"opponents: {quote(bad[0])} is not a style here; use {', '.join(STYLES)}")
+    return ",".join(names)
 
 
 def hand_natural(body: Any, catalog: RulesCatalog) -> dict[str, Any]:

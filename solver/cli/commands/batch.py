@@ -8,7 +8,7 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 
-from solver.cli.options import PolicyOpt, RecordFormat, RulesOpt, stakes_option
+from solver.cli.options import OpponentsOpt, PolicyOpt, RecordFormat, RulesOpt, stakes_option
 from solver.cli.output import consoles, count, progress
 from solver.engine.options import MAX_POOL_SIZE, MIN_POOL_SIZE, Policy
 
@@ -87,6 +87,7 @@ def batch(
     stakes: BatchStakes = None,
     pool: PoolOpt = None,
     pool_size: PoolSizeOpt = None,
+    opponents: OpponentsOpt = None,
 ) -> None:
     """Solve a file of hands: one record per hand, in input order, on every core."""
     import signal
@@ -122,6 +123,7 @@ def batch(
             stakes=parse_stakes(stakes) if stakes is not None else None,
             pool=pool,
             pool_size=pool_size,
+            opponents=opponents,
             on_pool=(lambda done, total: bar.update(done, total=total, what="opponent pool",
                                                     note="hands set")) if bar.shown else None,
         )  # fmt: skip

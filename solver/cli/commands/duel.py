@@ -8,7 +8,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from solver.cli.options import ResultFormat, RulesOpt
+from solver.cli.options import OpponentsOpt, ResultFormat, RulesOpt
 from solver.cli.output import consoles, emit, progress, say, shown
 from solver.engine.options import MAX_DEALS
 
@@ -16,7 +16,11 @@ from solver.engine.options import MAX_DEALS
 def duel(
     ctx: typer.Context,
     a: Annotated[
-        str, typer.Argument(help="Strategy A: mc, mc:SAMPLES, field, greedy, cmd:PROGRAM.")
+        str,
+        typer.Argument(
+            help="Strategy A: mc, mc:SAMPLES, field, greedy, safe, MODEL.npz (a learned "
+            "model, capsa train --from), cmd:PROGRAM."
+        ),
     ],
     b: Annotated[str, typer.Argument(help="Strategy B, the same choices.")],
     deals: Annotated[
@@ -43,6 +47,7 @@ def duel(
             "at most a day).",
         ),
     ] = None,
+    opponents: OpponentsOpt = None,
     fmt: ResultFormat = "table",
 ) -> None:
     """Play strategy A against B in duplicate: A's units per deal (95% CI), differences, fouls.
@@ -59,6 +64,7 @@ def duel(
     with progress(io.err, "duel") as bar:
         result = run_duel(
             a, b, deals=deals, rules=rules, players=players, seed=seed, timeout=timeout,
+            opponents=opponents,
             progress=lambda name, done, total: bar.update(
                 done, total=total, what=f"duel: {shown(name)} setting hands"
             ),

@@ -8,7 +8,14 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from solver.cli.options import NoPoolOpt, PolicyOpt, ResultFormat, RulesOpt, StakesOpt
+from solver.cli.options import (
+    NoPoolOpt,
+    OpponentsOpt,
+    PolicyOpt,
+    ResultFormat,
+    RulesOpt,
+    StakesOpt,
+)
 from solver.cli.output import ROW_NAMES, consoles, emit, pretty_cards, shown
 from solver.engine.options import MAX_SAMPLES, Policy, TopBy
 
@@ -60,6 +67,7 @@ def solve(
         ),
     ] = TopBy.shape,
     no_pool: NoPoolOpt = False,
+    opponents: OpponentsOpt = None,
     fmt: ResultFormat = "table",
 ) -> None:
     """Find the setting of a hand that wins the most units on average."""
@@ -72,21 +80,13 @@ def solve(
         text = read_stdin_text(why="a hand is 13 cards").strip()
     else:  # 13 cards as one argument, or as 13 (or any number: the parser counts them)
         text = " ".join(hand)
-    opponents = read_settings(against) if against else None
+    given = read_settings(against) if against else None
     sol = _solve(
-        text,
-        rules=load_rules(rules),
-        players=players,
-        policy=policy.value,
-        samples=samples,
-        seed=seed,
-        against=opponents,
-        top=top,
-        stakes=parse_stakes(stakes) if stakes is not None else None,
-        played=played,
-        top_by=top_by.value,
-        pool=not no_pool,
-    )
+        text, rules=load_rules(rules), players=players, policy=policy.value,
+        samples=samples, seed=seed, against=given, top=top,
+        stakes=parse_stakes(stakes) if stakes is not None else None, played=played,
+        top_by=top_by.value, pool=not no_pool, opponents=opponents,
+    )  # fmt: skip
     d = sol.to_dict()
     emit(consoles(ctx).out, fmt, d, lambda out: render_solution(d, out, pooled=sol.pooled))
 
@@ -113,6 +113,8 @@ def render_solution(d: dict[str, Any], out: Console, *, pooled: bool = False) ->
     if d["policy"] == "mc":
         whence = " from the pool" if pooled else ""
         how = f"Monte Carlo, {d['samples']} opponent hands{whence}, seed {d['seed']}"
+        if d.get("opponents") not in (None, "field"):
+            how += f", opponents {shown(d['opponents'])}"
     out.print(Panel.fit(_rows_table(d), title=head, subtitle=how))
     for line in _value_lines(d):
         out.print(line)

@@ -39,7 +39,8 @@ def strength(
         list[str] | None,
         typer.Option(
             "--against",
-            help="Policy mc is measured against (repeatable; default field): its exploitability.",
+            help="Policy mc is measured against (repeatable; default field): its "
+            "exploitability; mc@MODEL is mc assuming MODEL (see --opponents).",
         ),
     ] = None,
     tables: Annotated[
@@ -53,6 +54,15 @@ def strength(
     ] = None,
     seed: Annotated[int, typer.Option("--seed", "-s", min=0, help="Seed of the hands.")] = 1,
     no_pool: NoPoolOpt = False,
+    opponents: Annotated[
+        str | None,
+        typer.Option(
+            "--opponents",
+            metavar="MODEL[,MODEL...]",
+            help="Who sets the fresh opponent deals, and mc assumes: field (default), greedy, "
+            "safe or a model file (capsa train --from); one for all, or one per opponent.",
+        ),
+    ] = None,
     fmt: ResultFormat = "table",
 ) -> None:
     """Paired per-hand comparison of policies: what mc gains against a policy per hand."""
@@ -69,10 +79,23 @@ def strength(
             n_hands=hands, rules=cr, players=players or r.players, policies=policies,
             samples=samples, eval_deals=eval_deals, seed=seed, tables=extra,
             progress=(lambda done, total: bar.update(done)) if bar.shown else None,
-            pool=not no_pool,
+            pool=not no_pool, opponents=opponents,
         )  # fmt: skip
     d = report.to_dict()
     emit(io.out, fmt, d, lambda out: render_strength(d, out))
+
+
+def _pair(name: str, policies: dict[str, Any]) -> str:
+    """``a-b`` as ``a over b`` (a policy's name may hold a ``-``: a model file's)."""
+    for a in policies:
+        if name.startswith(f"{a}-") and name[len(a) + 1 :] in policies:
+            return f"{a} over {name[len(a) + 1 :]}"
+    return name.replace("-", " over ", 1)
+
+
+def _of(d: dict[str, Any]) -> str:
+    who = d.get("opponents", "field")
+    return "" if who == "field" else f" of {shown(who)} opponents"
 
 
 def render_strength(d: dict[str, Any], out: Console) -> None:
@@ -80,7 +103,7 @@ def render_strength(d: dict[str, Any], out: Console) -> None:
     table = Table(
         title=f"strength: {shown(d['rules'])}, {d['players']} players, {d['hands']:,} hands",
         caption=f"mc at {d['samples']:,} opponent hands; every setting meets the same "
-        f"{d['eval_deals']} fresh deals; seed {d['seed']}; units per opponent per hand",
+        f"{d['eval_deals']} fresh deals{_of(d)}; seed {d['seed']}; units per opponent per hand",
     )
     for col in ("comparison", "gain", "± se", "95% interval", "set differently"):
         table.add_column(
@@ -88,7 +111,7 @@ def render_strength(d: dict[str, Any], out: Console) -> None:
         )
     for name, g in d["gains"].items():
         lo, hi = g["ci95"]
-        table.add_row(name.replace("-", " over ", 1), f"{g['mean']:+.4f}", f"{g['stderr']:.4f}",
+        table.add_row(_pair(name, d["policies"]), f"{g['mean']:+.4f}", f"{g['stderr']:.4f}",
                       f"[{lo:+.4f}, {hi:+.4f}]", f"{g['differ']:z.0%}")  # fmt: skip
     out.print(table)
     for name, v in d["policies"].items():

@@ -1,13 +1,15 @@
-"""``capsa train``: the field strategy's tables for a ruleset, by self-play."""
+"""``capsa train``: the field strategy's tables for a ruleset, by self-play; or, with
+``--from``, an opponent model learned from the settings opponents were seen to play."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
+from rich.console import Console
 
-from solver.cli.options import RulesOpt
-from solver.cli.output import consoles, progress, shown
+from solver.cli.options import ResultFormat, RulesOpt
+from solver.cli.output import consoles, emit, progress, say, shown
 
 
 def train(
@@ -32,10 +34,26 @@ def train(
         ),
     ] = None,
     ship: Annotated[bool, typer.Option(help="Write to solver/data/field-NAME.npz.")] = False,
+    source: Annotated[
+        str | None,
+        typer.Option(
+            "--from",
+            metavar="FILE|-",
+            help="Learn an opponent model instead, from the settings they were seen to play: "
+            "'id: front | middle | back' lines or capsa batch JSON records (-o default: "
+            "FILE with .npz).",
+        ),
+    ] = None,
+    fmt: ResultFormat = "table",
 ) -> None:
     """Train the field strategy's model for a ruleset by self-play (fictitious play): the
-    row-key tables, the card-removal shift and the joint-rows correction."""
+    row-key tables, the card-removal shift and the joint-rows correction. With --from,
+    learn an opponent model (--opponents MODEL.npz) from recorded settings."""
     from solver.apps.training import prepare, train_to_file
+
+    if source is not None:
+        _train_from(ctx, source, rules, output, ship, fmt)
+        return
 
     options = {"rounds": rounds, "hands_per_round": hands, "seed": seed, "tol": tol,
                "min_rounds": min_rounds}  # fmt: skip
@@ -63,3 +81,48 @@ def train(
     )
     if not meta["converged"]:
         raise typer.Exit(1)
+
+
+def _train_from(
+    ctx: typer.Context, source: str, rules: str | None, output: str | None, ship: bool, fmt: str
+) -> None:
+    """``capsa train --from``: read, learn, write the model, report how well it predicts."""
+    from pathlib import Path
+
+    from solver.apps.files import check_outputs, reads, writes
+    from solver.apps.learning import learn_from, read_seen
+    from solver.engine.errors import InputError
+    from solver.engine.rules import load_rules
+
+    if ship:
+        raise InputError("--ship writes field tables; --from learns an opponent model (-o)")
+    if output is None and source == "-":
+        raise InputError("--from -: give the model's file with -o")
+    dest = Path(output) if output else Path(source).with_suffix(".npz")
+    ruleset = load_rules(rules)
+    inputs = [reads(source, "the --from file")]
+    if rules is not None and Path(rules).exists():
+        inputs.append(reads(rules, "the ruleset file"))
+    check_outputs(inputs, [writes(dest)], "capsa train")
+    seen = read_seen(source)
+    for line, why in seen.bad:
+        say(f"line {line}: {why}")
+    _, report = learn_from(seen, ruleset, source, dest)
+    emit(consoles(ctx).out, fmt, report, lambda out: render_learned(report, out))
+    if seen.bad:
+        raise typer.Exit(1)
+
+
+def render_learned(d: dict[str, Any], out: Console) -> None:
+    """What ``capsa train --from`` learned (its JSON report), for people."""
+    out.print(
+        f"learned from {d['fit_hands']:,} settings ({d['rules']}); "
+        f"{d['fouled']:,} fouled and {d['skipped']:,} declared or surrendered left out"
+    )
+    out.print(f"held out {d['held_out']:,} settings:        model   field")
+    out.print(f"  their setting, share of hands  {d['agree']:6.1%}  {d['agree_field']:6.1%}")
+    out.print(
+        f"  log-likelihood per hand       {d['loglik']:+7.3f} {d['loglik_field']:+7.3f}"
+        f"  (temperature {d['temperature']:g}, field's {d['temperature_field']:g})"
+    )
+    out.print(f"wrote {shown(d['model'])}: play against it with --opponents {shown(d['model'])}")

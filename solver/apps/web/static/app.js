@@ -257,6 +257,7 @@ function tableOptions() {
     const seed = $("#seed").value.trim();
     if (samples !== "") o.samples = Number(samples);
     if (seed !== "") o.seed = Number(seed);
+    if ($("#opponents").value !== "field") o.opponents = $("#opponents").value;
   }
   return o;
 }
@@ -527,7 +528,11 @@ function rowBar(stats) {
 }
 
 function describeHow(d) {
-  if (d.policy === "mc") return t("how.mc", { samples: d.samples.toLocaleString(), seed: d.seed === null ? "—" : d.seed });
+  if (d.policy === "mc") {
+    const how = t("how.mc", { samples: d.samples.toLocaleString(), seed: d.seed === null ? "—" : d.seed });
+    if (!d.opponents || d.opponents === "field") return how;
+    return `${how} · ${t("how.opponents", { who: d.opponents })}`;
+  }
   if (d.policy === "field") return t("how.field");
   if (d.policy === "greedy") return t("how.greedy");
   if (d.policy === "exact") return t("how.exact");
@@ -696,6 +701,7 @@ function shareLink(mode, d, played = null) {
   if ($("#policy").value === "mc") {
     if (d.samples) p.set("samples", String(d.samples));
     if (d.seed !== null && d.seed !== undefined) p.set("seed", String(d.seed));
+    if ($("#opponents").value !== "field") p.set("opponents", $("#opponents").value);
   }
   if (played) p.set("played", played);
   const url = new URL(location.href);
@@ -727,6 +733,7 @@ async function restoreFromLink() {
   if (p.get("policy")) $("#policy").value = p.get("policy");
   syncPolicy();
   if (p.get("samples")) $("#samples").value = p.get("samples");
+  if (["field", "greedy", "safe"].includes(p.get("opponents"))) $("#opponents").value = p.get("opponents");
   $("#seed").value = p.get("seed") || "";
   setHandText(hand);
   const mode = p.get("mode") === "check" ? "check" : "solve";
@@ -1143,6 +1150,7 @@ async function start() {
   $("#rules").addEventListener("change", rulesChanged);
   $("#rules-file").addEventListener("change", (e) => uploadRules(e.target.files[0]));
   $("#policy").addEventListener("change", () => { syncPolicy(); optionsChanged(); });
+  $("#opponents").addEventListener("change", optionsChanged);
   for (const sel of ["#players", "#samples", "#seed"]) $(sel).addEventListener("change", optionsChanged);
   $("#copy-answer").addEventListener("click", () => state.answer && copyText(answerText(state.answer.data, state.answer.link)));
   $("#copy-link").addEventListener("click", () => state.answer && copyText(state.answer.link));

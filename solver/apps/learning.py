@@ -1,0 +1,168 @@
+"""``capsa train --from``: read the settings opponents were seen to play, learn a model
+from them (solver.strategy.learn) and write it (docs/opponents.md#learned-models).
+
+The file holds one setting a line, each in one of two forms (blank lines and ``#``
+comments skipped):
+
+- a played line, as ``capsa batch`` reads it: ``front | middle | back``, with an id
+  before it or not (``id: front | middle | back``); ``HAND | declare`` and
+  ``HAND | surrender`` are skipped (no setting was shown);
+- a record of ``capsa batch`` (a JSON line): the setting it says was played
+  (``played``, from a played line; a played declare or surrender is skipped), else its
+  own ``front``, ``middle`` and ``back``, the setting of the policy that made it, whatever
+  it advises (a record that advises declaring shows the natural's rows: skipped).
+
+A bad line is reported with its number and the reading goes on; a fouled setting is
+counted and left out (a model never fouls). The file is read whole, at most
+``MAX_FROM_BYTES``, each line at most ``MAX_LINE`` bytes.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from solver.engine.errors import InputError
+from solver.engine.inputs import quote
+
+__all__ = ["MAX_FROM_BYTES", "Seen", "learn_from", "read_seen"]
+
+#: The most bytes ``--from`` reads, and a line's.
+MAX_FROM_BYTES = 64 << 20
+MAX_LINE = 4096
+_SKIP = ("declare", "surrender")
+
+
+@dataclass
+class Seen:
+    """The settings read: flat uint8[n, 13] (front, middle, back), the bad lines (line
+    number, why), and how many were skipped (a declare or surrender)."""
+
+    settings: list[np.ndarray] = field(default_factory=list)
+    bad: list[tuple[int, str]] = field(default_factory=list)
+    skipped: int = 0
+
+
+def read_seen(source: str) -> Seen:
+    """The settings of a file (``-``: stdin), bounded (module docstring)."""
+    import sys
+
+    from solver.apps.inputs import decode_text
+    from solver.engine.inputs import read_bounded
+
+    what = "--from stdin" if source == "-" else f"--from file {quote(source)}"
+    try:
+        raw = read_bounded(sys.stdin.buffer if source == "-" else source, MAX_FROM_BYTES, what)
+    except OSError as exc:
+        raise InputError(f"cannot read {what}: {exc.strerror or exc}") from None
+    seen = Seen()
+    for number, line in enumerate(decode_text(raw, what).splitlines(), start=1):
+        text = line.strip()
+        if not text or text.startswith("#"):
+            continue
+        if len(line) > MAX_LINE:
+            seen.bad.append((number, f"longer than {MAX_LINE:,} characters"))
+            continue
+        try:
+            got = _setting(text)
+        except ValueError as exc:
+            seen.bad.append((number, str(exc)))
+            continue
+        if got is None:
+            seen.skipped += 1
+        else:
+            seen.settings.append(got)
+    return seen
+
+
+def _setting(text: str) -> np.ndarray | None:
+    """A line's setting (uint8[13]); None for a declare or surrender. ValueError (or
+    CardParseError) says what is wrong."""
+    from solver.engine.settlement import parse_setting
+
+    if text.startswith("{"):
+        try:
+            rec = json.loads(text)
+        except ValueError:
+            raise ValueError("not a JSON record") from None
+        if not isinstance(rec, dict):
+            raise ValueError("not a JSON record")
+        played = rec.get("played")
+        if isinstance(played, dict):  # a played line's record: what was played
+            if played.get("action") != "play":
+                return None
+            rec = played
+        elif rec.get("action", "play") == "declare":  # the rows are the natural's
+            return None
+        rows = [rec.get(r) for r in ("front", "middle", "back")]
+        if not all(isinstance(r, str) for r in rows):
+            raise ValueError("a record needs front, middle and back")
+        return parse_setting(tuple(rows))
+    body = text.rsplit(":", 1)[-1] if ":" in text else text
+    parts = [p.strip() for p in body.split("|")]
+    if len(parts) == 2 and parts[1].lower() in _SKIP:
+        return None
+    if len(parts) != 3:
+        raise ValueError("a setting is 'front | middle | back'")
+    return parse_setting(tuple(parts))
+
+
+def learn_from(
+    seen: Seen, rules: Any, source: str, dest: Path | None = None
+) -> tuple[Any, dict[str, Any]]:
+    """Learn a model from the settings read, under a ruleset (compiled here, once: the
+    entry point of ``capsa train --from``), and write it to ``dest`` (None: not written):
+    (the ``solver.strategy.learn.Learned`` model, the report ``capsa train --from``
+    prints). InputError when too few legal settings remain."""
+    from solver.engine.compiled import compile_rules
+    from solver.engine.settlement import summarize_batch
+    from solver.strategy.field import play_digest
+    from solver.strategy.learn import MIN_SETTINGS, learn, learnable
+    from solver.strategy.opponents import MODEL_KIND, MODEL_VERSION
+    from solver.strategy.trained import get_field
+
+    cr = compile_rules(rules)
+    why = learnable(cr)
+    if why is not None:
+        raise InputError(
+            f"--from: a model cannot be learned under {quote(cr.rules.name)}: {why} "
+            "(docs/opponents.md#limits)"
+        )
+    flat = np.array(seen.settings, np.uint8).reshape(-1, 13)
+    keys, roy, fouls = summarize_batch(flat, cr)
+    good = ~fouls
+    if int(good.sum()) < MIN_SETTINGS:
+        raise InputError(
+            f"--from: {int(good.sum())} legal settings read; a model needs at least {MIN_SETTINGS}"
+        )
+    hands = np.sort(flat[good], axis=1)
+    meta = {
+        "kind": MODEL_KIND,
+        "version": MODEL_VERSION,
+        "rules": cr.rules.name,
+        "play_digest": play_digest(cr.rules),
+        "source": Path(source).name if source != "-" else "stdin",
+    }
+    learned = learn(hands, keys[good], roy[good], cr, get_field(cr), meta)
+    if dest is not None:
+        from solver.strategy.learn import save_model
+
+        save_model(dest, learned, get_field(cr))
+    report = {
+        "rules": cr.rules.name,
+        "settings": len(seen.settings),
+        "fouled": int(fouls.sum()),
+        "skipped": seen.skipped,
+        "bad_lines": len(seen.bad),
+        "fit_hands": learned.fit_hands,
+        "held_out": learned.fit.hands,
+        "temperature": round(learned.temperature, 4),
+        "temperature_field": round(learned.temperature_field, 4),
+        **{k: v for k, v in learned.fit.to_dict().items() if k != "hands"},
+        **({} if dest is None else {"model": str(dest)}),
+    }
+    return learned, report

@@ -1,0 +1,119 @@
+"""What knowing the opponents is worth: duplicate deals against ``greedy``
+(docs/opponents.md#measured).
+
+``python -m tests.opponents_gain`` deals ``--deals`` duplicate deals of 2 players under
+``chinese-2-4`` (seed ``--seed``) and plays each, seats swapped, between ``greedy`` and
+three versions of ``mc`` (``--samples`` opponent hands a solve), settled exactly
+(``solver.apps.duel.score_duplicate``, the duel's scoring):
+
+- ``mc --opponents greedy`` (it knows the opponents);
+- ``mc --opponents field`` (today's mc);
+- ``mc --opponents MODEL.npz``, a model learned (as ``capsa train --from`` learns it)
+  from ``--learn`` of greedy's settings of other hands (seed ``--seed + 1``).
+
+It prints each one's units per deal against greedy and the paired gains over today's
+mc, per deal (the same deals, so the difference of the two duels' per-deal values),
+with 95% intervals (Student's t), and the seconds each spent setting hands. The
+field's mc and the model's draw their opponents from pools of ``--pool`` hands built
+first in a scratch folder (``capsa pool`` and ``capsa pool --opponents MODEL.npz``; 0:
+dealt), as a long run would; greedy's are dealt (cheap to set). ``--out FILE`` writes
+the figures as JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+
+
+def _interval(x: np.ndarray) -> dict[str, float]:
+    from solver.apps.duel import confidence_interval
+
+    mean, se, half = confidence_interval(x)
+    return {"mean": mean, "stderr": se, "lo": mean - half, "hi": mean + half}
+
+
+def _learn(n: int, seed: int, cr, folder: Path) -> Path:
+    """A model learned from greedy's settings of ``n`` other hands, written to a file."""
+    from solver.apps.learning import Seen, learn_from
+    from solver.strategy.deal import random_hands
+    from solver.strategy.setting import set_hands
+
+    hands = random_hands(np.random.default_rng(seed), n)
+    seen = Seen(settings=list(set_hands(hands, cr.rules, "greedy")))
+    path = folder / f"greedy-{n}.npz"
+    _, report = learn_from(seen, cr.rules, "greedy", path)
+    print(f"learned from {report['fit_hands']} of greedy's settings: {report}", flush=True)
+    return path
+
+
+def main(argv: list[str]) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--deals", type=int, default=1000)
+    ap.add_argument("--samples", type=int, default=3000)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--learn", type=int, default=5000)
+    ap.add_argument("--pool", type=int, default=500_000)
+    ap.add_argument("--out")
+    args = ap.parse_args(argv)
+    from solver.apps.duel import resolve, score_duplicate
+    from solver.engine.compiled import compile_rules
+    from solver.engine.rules import load_rules
+    from solver.strategy.deal import deal_hands
+
+    rules = load_rules("chinese-2-4")
+    cr = compile_rules(rules)
+    hands = deal_hands(np.random.default_rng(args.seed), args.deals, 2)
+    flat = hands.reshape(-1, 13)
+    out: dict = {"rules": rules.name, "players": 2, "deals": args.deals,
+                 "samples": args.samples, "seed": args.seed, "learn": args.learn}  # fmt: skip
+    with tempfile.TemporaryDirectory(prefix="capsa-gain-") as tmp:
+        folder = Path(tmp)
+        if args.pool:  # the pool of the rules mc solves under in a duel (no naturals)
+            from solver.strategy.pool import build_pool
+
+            os.environ["CAPSA_POOL_DIR"] = str(folder)
+            t0 = time.perf_counter()
+            build_pool(compile_rules(replace(rules, naturals=())), args.pool)
+            print(f"pool of {args.pool:,} hands: {time.perf_counter() - t0:.0f} s", flush=True)
+        model = _learn(args.learn, args.seed + 1, cr, folder)
+        if args.pool:
+            from solver.strategy.opponents import load_model
+
+            t0 = time.perf_counter()
+            tables = load_model(model, compile_rules(replace(rules, naturals=()))).tables
+            build_pool(compile_rules(replace(rules, naturals=())), args.pool, tables=tables)
+            print(f"the model's pool: {time.perf_counter() - t0:.0f} s", flush=True)
+        greedy = resolve("greedy", 2).set_hands(flat, cr, args.seed)
+        x, seconds = {}, {}
+        for name, opp in (("greedy", "greedy"), ("field", "field"), ("model", str(model))):
+            mc = resolve(f"mc:{args.samples}", 2, None, opp)
+            t0 = time.perf_counter()
+            settings = mc.set_hands(flat, cr, args.seed)
+            seconds[name] = (time.perf_counter() - t0) / len(flat)
+            x[name] = score_duplicate(settings, greedy, hands, cr)["x"]
+            print(f"mc --opponents {name}: {_interval(x[name])}, "
+                  f"{seconds[name] * 1000:.1f} ms a hand", flush=True)  # fmt: skip
+    out["vs_greedy"] = {k: _interval(v) for k, v in x.items()}
+    out["gain_knowing"] = _interval(x["greedy"] - x["field"])
+    out["gain_model"] = _interval(x["model"] - x["field"])
+    knowing = out["gain_knowing"]["mean"]
+    out["share_of_gain"] = out["gain_model"]["mean"] / knowing if knowing else None
+    out["seconds_a_hand"] = seconds
+    text = json.dumps(out, indent=2)
+    print(text)
+    if args.out:
+        Path(args.out).write_text(text + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
