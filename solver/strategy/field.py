@@ -208,19 +208,30 @@ def shipped_index() -> dict[str, Path]:
     return out
 
 
-def save_field(tables: FieldTables, path: Path) -> None:
-    """Write the distribution and the corrections (float32, compressed) and the metadata,
-    whole or not at all (``evaluator.files.atomic_write``)."""
+def save_field(
+    tables: FieldTables,
+    path: Path,
+    *,
+    extra: dict[str, np.ndarray] | None = None,
+    meta: dict | None = None,
+) -> None:
+    """Write the distribution and the corrections (float32, compressed) and the metadata
+    (``meta``, else the tables'), whole or not at all (``evaluator.files.atomic_write``);
+    ``extra``: more float32 arrays after the corrections (a learned model's utility)."""
     from evaluator.files import atomic_write
 
     path.parent.mkdir(parents=True, exist_ok=True)
     arrays = {
-        "dist": tables.dist.astype(np.float32),
-        "rank": tables.rank.astype(np.float32),
-        "suit": tables.suit.astype(np.float32),
-        "cop": tables.cop.astype(np.float32),
-        "meta": np.array(json.dumps(tables.meta)),
+        name: a.astype(np.float32)
+        for name, a in {
+            "dist": tables.dist,
+            "rank": tables.rank,
+            "suit": tables.suit,
+            "cop": tables.cop,
+            **(extra or {}),
+        }.items()
     }
+    arrays["meta"] = np.array(json.dumps(tables.meta if meta is None else meta))
     atomic_write(path, lambda fh: np.savez_compressed(fh, **arrays), binary=True)
 
 

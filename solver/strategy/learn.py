@@ -361,20 +361,9 @@ def learn(
 
 def save_model(path: Any, learned: Learned, field: FieldTables) -> None:
     """Write a learned model (the field's arrays, the utility, the metadata; float32,
-    compressed), whole or not at all (``evaluator.files.atomic_write``)."""
-    import json
+    compressed), whole or not at all (``save_field``)."""
     from pathlib import Path
 
-    from evaluator.files import atomic_write
+    from solver.strategy.field import save_field
 
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    arrays = {
-        "dist": field.dist.astype(np.float32),
-        "rank": field.rank.astype(np.float32),
-        "suit": field.suit.astype(np.float32),
-        "cop": field.cop.astype(np.float32),
-        "util": learned.util.astype(np.float32),
-        "meta": np.array(json.dumps(learned.tables.meta)),
-    }
-    atomic_write(path, lambda fh: np.savez_compressed(fh, **arrays), binary=True)
+    save_field(field, Path(path), extra={"util": learned.util}, meta=learned.tables.meta)
