@@ -65,7 +65,7 @@ def test_a_short_input_deals_a_long_one_builds_the_pool(folder, tmp_path, caplog
     pool = PL.cached_pool(compile_rules("chinese-1-6"))
     assert pool is not None and pool.size == SIZE
     stored = json.loads(sidecar_path(tmp_path / "c.jsonl").read_text())
-    assert stored["pool"] == f"{pool.key}/{SIZE}"
+    assert stored["pool"] == f"{pool.key}/{SIZE}/{pool.digest}" == pool.ident
     pooled = records(tmp_path / "c.jsonl")
     # the short file's hands are the long one's first 600: now drawn from the pool
     run_batch(short, tmp_path / "d.jsonl", workers=1, **MC)

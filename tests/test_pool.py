@@ -342,7 +342,7 @@ def test_no_pool_answers_are_the_golden_ones(with_pools):
 
 
 def _copy_pool(pools: Path, folder: Path, name: str = "chinese-1-6") -> Path:
-    src = pools / PL.pool_path(compile_rules(name)).name
+    src = pools / PL.pool_path(compile_rules(name), size=SIZE).name
     dst = folder / src.name
     dst.write_bytes(src.read_bytes())
     return dst
@@ -351,7 +351,7 @@ def _copy_pool(pools: Path, folder: Path, name: str = "chinese-1-6") -> Path:
 def _damage(path: Path, how: str) -> None:
     data = bytearray(path.read_bytes())
     head_end = (
-        len(PL._MAGIC) + 8 + int.from_bytes(data[len(PL._MAGIC) : len(PL._MAGIC) + 8], "little")
+        len(PL.MAGIC) + 8 + int.from_bytes(data[len(PL.MAGIC) : len(PL.MAGIC) + 8], "little")
     )
     if how == "flip a bit":
         data[len(data) // 2] ^= 0x10
@@ -370,7 +370,7 @@ def _damage(path: Path, how: str) -> None:
     elif how == "last byte":
         data[-1] ^= 1
     elif how in ("not an object", "arrays not objects"):
-        start = len(PL._MAGIC) + 8
+        start = len(PL.MAGIC) + 8
         head = json.loads(bytes(data[start:head_end]))
         head = [1, 2] if how == "not an object" else {**head, "arrays": [1] * len(head["arrays"])}
         raw = json.dumps(head).encode()

@@ -18,9 +18,12 @@ foreign or other ruleset's file is an ``InputError`` naming it.
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
+import math
 import os
+import stat
 import threading
 import zipfile
 from collections.abc import Sequence
@@ -68,6 +71,8 @@ class OpponentModel:
     name: str
     policy: str
     tables: FieldTables | None = None
+    #: A learned model's identity: 32 hex digits of its file's SHA-256 ("" for a style).
+    digest: str = ""
 
     @property
     def is_field(self) -> bool:
@@ -173,39 +178,49 @@ _LOCK = threading.Lock()
 
 def load_model(path: str | os.PathLike[str], cr: CompiledRules) -> OpponentModel:
     """A learned model from its file, read bounded and checked: its metadata (kind,
-    version, the ruleset it was learned for), every array's shape and values. Held per
-    file, ruleset and modification time. InputError names the file and what is wrong."""
+    version, the ruleset it was learned for), every array's dtype, shape and values, the
+    tables as the kernels read them. Held per file, ruleset and modification time.
+    InputError names the file and what is wrong; only a regular file is read, opened so
+    that it never blocks."""
     p = Path(path)
+    where = f"opponents: {quote(str(p))}"
     try:
-        st = p.stat()
+        fd = os.open(p, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
     except OSError as exc:
         raise InputError(f"opponents: cannot read {quote(str(p))}: {exc.strerror}") from None
-    ident = (str(p.resolve()), st.st_mtime_ns, st.st_size, cr.rules)
-    with _LOCK:
-        got = _LOADED.get(ident)
-    if got is None:
-        got = OpponentModel(p.name, "field", _read_tables(p, st.st_size, cr))
+    with os.fdopen(fd, "rb") as fh:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise InputError(f"{where} is not a file")
+        ident = (str(p.resolve()), st.st_dev, st.st_ino, st.st_mtime_ns, st.st_size, cr.rules)
         with _LOCK:
-            if len(_LOADED) >= 16:
-                _LOADED.clear()
-            _LOADED[ident] = got
+            got = _LOADED.get(ident)
+        if got is not None:
+            return got
+        if st.st_size > MAX_MODEL_BYTES:
+            raise InputError(
+                f"{where} is {st.st_size:,} bytes: a model file has at most {MAX_MODEL_BYTES:,}"
+            )
+        try:
+            data = fh.read(MAX_MODEL_BYTES + 1)
+        except OSError as exc:
+            raise InputError(f"{where}: cannot read it ({exc.strerror})") from None
+    digest = hashlib.sha256(data).hexdigest()[:32]
+    got = OpponentModel(p.name, "field", _read_tables(data, where, cr), digest)
+    with _LOCK:
+        if len(_LOADED) >= 16:
+            _LOADED.clear()
+        _LOADED[ident] = got
     return got
 
 
-def _read_tables(p: Path, size: int, cr: CompiledRules) -> FieldTables:
-    where = f"opponents: {quote(str(p))}"
-    if not p.is_file():
-        raise InputError(f"{where} is not a file")
-    if size > MAX_MODEL_BYTES:
-        raise InputError(f"{where} is {size:,} bytes: a model file has at most {MAX_MODEL_BYTES:,}")
+def _read_tables(data: bytes, where: str, cr: CompiledRules) -> FieldTables:
+    """The tables of a model file's bytes, every check made (``load_model``)."""
     try:
-        with open(p, "rb") as fh:
-            data = fh.read(MAX_MODEL_BYTES + 1)
         arrays = _arrays(data)
-    except OSError as exc:
-        raise InputError(f"{where}: cannot read it ({exc.strerror})") from None
-    except (ValueError, KeyError, zipfile.BadZipFile, EOFError) as exc:
-        raise InputError(f"{where} is not a model file ({str(exc)[:80]})") from None
+    except (ValueError, KeyError, TypeError, zipfile.BadZipFile, EOFError, OSError,
+            MemoryError, RecursionError) as exc:  # fmt: skip
+        raise InputError(f"{where} is not a model file ({quote(str(exc), 80)})") from None
     meta = _meta(arrays["meta"], where)
     from solver.strategy.learn import learnable
 
@@ -218,25 +233,37 @@ def _read_tables(p: Path, size: int, cr: CompiledRules) -> FieldTables:
         raise InputError(
             f"{where} was learned for another ruleset ({learned}), not {quote(cr.rules.name)}"
         )
-    dist = arrays["dist"]
-    if dist.shape != (3, NKEY) or not np.isfinite(dist).all() or (dist < 0).any():
-        raise InputError(f"{where}: its row-key tables are damaged")
-    if (dist.sum(axis=1) <= 0).any():
-        raise InputError(f"{where}: its row-key tables are empty")
-    extra = {k: arrays[k] for k in ("rank", "suit", "cop", "util")}
-    if not all(np.isfinite(a).all() for a in extra.values()):
-        raise InputError(f"{where}: its corrections are damaged")
-    if extra["util"].shape != (3, NKEY):
-        raise InputError(f"{where}: its row utility has shape {extra['util'].shape}")
-    try:
-        return field_tables(dist, cr, meta=meta, **extra)
-    except ValueError as exc:
-        raise InputError(f"{where}: {exc}") from None
+    with np.errstate(all="ignore"):  # what float32 makes of them is checked, not warned
+        f32 = {k: arrays[k].astype(np.float32) for k in ("dist", "rank", "suit", "cop", "util")}
+        dist = f32["dist"]
+        if dist.shape != (3, NKEY) or not np.isfinite(dist).all() or (dist < 0).any():
+            raise InputError(f"{where}: its row-key tables are damaged")
+        if not (dist.sum(axis=1, dtype=np.float64) > 0).all():
+            raise InputError(f"{where}: its row-key tables are empty")
+        extra = {k: f32[k] for k in ("rank", "suit", "cop", "util")}
+        if not all(np.isfinite(a).all() for a in extra.values()):
+            raise InputError(f"{where}: its corrections are damaged")
+        if extra["util"].shape != (3, NKEY):
+            raise InputError(f"{where}: its row utility has shape {extra['util'].shape}")
+        try:
+            tables = field_tables(dist, cr, meta=meta, **extra)
+        except ValueError as exc:
+            raise InputError(f"{where}: {exc}") from None
+        # the tables as the kernels read them: every value finite
+        if not all(np.isfinite(a).all() for a in (*tables.model, tables.fw, tables.ft, tables.fo)):
+            raise InputError(f"{where}: its tables are not finite once converted")
+    return tables
+
+
+#: The dtype kinds each array of a model file may have (numbers; the metadata text).
+_KINDS = {"meta": "U", **{name: "fiu" for name in _ARRAYS if name != "meta"}}
 
 
 def _arrays(data: bytes) -> dict[str, np.ndarray]:
-    """The arrays of an .npz held in ``data``, after checking the archive's members and
-    their uncompressed sizes (no archive may unpack to more than ``MAX_MODEL_ARRAYS``)."""
+    """The arrays of an .npz held in ``data``, after checking the archive's members, each
+    array's header (a number dtype, the metadata text; the bytes its shape needs within
+    the member) and their uncompressed sizes (no archive may unpack to more than
+    ``MAX_MODEL_ARRAYS``)."""
     with zipfile.ZipFile(io.BytesIO(data)) as zf:
         infos = zf.infolist()
         names = sorted(i.filename for i in infos)
@@ -244,6 +271,19 @@ def _arrays(data: bytes) -> dict[str, np.ndarray]:
             raise ValueError(f"it holds {', '.join(names)[:60]}")
         if sum(i.file_size for i in infos) > MAX_MODEL_ARRAYS:
             raise ValueError("its arrays are too large")
+        for info in infos:
+            name = info.filename[:-4]
+            with zf.open(info) as fh:
+                version = np.lib.format.read_magic(fh)
+                if version not in ((1, 0), (2, 0)):
+                    raise ValueError(f"{name} is an .npy of version {version}")
+                read = getattr(np.lib.format, f"read_array_header_{version[0]}_0")
+                shape, _, dtype = read(fh)
+            if dtype.kind not in _KINDS[name] or dtype.hasobject or dtype.fields is not None:
+                raise ValueError(f"{name} holds {dtype}")
+            need = math.prod(shape) * dtype.itemsize
+            if need > info.file_size:
+                raise ValueError(f"{name} declares {need:,} bytes in {info.file_size:,}")
     with np.load(io.BytesIO(data), allow_pickle=False) as z:
         return {name: z[name] for name in _ARRAYS}
 
@@ -251,7 +291,7 @@ def _arrays(data: bytes) -> dict[str, np.ndarray]:
 def _meta(raw: np.ndarray, where: str) -> dict:
     try:
         meta = json.loads(str(raw))
-    except ValueError:
+    except (ValueError, RecursionError):
         raise InputError(f"{where}: its metadata is not JSON") from None
     if not isinstance(meta, dict) or meta.get("kind") != MODEL_KIND:
         raise InputError(f"{where} is not an opponent model (capsa train --from writes them)")

@@ -12,7 +12,9 @@ uniformly random hand of the unseen cards set by the field, as a dealt one is.
 
 The pool lives in one file beside the field tables (``pool_dir``: ``CAPSA_POOL_DIR``,
 else the cache folder ``CAPSA_CACHE_DIR`` or the user cache folder), named after its
-key, and is memory-mapped read-only: processes on one machine share one copy in memory.
+key, and its size (``pool_path``), and is memory-mapped read-only: processes on one machine share
+one copy in memory. A pool of another size is another file, so building one never
+replaces a file a running process maps (a run's workers draw from the one it began with).
 
 **The key** (``pool_key``) is a digest of everything that decides what the pool holds:
 the kernels' sources (``evaluator._jit.sources_digest``), this module's source, and
@@ -25,7 +27,12 @@ field tables or other code give another key, hence another file.
 **A pool is trusted only whole.** The file starts with a header (the key, the size, and
 for each array its dtype, shape, offset and CRC-32); ``open_pool`` checks the key, that
 the arrays fill the file exactly, and every array's CRC-32 (20 to 35 ms for the default
-pool, once per process), so a stale, truncated or damaged file is never used. Files are
+pool, once per process) and then every value a kernel reads (each key, split and index
+within its table, the naturals where the fouls and masks say: ``pool_file.check_values``), so a
+stale, truncated, damaged or crafted file is never used. Only a regular file is opened,
+and never so as to block (a FIFO at the path is refused). ``OpponentPool.digest``
+names the contents (the key, the size and every array's CRC-32): a batch keeps it in
+its run file, and its workers check the file they map against it. Files are
 written whole to a temporary name and renamed (``os.replace``): a killed build leaves no
 pool, and two builds at once each rename a complete file.
 """
@@ -37,6 +44,7 @@ import hashlib
 import json
 import logging
 import os
+import stat
 import tempfile
 import threading
 import time
@@ -51,45 +59,22 @@ import numpy as np
 from solver.engine.compiled import CompiledRules
 from solver.engine.errors import InputError
 from solver.engine.inputs import quote
-from solver.engine.layout import NKEY, NSUB5, P_HR_MIN, P_HR_MULT
+from solver.engine.layout import P_HR_MIN, P_HR_MULT
 from solver.engine.options import DEFAULT_POOL_SIZE, MAX_POOL_SIZE, MIN_POOL_SIZE
 from solver.strategy.field import FieldTables, play_digest
+from solver.strategy import pool_file
+from solver.strategy.pool_file import ALIGN, ARRAYS, MAGIC, POOL_VERSION, PoolError, read_pool_file
 from solver.strategy.threads import Stop
 from solver.strategy.trained import get_field
 
 log = logging.getLogger("capsa")
 
-POOL_VERSION = 1
 #: The pool's hands come from this seed (so every build of one key is the same pool).
 POOL_SEED = 20260323
 #: Hands set per block of the build (``progress`` is called after each).
 _BLOCK = 32768
-_MAGIC = b"capsa opponent pool\n"
-_MAX_HEADER = 1 << 20
-_ALIGN = 64
 #: A temporary file this old was left by a build that was killed (writing takes seconds).
 _STALE_TMP = 600.0
-
-if NKEY > 1 << 16 or NSUB5 > 1 << 16:  # pragma: no cover - the layout fits
-    raise AssertionError("row keys and split indices are kept in 16 bits")
-
-#: (name, dtype, columns or 0 for one per hand, or -1 for the natural table's length)
-_ARRAYS: tuple[tuple[str, str, int], ...] = (
-    ("masks", "<u8", 0),
-    ("keys", "<u2", 3),
-    ("split", "<u2", 3),
-    ("roy_id", "<u2", 0),
-    ("nat", "<i1", 0),
-    ("foul", "|b1", 0),
-    ("roy_table", "<f8", 4),
-    ("nat_at", "<i8", -1),
-    ("nat_key", "<i8", -1),
-)
-
-
-class PoolError(Exception):
-    """A pool file that cannot be used: missing, unreadable, damaged, or built for another
-    ruleset, other field tables or other code. The message names the file and why."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -117,6 +102,12 @@ class OpponentPool:
     nat_at: np.ndarray
     nat_key: np.ndarray
     nbytes: int = 0
+    digest: str = ""
+
+    @property
+    def ident(self) -> str:
+        """``KEY/SIZE/DIGEST``: which pool this is (a batch's run file keeps it)."""
+        return f"{self.key}/{self.size}/{self.digest}"
 
     def pick(self, hand: np.ndarray, count: int, seed: int | None) -> np.ndarray | None:
         """Indices int64[count] of ``count`` pool hands that share no card with ``hand``:
@@ -191,6 +182,7 @@ def _code_digest() -> str:
 
     h = hashlib.sha256(f"capsa-pool-{POOL_VERSION};{sources_digest()};".encode())
     h.update(Path(__file__).read_bytes())
+    h.update(Path(pool_file.__file__).read_bytes())
     return h.hexdigest()
 
 
@@ -246,11 +238,35 @@ def _family(cr: CompiledRules, tables: FieldTables | None = None) -> str:
     return hashlib.sha256(f"{play_digest(cr.rules)};{names}{model}".encode()).hexdigest()[:8]
 
 
-def pool_path(cr: CompiledRules, key: str | None = None, tables: FieldTables | None = None) -> Path:
-    """The file of the pool for a compiled ruleset and its own field tables, or a
-    learned model's tables."""
+def pool_path(
+    cr: CompiledRules,
+    key: str | None = None,
+    tables: FieldTables | None = None,
+    size: int | None = None,
+) -> Path:
+    """The file of the pool of ``size`` hands for a compiled ruleset and its own field
+    tables, or a learned model's tables; ``size`` None: the newest such pool built (of
+    any size), else one of ``DEFAULT_POOL_SIZE``."""
     key = key or pool_key(cr, tables)
-    return pool_dir() / f"pool-v{POOL_VERSION}-{_family(cr, tables)}-{key}.bin"
+    stem = f"pool-v{POOL_VERSION}-{_family(cr, tables)}-{key}"
+    if size is None:
+        built = _built(pool_dir(), stem)
+        if built:
+            return built[0]
+        size = DEFAULT_POOL_SIZE
+    return pool_dir() / f"{stem}-{int(size)}.bin"
+
+
+def _built(folder: Path, stem: str) -> list[Path]:
+    """The pools named ``STEM-SIZE.bin`` in ``folder``, the newest first."""
+    found = []
+    for p in folder.glob(f"{stem}-*.bin"):
+        if p.name[len(stem) + 1 : -4].isdigit():
+            try:
+                found.append((p.lstat().st_mtime_ns, p.name, p))
+            except OSError:
+                pass
+    return [p for _, _, p in sorted(found, reverse=True)]
 
 
 # --------------------------------------------------------------------------- reading
@@ -262,23 +278,30 @@ _OPEN_LOCK = threading.Lock()
 def open_pool(path: str | os.PathLike[str], key: str | None = None) -> OpponentPool:
     """The pool in ``path``, memory-mapped read-only, after every check (module
     docstring); ``key``: the key it must carry. Raises PoolError naming what is wrong.
-    A file is checked once per process (until it changes)."""
+    A file is checked once per process (until it changes). Only a regular file is read,
+    opened so that it never blocks."""
     path = Path(path)
     try:
-        st = path.stat()
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
     except OSError as exc:
         raise PoolError(f"pool {path}: {exc.strerror or exc}") from None
-    ident = (str(path.resolve()), st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
-    with _OPEN_LOCK:
-        got = _OPEN.get(ident)
-        if got is None:
-            try:
-                got = _read(path, st.st_size)
-            except PoolError as exc:
-                got = exc
-            if len(_OPEN) > 16:
-                _OPEN.clear()
-            _OPEN[ident] = got
+    with os.fdopen(fd, "rb") as fh:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise PoolError(f"pool {path} is not a regular file")
+        ident = (str(path.resolve()), st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+        with _OPEN_LOCK:
+            got = _OPEN.get(ident)
+            if got is None:
+                try:
+                    key_, n, digest, arrays = read_pool_file(path, fh, st.st_size)
+                    got = OpponentPool(path=path, key=key_, size=n, nbytes=st.st_size,
+                                       digest=digest, **arrays)  # fmt: skip
+                except PoolError as exc:
+                    got = exc
+                if len(_OPEN) > 16:
+                    _OPEN.clear()
+                _OPEN[ident] = got
     if isinstance(got, PoolError):
         raise got
     if key is not None and got.key != key:
@@ -288,67 +311,11 @@ def open_pool(path: str | os.PathLike[str], key: str | None = None) -> OpponentP
     return got
 
 
-def _fail(path: Path, why: str) -> PoolError:
-    return PoolError(f"pool {path} is damaged ({why})")
-
-
-def _read(path: Path, size: int) -> OpponentPool:
-    try:
-        with open(path, "rb") as fh:
-            magic = fh.read(len(_MAGIC))
-            if magic != _MAGIC:
-                raise _fail(path, "not a pool file")
-            hlen = int.from_bytes(fh.read(8), "little")
-            if not 2 <= hlen <= _MAX_HEADER:
-                raise _fail(path, f"header of {hlen} bytes")
-            raw = fh.read(hlen)
-    except OSError as exc:
-        raise PoolError(f"pool {path}: {exc.strerror or exc}") from None
-    try:
-        head = json.loads(raw.decode("utf-8"))
-        if head.get("version") != POOL_VERSION:
-            raise PoolError(f"pool {path} has format version {head.get('version')!r}")
-        n = int(head["size"])
-        key = str(head["key"])
-        n_nat = int(head["natural_hands"])
-        n_roy = int(head["royalty_rows"])
-        specs = head["arrays"]
-        end = int(head["end"])
-    except PoolError:
-        raise
-    except (ValueError, KeyError, TypeError, AttributeError, UnicodeDecodeError) as exc:
-        raise _fail(path, f"header: {exc}") from None
-    if end != size:
-        raise _fail(path, f"{size:,} bytes, the header says {end:,}")
-    if not (1 <= n <= MAX_POOL_SIZE and 0 <= n_nat <= n and 1 <= n_roy <= 65536):
-        raise _fail(path, "sizes out of range")
-    if (
-        not isinstance(specs, list)
-        or not all(isinstance(spec, dict) for spec in specs)
-        or [spec.get("name") for spec in specs] != [a[0] for a in _ARRAYS]
-    ):
-        raise _fail(path, "its arrays are not a pool's")
-    try:
-        buf = np.memmap(path, np.uint8, mode="r")
-    except (OSError, ValueError) as exc:
-        raise PoolError(f"pool {path}: {exc}") from None
-    arrays: dict[str, np.ndarray] = {}
-    low = len(_MAGIC) + 8 + hlen
-    for (name, dtype, cols), spec in zip(_ARRAYS, specs, strict=True):
-        rows = n_roy if name == "roy_table" else n_nat if cols < 0 else n
-        shape = (rows,) if cols <= 0 else (rows, cols)
-        nbytes = int(np.prod(shape)) * np.dtype(dtype).itemsize
-        off = spec.get("offset")
-        if spec.get("dtype") != dtype or spec.get("shape") != list(shape):
-            raise _fail(path, f"array {name} is not {dtype} {list(shape)}")
-        if not isinstance(off, int) or off < low or off % _ALIGN or off + nbytes > size:
-            raise _fail(path, f"array {name} is out of place")
-        a = buf[off : off + nbytes].view(np.ndarray).view(dtype).reshape(shape)
-        if zlib.crc32(memoryview(a).cast("B")) != spec.get("crc32"):
-            raise _fail(path, f"array {name} fails its checksum")
-        arrays[name] = a
-        low = off + nbytes
-    return OpponentPool(path=path, key=key, size=n, nbytes=size, **arrays)
+def _fits(pool: OpponentPool, cr: CompiledRules) -> OpponentPool:
+    """``pool``, once its natural ids are checked against the ruleset's naturals."""
+    if len(pool.nat) and int(pool.nat.max()) >= len(cr.rules.naturals):
+        raise PoolError(f"pool {pool.path} is damaged (a natural id past the ruleset's)")
+    return pool
 
 
 # --------------------------------------------------------------------------- finding
@@ -363,7 +330,7 @@ def cached_pool(cr: CompiledRules, tables: FieldTables | None = None) -> Opponen
     if not path.exists():
         return None
     try:
-        return open_pool(path, key)
+        return _fits(open_pool(path, key), cr)
     except PoolError as exc:
         with _OPEN_LOCK:
             said = _SAID.get(str(exc))
@@ -394,9 +361,9 @@ def resolve_pool(
     if isinstance(pool, OpponentPool):
         if pool.key != key:
             raise PoolError("the pool given was built for another ruleset or field tables")
-        return pool
+        return _fits(pool, cr)
     if isinstance(pool, str | os.PathLike):
-        return open_pool(pool, key)
+        return _fits(open_pool(pool, key), cr)
     raise InputError(f"pool must be true, false or a pool file, got {type(pool).__name__}")
 
 
@@ -436,7 +403,8 @@ def build_pool(
     model = tables
     tables = tables if tables is not None else get_field(cr)
     key = pool_key(cr, tables)
-    target = Path(path) if path is not None else pool_path(cr, key, model)
+    target = Path(path) if path is not None else pool_path(cr, key, model, size)
+    check_writable(target.parent)  # before the minutes of setting hands, not after
     arrays = _set_hands(cr, tables, size, progress, stop, threads)
     meta = {"rules": cr.rules.name, "play_digest": play_digest(cr.rules),
             "natural_names": [n for n, _ in cr.rules.naturals], "seed": POOL_SEED}  # fmt: skip
@@ -506,7 +474,7 @@ def _write(target: Path, key: str, size: int, arrays: dict[str, np.ndarray], met
     """The pool file, whole or not at all: a temporary file in the same folder, renamed."""
     specs = []
     n_nat = len(arrays["nat_at"])
-    for name, dtype, _ in _ARRAYS:
+    for name, dtype, _ in ARRAYS:
         a = np.ascontiguousarray(arrays[name], dtype=dtype)
         arrays[name] = a
         specs.append({"name": name, "dtype": dtype, "shape": list(a.shape),
@@ -518,7 +486,7 @@ def _write(target: Path, key: str, size: int, arrays: dict[str, np.ndarray], met
     }  # fmt: skip
 
     # the header's own length moves the arrays: leave room for the offsets' digits
-    start = _aligned(len(_MAGIC) + 8 + len(json.dumps(head).encode()) + 64 * len(specs))
+    start = _aligned(len(MAGIC) + 8 + len(json.dumps(head).encode()) + 64 * len(specs))
     pos = start
     for spec in specs:
         spec["offset"] = pos
@@ -526,7 +494,7 @@ def _write(target: Path, key: str, size: int, arrays: dict[str, np.ndarray], met
     last = specs[-1]
     head["end"] = last["offset"] + arrays[last["name"]].nbytes  # no padding at the end
     raw = json.dumps(head, sort_keys=True).encode()
-    room = start - len(_MAGIC) - 8
+    room = start - len(MAGIC) - 8
     if len(raw) > room:  # pragma: no cover - the room above holds any offset
         raise AssertionError("pool header longer than its room")
     raw += b" " * (room - len(raw))  # JSON allows the trailing blanks
@@ -535,7 +503,7 @@ def _write(target: Path, key: str, size: int, arrays: dict[str, np.ndarray], met
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
         with os.fdopen(fd, "wb") as fh:
-            fh.write(_MAGIC + len(raw).to_bytes(8, "little") + raw)
+            fh.write(MAGIC + len(raw).to_bytes(8, "little") + raw)
             for spec in specs:
                 fh.write(b"\0" * (spec["offset"] - fh.tell()))
                 fh.write(memoryview(arrays[spec["name"]]).cast("B"))
@@ -548,8 +516,16 @@ def _write(target: Path, key: str, size: int, arrays: dict[str, np.ndarray], met
         raise
 
 
+def check_writable(folder: Path) -> None:
+    """OSError now when no pool can be written in ``folder``."""
+    folder.mkdir(parents=True, exist_ok=True)
+    fd, probe = tempfile.mkstemp(prefix=".pool-v-probe.", suffix=".tmp", dir=folder)
+    os.close(fd)
+    os.unlink(probe)
+
+
 def _aligned(n: int) -> int:
-    return -(-n // _ALIGN) * _ALIGN
+    return -(-n // ALIGN) * ALIGN
 
 
 def _remove_dead_temps(folder: Path) -> None:
@@ -564,10 +540,12 @@ def _remove_dead_temps(folder: Path) -> None:
 
 
 def _remove_stale(current: Path) -> None:
-    """Other pools of the same ruleset: built by other code or for other field tables."""
-    family = current.name.rsplit("-", 1)[0]
+    """Other pools of the same ruleset built by other code or for other field tables
+    (another key). Pools of the same key and another size stay: a running batch may map
+    one, and its workers open it by name."""
+    family, key, _ = current.name.rsplit("-", 2)
     for old in current.parent.glob(f"{family}-*.bin"):
-        if old != current:
+        if not old.name.startswith(f"{family}-{key}-"):
             try:
                 old.unlink()
                 log.info("removed the stale pool %s", old)

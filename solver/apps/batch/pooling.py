@@ -2,11 +2,13 @@
 
 A batch decides once, before any worker starts, and every worker follows: the ``Job``
 carries the path of the pool file (workers map it read-only, on this machine or, for a
-Dask cluster, on a disk they share) or none (every worker deals). So the records do not
-depend on the worker count or the backend. The decision is kept in the run file (the
-pool's key and size), and ``--resume`` follows it: a pool missing by then is built
-again, the same pool (its hands come from a fixed seed), so a resumed file never mixes
-pooled and dealt answers.
+Dask cluster, on a disk they share) and its identity, ``KEY/SIZE/DIGEST``, which every
+worker checks the file it maps against (solver.apps.batch.pinned), or none (every
+worker deals). So the records do not depend on the worker count or the backend, and a
+pool rebuilt meanwhile (another size is another file) never reaches a running batch.
+The identity is kept in the run file, and ``--resume`` follows it: a pool missing by
+then is built again, the same pool (its hands come from a fixed seed, so its digest is
+the same); a pool of that key and size that holds anything else is refused.
 
 ``pool``: None (the default) uses the ruleset's cached pool, or builds one when the
 hands left to solve would deal more opponent hands than the pool holds (``pool_pays``;
@@ -38,19 +40,20 @@ log = logging.getLogger("capsa")
 
 @dataclass(frozen=True)
 class PoolPlan:
-    """The pool a run draws from: its file, key and size; ``cached``: it is there now;
-    ``cr``: the ruleset, compiled."""
+    """The pool a run draws from: its file, key, size and digest (None: not built yet);
+    ``cached``: it is there now; ``cr``: the ruleset, compiled."""
 
     path: str
     key: str
     size: int
     cached: bool
     cr: CompiledRules = field(compare=False, repr=False)
+    digest: str | None = None
 
     @property
     def ident(self) -> str:
-        """What the run file keeps: ``KEY/SIZE``."""
-        return f"{self.key}/{self.size}"
+        """What the run file keeps: ``KEY/SIZE/DIGEST`` (``KEY/SIZE`` until it is built)."""
+        return f"{self.key}/{self.size}" + (f"/{self.digest}" if self.digest else "")
 
 
 def plan_pool(
@@ -82,25 +85,24 @@ def plan_pool(
     if home_run_at(cr, players - 1):
         return None
     key = pool_key(cr)
-    path = str(pool_path(cr, key))
-    found = cached_pool(cr)
     if stored is not None:  # resuming: what the run that wrote the output used
         was = stored.get("pool")
         if not isinstance(was, str):
             return None
-        old_key, _, old_size = was.partition("/")
-        if old_key != key or not old_size.isdigit():
+        old_key, old_size, digest = ([*was.split("/"), "", ""])[:3]
+        if old_key != key or not old_size.isdigit() or not digest:
             raise BatchError(
                 "cannot resume: the output was written with an opponent pool this capsa does "
                 "not build (other code or field tables); run again without --resume"
             )
-        want = int(old_size)
-        return PoolPlan(path, key, want, found is not None and found.size == want, cr)
+        path = pool_path(cr, key, size=int(old_size))
+        return PoolPlan(str(path), key, int(old_size), path.exists(), cr, digest)
+    found = cached_pool(cr)
     if found is not None:
-        return PoolPlan(path, key, found.size, True, cr)
+        return PoolPlan(str(found.path), key, found.size, True, cr, found.digest)
     size = size or DEFAULT_POOL_SIZE
     if pool is True or pool_pays(lines, samples or DEFAULT_SAMPLES, size):
-        return PoolPlan(path, key, size, False, cr)
+        return PoolPlan(str(pool_path(cr, key, size=size)), key, size, False, cr)
     return None
 
 
@@ -145,34 +147,38 @@ def ready_pool(
     done_lines: int,
     samples: int | None,
     progress: Callable[[int, int], None] | None = None,
-) -> None:
+) -> str:
     """Build the planned pool when it is not there (saying so on the ``capsa`` logger),
-    and check it: a pool that cannot be built is a ``BatchFailed``. ``total_lines`` of
-    the input (None: unknown), ``done_lines`` already written (a resumed run)."""
-    from solver.strategy.pool import PoolError, build_pool, open_pool
+    and check it: a pool that cannot be built, or cannot be written (checked before the
+    build), is a ``BatchFailed``; one that is not the pool the plan names (its digest) a
+    ``BatchError``. Returns its ``KEY/SIZE/DIGEST``. ``total_lines`` of the input (None:
+    unknown), ``done_lines`` already written (a resumed run)."""
+    from solver.strategy.pool import PoolError, build_pool, check_writable, open_pool
     from solver.strategy.solve import DEFAULT_SAMPLES
 
-    if plan.cached:
-        return
-    lines = None if total_lines is None else total_lines - done_lines
-    why = (
-        f"{lines:,} lines x {samples or DEFAULT_SAMPLES:,} opponent hands"
-        if lines is not None
-        else "as asked"
-    )
-    log.warning(
-        "building the opponent pool for %s first (%s hands set once, %s; cached in %s for "
-        "every later mc solve)",
-        plan.cr.rules.name,
-        f"{plan.size:,}",
-        why,
-        Path(plan.path).parent,
-    )
+    folder = Path(plan.path).parent
     try:
-        built = build_pool(plan.cr, plan.size, progress=progress)
-        open_pool(built.path, plan.key)
+        if plan.cached:
+            pool = open_pool(plan.path, plan.key)
+        else:
+            lines = None if total_lines is None else total_lines - done_lines
+            why = (f"{lines:,} lines x {samples or DEFAULT_SAMPLES:,} opponent hands"
+                   if lines is not None else "as asked")  # fmt: skip
+            check_writable(folder)
+            log.warning(
+                "building the opponent pool for %s first (%s hands set once, %s; cached in %s "
+                "for every later mc solve)", plan.cr.rules.name, f"{plan.size:,}", why, folder,
+            )  # fmt: skip
+            built = build_pool(plan.cr, plan.size, progress=progress)
+            pool = open_pool(built.path, plan.key)
     except PoolError as exc:
         raise BatchFailed(f"cannot build the opponent pool: {exc}") from None
     except OSError as exc:
-        raise BatchFailed(f"cannot write the opponent pool in {Path(plan.path).parent}: "
+        raise BatchFailed(f"cannot write the opponent pool in {folder}: "
                           f"{exc.strerror or exc}") from None  # fmt: skip
+    if plan.digest is not None and pool.digest != plan.digest:
+        raise BatchError(
+            f"cannot resume: the opponent pool {plan.path} is not the one the output was "
+            "written with (its contents differ); run again without --resume"
+        )
+    return pool.ident

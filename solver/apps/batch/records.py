@@ -27,6 +27,7 @@ import re
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
+from solver.apps.batch.pinned import run_models, run_pool
 from solver.apps.batch.reading import BadLine, Played, escape_breaks
 from solver.strategy.schema import CSV_COLUMNS, PLAYED_CSV_COLUMNS, flatten
 
@@ -191,8 +192,8 @@ def solve_one(
             top=0,
             **({"stakes": list(job.stakes)} if job.stakes is not None else {}),
             **({"played": played} if played is not None else {}),
-            **({"pool": job.pool or False} if job.policy == "mc" else {}),
-            **({"opponents": job.opponents} if job.opponents is not None else {}),
+            **({"pool": run_pool(job) if job.pool else False} if job.policy == "mc" else {}),
+            **({"opponents": run_models(job)} if job.opponents is not None else {}),
         )
     except ValueError as exc:  # the solver's own input checks
         bad.append(BadLine(line, ident, str(exc)))

@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import json
 import os
+import re
 import socket
 import time
 from collections.abc import Iterator
@@ -30,7 +31,9 @@ __all__ = [
     "SIDECAR_SUFFIX",
     "check_options",
     "check_resume_point",
+    "lines_again",
     "read_sidecar",
+    "recorded_lines",
     "run_owner",
     "run_options",
     "sidecar_path",
@@ -75,6 +78,8 @@ def run_options(job: Job) -> dict[str, Any]:
         **({"pool": job.pool_id} if job.policy == "mc" else {}),
         # mc: the opponent model(s), when not the field
         **({"opponents": job.opponents} if job.opponents is not None else {}),
+        # mc: each seat's model file digest, when a learned model sits at the table
+        **({"opponents_digest": list(job.opponent_digests)} if job.opponent_digests else {}),
     }
 
 
@@ -206,6 +211,56 @@ def tail_records(path: Path, fmt: str) -> tuple[int, dict[str, Any] | None, bool
             f"cannot resume: the last line of '{path}' is not a {fmt} record of capsa batch"
         ) from None
     return line, {"id": ident, "hand": hand}, has_header
+
+
+_JSONL_LINE = re.compile(rb'\{"line":(\d+),')
+
+
+def recorded_lines(path: Path, fmt: str, upto: int) -> Iterator[int]:
+    """The line numbers of the records in ``path`` up to line ``upto``, in order, read
+    one record at a time (a record longer than ``MAX_TAIL`` bytes is not capsa's).
+
+    With the input, they say which lines a resumed run solves again: every line with no
+    record (a bad line, whatever found it, or a line in flight when the run stopped), so
+    that a resumed run reports what a complete run reports."""
+    with path.open("rb") as f:
+        for raw in iter(lambda: f.readline(MAX_TAIL), b""):
+            if fmt == "csv":
+                cell = raw.split(b",", 1)[0]
+                if cell == b"line":  # the header
+                    continue
+                number = int(cell) if cell.isdigit() else None
+            else:
+                m = _JSONL_LINE.match(raw)
+                number = int(m.group(1)) if m else None
+            if number is None or not raw.endswith(b"\n"):
+                raise BatchError(
+                    f"cannot resume: '{path}' holds a line that is not a {fmt} record of capsa "
+                    "batch"
+                )
+            if number > upto:
+                return
+            yield number
+
+
+def lines_again(pieces: Iterator[list[Line]], recorded: Iterator[int], upto: int,
+                job: Job) -> Iterator[list[Line] | tuple[Job, list[Line]]]:  # fmt: skip
+    """The chunks of a resumed run, each with the job its worker gets: lines up to
+    ``upto`` that have no record (``recorded``, ascending) are solved again
+    (``Job.again``), the others only checked."""
+    import dataclasses
+
+    nxt = next(recorded, None)
+    for chunk in pieces:
+        again = []
+        for line, _ in chunk:
+            if line > upto:
+                break
+            while nxt is not None and nxt < line:
+                nxt = next(recorded, None)
+            if nxt != line:
+                again.append(line)
+        yield (dataclasses.replace(job, again=tuple(again)), chunk) if again else chunk
 
 
 def _same_id(read: str | None, written: str | None) -> bool:

@@ -30,7 +30,13 @@ from solver.apps.batch.outputs import Output, check_paths, open_errors, open_out
 from solver.apps.batch.pooling import ready_pool, with_pool
 from solver.apps.batch.reading import BadLine, Line, open_input
 from solver.apps.batch.records import error_line
-from solver.apps.batch.resume import check_resume_point
+from solver.apps.batch.resume import (
+    check_resume_point,
+    lines_again,
+    recorded_lines,
+    run_options,
+    write_sidecar,
+)
 from solver.apps.batch.work import ChunkResult, Job
 from solver.engine.layout import MAX_SAMPLES, POLICIES
 from solver.engine.rules import Rules, load_rules
@@ -181,9 +187,13 @@ class _Stop:
 
 
 def pump(
-    job: Job, pieces: Iterator[list[Line]], writer: _Writer, backend: Callable[[], Any]
+    job: Job,
+    pieces: Iterator[list[Line] | tuple[Job, list[Line]]],
+    writer: _Writer,
+    backend: Callable[[], Any],
 ) -> int | None:
-    """Submit chunks with a bounded number in flight; write results in input order.
+    """Submit chunks with a bounded number in flight; write results in input order. A
+    piece is a chunk, or a chunk with the job for it (a resumed run's lines solved again).
 
     Returns the signal that stopped the run, or None when it ran to the end.
     """
@@ -216,12 +226,13 @@ def pump(
         finished = False
         try:
             runner = backend()
-            for chunk in pieces:
+            for piece in pieces:
                 while submitted - next_out >= 2 * runner.slots + 1 and not stop.stopped:
                     collect(0.2)
                 if stop.stopped:
                     break
-                pending[runner.submit(job, chunk)] = submitted
+                this_job, chunk = piece if isinstance(piece, tuple) else (job, piece)
+                pending[runner.submit(this_job, chunk)] = submitted
                 submitted += 1
                 collect(0)
             while pending and not stop.stopped:
@@ -283,7 +294,7 @@ def _job(
 
     n_players = players or rules.players
     weights = check_stakes(stakes, n_players - 1)
-    opponents = _opponents(opponents, rules, policy, n_players - 1)
+    opponents, digests = _opponents(opponents, rules, policy, n_players - 1)
     return Job(
         rules=rules,
         policy=policy,
@@ -297,25 +308,50 @@ def _job(
         fast=policy in ("field", "greedy") if fast is None else fast,
         stakes=None if weights is None else tuple(weights.tolist()),
         opponents=opponents,
+        opponent_digests=digests,
     )
 
 
-def _opponents(spec: str | None, rules: Rules, policy: str, n_opp: int) -> str | None:
-    """The ``opponents`` spec the workers get: None for the field at every seat."""
+def _opponents(
+    spec: str | None, rules: Rules, policy: str, n_opp: int
+) -> tuple[str | None, tuple[str, ...] | None]:
+    """The ``opponents`` spec the workers get (None for the field at every seat) and each
+    seat's model digest (None when no seat has a model file)."""
+    from solver.apps.batch.pinned import model_digests
     from solver.engine.compiled import compile_rules
     from solver.strategy.opponents import is_field, resolve_opponents
 
     if spec is None:
-        return None
+        return None, None
     try:
         models = resolve_opponents(spec, compile_rules(rules), n_opp)
     except ValueError as exc:
         raise BatchError(str(exc)) from None
     if is_field(models):
-        return None
+        return None, None
     if policy != "mc":
         raise BatchError(f"opponents: only policy mc meets opponents at the table, not {policy}")
-    return spec
+    digests = model_digests(models)
+    return spec, (digests if any(digests) else None)
+
+
+def _pool_ready(
+    job: Job, plan: Any, inp: Any, out: Any, out_path: Path | None, samples: int | None,
+    on_pool: Callable[[int, int], None] | None,
+) -> Job:  # fmt: skip
+    """The job once its pool is built (if need be) and checked: its workers get the pool's
+    ``KEY/SIZE/DIGEST``, and a pool built now has its digest written in the run file."""
+    ident = ready_pool(plan, inp.total_lines, out.resumed_after, samples, on_pool)
+    if ident == job.pool_id:
+        return job
+    job = dataclasses.replace(job, pool_id=ident)
+    if out_path is not None:
+        try:
+            write_sidecar(out_path, run_options(job), inp.name)
+        except OSError as exc:
+            raise BatchFailed(f"cannot write the run file of '{out_path}': "
+                              f"{exc.strerror or exc}") from None  # fmt: skip
+    return job
 
 
 def run_batch(
@@ -374,11 +410,19 @@ def run_batch(
         out = open_output(output, out_path, job, resume, inp.name, stack)
         job = dataclasses.replace(job, skip_upto=out.resumed_after)
         if plan is not None:  # the output is ours (locked): build the pool if need be
-            ready_pool(plan, inp.total_lines, out.resumed_after, samples, on_pool)
+            job = _pool_ready(job, plan, inp, out, out_path, samples, on_pool)
         lines = inp.lines
+        pieces: Iterator[Any] = chunks(lines, chunk_size or DEFAULT_CHUNK[policy],
+                                       out.resumed_after)  # fmt: skip
         if out.resumed_after:  # the input must still hold what the output was made from
             lines = check_resume_point(lines, out.resumed_after, out.last_record, inp.csv_spec,
                                        out_path)  # fmt: skip
+            pieces = lines_again(
+                chunks(lines, chunk_size or DEFAULT_CHUNK[policy], out.resumed_after),
+                recorded_lines(out_path, job.fmt, out.resumed_after),  # type: ignore[arg-type]
+                out.resumed_after,
+                job,
+            )
         err_sink = open_errors(errors, stack)
         result = BatchResult(resumed_after=out.resumed_after, output=str(out_path or "<stdout>"))
         writer = _Writer(out, err_sink, f"'{errors}'", result, on_bad, on_progress,
@@ -386,7 +430,7 @@ def run_batch(
         writer.header()
         result.stopped_by = pump(
             job,
-            chunks(lines, chunk_size or DEFAULT_CHUNK[policy], out.resumed_after),
+            pieces,
             writer,
             lambda: make_backend(dask, workers),
         )

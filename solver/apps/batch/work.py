@@ -43,8 +43,12 @@ class Job:
     #: ``KEY/SIZE`` (kept in the run file); see solver.apps.batch.pooling.
     pool: str | None = None
     pool_id: str | None = None
-    #: mc: the opponent model(s) at the table (``solve``'s ``opponents``; None: field).
+    #: mc: the opponent model(s) at the table (``solve``'s ``opponents``; None: field)
+    #: and each seat's model digest (None: styles only); see solver.apps.batch.pinned.
     opponents: str | None = None
+    opponent_digests: tuple[str, ...] | None = None
+    #: Lines <= ``skip_upto`` solved again all the same (resume: lines with no record).
+    again: tuple[int, ...] = ()
 
 
 class ChunkResult(NamedTuple):
@@ -124,13 +128,24 @@ def _solve_chunk(job: Job, items: list[Line]) -> ChunkResult:
     _warm_up(job)
     bad: list[BadLine] = []
     good: list[tuple[int, str | None, Any, Any]] = []
+    texts: dict[int, bytes] = {}
     for line, raw in items:
         got = read_hand(line, raw, job.csv_spec)
         if isinstance(got, BadLine):
             bad.append(got)
-        elif line > job.skip_upto:
+        elif line > job.skip_upto or line in job.again:
             good.append((line, *got))
+            texts[line] = raw or b""
     done = records(job, good, bad)
+    # a line the solver rejects keeps its text, as a line rejected when read does
+    bad = [b if b.text or b.line not in texts
+           else dataclasses.replace(b, text=texts[b.line].decode("utf-8").strip())
+           for b in bad]  # fmt: skip
+    if job.again and done and done[0]["line"] <= job.skip_upto:
+        raise BatchFailed(
+            f"line {done[0]['line']} has no record in the output, yet solves now (an output "
+            "an earlier capsa wrote after a failure); run again without --resume"
+        )
     bad.sort(key=lambda b: b.line)
     last = items[-1][0] if items else 0
     return ChunkResult(format_records(done, job.fmt), len(done), bad, last)

@@ -1,0 +1,80 @@
+"""What a run's workers draw from, pinned: the opponent pool and the opponent models,
+each checked against the identity the run began with, then held for the process.
+
+A run's pool and models are part of its identity (the run file keeps the pool's
+``KEY/SIZE/DIGEST`` and each model file's digest). A worker maps the pool file the
+``Job`` names and loads the models once, checks them against the job, and draws from
+those for the rest of the run, whatever happens to the files meanwhile: a rebuilt pool
+is another file (``solver.strategy.pool.pool_path`` names the size) and a model file
+replaced or cut short under a running worker changes nothing it already holds. A worker
+that must open a file which no longer is the one the run began with (a new worker, a
+Dask worker) stops the run (``BatchFailed``, one line) rather than mix answers.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import TYPE_CHECKING, Any
+
+from solver.apps.batch.errors import BatchFailed
+
+if TYPE_CHECKING:
+    from solver.apps.batch.work import Job
+
+__all__ = ["model_digests", "run_models", "run_pool"]
+
+_HELD: dict[tuple[Any, ...], Any] = {}
+_LOCK = threading.Lock()
+_RESUME = "; restore it and run again with --resume to continue"
+
+
+def model_digests(models: Any) -> tuple[str, ...]:
+    """Each seat's model digest ("" for a style): what the run file and the job keep."""
+    return tuple(m.digest for m in models)
+
+
+def run_pool(job: Job) -> Any:
+    """The run's opponent pool (an ``OpponentPool``), checked once per process against
+    the job's ``KEY/SIZE/DIGEST``; ``PoolError`` when it cannot be opened at all."""
+    from solver.strategy.pool import open_pool
+
+    ident = (job.pool, job.pool_id)
+    with _LOCK:
+        got = _HELD.get(ident)
+    if got is not None:
+        return got
+    key = (job.pool_id or "").split("/")[0]
+    pool = open_pool(job.pool, key or None)
+    if job.pool_id is not None and pool.ident != job.pool_id:
+        raise BatchFailed(
+            f"the opponent pool changed under the run: {job.pool} holds {pool.ident}, the run "
+            f"began with {job.pool_id}{_RESUME}"
+        )
+    with _LOCK:
+        _HELD[ident] = pool
+    return pool
+
+
+def run_models(job: Job) -> Any:
+    """The run's opponent models (one a seat), loaded once per process and checked
+    against the job's digests; ``BatchFailed`` when a model file can no longer be read
+    or is not the one the run began with."""
+    from solver.engine.compiled import compile_rules
+    from solver.strategy.opponents import resolve_opponents
+
+    ident = (job.opponents, job.opponent_digests, job.rules)
+    with _LOCK:
+        got = _HELD.get(ident)
+    if got is not None:
+        return got
+    try:
+        models = resolve_opponents(job.opponents, compile_rules(job.rules), job.players - 1)
+    except ValueError as exc:
+        raise BatchFailed(f"the opponent model can no longer be read: {exc}{_RESUME}") from None
+    if job.opponent_digests is not None and model_digests(models) != job.opponent_digests:
+        changed = next(m.name for m, d in zip(models, job.opponent_digests, strict=True)
+                       if m.digest != d)  # fmt: skip
+        raise BatchFailed(f"the opponent model {changed} changed under the run{_RESUME}")
+    with _LOCK:
+        _HELD[ident] = models
+    return models

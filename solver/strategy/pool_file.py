@@ -1,0 +1,145 @@
+"""The opponent pool's file: its header, its arrays, and every check a file passes before
+a solve draws from it (solver.strategy.pool; docs/architecture.md, "The opponent pool").
+
+``read_pool_file`` reads an open regular file: the header (magic, length, JSON: version,
+key, sizes, and each array's dtype, shape, offset and CRC-32), the arrays memory-mapped
+read-only and checked against their CRC-32s, then their values (``check_values``: what
+a kernel indexes with must be within its table), and the contents' digest.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import zlib
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from solver.engine.inputs import quote
+from solver.engine.layout import NKEY, NSUB3, NSUB5
+from solver.engine.options import MAX_POOL_SIZE
+
+__all__ = ["ALIGN", "ARRAYS", "MAGIC", "POOL_VERSION", "PoolError", "check_values",
+           "read_pool_file"]  # fmt: skip
+
+POOL_VERSION = 1
+MAGIC = b"capsa opponent pool\n"
+MAX_HEADER = 1 << 20
+ALIGN = 64
+if NKEY > 1 << 16 or NSUB5 > 1 << 16:  # pragma: no cover - the layout fits
+    raise AssertionError("row keys and split indices are kept in 16 bits")
+
+#: (name, dtype, columns or 0 for one per hand, or -1 for the natural table's length)
+ARRAYS: tuple[tuple[str, str, int], ...] = (
+    ("masks", "<u8", 0),
+    ("keys", "<u2", 3),
+    ("split", "<u2", 3),
+    ("roy_id", "<u2", 0),
+    ("nat", "<i1", 0),
+    ("foul", "|b1", 0),
+    ("roy_table", "<f8", 4),
+    ("nat_at", "<i8", -1),
+    ("nat_key", "<i8", -1),
+)
+
+
+class PoolError(Exception):
+    """A pool file that cannot be used: missing, unreadable, damaged, or built for another
+    ruleset, other field tables or other code. The message names the file and why."""
+
+
+def _fail(path: Path, why: str) -> PoolError:
+    return PoolError(f"pool {path} is damaged ({why})")
+
+
+def read_pool_file(path: Path, fh: Any, size: int) -> tuple[str, int, str, dict[str, np.ndarray]]:
+    """The key, size, digest and arrays of the pool in ``fh`` (``size`` bytes), once
+    every check holds; PoolError (naming ``path``) when one does not."""
+    try:
+        magic = fh.read(len(MAGIC))
+        if magic != MAGIC:
+            raise _fail(path, "not a pool file")
+        hlen = int.from_bytes(fh.read(8), "little")
+        if not 2 <= hlen <= MAX_HEADER:
+            raise _fail(path, f"header of {hlen} bytes")
+        raw = fh.read(hlen)
+    except OSError as exc:
+        raise PoolError(f"pool {path}: {exc.strerror or exc}") from None
+    try:
+        head = json.loads(raw.decode("utf-8"))
+        if head.get("version") != POOL_VERSION:
+            raise PoolError(f"pool {path} has format version {quote(head.get('version'))}")
+        n = int(head["size"])
+        key = str(head["key"])
+        n_nat = int(head["natural_hands"])
+        n_roy = int(head["royalty_rows"])
+        specs = head["arrays"]
+        end = int(head["end"])
+    except PoolError:
+        raise
+    except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as exc:
+        raise _fail(path, f"header: {quote(str(exc))}") from None
+    if end != size:
+        raise _fail(path, f"{size:,} bytes, the header says {end:,}")
+    if not (1 <= n <= MAX_POOL_SIZE and 0 <= n_nat <= n and 1 <= n_roy <= 65536):
+        raise _fail(path, "sizes out of range")
+    if (
+        not isinstance(specs, list)
+        or not all(isinstance(spec, dict) for spec in specs)
+        or [spec.get("name") for spec in specs] != [a[0] for a in ARRAYS]
+    ):
+        raise _fail(path, "its arrays are not a pool's")
+    try:
+        buf = np.memmap(fh, np.uint8, mode="r")
+    except (OSError, ValueError) as exc:
+        raise PoolError(f"pool {path}: {exc}") from None
+    arrays: dict[str, np.ndarray] = {}
+    low = len(MAGIC) + 8 + hlen
+    digest = hashlib.sha256(f"{key}/{n}".encode())
+    for (name, dtype, cols), spec in zip(ARRAYS, specs, strict=True):
+        rows = n_roy if name == "roy_table" else n_nat if cols < 0 else n
+        shape = (rows,) if cols <= 0 else (rows, cols)
+        nbytes = int(np.prod(shape)) * np.dtype(dtype).itemsize
+        off = spec.get("offset")
+        if spec.get("dtype") != dtype or spec.get("shape") != list(shape):
+            raise _fail(path, f"array {name} is not {dtype} {list(shape)}")
+        if not isinstance(off, int) or off < low or off % ALIGN or off + nbytes > size:
+            raise _fail(path, f"array {name} is out of place")
+        a = buf[off : off + nbytes].view(np.ndarray).view(dtype).reshape(shape)
+        crc = zlib.crc32(memoryview(a).cast("B"))
+        if crc != spec.get("crc32"):
+            raise _fail(path, f"array {name} fails its checksum")
+        digest.update(f";{name}:{crc}".encode())
+        arrays[name] = a
+        low = off + nbytes
+    why = check_values(arrays)
+    if why is not None:
+        raise _fail(path, why)
+    return key, n, digest.hexdigest()[:16], arrays
+
+
+def check_values(a: dict[str, np.ndarray]) -> str | None:
+    """What is wrong with a pool's values (None: nothing), beyond its checksums: every
+    row key and split within its table, every royalty row and natural where the other
+    arrays say, each mask a hand of 13 of the 52 cards (a few ms for the default pool)."""
+    keys, split, nat = a["keys"], a["split"], a["nat"]
+    if len(keys) and int(keys.max()) >= NKEY:
+        return "a row key past the table"
+    if len(split) and (int(split[:, 0].max()) >= NSUB3 or int(split[:, 1:].max()) >= NSUB5):
+        return "a split past the table"
+    if len(a["roy_id"]) and int(a["roy_id"].max()) >= len(a["roy_table"]):
+        return "a royalty row past the table"
+    if not np.isfinite(a["roy_table"]).all():
+        return "royalties not finite"
+    if len(nat) and int(nat.min()) < -1:
+        return "a natural id below -1"
+    if not np.array_equal(a["nat_at"], np.flatnonzero(nat >= 0)):
+        return "the naturals' index does not match the naturals"
+    if not np.array_equal(a["foul"], ~((keys[:, 0] <= keys[:, 1]) & (keys[:, 1] <= keys[:, 2]))):
+        return "the fouls do not match the row keys"
+    masks = a["masks"]
+    if (masks >> np.uint64(52)).any() or (np.bitwise_count(masks) != 13).any():
+        return "a hand that is not 13 of the 52 cards"
+    return None

@@ -1,0 +1,233 @@
+"""A run's pool and models never change under it, and ``--resume`` reports what a
+complete run reports (solver.apps.batch.pinned, pooling, resume): the real CLI in a
+subprocess, the pool rebuilt and the model cut short while a batch runs (the batch
+stopped with SIGSTOP meanwhile, so the change lands mid-run every time)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from evaluator import format_cards
+from solver.engine.rules import load_rules
+from solver.strategy.field import play_digest
+from solver.strategy.opponents import MODEL_KIND, MODEL_VERSION
+
+HERE = Path(__file__).resolve().parent.parent
+DATA = HERE / "solver" / "data"
+
+
+def capsa(*args: str, cwd: Path, env: dict | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "solver", *args], capture_output=True,
+                          text=True, cwd=cwd, env=env, timeout=900)  # fmt: skip
+
+
+def start(*args: str, cwd: Path, env: dict) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "solver", *args], cwd=cwd, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)  # fmt: skip
+
+
+def write_hands(path: Path, n: int, seed: int = 11, extra: dict[int, str] | None = None) -> Path:
+    rng = np.random.default_rng(seed)
+    lines = [format_cards(rng.permutation(52)[:13]) for _ in range(n)]
+    for at, text in (extra or {}).items():
+        lines[at - 1] = text
+    path.write_text("".join(f"{x}\n" for x in lines))
+    return path
+
+
+def stop_after(proc: subprocess.Popen, out: Path, records: int) -> None:
+    """Stop the batch (its whole process group) once ``records`` are written."""
+    deadline = time.monotonic() + 600
+    while time.monotonic() < deadline:
+        if out.exists() and out.read_bytes().count(b"\n") >= records:
+            os.killpg(proc.pid, signal.SIGSTOP)
+            return
+        assert proc.poll() is None, proc.communicate()
+        time.sleep(0.005)
+    raise AssertionError("the batch wrote nothing")
+
+
+def go_on(proc: subprocess.Popen) -> tuple[int, str]:
+    os.killpg(proc.pid, signal.SIGCONT)
+    _, err = proc.communicate(timeout=900)
+    return proc.returncode, err
+
+
+def make_model(path: Path, rules: str = "chinese-2-4", seed: int = 1) -> Path:
+    """An opponent model file as ``capsa train --from`` writes one (the field's arrays, a
+    row utility, the model's metadata), without the training."""
+    with np.load(DATA / f"field-{rules}.npz", allow_pickle=False) as z:
+        arrays = {k: z[k] for k in z.files}
+    meta = json.loads(str(arrays["meta"]))
+    meta.update(kind=MODEL_KIND, version=MODEL_VERSION, rules=rules,
+                play_digest=play_digest(load_rules(rules)))  # fmt: skip
+    util = np.random.default_rng(seed).normal(0, 0.05, arrays["dist"].shape)
+    arrays.update(util=util.astype(np.float32), meta=np.array(json.dumps(meta)))
+    with path.open("wb") as fh:
+        np.savez_compressed(fh, **arrays)
+    return path
+
+
+@pytest.fixture
+def env(tmp_path) -> dict:
+    return {**os.environ, "CAPSA_POOL_DIR": str(tmp_path / "pools")}
+
+
+def test_a_pool_rebuilt_while_a_batch_runs_never_reaches_it(tmp_path, env):
+    """Probe 1: ``capsa pool --size 5000 --force`` while a batch draws from a pool of
+    20,000: the batch goes on with its own pool (the records are a clean run's, its run
+    file names the pool it used) and the old pool stays beside the new one."""
+    assert capsa("pool", "--size", "20000", cwd=tmp_path, env=env).returncode == 0
+    write_hands(tmp_path / "h.txt", 1500)
+    opts = ("-n", "120", "-s", "3", "-w", "2")
+    clean = capsa("batch", "h.txt", "-o", "clean.jsonl", *opts, cwd=tmp_path, env=env)
+    assert clean.returncode == 0, clean.stderr
+    proc = start("batch", "h.txt", "-o", "out.jsonl", *opts, cwd=tmp_path, env=env)
+    stop_after(proc, tmp_path / "out.jsonl", 20)
+    rebuilt = capsa("pool", "--size", "5000", "--force", "-f", "json", cwd=tmp_path, env=env)
+    assert rebuilt.returncode == 0, rebuilt.stderr
+    code, err = go_on(proc)
+    assert code == 0, err
+    assert (tmp_path / "out.jsonl").read_bytes() == (tmp_path / "clean.jsonl").read_bytes()
+    run = json.loads((tmp_path / "out.jsonl.capsa-run.json").read_text())
+    assert run["pool"] == json.loads((tmp_path / "clean.jsonl.capsa-run.json").read_text())["pool"]
+    assert run["pool"].split("/")[1] == "20000"
+    pools = sorted(p.name for p in (tmp_path / "pools").iterdir())
+    assert len(pools) == 2 and json.loads(rebuilt.stdout)["hands"] == 5000
+    # the newest pool is the one later runs draw from
+    again = capsa("batch", "h.txt", "-o", "new.jsonl", *opts, cwd=tmp_path, env=env)
+    assert again.returncode == 0, again.stderr
+    assert json.loads((tmp_path / "new.jsonl.capsa-run.json").read_text())["pool"].split("/")[1] \
+        == "5000"  # fmt: skip
+
+
+def test_resume_refuses_a_pool_that_is_not_the_one_the_run_drew_from(tmp_path, env):
+    """A pool of the same key and size whose contents differ (a crafted file, sound by
+    its checksums) is refused by --resume in one line, exit 2."""
+    from solver.strategy import pool as PL
+
+    assert capsa("pool", "--size", "5000", cwd=tmp_path, env=env).returncode == 0
+    write_hands(tmp_path / "h.txt", 40)
+    res = capsa("batch", "h.txt", "-o", "out.jsonl", "-n", "60", "-w", "1", cwd=tmp_path, env=env)
+    assert res.returncode == 0, res.stderr
+    (path,) = (tmp_path / "pools").iterdir()
+    pool = PL.open_pool(path)
+    arrays = {name: np.array(getattr(pool, name)) for name, _, _ in PL.ARRAYS}
+    arrays["nat_key"] = arrays["nat_key"] + 1  # other tie keys: still a sound pool
+    tmp = path.with_suffix(".new")
+    PL._write(tmp, pool.key, pool.size, arrays, {})
+    os.replace(tmp, path)
+    out = tmp_path / "out.jsonl"
+    out.write_bytes(b"".join(out.read_bytes().splitlines(keepends=True)[:10]))
+    res = capsa("batch", "h.txt", "-o", "out.jsonl", "-n", "60", "-w", "1", "--resume",
+                cwd=tmp_path, env=env)  # fmt: skip
+    assert res.returncode == 2, res.stderr
+    assert res.stderr.count("\n") == 1, res.stderr
+    assert "is not the one the output was written with" in res.stderr
+
+
+def test_a_model_cut_short_while_a_batch_runs_changes_nothing(tmp_path, env):
+    """Probe 3: the model file replaced by a truncated copy mid-run: every worker keeps
+    the model it loaded and checked, so the run ends as a clean run, exit 0, no bad
+    line. Resuming after the model file changed is refused in one line."""
+    model = make_model(tmp_path / "m.npz")
+    write_hands(tmp_path / "h.txt", 120)
+    opts = ("-r", "chinese-2-4", "-n", "60", "-s", "2", "-w", "2", "--opponents", "m.npz")
+    clean = capsa("batch", "h.txt", "-o", "clean.jsonl", *opts, cwd=tmp_path, env=env)
+    assert clean.returncode == 0, clean.stderr
+    good = model.read_bytes()
+    proc = start("batch", "h.txt", "-o", "out.jsonl", "--errors", "bad.jsonl", *opts,
+                 cwd=tmp_path, env=env)  # fmt: skip
+    stop_after(proc, tmp_path / "out.jsonl", 5)
+    model.write_bytes(good[: len(good) // 3])
+    code, err = go_on(proc)
+    assert code == 0, err
+    assert (tmp_path / "bad.jsonl").read_text() == ""
+    assert (tmp_path / "out.jsonl").read_bytes() == (tmp_path / "clean.jsonl").read_bytes()
+    # another model at the same path: --resume refuses it, in one line
+    make_model(model, seed=2)
+    out = tmp_path / "out.jsonl"
+    out.write_bytes(b"".join(out.read_bytes().splitlines(keepends=True)[:50]))
+    res = capsa("batch", "h.txt", "-o", "out.jsonl", "--resume", *opts, cwd=tmp_path, env=env)
+    assert res.returncode == 2 and res.stderr.count("\n") == 1, res.stderr
+    assert "opponents_digest" in res.stderr and "Traceback" not in res.stderr
+    model.write_bytes(good)  # the model restored: the run goes on to a clean run's end
+    res = capsa("batch", "h.txt", "-o", "out.jsonl", "--resume", *opts, cwd=tmp_path, env=env)
+    assert res.returncode == 0, res.stderr
+    assert out.read_bytes() == (tmp_path / "clean.jsonl").read_bytes()
+    run = json.loads((tmp_path / "clean.jsonl.capsa-run.json").read_text())
+    assert len(run["opponents_digest"]) == 3 and len(set(run["opponents_digest"])) == 1
+
+
+def test_a_worker_given_another_model_or_pool_stops_the_run(tmp_path, monkeypatch):
+    """What a worker that must open a changed file does (a new worker, a Dask worker):
+    one line, the run failed (exit 1 from the CLI), never an answer from another model
+    or pool."""
+    import dataclasses
+
+    from solver.apps.batch import BatchFailed, solve_chunk
+    from solver.apps.batch.work import Job
+    from solver.strategy import pool as PL
+
+    make_model(tmp_path / "m.npz")
+    job = Job(rules=load_rules("chinese-2-4"), policy="mc", samples=20, seed=0, players=4,
+              fmt="jsonl", csv_spec=None, skip_upto=0, opponents=str(tmp_path / "m.npz"),
+              opponent_digests=("0" * 32,) * 3)  # fmt: skip
+    hand = [(1, b"As Ks Qs Js Ts 9h 9d 9c 2s 3d 4c 5h 7d")]
+    with pytest.raises(BatchFailed, match="the opponent model m.npz changed under the run"):
+        solve_chunk(job, hand)
+    (tmp_path / "m.npz").write_bytes(b"PK\x03\x04 cut")
+    with pytest.raises(BatchFailed, match="model can no longer be read: .* is not a model file"):
+        solve_chunk(dataclasses.replace(job, opponent_digests=None, seed=1), hand)
+    monkeypatch.setenv("CAPSA_POOL_DIR", str(tmp_path / "pools"))
+    from solver.engine.compiled import compile_rules
+
+    pool = PL.build_pool(compile_rules("chinese-1-6"), 1000)
+    job = Job(rules=load_rules("chinese-1-6"), policy="mc", samples=20, seed=0, players=4,
+              fmt="jsonl", csv_spec=None, skip_upto=0, pool=str(pool.path),
+              pool_id=f"{pool.key}/2000/{pool.digest}")  # fmt: skip
+    with pytest.raises(BatchFailed, match="the opponent pool changed under the run"):
+        solve_chunk(job, hand)
+    ok = solve_chunk(dataclasses.replace(job, pool_id=pool.ident), hand)
+    assert ok.hands == 1
+
+
+def test_resume_reports_every_bad_line_a_complete_run_reports(tmp_path, env):
+    """Probe 2 and 10: a ``| declare`` for a hand with no natural is a bad line found
+    while solving. A run cut short after it and resumed reports it again (the errors
+    file, its text included, the exit status) and ends with a complete run's records."""
+    no_natural = "As Kd Qh Jc 9s 8d 7h 6c 5s 4d 3h 2c 2s | declare"
+    write_hands(tmp_path / "h.txt", 30, extra={4: "x: " + no_natural, 9: "As As"})
+    opts = ("--policy", "field", "-w", "1")
+    whole = capsa("batch", "h.txt", "-o", "whole.jsonl", "--errors", "whole.err", *opts,
+                  cwd=tmp_path, env=env)  # fmt: skip
+    assert whole.returncode == 1, whole.stderr
+    errors = [json.loads(x) for x in (tmp_path / "whole.err").read_text().splitlines()]
+    assert [(e["line"], e["id"]) for e in errors] == [(4, "x"), (9, None)]
+    assert "2 bad lines" in whole.stderr
+    records = (tmp_path / "whole.jsonl").read_bytes().splitlines(keepends=True)
+    assert len(records) == 28
+    for cut in (3, 12, 27, 28):  # resumed before, after the bad lines, and at the end
+        out = tmp_path / f"cut{cut}.jsonl"
+        out.write_bytes(b"".join(records[:cut]))
+        (tmp_path / f"cut{cut}.jsonl.capsa-run.json").write_bytes(
+            (tmp_path / "whole.jsonl.capsa-run.json").read_bytes()
+        )
+        res = capsa("batch", "h.txt", "-o", out.name, "--errors", f"cut{cut}.err", "--resume",
+                    *opts, cwd=tmp_path, env=env)  # fmt: skip
+        assert res.returncode == 1, (cut, res.stderr)
+        assert "2 bad lines" in res.stderr, (cut, res.stderr)
+        assert out.read_bytes() == (tmp_path / "whole.jsonl").read_bytes(), cut
+        assert (tmp_path / f"cut{cut}.err").read_text() == (tmp_path / "whole.err").read_text()
+    # a line rejected while solving keeps its text, as one rejected when read does
+    assert errors[0]["text"] == "x: " + no_natural and errors[1]["text"] == "As As"
