@@ -87,7 +87,7 @@ def _setting(text: str) -> np.ndarray | None:
     if text.startswith("{"):
         try:
             rec = json.loads(text)
-        except ValueError:
+        except (ValueError, RecursionError):  # nested past the parser's depth: not a record
             raise ValueError("not a JSON record") from None
         if not isinstance(rec, dict):
             raise ValueError("not a JSON record")

@@ -61,8 +61,8 @@ from solver.engine.errors import InputError
 from solver.engine.inputs import quote
 from solver.engine.layout import P_HR_MIN, P_HR_MULT
 from solver.engine.options import DEFAULT_POOL_SIZE, MAX_POOL_SIZE, MIN_POOL_SIZE
-from solver.strategy.field import FieldTables, play_digest
 from solver.strategy import pool_file
+from solver.strategy.field import FieldTables, play_digest
 from solver.strategy.pool_file import ALIGN, ARRAYS, MAGIC, POOL_VERSION, PoolError, read_pool_file
 from solver.strategy.threads import Stop
 from solver.strategy.trained import get_field
