@@ -257,6 +257,29 @@ def test_a_client_that_hangs_up_mid_body_is_not_an_error(served):
     assert "Traceback" not in said and "error" not in said, said
 
 
+def test_a_client_that_sends_headers_and_no_body_is_answered_408_within_the_limit(served):
+    """A half-open connection (headers, a Content-Length, then silence) was held open past
+    60 s: the body now has the request's time limit (20 s by default), then 408."""
+    host, port = host_port(served.url)
+    with socket.create_connection((host, int(port))) as sock:
+        sock.sendall(
+            f"POST /api/solve HTTP/1.1\r\nHost: {host}:{port}\r\n"
+            "Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n".encode()
+        )
+        sock.settimeout(45)
+        started = time.monotonic()
+        got = b""
+        while b"\r\n\r\n" not in got or not got.rstrip().endswith(b"}"):
+            part = sock.recv(4096)
+            if not part:
+                break
+            got += part
+    assert time.monotonic() - started < 40
+    head, _, body = got.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 408"), got
+    assert json.loads(body) == {"error": "the body did not arrive within 20 s"}
+
+
 def test_sigterm_answers_a_running_solve_that_the_server_is_shutting_down():
     """Eight Monte Carlo answers of seconds each fill the slow lane (two at a time on two
     cores, the rest waiting), so some are running or waiting when SIGTERM comes, whatever

@@ -433,6 +433,8 @@ def test_opponents_are_styles_and_the_answer_names_them(client):
         (["greedy", 3], "opponents: 3 is not a style here; use field, greedy, safe"),
         (7, "opponents must be a style or a list of styles, got int"),
         ("greedy,greedy", "opponents: give one model, or one per opponent (3), got 2"),
+        ("field,field,field,field", "opponents: 4 given, 3 at most (one a seat)"),
+        (["safe"] * 5, "opponents: 5 given, 3 at most (one a seat)"),
     ):
         res = client.post("/api/solve", json={"hand": HAND, "samples": 300, "opponents": bad})
         assert res.status_code == 422 and res.json() == {"error": said}, bad

@@ -314,8 +314,10 @@ def _styles(value: Any) -> str:
     from solver.strategy.opponents import STYLES
 
     parts = value.split(",") if isinstance(value, str) else value
-    if not isinstance(parts, list) or not parts or len(parts) > 3:
+    if not isinstance(parts, list) or not parts:
         raise InputError(f"opponents must be a style or a list of styles, got {_kind(value)}")
+    if len(parts) > 3:  # a table holds at most 3 opponents
+        raise InputError(f"opponents: {len(parts)} given, 3 at most (one a seat)")
     names = [p.strip() if isinstance(p, str) else p for p in parts]
     bad = [p for p in names if p not in STYLES]
     if bad:

@@ -188,10 +188,11 @@ def _is_json(content_type: str | None) -> bool:
     return True
 
 
-async def read_json(request: Request, limit: int) -> Any:
+async def read_json(request: Request, limit: int, seconds: float = 20.0) -> Any:
     """The request body as JSON (``{}`` when empty): 415 unless it is sent as
-    ``Content-Type: application/json``, 413 past ``limit`` bytes, 400 when it is not
-    JSON, is nested too deep for Python's parser, or holds a lone surrogate."""
+    ``Content-Type: application/json``, 413 past ``limit`` bytes, 408 when it has not all
+    arrived within ``seconds`` (a client that sends headers and then nothing), 400 when
+    it is not JSON, is nested too deep for Python's parser, or holds a lone surrogate."""
     ctype = request.headers.get("content-type")
     if not _is_json(ctype):
         got = "no Content-Type" if ctype is None else f"Content-Type {quote(ctype)}"
@@ -203,10 +204,14 @@ async def read_json(request: Request, limit: int) -> Any:
     if length is not None and length.isdigit() and int(length) > limit:
         raise too_big
     body = bytearray()
-    async for chunk in request.stream():
-        body += chunk
-        if len(body) > limit:
-            raise too_big
+    try:
+        async with asyncio.timeout(seconds):
+            async for chunk in request.stream():
+                body += chunk
+                if len(body) > limit:
+                    raise too_big
+    except TimeoutError:
+        raise RequestError(f"the body did not arrive within {seconds:g} s", 408) from None
     if not body.strip():
         return {}
     try:
@@ -269,7 +274,7 @@ async def _solve(request: Request, need_played: bool) -> Response:
     deadline = time.monotonic() + state.limits.seconds
 
     async def go() -> Response:
-        body = await read_json(request, state.limits.body)
+        body = await read_json(request, state.limits.body, state.limits.seconds)
         # Off the event loop: a TOML ruleset in the body takes time to read.
         opts, _ = await state.run(
             "quick",
@@ -302,7 +307,7 @@ async def api_deal(request: Request) -> Response:
                 if text.isascii() and text.isdigit() and len(text) <= 40:
                     body["seed"] = int(text)
         else:
-            body = await read_json(request, state.limits.body)
+            body = await read_json(request, state.limits.body, state.limits.seconds)
         t0 = time.perf_counter()
         answer = deal(body)
         return _timed(answer, time.perf_counter() - t0)
@@ -315,7 +320,7 @@ async def api_natural(request: Request) -> Response:
     deadline = time.monotonic() + state.limits.seconds
 
     async def go() -> Response:
-        body = await read_json(request, state.limits.body)
+        body = await read_json(request, state.limits.body, state.limits.seconds)
         # off the event loop: a TOML ruleset in the body takes time to read
         answer, seconds = await state.run(
             "quick", lambda stop: hand_natural(body, state.catalog), deadline
@@ -343,7 +348,9 @@ async def api_rules(request: Request) -> Response:
             }
         else:
             body = check_keys(
-                await read_json(request, state.limits.body), RULES_KEYS, '{"rules": "base = ..."}'
+                await read_json(request, state.limits.body, state.limits.seconds),
+                RULES_KEYS,
+                '{"rules": "base = ..."}',
             )
             answer, _ = await state.run(  # off the event loop: TOML takes time to read
                 "quick", lambda stop: catalog.describe(catalog.resolve(body.get("rules"))), deadline
