@@ -780,13 +780,37 @@ async function copyText(text) {
   }
 }
 
+// The stored history is the browser's, not ours: read entry by entry, and an entry that
+// is not what remember() writes (null, a number for a hand, a link to another origin...)
+// is dropped, never shown and never allowed to stop the page.
+function historyEntry(x) {
+  if (!x || typeof x !== "object" || Array.isArray(x)) return false;
+  if (typeof x.hand !== "string" || typeof x.rules !== "string" || typeof x.link !== "string") return false;
+  if (splitCards(x.hand).length !== 13) return false;
+  if (x.played !== null && x.played !== undefined) {
+    if (typeof x.played !== "object" || !Number.isFinite(Number(x.played.loss))) return false;
+  } else if (adviceText(x.action) === undefined || !(x.ev === null || Number.isFinite(x.ev))) {
+    return false;
+  }
+  try {
+    return new URL(x.link, location.href).origin === location.origin;
+  } catch (e) {
+    return false;
+  }
+}
+
 function loadHistory() {
   try {
     const list = JSON.parse(localStorage.getItem(HISTORY_KEY));
-    return Array.isArray(list) ? list : [];
+    return Array.isArray(list) ? list.filter(historyEntry) : [];
   } catch (e) {
     return [];
   }
+}
+
+function forgetHistory() {
+  try { localStorage.removeItem(HISTORY_KEY); } catch (e) { /* storage off */ }
+  renderHistory();
 }
 
 function remember(d, link, played = null) {
@@ -1124,6 +1148,7 @@ function syncPolicy() {
 }
 
 async function start() {
+  $("#history-clear").addEventListener("click", forgetHistory);  // first: always reachable
   buildPicker();
   setupTabs();
   setupBoard();
@@ -1154,7 +1179,6 @@ async function start() {
   for (const sel of ["#players", "#samples", "#seed"]) $(sel).addEventListener("change", optionsChanged);
   $("#copy-answer").addEventListener("click", () => state.answer && copyText(answerText(state.answer.data, state.answer.link)));
   $("#copy-link").addEventListener("click", () => state.answer && copyText(state.answer.link));
-  $("#history-clear").addEventListener("click", () => { localStorage.removeItem(HISTORY_KEY); renderHistory(); });
   $("#lang").addEventListener("change", () => setLanguage($("#lang").value, true).catch((e) => setError("#error", e.message)));
   window.addEventListener("hashchange", () => restoreFromLink());
   syncPolicy();
