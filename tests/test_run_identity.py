@@ -231,3 +231,20 @@ def test_resume_reports_every_bad_line_a_complete_run_reports(tmp_path, env):
         assert (tmp_path / f"cut{cut}.err").read_text() == (tmp_path / "whole.err").read_text()
     # a line rejected while solving keeps its text, as one rejected when read does
     assert errors[0]["text"] == "x: " + no_natural and errors[1]["text"] == "As As"
+
+
+def test_a_pool_folder_that_cannot_be_written_fails_before_the_build(tmp_path):
+    """Noted with the probes: ``batch --pool`` on a folder it cannot write built the pool
+    for minutes and then failed. Now it fails at once, in one line, building nothing;
+    ``capsa pool`` too."""
+    (tmp_path / "file").write_text("not a folder")
+    env = {**os.environ, "CAPSA_POOL_DIR": str(tmp_path / "file" / "pools")}
+    write_hands(tmp_path / "h.txt", 3)
+    res = capsa("batch", "h.txt", "-o", "out.jsonl", "-n", "30", "-w", "1", "--pool",
+                "--pool-size", "1000000", cwd=tmp_path, env=env)  # fmt: skip
+    assert res.returncode == 1, res.stderr
+    assert res.stderr.count("\n") == 1, res.stderr
+    assert "cannot write the opponent pool in" in res.stderr and "building" not in res.stderr
+    res = capsa("pool", "--size", "1000000", cwd=tmp_path, env=env)
+    assert res.returncode == 1 and res.stderr.count("\n") == 1, res.stderr
+    assert "hands/s" not in res.stderr and "Not a directory" in res.stderr
