@@ -354,6 +354,17 @@ def _pool_ready(
     return job
 
 
+def _pieces(job: Job, inp: Any, out: Any, out_path: Path | None, size: int) -> Iterator[Any]:
+    """The chunks to solve; resuming, the input must still hold what the output was made
+    from, and lines with no record up to the resume point are solved again."""
+    if not out.resumed_after:
+        return chunks(inp.lines, size)
+    upto = out.resumed_after
+    lines = check_resume_point(inp.lines, upto, out.last_record, inp.csv_spec, out_path)
+    recorded = recorded_lines(out_path, job.fmt, upto)  # type: ignore[arg-type]
+    return lines_again(chunks(lines, size, upto), recorded, upto, job)
+
+
 def run_batch(
     source: str | os.PathLike[str] | IO[bytes],
     output: str | os.PathLike[str] | IO[str] | None = None,
@@ -411,18 +422,7 @@ def run_batch(
         job = dataclasses.replace(job, skip_upto=out.resumed_after)
         if plan is not None:  # the output is ours (locked): build the pool if need be
             job = _pool_ready(job, plan, inp, out, out_path, samples, on_pool)
-        lines = inp.lines
-        pieces: Iterator[Any] = chunks(lines, chunk_size or DEFAULT_CHUNK[policy],
-                                       out.resumed_after)  # fmt: skip
-        if out.resumed_after:  # the input must still hold what the output was made from
-            lines = check_resume_point(lines, out.resumed_after, out.last_record, inp.csv_spec,
-                                       out_path)  # fmt: skip
-            pieces = lines_again(
-                chunks(lines, chunk_size or DEFAULT_CHUNK[policy], out.resumed_after),
-                recorded_lines(out_path, job.fmt, out.resumed_after),  # type: ignore[arg-type]
-                out.resumed_after,
-                job,
-            )
+        pieces = _pieces(job, inp, out, out_path, chunk_size or DEFAULT_CHUNK[policy])
         err_sink = open_errors(errors, stack)
         result = BatchResult(resumed_after=out.resumed_after, output=str(out_path or "<stdout>"))
         writer = _Writer(out, err_sink, f"'{errors}'", result, on_bad, on_progress,
