@@ -47,13 +47,9 @@ def one_line(res: subprocess.CompletedProcess, code: int = 2) -> str:
 
 @pytest.fixture(scope="module")
 def pool_file(tmp_path_factory) -> Path:
-    folder = tmp_path_factory.mktemp("pool")
-    before = os.environ.get("CAPSA_POOL_DIR")
-    os.environ["CAPSA_POOL_DIR"] = str(folder)
-    try:
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("CAPSA_POOL_DIR", str(tmp_path_factory.mktemp("pool")))
         return PL.build_pool(compile_rules("chinese-1-6"), 20_000).path
-    finally:
-        os.environ["CAPSA_POOL_DIR"] = before or ""
 
 
 def _crafted(pool_file: Path, folder: Path, name: str, how) -> Path:
