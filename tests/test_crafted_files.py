@@ -20,6 +20,7 @@ from solver.engine.compiled import compile_rules
 from solver.strategy import pool as PL
 from tests.test_run_identity import make_model
 
+DATA_FIELD = Path(__file__).resolve().parent.parent / "solver" / "data" / "field-chinese-1-6.npz"
 ROYAL = "As Ks Qs Js Ts 2h 3d 4c 6h 7d 8c 9h Jd"
 HAND = "As Kd Qh Jc 9s 8d 7h 6c 5s 4d 3h 2c 2s"
 #: Every command that reads a model file, as a user runs it.
@@ -216,3 +217,18 @@ def test_a_deeply_nested_json_line_in_train_from_is_a_bad_line(tmp_path):
     assert "Traceback" not in res.stderr and "bug in capsa" not in res.stderr, res.stderr
     assert res.returncode in (0, 1), res.stderr
     assert "line 41" in res.stderr + res.stdout
+
+
+def test_strength_tables_that_are_a_fifo_or_not_finite_are_one_line(tmp_path):
+    """``strength --tables``, the other table loader: a FIFO is refused unread, and tables
+    whose values become inf as float32 are one line, exit 2, no numpy warning."""
+    os.mkfifo(tmp_path / "fifo.npz")
+    said = one_line(capsa("strength", "--hands", "2", "--tables", "fifo.npz", cwd=tmp_path,
+                          timeout=120))  # fmt: skip
+    assert "is not a file" in said
+    with np.load(DATA_FIELD, allow_pickle=False) as z:
+        arrays = {k: z[k] for k in z.files}
+    arrays["rank"] = np.full(arrays["rank"].shape, 1e39)
+    np.savez_compressed(tmp_path / "inf.npz", **arrays)
+    res = capsa("strength", "--hands", "2", "--tables", "inf.npz", cwd=tmp_path)
+    assert "not finite once converted" in one_line(res) and "Warning" not in res.stderr

@@ -350,9 +350,7 @@ def _copy_pool(pools: Path, folder: Path, name: str = "chinese-1-6") -> Path:
 
 def _damage(path: Path, how: str) -> None:
     data = bytearray(path.read_bytes())
-    head_end = (
-        len(PL.MAGIC) + 8 + int.from_bytes(data[len(PL.MAGIC) : len(PL.MAGIC) + 8], "little")
-    )
+    head_end = len(PL.MAGIC) + 8 + int.from_bytes(data[len(PL.MAGIC) : len(PL.MAGIC) + 8], "little")
     if how == "flip a bit":
         data[len(data) // 2] ^= 0x10
     elif how == "truncate":

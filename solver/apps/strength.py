@@ -23,6 +23,7 @@ import contextlib
 import dataclasses
 import math
 import os
+import stat
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -97,7 +98,15 @@ def load_tables(
         if name in tables:
             raise InputError(f"--tables: two files named {path.stem!r}; rename one")
         try:
-            tables[name] = load_field_file(path, cr)
+            if not stat.S_ISREG(path.stat().st_mode):  # a FIFO would block the read
+                raise InputError(f"--tables: {path} is not a file")
+            with np.errstate(all="ignore"):  # what float32 makes of them is checked below
+                got = load_field_file(path, cr)
+            if not all(np.isfinite(a).all() for a in (*got.model, got.fw, got.ft, got.fo)):
+                raise InputError(f"--tables: {path}: its tables are not finite once converted")
+            tables[name] = got
+        except InputError:
+            raise
         except OSError as exc:
             raise InputError(f"--tables: cannot read {path}: {exc.strerror or exc}") from None
         except Exception as exc:  # noqa: BLE001 - any unreadable content is the user's file
