@@ -117,7 +117,7 @@ def render_solution(d: dict[str, Any], out: Console, *, pooled: bool = False) ->
             how += f", opponents {shown(d['opponents'])}"
     out.print(Panel.fit(_rows_table(d), title=head, subtitle=how))
     for line in _value_lines(d):
-        out.print(line)
+        out.print(line, soft_wrap=False)  # wrapped at its words to the terminal's width
     out.print(f"advice: {_ADVICE[d['action']]}")
     if d.get("played"):
         render_played(d, out)
@@ -128,10 +128,10 @@ def render_solution(d: dict[str, Any], out: Console, *, pooled: bool = False) ->
 def _rows_table(d: dict[str, Any]) -> Table:
     rows = Table(box=None, show_header=True, header_style="bold")
     rows.add_column("row")
-    rows.add_column("cards")
+    rows.add_column("cards", no_wrap=True)
     if d["row_stats"]:
         for col in ("win", "tie", "loss"):
-            rows.add_column(col, justify="right")
+            rows.add_column(col, justify="right", no_wrap=True)
     for name in ROW_NAMES:
         cells = [name, pretty_cards(d[name])]
         if d["row_stats"]:
@@ -201,16 +201,19 @@ def _biggest_change(parts: dict[str, float] | None, best: dict[str, float] | Non
 
 
 def _runners_up(alternatives: list[dict[str, Any]], best: dict[str, float] | None) -> Table:
-    alt = Table(box=None, header_style="bold", title="runners-up", title_justify="left")
+    # 80 columns hold it: cards and numbers never wrap; "most of it" wraps at its words
+    alt = Table(
+        box=None, header_style="bold", title="runners-up", title_justify="left", pad_edge=False
+    )
     for col in ROW_NAMES:
-        alt.add_column(col)
-    alt.add_column("ev", justify="right")
-    alt.add_column("vs best", justify="right")
+        alt.add_column(col, no_wrap=True)
+    alt.add_column("ev", justify="right", no_wrap=True)
+    alt.add_column("vs best", justify="right", no_wrap=True)
     alt.add_column("most of it")
     for a in alternatives:
         diff = f"{a['diff']:+.3f}"
         if a.get("diff_stderr"):
-            diff += f" ± {a['diff_stderr']:.3f}"
+            diff += f"±{a['diff_stderr']:.3f}"
         why = _biggest_change(a.get("ev_parts"), best)
         alt.add_row(*(pretty_cards(a[r]) for r in ROW_NAMES), f"{a['ev']:+.3f}", diff, why)
     return alt
@@ -234,7 +237,7 @@ def render_played(d: dict[str, Any], out: Console) -> None:
         return
     table = Table(box=None, header_style="bold", title="played", title_justify="left")
     for col in ("row", "played", "best", "win", "win vs best"):
-        table.add_column(col, justify="right" if col.startswith("win") else "left")
+        table.add_column(col, justify="right" if col.startswith("win") else "left", no_wrap=True)
     for name in ROW_NAMES:
         r = p["rows"][name]
         mark = "[yellow]*[/]" if r["differs"] else " "

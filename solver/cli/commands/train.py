@@ -117,12 +117,13 @@ def render_learned(d: dict[str, Any], out: Console) -> None:
     """What ``capsa train --from`` learned (its JSON report), for people."""
     out.print(
         f"learned from {d['fit_hands']:,} settings ({d['rules']}); "
-        f"{d['fouled']:,} fouled and {d['skipped']:,} declared or surrendered left out"
+        f"{d['fouled']:,} fouled and {d['skipped']:,} declared or surrendered left out",
+        soft_wrap=False,  # wrapped at its words to the terminal's width
     )
     out.print(f"held out {d['held_out']:,} settings:        model   field")
     out.print(f"  their setting, share of hands  {d['agree']:6.1%}  {d['agree_field']:6.1%}")
+    out.print(f"  log-likelihood per hand       {d['loglik']:+7.3f} {d['loglik_field']:+7.3f}")
     out.print(
-        f"  log-likelihood per hand       {d['loglik']:+7.3f} {d['loglik_field']:+7.3f}"
-        f"  (temperature {d['temperature']:g}, field's {d['temperature_field']:g})"
+        f"  temperature                   {d['temperature']:>7g} {d['temperature_field']:>7g}"
     )
     out.print(f"wrote {shown(d['model'])}: play against it with --opponents {shown(d['model'])}")
