@@ -28,6 +28,7 @@ __all__ = [
     "ROW_NAMES",
     "Consoles",
     "Progress",
+    "clauses",
     "consoles",
     "count",
     "duration",
@@ -183,6 +184,24 @@ def emit(out: Console, fmt: str, data: object, table: Callable[[Console], None])
         emit_json(data, out)
     else:
         table(out)
+
+
+def clauses(text: str, width: int, indent: str = "  ") -> list[str]:
+    """``text`` as lines of at most ``width`` columns, broken only after a clause (after
+    ``, ``, ``; `` or ``: ``), so that a name and its number stay on one line; the lines
+    after the first are indented. A clause wider than ``width`` is left whole."""
+    from rich.cells import cell_len
+
+    lines: list[str] = []
+    line = ""
+    for clause in re.split(r"(?<=[,;:]) ", text):
+        longer = f"{line} {clause}" if line else clause
+        if line and cell_len(longer) > width:
+            lines.append(line)
+            line = indent + clause
+        else:
+            line = longer
+    return [*lines, line]
 
 
 def pretty_cards(text: str) -> str:

@@ -16,7 +16,7 @@ from solver.cli.options import (
     RulesOpt,
     StakesOpt,
 )
-from solver.cli.output import ROW_NAMES, consoles, emit, pretty_cards, shown
+from solver.cli.output import ROW_NAMES, clauses, consoles, emit, pretty_cards, shown
 from solver.engine.options import MAX_SAMPLES, Policy, TopBy
 
 
@@ -116,8 +116,9 @@ def render_solution(d: dict[str, Any], out: Console, *, pooled: bool = False) ->
         if d.get("opponents") not in (None, "field"):
             how += f", opponents {shown(d['opponents'])}"
     out.print(Panel.fit(_rows_table(d), title=head, subtitle=how))
-    for line in _value_lines(d):
-        out.print(line, soft_wrap=False)  # wrapped at its words to the terminal's width
+    for line in _value_lines(d):  # at the terminal's width, broken only between clauses
+        for part in clauses(line, out.width):
+            out.print(part)
     out.print(f"advice: {_ADVICE[d['action']]}")
     if d.get("played"):
         render_played(d, out)

@@ -104,11 +104,13 @@ def render_strength(d: dict[str, Any], out: Console) -> None:
     # 80 columns hold it: no rules between the columns, numbers and intervals never wrap
     table = Table(
         box=box.SIMPLE_HEAD,
-        pad_edge=False,
+        show_edge=False,
+        title_justify="left",
+        caption_justify="left",
         title=f"strength: {shown(d['rules'])}, {d['players']} players, {d['hands']:,} hands",
         caption=f"mc at {d['samples']:,} opponent hands; every setting meets the same "
         f"{d['eval_deals']} fresh deals{_of(d)}; seed {d['seed']}; units per opponent per hand; "
-        "differs: the hands the two set differently",
+        "differs: hands set differently",
     )
     for col in ("comparison", "gain", "± se", "95% interval", "differs"):
         table.add_column(col, justify="left" if col == "comparison" else "right", no_wrap=True)

@@ -9,7 +9,7 @@ import typer
 from rich.console import Console
 
 from solver.cli.options import ResultFormat, RulesOpt
-from solver.cli.output import consoles, emit, progress, say, shown
+from solver.cli.output import clauses, consoles, emit, progress, say, shown
 
 
 def train(
@@ -115,11 +115,12 @@ def _train_from(
 
 def render_learned(d: dict[str, Any], out: Console) -> None:
     """What ``capsa train --from`` learned (its JSON report), for people."""
-    out.print(
+    learned = (
         f"learned from {d['fit_hands']:,} settings ({d['rules']}); "
-        f"{d['fouled']:,} fouled and {d['skipped']:,} declared or surrendered left out",
-        soft_wrap=False,  # wrapped at its words to the terminal's width
+        f"{d['fouled']:,} fouled and {d['skipped']:,} declared or surrendered left out"
     )
+    for line in clauses(learned, out.width):  # at the terminal's width, between clauses
+        out.print(line)
     out.print(f"held out {d['held_out']:,} settings:        model   field")
     out.print(f"  their setting, share of hands  {d['agree']:6.1%}  {d['agree_field']:6.1%}")
     out.print(f"  log-likelihood per hand       {d['loglik']:+7.3f} {d['loglik_field']:+7.3f}")
