@@ -32,6 +32,28 @@ def test_console_examples_print_what_the_page_shows(page):
     assert not wrong, "\n\n".join(wrong) + "\n(python -m tests.readme_examples rewrites them)"
 
 
+def test_the_examples_fit_80_columns_and_end_no_line_in_spaces():
+    """Issue 36: what the pages show (what capsa prints at 80 columns) fits 80 columns,
+    tables included, and no line ends in spaces (a byte-exact diff holds). Data (JSON or
+    CSV records) and one-line errors are lines of their own whatever their length."""
+    from rich.cells import cell_len
+
+    assert X.WIDTH == 80
+    wide, trailing = [], []
+    for page in PAGES:
+        for ex in X.examples(page):
+            data = "csv" in ex.command or "--format json" in ex.command
+            for line in ex.shown.splitlines():
+                if line != line.rstrip():
+                    trailing.append(f"{ex.page}:{ex.line}: {line!r}")
+                if cell_len(line) > X.WIDTH and not (
+                    data or line.startswith(("{", "capsa: error: "))
+                ):
+                    wide.append(f"{ex.page}:{ex.line}: {line}")
+    assert not wide, "\n".join(wide)
+    assert not trailing, "\n".join(trailing)
+
+
 def test_the_examples_cover_every_kind_the_issue_names():
     """Seeds, known opponents, rank, rules, a batch of a file in the repository and its
     report are all replayed."""

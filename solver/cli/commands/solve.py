@@ -234,7 +234,9 @@ def render_played(d: dict[str, Any], out: Console) -> None:
         what = "surrender"
         if p["action"] == "declare" and d["natural"]:
             what = f"declare {natural_label(d['natural']['name'])}"
-        out.print(f"played: {what}: ev {p['ev']:+.3f}, loss {loss} units per opponent{rank}")
+        for line in clauses(f"played: {what}: ev {p['ev']:+.3f}, loss {loss} units per "
+                            f"opponent{rank}", out.width):  # fmt: skip
+            out.print(line)
         return
     table = Table(box=None, header_style="bold", title="played", title_justify="left")
     for col in ("row", "played", "best", "win", "win vs best"):
@@ -248,7 +250,11 @@ def render_played(d: dict[str, Any], out: Console) -> None:
     out.print(table)
     out.print("[dim](*: the row differs from the best's; win vs best: in percentage points)[/]")
     state = "[bold red]fouled[/]: scooped by every opponent; " if p["fouled"] else ""
-    out.print(f"played: {state}ev {p['ev']:+.3f}, loss {loss} units per opponent{rank}")
+    for line in clauses(f"played: {state}ev {p['ev']:+.3f}, loss {loss} units per opponent"
+                        f"{rank}", out.width):  # fmt: skip
+        out.print(line)
     if p.get("ev_parts") and d.get("ev_parts"):
         lost = {k: d["ev_parts"][k] - p["ev_parts"][k] for k in PART_NAMES}
-        out.print(f"given up, in parts: {_parts_text(lost)} (= {p['loss']:.3f})")
+        for line in clauses(f"given up, in parts: {_parts_text(lost)} (= {p['loss']:.3f})",
+                            out.width):  # fmt: skip
+            out.print(line)
