@@ -10,10 +10,13 @@ tests/test_faults_web.py replays those against the real ``capsa serve``.
 
 The commands of one page run in order, in one scratch folder (a file one example writes,
 the next may read), with ``docs`` linked to the repository's docs/ folder, the virtual
-environment's ``bin`` first on ``PATH`` (``capsa`` is the installed command), a
-100-column terminal (``COLUMNS=100``) and no opponent pool (an empty ``CAPSA_POOL_DIR``
-of the scratch folder: ``mc`` answers are dealt, whatever pool the machine has cached).
-Trailing spaces are dropped.
+environment's ``bin`` first on ``PATH`` (``capsa`` is the installed command), an
+80-column terminal (``COLUMNS=80``, what a newcomer's terminal or a pipe gives) and the
+state the page's own commands leave: no opponent pool until a command of the page builds
+one (an empty ``CAPSA_POOL_DIR`` of the scratch folder, whatever pool the machine has
+cached: README.md says where a pool changes the numbers). The caches (``CAPSA_CACHE_DIR``,
+``NUMBA_CACHE_DIR``) are the caller's: under pytest, the tests' own (tests/conftest.py).
+Trailing spaces are not dropped: what is shown is byte for byte what is printed.
 
 ``python -m tests.readme_examples`` rewrites every shown output from a real run (never
 edit one by hand); ``--check`` only compares, as tests/test_readme.py does.
@@ -32,6 +35,8 @@ from typing import NamedTuple
 ROOT = Path(__file__).resolve().parent.parent
 #: The pages whose console examples are replayed.
 PAGES = (ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")))
+#: The terminal's width the examples are printed at.
+WIDTH = 80
 #: Seconds a command may take (a cold kernel cache compiles first).
 TIMEOUT = 600
 
@@ -49,16 +54,15 @@ class Example(NamedTuple):
 
 def _environment() -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("CAPSA_", "COLUMNS"))}
-    env.update(COLUMNS="100", LINES="50", PYTHONUTF8="1", TERM="dumb")
+    env.update(COLUMNS=str(WIDTH), LINES="50", PYTHONUTF8="1", TERM="dumb")
     env["PATH"] = str(Path(sys.executable).parent) + os.pathsep + env.get("PATH", "")
     env.pop("NO_COLOR", None)
-    if "NUMBA_CACHE_DIR" in os.environ:
-        env["NUMBA_CACHE_DIR"] = os.environ["NUMBA_CACHE_DIR"]
+    # what a command ending in 2>&1 shows stays the same however long it takes
+    env["CAPSA_PROGRESS_SECONDS"] = "3600"
+    for kept in ("NUMBA_CACHE_DIR", "CAPSA_CACHE_DIR"):
+        if kept in os.environ:
+            env[kept] = os.environ[kept]
     return env
-
-
-def _tidy(text: str) -> str:
-    return "".join(line.rstrip() + "\n" for line in text.splitlines())
 
 
 def examples(page: Path) -> list[Example]:
@@ -97,7 +101,7 @@ def run(examples_of_a_page: list[Example], folder: Path) -> list[str]:
         )
         if res.returncode not in (0, 1, 2) or "Traceback" in res.stderr:
             raise RuntimeError(f"{ex.page}:{ex.line}: {ex.command}\n{res.stderr}")
-        outputs.append(_tidy(res.stdout))
+        outputs.append(res.stdout)
     return outputs
 
 

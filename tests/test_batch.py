@@ -428,7 +428,7 @@ def test_cli_bad_lines_exit_1(tmp_path):
     assert [r["line"] for r in records(out)] == [1, 4]
     assert len(errs.read_text().splitlines()) == 2
     src.write_text(f"{good}\nAs Kd\n")  # one of each: no "1 bad lines"
-    res = cli("batch", str(src), "-o", str(out), "-w", "1", *MC_ARGS)
+    res = cli("batch", str(src), "-o", str(out), "-w", "1", "--force", *MC_ARGS)
     assert res.exit_code == 1 and "capsa: 1 hand, 1 bad line," in res.stderr
 
 

@@ -99,8 +99,11 @@ def test_the_output_is_locked_while_open(files):
 def test_open_output_fresh_and_resumed(files):
     d, src, out = files
     out.write_text("old records\n")
+    with ExitStack() as stack, pytest.raises(BatchError, match="already holds records"):
+        O.open_output(None, out, job("csv"), False, str(src), stack)  # issue 36
+    assert out.read_text() == "old records\n"
     with ExitStack() as stack:
-        got = O.open_output(None, out, job("csv"), False, str(src), stack)
+        got = O.open_output(None, out, job("csv"), False, str(src), stack, force=True)
         assert out.read_text() == "" and got.header.startswith("line,id,hand,")
         assert json.loads(sidecar_path(out).read_text())["format"] == "csv"
         got.sink.write("2,a\n")

@@ -473,7 +473,10 @@ def test_mc_values_equal_the_oracle_on_crafted_tables(name):
     assert seen["own"] > 20 and seen["against"] > 20 and seen["natural"] > 20, seen
 
 
-@pytest.mark.parametrize("players", [2, 3, 4])
+# 2 players in every run; 3 and 4 (a minute each on 2 cores) with the slow statistics
+@pytest.mark.parametrize(
+    "players", [2, pytest.param(3, marks=pytest.mark.slow), pytest.param(4, marks=pytest.mark.slow)]
+)
 def test_mc_values_equal_the_oracle_against_field_opponents(players):
     """solve's own Monte Carlo: opponents dealt and set by the field (naturals declared),
     a strong hand (it scoops every opponent often) and a weak one (an opponent that

@@ -203,7 +203,12 @@ N_PAIRS = 100_000
 N_REF = 20_000
 
 
-@pytest.mark.parametrize("preset", list(PRESETS))
+# 20,000 pairs against the oracle: one preset in every run, the others with the slow
+# statistics (-m slow, which CI runs: .ci/run), so the suite keeps to ten minutes
+@pytest.mark.parametrize(
+    "preset",
+    [p if p == "chinese-1-6" else pytest.param(p, marks=pytest.mark.slow) for p in PRESETS],
+)
 def test_kernel_matches_reference_on_random_pairs(preset):
     """100,000 random pairs per preset through the kernel (antisymmetry checked on all);
     the first 20,000 compared with ref_settle exactly (the slow test compares all)."""

@@ -282,6 +282,7 @@ def test_exact_mode_equals_brute_force(name, preset):
             assert sum(ref.ref_settle(chosen, o, rules) for o in opps) == pytest.approx(value)
 
 
+@pytest.mark.slow  # every legal split of a hand scored: a hundred seconds on 2 cores
 def test_exact_mode_with_unsafe_pareto_scores_every_legal_split():
     base = load_rules("chinese-1-6").to_dict()
     del base["name"]  # these rules are not the preset: they take the name given

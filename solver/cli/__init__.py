@@ -15,14 +15,14 @@ from __future__ import annotations
 
 import gc
 
-from solver.cli.app import app
+from solver.cli.app import app, help_text
 from solver.cli.commands import COMMANDS
 from solver.cli.output import Consoles, emit_json
 
 __all__ = ["Consoles", "app", "emit_json", "main"]
 
 for _name, _command in COMMANDS:
-    app.command(_name)(_command)
+    app.command(_name, help=help_text(_command.__doc__ or ""))(_command)
 
 #: Allocations between collections of the youngest generation in the command (Python: 700).
 _GC_YOUNG = 20_000

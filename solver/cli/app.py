@@ -29,7 +29,17 @@ try:  # typer >= 0.20 vendors click; its usage errors derive from TyperException
 except ImportError:  # pragma: no cover - older typer on click
     from click.exceptions import ClickException as _UsageBase  # type: ignore[assignment]
 
-__all__ = ["CapsaGroup", "app", "bad_input_errors"]
+__all__ = ["CapsaGroup", "app", "bad_input_errors", "help_text"]
+
+
+def help_text(doc: str) -> str:
+    """A command's docstring as its ``--help``: each paragraph one line, which the help
+    wraps at the terminal's width; the docstring's own line breaks (made for the source
+    file's width) would otherwise stay, breaking a sentence wherever they fall."""
+    import inspect
+
+    paragraphs = inspect.cleandoc(doc).split("\n\n")
+    return "\n\n".join(" ".join(p.split()) for p in paragraphs if p.strip())
 
 
 def bad_input_errors() -> tuple[type[Exception], ...]:

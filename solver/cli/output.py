@@ -13,7 +13,9 @@ import contextlib
 import errno
 import json
 import os
+import re
 import sys
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,14 +28,17 @@ __all__ = [
     "ROW_NAMES",
     "Consoles",
     "Progress",
+    "clauses",
     "consoles",
     "count",
+    "duration",
     "emit",
     "emit_json",
     "fail",
     "pretty_cards",
     "progress",
     "quiet_stdout",
+    "rate",
     "say",
     "shown",
     "write_file",
@@ -53,10 +58,46 @@ class Consoles:
 
     @classmethod
     def standard(cls) -> Consoles:
-        """The process's stdout and stderr (no colour under ``NO_COLOR``)."""
+        """The process's stdout and stderr (no colour under ``NO_COLOR``); what goes to
+        stdout never ends a line with spaces (``NoTrailingSpaces``)."""
         no_color = True if os.environ.get("NO_COLOR") else None
         kw: dict[str, Any] = {"highlight": False, "soft_wrap": True, "emoji": False}
-        return cls(Console(no_color=no_color, **kw), Console(stderr=True, no_color=no_color, **kw))
+        out = Console(file=NoTrailingSpaces(), no_color=no_color, **kw)
+        return cls(out, Console(stderr=True, no_color=no_color, **kw))
+
+
+#: Spaces at the end of a line, before the styles that close it.
+_TRAILING = re.compile(r" +((?:\x1b\[[0-9;]*m)*)$", re.M)
+
+
+class NoTrailingSpaces:
+    """The process's stdout (looked up at each write, as Rich does), with the spaces that
+    would end a line dropped: the padding of a table's last column. Spaces at the end of
+    one write are held until the next shows whether a line ends there."""
+
+    def __init__(self) -> None:
+        self._held = ""
+
+    def write(self, text: str) -> int:
+        text, n = self._held + text, len(text)
+        head, newline, tail = text.rpartition("\n")
+        kept = tail.rstrip(" ")
+        self._held = tail[len(kept) :]
+        sys.stdout.write(_TRAILING.sub(r"\1", head) + newline + kept)
+        return n
+
+    def flush(self) -> None:
+        sys.stdout.flush()
+
+    def isatty(self) -> bool:
+        return sys.stdout.isatty()
+
+    def fileno(self) -> int:
+        return sys.stdout.fileno()
+
+    @property
+    def encoding(self) -> str:
+        return getattr(sys.stdout, "encoding", None) or "utf-8"
 
 
 def consoles(ctx: typer.Context) -> Consoles:
@@ -145,6 +186,24 @@ def emit(out: Console, fmt: str, data: object, table: Callable[[Console], None])
         table(out)
 
 
+def clauses(text: str, width: int, indent: str = "  ") -> list[str]:
+    """``text`` as lines of at most ``width`` columns, broken only after a clause (after
+    ``, ``, ``; `` or ``: ``), so that a name and its number stay on one line; the lines
+    after the first are indented. A clause wider than ``width`` is left whole."""
+    from rich.cells import cell_len
+
+    lines: list[str] = []
+    line = ""
+    for clause in re.split(r"(?<=[,;:]) ", text):
+        longer = f"{line} {clause}" if line else clause
+        if line and cell_len(longer) > width:
+            lines.append(line)
+            line = indent + clause
+        else:
+            line = longer
+    return [*lines, line]
+
+
 def pretty_cards(text: str) -> str:
     """Rich markup for 'As Kd' with coloured suit symbols (plain text when NO_COLOR); a
     word that is not a card as capsa writes one (a crafted record's) is shown as it is,
@@ -159,20 +218,80 @@ def pretty_cards(text: str) -> str:
     return " ".join(parts)
 
 
+#: Seconds between two progress lines when stderr is not a terminal
+#: (``CAPSA_PROGRESS_SECONDS`` overrides).
+PROGRESS_SECONDS = 5.0
+
+
+def progress_seconds() -> float:
+    """Seconds between two progress lines on a stderr that is not a terminal."""
+    try:
+        return max(0.0, float(os.environ.get("CAPSA_PROGRESS_SECONDS", PROGRESS_SECONDS)))
+    except ValueError:
+        return PROGRESS_SECONDS
+
+
+def duration(seconds: float) -> str:
+    """``0.4 s``, ``12 s``, ``3 min 20 s``, ``1 h 05 min``: a time as one reads it."""
+    if seconds < 10:
+        return f"{seconds:.1f} s"
+    if seconds < 60:
+        return f"{seconds:.0f} s"
+    minutes, sec = divmod(round(seconds), 60)
+    if minutes < 60:
+        return f"{minutes} min {sec:02d} s"
+    return f"{minutes // 60} h {minutes % 60:02d} min"
+
+
+def rate(n: float, seconds: float, noun: str) -> str:
+    """How fast, in the unit that reads best: ``1,200 hands/s``, ``14.3 hands/s``,
+    ``0.31 hands/s`` (never a rounded-down ``0 hands/s``); ``noun`` is the plural."""
+    if seconds <= 0 or n <= 0:
+        return f"0 {noun}/s"
+    r = n / seconds
+    if r >= 100:
+        return f"{r:,.0f} {noun}/s"
+    return f"{r:.3g} {noun}/s" if r >= 1 else f"{r:.2g} {noun}/s"
+
+
 class Progress:
     """A command's progress on stderr: a bar (or, without a total, a pulse) with what is
-    being done, a count, a note and the time, shown only when stderr is a terminal.
+    being done, a count, a note and the time when stderr is a terminal; else a plain line
+    every few seconds (``progress_seconds``), so a pipe or a log sees the work go on.
     ``say`` prints a line above the bar (or on stderr when there is no bar)."""
 
-    def __init__(self, err: Console, bar: Any, task: Any) -> None:
+    def __init__(
+        self, err: Console, bar: Any, task: Any, what: str = "", unit: str = "",
+        total: int | None = None,
+    ) -> None:  # fmt: skip
         self._err = err
         self._bar = bar
         self._task = task
+        self._plain = {"what": what, "done": None, "total": total, "note": ""}
+        self._unit = unit
+        self._start = time.monotonic()
+        self._last = self._start
 
     @property
     def shown(self) -> bool:
-        """Whether a bar is on the screen (else ``update`` does nothing)."""
+        """Whether a bar is on the screen (else progress is a line every few seconds)."""
         return self._bar is not None
+
+    def _line(self, **fields: Any) -> None:
+        """Without a bar: keep the state, and print it when a line is due."""
+        self._plain.update({k: v for k, v in fields.items() if v is not None})
+        now = time.monotonic()
+        if now - self._last < progress_seconds():
+            return
+        self._last = now
+        p = self._plain
+        done = "" if p["done"] is None else f"{p['done']:,}"
+        if done and p["total"] is not None:
+            done += f"/{p['total']:,}"
+        if done and self._unit:
+            done += f" {self._unit}"
+        parts = [x for x in (done, p["note"], duration(now - self._start)) if x]
+        self._err.print(f"capsa: {p['what']}: " + ", ".join(parts), soft_wrap=True)
 
     def update(
         self,
@@ -183,6 +302,7 @@ class Progress:
         note: str | None = None,
     ) -> None:
         if self._bar is None:
+            self._line(done=done, total=total, what=what, note=note)
             return
         fields: dict[str, Any] = {}
         if done is not None:
@@ -206,7 +326,7 @@ def progress(
     """The one progress display of every command (see ``Progress``); ``what`` is Rich
     markup (``shown`` a user's text in it), ``unit`` follows the count."""
     if not err.is_terminal:
-        yield Progress(err, None, None)
+        yield Progress(err, None, None, what, unit, total)
         return
     from rich.progress import (
         BarColumn,

@@ -153,9 +153,16 @@ def _lock(fd: int, path: Path) -> None:
 
 
 def open_output(
-    output: Any, out_path: Path | None, job: Job, resume: bool, input_name: str, stack: ExitStack
+    output: Any,
+    out_path: Path | None,
+    job: Job,
+    resume: bool,
+    input_name: str,
+    stack: ExitStack,
+    force: bool = False,
 ) -> Output:
-    """Open (and lock) the output; with ``resume``, find where the run picks up.
+    """Open (and lock) the output; with ``resume``, find where the run picks up. An output
+    that already holds records is refused unless resumed or ``force``d (``_refuse``).
 
     Order matters: lock, then (resuming) check the options and cut the partial record,
     or (starting over) truncate and only then write the run file, so that a run killed
@@ -189,11 +196,22 @@ def open_output(
                 header = ""
         else:
             if stat.S_ISREG(os.fstat(fd).st_mode):
+                _refuse(out_path, os.fstat(fd).st_size, force)
                 os.ftruncate(fd, 0)
             run_file()
     except OSError as exc:
         raise _open_error(out_path, exc) from None
     return Output(sink, out_path, header, resumed_after, last_record)
+
+
+def _refuse(out_path: Path, size: int, force: bool) -> None:
+    """Refuse to write over an output that already holds records: one repeated command
+    must not lose a finished run (``--resume`` continues it, ``--force`` starts again)."""
+    if size and not force:
+        raise BatchError(
+            f"'{out_path}' already holds records ({size:,} bytes): --resume continues it, "
+            "--force starts again"
+        )
 
 
 def open_errors(errors: Any, stack: ExitStack) -> IO[str] | None:

@@ -377,6 +377,7 @@ def run_batch(
     players: int | None = None,
     workers: int | None = None,
     resume: bool = False,
+    force: bool = False,
     dask: Any = None,
     errors: str | os.PathLike[str] | None = None,
     on_bad: Callable[[BadLine], None] | None = None,
@@ -405,6 +406,8 @@ def run_batch(
     pool of an mc run (``solver.apps.batch.pooling.with_pool``). ``opponents``: who sits
     at the table (mc; ``solve``'s, one for all or one per seat; kept in the run file):
     other than the field, every opponent is dealt, never drawn from the pool.
+    An output file that already holds records is refused (``BatchError``) unless the
+    run resumes it or ``force`` starts it again.
     """
     start = time.perf_counter()
     out_path = None if output is None or hasattr(output, "write") else Path(output)
@@ -418,7 +421,7 @@ def run_batch(
         inp = open_input(source, stack)
         job = dataclasses.replace(job, csv_spec=inp.csv_spec)
         job, plan = with_pool(job, pool, pool_size, inp.total_lines, out_path if resume else None)
-        out = open_output(output, out_path, job, resume, inp.name, stack)
+        out = open_output(output, out_path, job, resume, inp.name, stack, force)
         job = dataclasses.replace(job, skip_upto=out.resumed_after)
         if plan is not None:  # the output is ours (locked): build the pool if need be
             job = _pool_ready(job, plan, inp, out, out_path, samples, on_pool)

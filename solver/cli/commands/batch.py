@@ -9,7 +9,7 @@ import typer
 from rich.console import Console
 
 from solver.cli.options import OpponentsOpt, PolicyOpt, RecordFormat, RulesOpt, stakes_option
-from solver.cli.output import consoles, count, progress
+from solver.cli.output import consoles, count, duration, progress, rate
 from solver.engine.options import MAX_POOL_SIZE, MIN_POOL_SIZE, Policy
 
 BatchStakes = stakes_option("Money per unit against each opponent, in order (as for solve).")
@@ -42,6 +42,10 @@ WorkersOpt = Annotated[
 ]
 ResumeOpt = Annotated[
     bool, typer.Option("--resume", help="Continue an interrupted run into the same -o file.")
+]
+ForceOpt = Annotated[
+    bool,
+    typer.Option("--force", help="Start again over an -o file that already holds records."),
 ]
 DaskOpt = Annotated[
     str | None,
@@ -81,6 +85,7 @@ def batch(
     players: PlayersOpt = None,
     workers: WorkersOpt = None,
     resume: ResumeOpt = False,
+    force: ForceOpt = False,
     dask: DaskOpt = None,
     errors: ErrorsOpt = None,
     chunk_size: ChunkOpt = None,
@@ -101,8 +106,8 @@ def batch(
     with progress(err, "lines") as bar:
 
         def on_progress(p) -> None:  # noqa: ANN001 - solver.apps.batch.BatchProgress
-            rate = p.hands / p.elapsed if p.elapsed > 0 else 0.0
-            bar.update(p.line, total=p.total_lines, what="lines", note=f"{rate:,.0f} hands/s")
+            bar.update(p.line, total=p.total_lines, what="lines",
+                       note=rate(p.hands, p.elapsed, "hands"))  # fmt: skip
 
         result = run_batch(
             file,
@@ -115,17 +120,18 @@ def batch(
             players=players,
             workers=workers,
             resume=resume,
+            force=force,
             dask=dask,
             errors=errors,
             on_bad=lambda bad: bar.say(f"capsa: {bad.message()}"),
-            on_progress=on_progress if bar.shown else None,
+            on_progress=on_progress,
             chunk_size=chunk_size,
             stakes=parse_stakes(stakes) if stakes is not None else None,
             pool=pool,
             pool_size=pool_size,
             opponents=opponents,
             on_pool=(lambda done, total: bar.update(done, total=total, what="opponent pool",
-                                                    note="hands set")) if bar.shown else None,
+                                                    note="hands set")),
         )  # fmt: skip
     render_summary(result, time.perf_counter() - started, err)
     if result.interrupted:  # Ctrl-C, SIGTERM, SIGHUP: exit 128 + the signal
@@ -136,11 +142,10 @@ def batch(
 
 def render_summary(result: Any, seconds: float, err: Console) -> None:
     """The closing lines of a batch on stderr (``result``: a ``BatchResult``)."""
-    rate = result.hands / seconds if seconds > 0 else 0.0
     resumed = f" (resumed after line {result.resumed_after})" if result.resumed_after else ""
     err.print(
-        f"capsa: {count(result.hands, 'hand')}, {count(result.bad, 'bad line')}, {seconds:.1f} s, "
-        f"{rate:,.0f} hands/s{resumed}",
+        f"capsa: {count(result.hands, 'hand')}, {count(result.bad, 'bad line')}, "
+        f"{duration(seconds)}, {rate(result.hands, seconds, 'hands')}{resumed}",
         markup=False,
     )
     if result.interrupted:

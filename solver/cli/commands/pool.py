@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.table import Table
 
 from solver.cli.options import ResultFormat, RulesOpt
-from solver.cli.output import consoles, emit, progress, shown
+from solver.cli.output import consoles, duration, emit, progress, shown
 from solver.engine.options import DEFAULT_POOL_SIZE, MAX_POOL_SIZE, MIN_POOL_SIZE
 
 
@@ -91,11 +91,13 @@ def pool(
 def render_pool(d: dict[str, Any], out: Console) -> None:
     """The table of ``capsa pool`` (its JSON answer)."""
     table = Table(show_header=False, box=None)
+    table.add_column()
+    table.add_column(overflow="fold")  # a long path folds over lines, never cut with "…"
     table.add_row("rules", shown(d["rules"]))
     table.add_row("hands", f"{d['hands']:,} ({d['natural_hands']:,} declare a natural)")
     table.add_row("size", f"{d['bytes'] / 1e6:.1f} MB on disk and mapped in memory")
     table.add_row(
-        "built", f"in {d['seconds']:.1f} s" if d["built"] else "no: it was cached already"
+        "built", f"in {duration(d['seconds'])}" if d["built"] else "no: it was cached already"
     )
     table.add_row("file", shown(d["path"]))
     out.print(table)

@@ -183,8 +183,10 @@ def _mistakes(d: dict[str, Any]) -> Table:
     mistakes = Table(
         title="where the loss went", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False
     )
-    for col in ("mistake", "hands", "share", "loss", "mean", "of the loss"):
-        mistakes.add_column(col, justify="left" if col == "mistake" else "right")
+    # 80 columns hold it: the numbers never wrap; a long name would, at its words
+    for col in ("mistake", "hands", "share", "loss", "mean", "of loss"):
+        mistakes.add_column(col, justify="left" if col == "mistake" else "right",
+                            no_wrap=col != "mistake")  # fmt: skip
     for c, m in zip(CATEGORIES, d["mistakes"], strict=True):
         mistakes.add_row(
             c.label,

@@ -16,7 +16,7 @@ from solver.cli.options import (
     RulesOpt,
     StakesOpt,
 )
-from solver.cli.output import ROW_NAMES, consoles, emit, pretty_cards, shown
+from solver.cli.output import ROW_NAMES, clauses, consoles, emit, pretty_cards, shown
 from solver.engine.options import MAX_SAMPLES, Policy, TopBy
 
 
@@ -116,8 +116,9 @@ def render_solution(d: dict[str, Any], out: Console, *, pooled: bool = False) ->
         if d.get("opponents") not in (None, "field"):
             how += f", opponents {shown(d['opponents'])}"
     out.print(Panel.fit(_rows_table(d), title=head, subtitle=how))
-    for line in _value_lines(d):
-        out.print(line)
+    for line in _value_lines(d):  # at the terminal's width, broken only between clauses
+        for part in clauses(line, out.width):
+            out.print(part)
     out.print(f"advice: {_ADVICE[d['action']]}")
     if d.get("played"):
         render_played(d, out)
@@ -128,10 +129,10 @@ def render_solution(d: dict[str, Any], out: Console, *, pooled: bool = False) ->
 def _rows_table(d: dict[str, Any]) -> Table:
     rows = Table(box=None, show_header=True, header_style="bold")
     rows.add_column("row")
-    rows.add_column("cards")
+    rows.add_column("cards", no_wrap=True)
     if d["row_stats"]:
         for col in ("win", "tie", "loss"):
-            rows.add_column(col, justify="right")
+            rows.add_column(col, justify="right", no_wrap=True)
     for name in ROW_NAMES:
         cells = [name, pretty_cards(d[name])]
         if d["row_stats"]:
@@ -201,16 +202,19 @@ def _biggest_change(parts: dict[str, float] | None, best: dict[str, float] | Non
 
 
 def _runners_up(alternatives: list[dict[str, Any]], best: dict[str, float] | None) -> Table:
-    alt = Table(box=None, header_style="bold", title="runners-up", title_justify="left")
+    # 80 columns hold it: cards and numbers never wrap; "most of it" wraps at its words
+    alt = Table(
+        box=None, header_style="bold", title="runners-up", title_justify="left", pad_edge=False
+    )
     for col in ROW_NAMES:
-        alt.add_column(col)
-    alt.add_column("ev", justify="right")
-    alt.add_column("vs best", justify="right")
+        alt.add_column(col, no_wrap=True)
+    alt.add_column("ev", justify="right", no_wrap=True)
+    alt.add_column("vs best", justify="right", no_wrap=True)
     alt.add_column("most of it")
     for a in alternatives:
         diff = f"{a['diff']:+.3f}"
         if a.get("diff_stderr"):
-            diff += f" ± {a['diff_stderr']:.3f}"
+            diff += f"±{a['diff_stderr']:.3f}"
         why = _biggest_change(a.get("ev_parts"), best)
         alt.add_row(*(pretty_cards(a[r]) for r in ROW_NAMES), f"{a['ev']:+.3f}", diff, why)
     return alt
@@ -230,11 +234,13 @@ def render_played(d: dict[str, Any], out: Console) -> None:
         what = "surrender"
         if p["action"] == "declare" and d["natural"]:
             what = f"declare {natural_label(d['natural']['name'])}"
-        out.print(f"played: {what}: ev {p['ev']:+.3f}, loss {loss} units per opponent{rank}")
+        for line in clauses(f"played: {what}: ev {p['ev']:+.3f}, loss {loss} units per "
+                            f"opponent{rank}", out.width):  # fmt: skip
+            out.print(line)
         return
     table = Table(box=None, header_style="bold", title="played", title_justify="left")
     for col in ("row", "played", "best", "win", "win vs best"):
-        table.add_column(col, justify="right" if col.startswith("win") else "left")
+        table.add_column(col, justify="right" if col.startswith("win") else "left", no_wrap=True)
     for name in ROW_NAMES:
         r = p["rows"][name]
         mark = "[yellow]*[/]" if r["differs"] else " "
@@ -244,7 +250,11 @@ def render_played(d: dict[str, Any], out: Console) -> None:
     out.print(table)
     out.print("[dim](*: the row differs from the best's; win vs best: in percentage points)[/]")
     state = "[bold red]fouled[/]: scooped by every opponent; " if p["fouled"] else ""
-    out.print(f"played: {state}ev {p['ev']:+.3f}, loss {loss} units per opponent{rank}")
+    for line in clauses(f"played: {state}ev {p['ev']:+.3f}, loss {loss} units per opponent"
+                        f"{rank}", out.width):  # fmt: skip
+        out.print(line)
     if p.get("ev_parts") and d.get("ev_parts"):
         lost = {k: d["ev_parts"][k] - p["ev_parts"][k] for k in PART_NAMES}
-        out.print(f"given up, in parts: {_parts_text(lost)} (= {p['loss']:.3f})")
+        for line in clauses(f"given up, in parts: {_parts_text(lost)} (= {p['loss']:.3f})",
+                            out.width):  # fmt: skip
+            out.print(line)

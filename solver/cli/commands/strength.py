@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from rich import box
 from rich.console import Console
 from rich.table import Table
 
@@ -78,7 +79,7 @@ def strength(
         report = compare_policies(
             n_hands=hands, rules=cr, players=players or r.players, policies=policies,
             samples=samples, eval_deals=eval_deals, seed=seed, tables=extra,
-            progress=(lambda done, total: bar.update(done)) if bar.shown else None,
+            progress=lambda done, total: bar.update(done),
             pool=not no_pool, opponents=opponents,
         )  # fmt: skip
     d = report.to_dict()
@@ -100,19 +101,23 @@ def _of(d: dict[str, Any]) -> str:
 
 def render_strength(d: dict[str, Any], out: Console) -> None:
     """The table of ``capsa strength`` (its JSON answer) and each policy's value."""
+    # 80 columns hold it: no rules between the columns, numbers and intervals never wrap
     table = Table(
+        box=box.SIMPLE_HEAD,
+        show_edge=False,
+        title_justify="left",
+        caption_justify="left",
         title=f"strength: {shown(d['rules'])}, {d['players']} players, {d['hands']:,} hands",
         caption=f"mc at {d['samples']:,} opponent hands; every setting meets the same "
-        f"{d['eval_deals']} fresh deals{_of(d)}; seed {d['seed']}; units per opponent per hand",
+        f"{d['eval_deals']} fresh deals{_of(d)}; seed {d['seed']}; units per opponent per hand; "
+        "differs: hands set differently",
     )
-    for col in ("comparison", "gain", "± se", "95% interval", "set differently"):
-        table.add_column(
-            col, justify="left" if col == "comparison" else "right", no_wrap=col == "comparison"
-        )
+    for col in ("comparison", "gain", "± se", "95% interval", "differs"):
+        table.add_column(col, justify="left" if col == "comparison" else "right", no_wrap=True)
     for name, g in d["gains"].items():
         lo, hi = g["ci95"]
         table.add_row(_pair(name, d["policies"]), f"{g['mean']:+.4f}", f"{g['stderr']:.4f}",
                       f"[{lo:+.4f}, {hi:+.4f}]", f"{g['differ']:z.0%}")  # fmt: skip
-    out.print(table)
+    out.print(table, soft_wrap=False)  # the caption wraps at its words to the table's width
     for name, v in d["policies"].items():
         out.print(f"{name}: {v['mean']:+.4f} ± {v['stderr']:.4f} units per opponent per hand")

@@ -9,7 +9,7 @@ import typer
 from rich.console import Console
 
 from solver.cli.options import ResultFormat, RulesOpt
-from solver.cli.output import consoles, emit, progress, say, shown
+from solver.cli.output import clauses, consoles, emit, progress, say, shown
 
 
 def train(
@@ -115,14 +115,16 @@ def _train_from(
 
 def render_learned(d: dict[str, Any], out: Console) -> None:
     """What ``capsa train --from`` learned (its JSON report), for people."""
-    out.print(
+    learned = (
         f"learned from {d['fit_hands']:,} settings ({d['rules']}); "
         f"{d['fouled']:,} fouled and {d['skipped']:,} declared or surrendered left out"
     )
+    for line in clauses(learned, out.width):  # at the terminal's width, between clauses
+        out.print(line)
     out.print(f"held out {d['held_out']:,} settings:        model   field")
     out.print(f"  their setting, share of hands  {d['agree']:6.1%}  {d['agree_field']:6.1%}")
+    out.print(f"  log-likelihood per hand       {d['loglik']:+7.3f} {d['loglik_field']:+7.3f}")
     out.print(
-        f"  log-likelihood per hand       {d['loglik']:+7.3f} {d['loglik_field']:+7.3f}"
-        f"  (temperature {d['temperature']:g}, field's {d['temperature_field']:g})"
+        f"  temperature                   {d['temperature']:>7g} {d['temperature_field']:>7g}"
     )
     out.print(f"wrote {shown(d['model'])}: play against it with --opponents {shown(d['model'])}")

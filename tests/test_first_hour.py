@@ -1,0 +1,218 @@
+"""What a newcomer meets in the first hour (issue 36), the way they meet it: the real
+``capsa`` in a subprocess, its stderr a pipe.
+
+- help texts are whole sentences at any width;
+- long work says how it goes in a pipe (a plain line every few seconds);
+- rates and durations are written for what they are (``0.3 hands/s``, never ``0``);
+- ``batch -o X`` over an output that holds records refuses in one line;
+- a Monte Carlo batch that would run much faster with a pool says so, with the command;
+- the tests keep out of the user's cache and config (tests/conftest.py).
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from solver.cli.commands import COMMANDS
+from solver.cli.output import duration, rate
+from tests import conftest
+
+HANDS = [
+    "As Ks Qs Js Ts 9h 9d 9c 2s 3d 4c 5h 7d",
+    "2c 3c 4c 5c 6c 7d 8d 9d Th Jh Qs Ks Ad",
+    "Ah Ad Kc Kd Qh Qs 2c 3d 4h 5s 7c 8d 9h",
+]
+
+
+def capsa(*args: str, cwd: Path | None = None, **env: str) -> subprocess.CompletedProcess:
+    environ = {**os.environ, "PYTHONUTF8": "1", **env}
+    return subprocess.run(
+        [sys.executable, "-m", "solver", *args],
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        cwd=cwd,
+        env=environ,
+        timeout=600,
+    )
+
+
+def _paragraphs(doc: str) -> list[str]:
+    return [" ".join(p.split()) for p in inspect.cleandoc(doc).split("\n\n") if p.strip()]
+
+
+def _lines(help_text: str) -> list[str]:
+    """The help's lines, without the boxes' sides and padding."""
+    return [" ".join(line.strip(" │").split()) for line in help_text.splitlines()]
+
+
+@pytest.mark.parametrize("name", [name for name, _ in COMMANDS])
+def test_a_commands_help_breaks_no_sentence(name):
+    """On a terminal wide enough, every paragraph of the help is one line: a line break
+    the source file's width put in the middle of a sentence does not stay."""
+    doc = dict(COMMANDS)[name].__doc__
+    run = capsa(name, "--help", COLUMNS="400")
+    assert run.returncode == 0, run.stderr
+    lines = _lines(run.stdout)
+    for paragraph in _paragraphs(doc):
+        assert paragraph in lines, f"capsa {name} --help breaks: {paragraph!r}"
+
+
+def test_the_command_list_breaks_no_sentence():
+    lines = _lines(capsa("--help", COLUMNS="400").stdout)
+    for name, command in COMMANDS:
+        first = _paragraphs(command.__doc__)[0]
+        assert f"{name} {first}" in lines, f"capsa --help breaks {name}'s: {first!r}"
+
+
+@pytest.mark.parametrize(
+    ("n", "seconds", "text"),
+    [(20, 66.8, "0.3 hands/s"), (200, 113, "1.77 hands/s"), (3000, 2.5, "1,200 hands/s"),
+     (1, 900, "0.0011 hands/s"), (0, 3, "0 hands/s")],
+)  # fmt: skip
+def test_rates_are_written_for_what_they_are(n, seconds, text):
+    assert rate(n, seconds, "hands") == text
+
+
+@pytest.mark.parametrize(
+    ("seconds", "text"),
+    [(0.42, "0.4 s"), (12.4, "12 s"), (475, "7 min 55 s"), (3725, "1 h 02 min")],
+)
+def test_durations_are_written_for_what_they_are(seconds, text):
+    assert duration(seconds) == text
+
+
+@pytest.fixture
+def hands_file(tmp_path):
+    path = tmp_path / "hands.txt"
+    path.write_text("".join(f"h{i}: {h}\n" for i, h in enumerate(HANDS * 4)), encoding="utf-8")
+    return path
+
+
+def test_a_batch_in_a_pipe_says_how_it_goes(hands_file, tmp_path):
+    """stderr is a pipe: progress lines all the same (here one at every chance, with
+    ``CAPSA_PROGRESS_SECONDS=0``), then the closing line with an honest rate."""
+    run = capsa("batch", str(hands_file), "-o", str(tmp_path / "out.jsonl"), "--policy",
+                "field", "--chunk-size", "2", "--workers", "1",
+                CAPSA_PROGRESS_SECONDS="0")  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    progress = [line for line in run.stderr.splitlines() if line.startswith("capsa: lines: ")]
+    assert progress, run.stderr
+    assert any("/12, " in line and " hands/s, " in line for line in progress), progress
+    last = run.stderr.splitlines()[-1]
+    assert last.startswith("capsa: 12 hands, 0 bad lines, ") and " 0 hands/s" not in last
+
+
+def test_a_batch_over_a_finished_output_refuses(hands_file, tmp_path):
+    out = tmp_path / "out.jsonl"
+    first = capsa("batch", str(hands_file), "-o", str(out), "--policy", "field")
+    assert first.returncode == 0, first.stderr
+    written = out.read_bytes()
+    again = capsa("batch", str(hands_file), "-o", str(out), "--policy", "field")
+    assert again.returncode == 2
+    assert again.stderr.count("\n") == 1, again.stderr
+    assert "already holds records" in again.stderr
+    assert "--resume continues it, --force starts again" in again.stderr
+    assert out.read_bytes() == written
+    forced = capsa("batch", str(hands_file), "-o", str(out), "--policy", "field", "--force")
+    assert forced.returncode == 0, forced.stderr
+    assert out.read_bytes() == written
+    resumed = capsa("batch", str(hands_file), "-o", str(out), "--policy", "field", "--resume")
+    assert resumed.returncode == 0, resumed.stderr
+    assert out.read_bytes() == written
+
+
+def test_an_mc_batch_without_a_pool_says_what_one_gains(tmp_path):
+    """Too short to pay for a pool, long enough to take a while: one line with the
+    command. Checked on the plan alone (no hand is solved)."""
+    import logging
+
+    from solver.apps.batch.pooling import HINT_SAMPLES, plan_pool
+    from solver.engine.rules import load_rules
+
+    rules = load_rules("chinese-1-6")
+    records: list[str] = []
+    handler = logging.Handler()
+    handler.emit = lambda record: records.append(record.getMessage())
+    log = logging.getLogger("capsa")
+    log.addHandler(handler)
+    level = log.level
+    log.setLevel(logging.INFO)
+    try:
+        lines = HINT_SAMPLES // 3000
+        assert plan_pool(rules, "mc", 4, 3000, None, lines, None) is None
+        assert plan_pool(rules, "mc", 4, 3000, None, lines - 1, None) is None
+        assert plan_pool(rules, "mc", 4, 3000, False, lines, None) is None
+    finally:
+        log.removeHandler(handler)
+        log.setLevel(level)
+    hints = [r for r in records if "opponent pool" in r]
+    assert len(hints) == 1, records
+    assert "'capsa pool --rules chinese-1-6'" in hints[0]
+
+
+def test_the_tests_keep_out_of_the_users_folders(tmp_path):
+    """A command the tests start caches its tables, field tables, pools and kernels in
+    the run's own folders, none of them in the user's."""
+    code = (
+        "import json, evaluator.tables as t, evaluator._jit as j, solver.strategy.pool as p;"
+        "print(json.dumps([str(t.cache_dir()), str(p.pool_dir()), str(j.cache_dir())]))"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    used = json.loads(run.stdout)
+    guarded = json.loads(os.environ["CAPSA_TESTS_GUARDED"])
+    assert guarded
+    for folder in used:
+        for own in guarded:
+            assert not Path(folder).resolve().is_relative_to(Path(own).resolve()), folder
+
+
+def test_the_guard_sees_a_file_appear(tmp_path):
+    """What fails the run at its end (tests/conftest.py): a new file, or a changed one."""
+    (tmp_path / "old.npz").write_bytes(b"1")
+    before = conftest.snapshot([str(tmp_path)])
+    assert conftest.new_files(before, conftest.snapshot([str(tmp_path)])) == []
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "field-v2-one.npz").write_bytes(b"2")
+    (tmp_path / "old.npz").write_bytes(b"longer")
+    after = conftest.snapshot([str(tmp_path)])
+    assert conftest.new_files(before, after) == [
+        str(tmp_path / "old.npz"), str(tmp_path / "sub" / "field-v2-one.npz")
+    ]  # fmt: skip
+
+
+def _without(modules: list[str], *args: str, cwd: Path) -> subprocess.CompletedProcess:
+    """``capsa ARGS`` with ``modules`` impossible to import (their extra not installed)."""
+    code = (
+        "import sys\n"
+        + "".join(f"sys.modules[{m!r}] = None\n" for m in modules)
+        + f"sys.argv = ['capsa', *{list(args)!r}]\nfrom solver.cli import main\nmain()\n"
+    )
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          cwd=cwd, timeout=600)  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("modules", "args", "extra"),
+    [
+        (["jinja2"], ["report", "played.jsonl", "-o", "report.html"], "capsa[report]"),
+        (["matplotlib"], ["report", "played.jsonl", "-o", "report.html"], "capsa[report]"),
+        (["dask", "distributed"], ["batch", "hands.txt", "--policy", "field", "--dask", "local"],
+         "capsa[dask]"),
+    ],
+)  # fmt: skip
+def test_a_command_that_needs_an_extra_says_which_in_one_line(tmp_path, modules, args, extra):
+    (tmp_path / "hands.txt").write_text(f"a: {HANDS[0]}\n", encoding="utf-8")
+    made = capsa("batch", "hands.txt", "-o", "played.jsonl", "--policy", "field", cwd=tmp_path)
+    assert made.returncode == 0, made.stderr
+    run = _without(modules, *args, cwd=tmp_path)
+    errors = [x for x in run.stderr.splitlines() if x.startswith("capsa: error: ")]
+    assert run.returncode in (1, 2) and "Traceback" not in run.stderr, run.stderr
+    assert len(errors) == 1 and extra in errors[0], run.stderr
