@@ -23,12 +23,16 @@ from solver.engine.layout import (
     NATURAL_CODES,
     NPARAMS,
     NSTRENGTH,
+    P_FOUL,
+    P_FOUL_ON,
     P_HR_MIN,
     P_HR_MULT,
     P_MODE,
     P_MULT,
+    P_NAT_PAYOUT,
     P_ONE,
     P_ROY,
+    P_RR,
     P_SCORING,
     ROWS,
     SCORING_CODES,
@@ -58,7 +62,7 @@ class RuleArrays(NamedTuple):
     decisive: np.ndarray  # int8[7917] rank of the card whose suit breaks ties
     suit_rank: np.ndarray  # int64[4] rank 0..3 of each suit id (3 strongest; all 0 if none)
     roy: np.ndarray  # float64[3, 7917] royalty of a front/middle/back row by ORIGINAL strength
-    params: np.ndarray  # float64[NPARAMS]: P_SCORING, P_MULT, P_MODE, P_ONE, P_ROY, P_HR_*
+    params: np.ndarray  # float64[NPARAMS]: the P_* of layout
     nat_units: np.ndarray  # float64[k] natural payouts, strongest first (index = natural id)
     nat_codes: np.ndarray  # int64[k] NATURAL_CODES of the ruleset's naturals, same order
     #: float64[3] royalties_dealt: the back line for four of a kind, straight flush and
@@ -128,6 +132,10 @@ def _arrays(rules: Rules, t: Tables) -> RuleArrays:
     params[P_ROY] = 1.0 if rules.royalties else 0.0
     params[P_HR_MULT] = float(rules.home_run_multiplier)
     params[P_HR_MIN] = float(rules.home_run_min_opponents)
+    params[P_RR] = 1.0 if rules.royalty_replaces_row else 0.0
+    params[P_FOUL_ON] = 1.0 if rules.foul_penalty is not None else 0.0
+    params[P_FOUL] = float(rules.foul_penalty or 0.0)
+    params[P_NAT_PAYOUT] = 1.0 if rules.natural_ties == "payout" else 0.0
     nat_units = np.array([float(u) for _, u in rules.naturals], dtype=np.float64)
     nat_codes = np.array([NATURAL_CODES[n] for n, _ in rules.naturals], dtype=np.int64)
     dealt_units = np.zeros(3, np.float64)
