@@ -25,6 +25,11 @@ front K K 5 -> (1, (11, 3, -1, -1)) < middle K K 5 3 2 -> (1, (11, 3, 1, 0)).
 
 Interpretations made here, each explained under "Interpretations" in docs/rules.md (the
 anchor follows each one):
+  * royalty_replaces_row, natural_ties and foul_penalty (the keys of tables as the apps
+    pay them) are read with ``getattr`` and their defaults: a won row that earns a paid royalty R is
+    worth R in place of 1 (docs/rules.md#whole-rows-and-the-parts-of-a-value); a flat
+    penalty is all a fouled hand pays (docs/rules.md#a-flat-foul-is-all-the-foul-pays);
+    by payout, equal payouts tie whatever the naturals (docs/rules.md#equal-payouts-tie).
   * one_royalty_per_hand: a player's royalties are first reduced, from the hand alone,
     to its single largest one (on equal values the back is kept before the middle before
     the front); the royalty mode then decides whether it is paid.
