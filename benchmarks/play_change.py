@@ -11,7 +11,6 @@ Monte Carlo answer: a measure of what the rules change, not of the field's own e
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import subprocess
 import tempfile
 from pathlib import Path
@@ -20,44 +19,16 @@ import numpy as np
 
 from solver.engine import settlement as S
 from solver.engine.compiled import compile_rules
-from solver.engine.rules import DEFAULT_ROYALTIES, PRESETS
+from solver.engine.rules import PRESETS
 from solver.strategy.deal import deal_hands
 from solver.strategy.field import field_values, load_field_file
 from solver.strategy.setting import set_hands
 from solver.strategy.trained import field_override, get_field
-
-BEFORE = "fb7223b"
-#: The two presets' values at BEFORE (docs/rules.md#the-shisanshui-preset, -mau-binh-).
-OLD = {
-    "shisanshui": dict(
-        naturals=(
-            ("royal_dragon", 108), ("dragon", 36), ("twelve_royals", 24),
-            ("three_straight_flushes", 22), ("three_quads", 20), ("all_high", 15),
-            ("all_low", 12), ("one_colour", 10), ("four_trips", 6), ("five_pairs_trips", 5),
-            ("six_pairs", 4), ("three_flushes", 3), ("three_straights", 3),
-        ),
-        home_run_min_opponents=3,
-    ),
-    "mau-binh": dict(
-        naturals=(
-            ("royal_dragon", 100), ("dragon", 50), ("five_pairs_trips", 10), ("six_pairs", 8),
-            ("three_flushes", 8), ("three_straights", 8),
-        ),
-        royalties=tuple((r, h, 2 * u) for r, h, u in DEFAULT_ROYALTIES),
-        home_run_min_opponents=3,
-    ),
-}  # fmt: skip
-
-
-def old_rules(name: str):
-    return dataclasses.replace(
-        PRESETS[name], name=f"old-{name}", royalty_replaces_row=False, natural_ties="order",
-        foul_penalty=None, **OLD[name],
-    )  # fmt: skip
+from tests.earlier_presets import BEFORE, VALUES, earlier
 
 
 def measure(name: str, hands: np.ndarray, folder: Path) -> dict:
-    new, old = PRESETS[name], old_rules(name)
+    new, old = PRESETS[name], earlier(name)
     path = folder / f"field-{name}.npz"
     blob = subprocess.run(
         ["git", "show", f"{BEFORE}:solver/data/field-{name}.npz"], capture_output=True, check=True
@@ -95,7 +66,7 @@ def main() -> None:
     args = ap.parse_args()
     hands = deal_hands(np.random.default_rng(args.seed), args.hands, 1).reshape(-1, 13)
     with tempfile.TemporaryDirectory() as tmp:
-        for name in OLD:
+        for name in VALUES:
             out = measure(name, hands, Path(tmp))
             print(", ".join(f"{k}: {v:.4f}" if isinstance(v, float) else f"{k}: {v}"
                             for k, v in out.items()))  # fmt: skip

@@ -160,3 +160,37 @@ def test_bad_keys_are_one_line_exit_2(tmp_path, body, keys):
     assert "Traceback" not in res.stderr
     for key in keys:
         assert key in lines[0]
+
+
+@pytest.mark.parametrize("ties", ["order", "payout"])
+def test_natural_kernels_equal_the_oracle_on_equal_payouts(ties):
+    """Every pair of shisanshui's naturals (seven of them pay 6), each with tie keys that
+    tie or not, through ``_settle_naturals`` (the table), ``settle_declared`` and the Monte
+    Carlo's ``_natural_values``, against ``ref_settle_natural``."""
+    import numpy as np
+
+    from solver.engine import _kernels as k
+    from solver.engine.compiled import compile_rules
+    from solver.engine.settlement import settle_declared
+    from solver.strategy import _kernels as sk
+
+    r = dataclasses.replace(PRESETS["shisanshui"], name="t", natural_ties=ties)
+    cr = compile_rules(r)
+    names = [n for n, _ in r.naturals]
+    onat = np.array([i for i in range(len(names)) for _ in range(2)] + [-1], np.int64)
+    okey = np.array([key for _ in names for key in (1, 2)] + [0], np.int64)
+    out = np.empty(len(onat))
+    seen_equal = 0
+    for i, name in enumerate(names):
+        for key in (1, 2):
+            sk._natural_values(i, key, onat, okey, cr.arrays.nat_units, out, cr.params)
+            for j in range(len(onat)):
+                theirs = None if onat[j] < 0 else (names[onat[j]], (int(okey[j]),))
+                want = R.ref_settle_natural((name, (key,)), theirs, r)
+                assert out[j] == want
+                b = None if onat[j] < 0 else (int(onat[j]), int(okey[j]), names[onat[j]])
+                assert settle_declared((i, key, name), b, cr) == want
+                got = k._settle_naturals(i, key, onat[j], okey[j], cr.arrays.nat_units, cr.params)
+                assert got == want
+                seen_equal += theirs is not None and names[onat[j]] != name and want == 0.0
+    assert (seen_equal > 50) is (ties == "payout")

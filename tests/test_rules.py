@@ -24,6 +24,8 @@ from solver.engine.rules import (
 )
 from solver.engine.ruleset_files import to_toml
 from solver.engine.ruleset_text import describe_rules
+from tests.earlier_presets import DIGESTS as EARLIER_DIGESTS
+from tests.earlier_presets import earlier
 
 DEFAULT_ROYALTIES = (
     ("front", "three_of_a_kind", 3),
@@ -1049,16 +1051,11 @@ def test_apps_keys_at_default_keep_every_digest():
     """Today's rulesets keep their digests (the shipped field tables are keyed by them):
     the new keys at their defaults add nothing to the digest, so every other preset's is
     the one pinned before they existed, and shisanshui and mau-binh as they stood then
-    (their old values, the new keys at default) give their old digests too."""
+    (tests/earlier_presets.py: their old values, the new keys at default) give their old
+    digests too."""
     for name, rules in PRESETS.items():
-        if name in OLD_APP_PRESETS:
-            old = dataclasses.replace(
-                rules, royalty_replaces_row=False, natural_ties="order", foul_penalty=None,
-                **OLD_APP_PRESETS[name],
-            )  # fmt: skip
-            assert old.digest() == {"shisanshui": "bc41fcc685114064",
-                                    "mau-binh": "0c5c2059d27a6058"}[name]  # fmt: skip
-            assert rules.digest() != old.digest()
+        if name in EARLIER_DIGESTS:
+            assert earlier(name).digest() == EARLIER_DIGESTS[name] != rules.digest()
         else:
             assert rules.digest() == PINNED_BEFORE_THE_APPS_KEYS[name]
 
@@ -1070,26 +1067,6 @@ PINNED_BEFORE_THE_APPS_KEYS = {
     "capsa": "caac13519e5b9be7",
     "pusoy": "dd0462f56dabec23",
 }
-#: shisanshui and mau-binh as they stood before docs/rules.md#tables-as-the-apps-pay-them
-OLD_APP_PRESETS = {
-    "shisanshui": dict(
-        naturals=(
-            ("royal_dragon", 108), ("dragon", 36), ("twelve_royals", 24),
-            ("three_straight_flushes", 22), ("three_quads", 20), ("all_high", 15),
-            ("all_low", 12), ("one_colour", 10), ("four_trips", 6), ("five_pairs_trips", 5),
-            ("six_pairs", 4), ("three_flushes", 3), ("three_straights", 3),
-        ),
-        home_run_min_opponents=3,
-    ),
-    "mau-binh": dict(
-        naturals=(
-            ("royal_dragon", 100), ("dragon", 50), ("five_pairs_trips", 10), ("six_pairs", 8),
-            ("three_flushes", 8), ("three_straights", 8),
-        ),
-        royalties=tuple((r, h, 2 * u) for r, h, u in DEFAULT_ROYALTIES),
-        home_run_min_opponents=3,
-    ),
-}  # fmt: skip
 
 
 @pytest.mark.parametrize(
