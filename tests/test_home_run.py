@@ -627,6 +627,12 @@ def test_pareto_safety_under_the_home_run():
     assert not compile_rules(hr(royalty_mode="always")).pareto_safe
     assert not compile_rules(hr(royalties_dealt=True)).pareto_safe
     assert compile_rules(hr("capsa", royalty_mode="always")).pareto_safe  # no royalties
+    # rows at their whole value: safe while every royalty is worth at least a plain row
+    # (docs/rules.md#whole-rows-and-the-parts-of-a-value)
+    assert compile_rules(PRESETS["mau-binh"]).pareto_safe
+    small = (("front", "three_of_a_kind", 0.5),)
+    assert compile_rules(hr(royalties=small)).pareto_safe  # on top of the row: more
+    assert not compile_rules(hr(royalties=small, royalty_replaces_row=True)).pareto_safe
 
 
 def test_playing_a_natural_that_wins_a_home_run():

@@ -152,7 +152,9 @@ def _arrays(rules: Rules, t: Tables) -> RuleArrays:
 def _pareto_safe(rules: Rules, ra: RuleArrays, t: Tables) -> bool:
     """Whether a split that is at least as strong in every row is never worth less.
 
-    True when each row's royalty never decreases with strength, royalties are not cut
+    True when each row's royalty (under ``royalty_replaces_row``, what it adds to the
+    row's unit, R - 1: a value below 1 is worth less than a plain row) never decreases
+    with strength, royalties are not cut
     to one per hand (the kept royalty could move to a row that loses), and neither a
     scoop multiplier nor a home run multiplier is combined with royalties paid whoever
     wins ("always", or the dealt cards' royalties: being scooped can then be worth more
@@ -173,10 +175,13 @@ def _pareto_safe(rules: Rules, ra: RuleArrays, t: Tables) -> bool:
     multiplied = rules.scoop_multiplier != 1 or rules.home_run_multiplier != 1
     if paid_anyway and multiplied and rules.royalties:
         return False
+    roy = ra.roy
+    if rules.royalty_replaces_row:  # what a royalty adds to the row's unit: R - 1
+        roy = np.where(roy > 0.0, roy - 1.0, roy)
     order = np.argsort(ra.remap)  # original strengths in ruleset order
     for row, five in ((0, False), (1, True), (2, True)):
         sel = order[t.is_five[order] == five]
-        if np.any(np.diff(ra.roy[row, sel]) < 0):
+        if np.any(np.diff(roy[row, sel]) < 0):
             return False
     return True
 
