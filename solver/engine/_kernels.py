@@ -9,7 +9,7 @@ Tables are arguments, never globals (numba would freeze them into the cached cod
   (strength -> strength under the ruleset's wheel), ``decisive`` int8[7917] (rank of the
   card whose suit breaks ties), ``suit_rank`` int64[4] (0..3 per suit id, 3 strongest; all
   0 without a suit order), ``roy`` float64[3, 7917] (royalty of a front/middle/back row by
-  ORIGINAL strength), ``params`` float64[8] and ``nat_units`` float64[k].
+  ORIGINAL strength), ``params`` float64[NPARAMS] and ``nat_units`` float64[k].
 
 A row's **key** is ``remap[strength] * 4 + suit component`` (int64, higher is stronger,
 one scale for 3- and 5-card rows): the suit component is the ``suit_rank`` of the
