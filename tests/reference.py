@@ -25,6 +25,11 @@ front K K 5 -> (1, (11, 3, -1, -1)) < middle K K 5 3 2 -> (1, (11, 3, 1, 0)).
 
 Interpretations made here, each explained under "Interpretations" in docs/rules.md (the
 anchor follows each one):
+  * royalty_replaces_row, natural_ties and foul_penalty (the keys of tables as the apps
+    pay them) are read with ``getattr`` and their defaults: a won row that earns a paid royalty R is
+    worth R in place of 1 (docs/rules.md#whole-rows-and-the-parts-of-a-value); a flat
+    penalty is all a fouled hand pays (docs/rules.md#a-flat-foul-is-all-the-foul-pays);
+    by payout, equal payouts tie whatever the naturals (docs/rules.md#equal-payouts-tie).
   * one_royalty_per_hand: a player's royalties are first reduced, from the hand alone,
     to its single largest one (on equal values the back is kept before the middle before
     the front); the royalty mode then decides whether it is paid.
@@ -488,6 +493,23 @@ def _hand_summary(setting, rules) -> tuple:
     return _summarise(cmp_keys, royalties, rules, dealt)
 
 
+def _row_values(results, roy_a, roy_b, mode) -> float:
+    """The rows' units when a row's royalty is its whole value: a won row is worth its
+    winner's royalty when that royalty is more than 0 and paid (under "cancel", not when
+    both rows earn one), else 1; a tied row 0. From A's side."""
+    if mode not in ("winner", "cancel"):
+        raise ValueError(f"royalty_replaces_row needs winner or cancel, got {mode!r}")
+    total = 0.0
+    for i in range(3):
+        if results[i] == 0:
+            continue
+        mine = roy_a[i] if results[i] == 1 else roy_b[i]
+        cancelled = mode == "cancel" and roy_a[i] > 0 and roy_b[i] > 0
+        worth = mine if mine > 0 and not cancelled else 1.0
+        total += results[i] * worth
+    return total
+
+
 def _settle_summaries(sa: tuple, sb: tuple, rules) -> float:
     """docs/rules.md#the-settlement-step-by-step, step by step."""
     legal_a, keys_a, roy_a, dealt_a = sa
@@ -496,6 +518,10 @@ def _settle_summaries(sa: tuple, sb: tuple, rules) -> float:
     # Row results from A's side: +1 won, -1 lost, 0 tied.
     if not legal_a and not legal_b:
         return 0.0  # two fouled hands settle 0
+    penalty = getattr(rules, "foul_penalty", None)
+    if penalty is not None and legal_a != legal_b:
+        # A flat penalty, and nothing else (docs/rules.md#flat-foul-penalty).
+        return float(penalty) if legal_a else -float(penalty)
     if legal_a and legal_b:
         results = [_cmp(keys_a[i], keys_b[i]) for i in range(3)]
     elif legal_a:
@@ -530,6 +556,15 @@ def _settle_summaries(sa: tuple, sb: tuple, rules) -> float:
         raise ValueError(f"scoring must be 'per-row', '1-6' or '2-4', got {scoring!r}")
 
     mode = rules.royalty_mode
+    if getattr(rules, "royalty_replaces_row", False):
+        # Each row won is worth its royalty in place of its 1 unit, when it earns one
+        # that is paid (docs/rules.md#a-bonus-row-is-its-whole-value).
+        units -= float(sum(results))
+        units += _row_values(results, roy_a, roy_b, mode)
+        units += dealt_a - dealt_b
+        if won_a == 3 or won_b == 3:
+            units *= rules.scoop_multiplier
+        return float(units)
     royalty = 0.0
     for i in range(3):
         if mode == "always":
@@ -562,6 +597,9 @@ def _settle_summaries_parts(sa: tuple, sb: tuple, rules) -> dict[str, float]:
     legal_b, keys_b, roy_b, dealt_b = sb
     if not legal_a and not legal_b:
         return {"rows": 0.0, "bonus": 0.0, "royalties": 0.0}
+    penalty = getattr(rules, "foul_penalty", None)
+    if penalty is not None and legal_a != legal_b:  # the flat penalty is all bonus
+        return {"rows": 0.0, "bonus": float(penalty if legal_a else -penalty), "royalties": 0.0}
     if legal_a and legal_b:
         results = [_cmp(keys_a[i], keys_b[i]) for i in range(3)]
     else:
@@ -578,11 +616,14 @@ def _settle_summaries_parts(sa: tuple, sb: tuple, rules) -> dict[str, float]:
     elif rules.scoring == "2-4" and won_a != won_b:
         bonus = 1.0 if won_a > won_b else -1.0
     royalty = 0.0
-    for i in range(3):
-        if rules.royalty_mode == "always":
-            royalty += roy_a[i] - roy_b[i]
-        elif not (rules.royalty_mode == "cancel" and roy_a[i] > 0 and roy_b[i] > 0):
-            royalty += roy_a[i] if results[i] == 1 else -roy_b[i] if results[i] == -1 else 0.0
+    if getattr(rules, "royalty_replaces_row", False):  # what the rows' values add to rows
+        royalty = _row_values(results, roy_a, roy_b, rules.royalty_mode) - rows
+    else:
+        for i in range(3):
+            if rules.royalty_mode == "always":
+                royalty += roy_a[i] - roy_b[i]
+            elif not (rules.royalty_mode == "cancel" and roy_a[i] > 0 and roy_b[i] > 0):
+                royalty += roy_a[i] if results[i] == 1 else -roy_b[i] if results[i] == -1 else 0.0
     royalty += dealt_a - dealt_b
     if won_a == 3 or won_b == 3:  # the multiplier's extra is bonus
         bonus += (rules.scoop_multiplier - 1) * (rows + bonus + royalty)
@@ -912,7 +953,9 @@ def ref_settle_natural(a_nat, b_nat, rules) -> float:
 
     Each argument is None or (name, key). A natural collects its payout from a player with
     none; between two naturals the stronger (earlier in rules.naturals) collects its own
-    payout; the same natural compares keys, a full tie pays 0. No multiplier, no royalties.
+    payout; the same natural compares keys, a full tie pays 0. Under natural_ties "payout"
+    the larger payout collects its payout and equal payouts pay 0. No multiplier, no
+    royalties.
     Both None returns 0.0 (no natural was declared; the hands are settled by ref_settle).
     """
     table = _naturals_table(rules)
@@ -925,6 +968,10 @@ def ref_settle_natural(a_nat, b_nat, rules) -> float:
     if a_nat is None:
         return -payout[b_nat[0]]
     (name_a, key_a), (name_b, key_b) = a_nat, b_nat
+    if getattr(rules, "natural_ties", "order") == "payout":
+        # The larger payout collects it; equal payouts tie (docs/rules.md#natural-ties).
+        pa, pb = payout[name_a], payout[name_b]
+        return pa if pa > pb else -pb if pb > pa else 0.0
     if order[name_a] < order[name_b]:
         return payout[name_a]
     if order[name_b] < order[name_a]:

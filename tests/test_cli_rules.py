@@ -39,7 +39,7 @@ def test_list_as_json():
     by_name = {d["name"]: d["summary"] for d in data}
     assert by_name["per-row"].startswith("per-row scoring, no royalties, no naturals")
     assert "scoop x2" in by_name["shisanshui"]
-    assert by_name["shisanshui"].endswith("home run x2 (3+ opponents)")
+    assert by_name["shisanshui"].endswith("home run x2 (2+ opponents)")
     assert "suits d>c>h>s" in by_name["pusoy"]
     games = {d["name"]: d["game"] for d in data}
     assert games["shisanshui"] == "十三水" and games["mau-binh"] == "Mậu Binh"

@@ -61,14 +61,14 @@ def test_the_oracles_parts_add_up_to_its_settlement():
 
 
 def test_a_scoop_puts_its_bonus_and_multiplier_in_the_bonus():
-    """Under shisanshui (per-row, scoop x2): a scoop of three rows with a middle full
-    house (2) and a back straight flush (5) is 3 rows, 7 royalties and 10 more for the
-    multiplier."""
+    """Under shisanshui (per-row, scoop x2, rows at their whole value): a scoop of three
+    rows with a middle full house (worth 2) and a back straight flush (worth 5) is 3 rows,
+    1 + 4 royalties (what they add to the rows' units) and 8 more for the multiplier."""
     rules = load_rules("shisanshui")
     a = split_rows("2c 2d 3h | Ah Ad Ac Kh Kd | 9s 8s 7s 6s 5s")
     b = split_rows("4c 5d 7h | Jh Jd 4h 4d 3c | Qh Qd Qc 6h 6d")
-    assert ref.ref_settle(a, b, rules) == 20
-    assert ref.ref_settle_parts(a, b, rules) == {"rows": 3.0, "bonus": 10.0, "royalties": 7.0}
+    assert ref.ref_settle(a, b, rules) == 16
+    assert ref.ref_settle_parts(a, b, rules) == {"rows": 3.0, "bonus": 8.0, "royalties": 5.0}
 
 
 # --------------------------------------------------------------------------- against

@@ -72,6 +72,17 @@ RULESETS = {
         home_run_min_opponents=2,
     ),
     "cancel x2 min1": hr(royalty_mode="cancel", scoop_multiplier=3, home_run_min_opponents=1),
+    # docs/rules.md#tables-as-the-apps-pay-them: rows at their whole value, natural ties by
+    # payout (equal payouts among the naturals), flat fouls under the home run
+    "shisanshui": PRESETS["shisanshui"],
+    "whole-row cancel flat-foul payout-ties x2 min2": hr(
+        royalty_replaces_row=True,
+        royalty_mode="cancel",
+        foul_penalty=4,
+        natural_ties="payout",
+        scoop_multiplier=2,
+        home_run_min_opponents=2,
+    ),
 }
 
 
@@ -85,12 +96,13 @@ def triple(s: np.ndarray) -> tuple[tuple[int, ...], ...]:
 
 def test_keys_default_off_and_presets_unchanged():
     """Off by default; the two presets of docs/rules.md#presets that play it (十三水 and
-    Mậu Binh) have it x2 from 3 opponents, every other preset has it off."""
+    Mậu Binh) have it x2 from 2 opponents (the apps': three players or more,
+    docs/rules.md#tables-as-the-apps-pay-them), every other preset has it off."""
     assert Rules().home_run_multiplier == 1 and Rules().home_run_min_opponents == 3
     assert not Rules().home_run
     for name, r in PRESETS.items():
         on = name in ("shisanshui", "mau-binh")
-        want = (2, 3, True) if on else (1, 3, False)
+        want = (2, 2, True) if on else (1, 3, False)
         assert (r.home_run_multiplier, r.home_run_min_opponents, r.home_run) == want, name
 
 
@@ -186,7 +198,7 @@ def test_shown_by_capsa_rules_and_the_page_summary(tmp_path):
         "x2.5: a player who scoops every opponent (at least 2) collects 2.5x from each"
     )
     assert "home run" not in rules_summary(PRESETS["capsa"])
-    assert rules_summary(PRESETS["shisanshui"]).endswith("home run x2 (3+ opponents)")
+    assert rules_summary(PRESETS["shisanshui"]).endswith("home run x2 (2+ opponents)")
     path = tmp_path / "hr.toml"
     path.write_text('base = "capsa"\nhome_run_multiplier = 2\n')
     r = load_rules(path)
@@ -438,7 +450,14 @@ def oracle_units(cand_setting, deal: list, r: Rules) -> tuple[list[float], int |
 
 @pytest.mark.parametrize(
     "name",
-    ["1-6 x2 min3", "shisanshui suits royal x2 min3", "2-4 x3 min2", "always dealt one x2.5 min2"],
+    [
+        "1-6 x2 min3",
+        "shisanshui suits royal x2 min3",
+        "2-4 x3 min2",
+        "always dealt one x2.5 min2",
+        "mau-binh",
+        "whole-row cancel flat-foul payout-ties x2 min2",
+    ],
 )
 def test_mc_values_equal_the_oracle_on_crafted_tables(name):
     """``_mc_values`` (``score_against``) on opponents with fouls, naturals and strong
@@ -611,6 +630,12 @@ def test_pareto_safety_under_the_home_run():
     assert not compile_rules(hr(royalty_mode="always")).pareto_safe
     assert not compile_rules(hr(royalties_dealt=True)).pareto_safe
     assert compile_rules(hr("capsa", royalty_mode="always")).pareto_safe  # no royalties
+    # rows at their whole value: safe while every royalty is worth at least a plain row
+    # (docs/rules.md#whole-rows-and-the-parts-of-a-value)
+    assert compile_rules(PRESETS["mau-binh"]).pareto_safe
+    small = (("front", "three_of_a_kind", 0.5),)
+    assert compile_rules(hr(royalties=small)).pareto_safe  # on top of the row: more
+    assert not compile_rules(hr(royalties=small, royalty_replaces_row=True)).pareto_safe
 
 
 def test_playing_a_natural_that_wins_a_home_run():

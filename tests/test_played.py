@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
 import sys
@@ -45,8 +46,12 @@ def test_the_best_setting_played_loses_exactly_nothing():
 @pytest.mark.parametrize("preset", ["chinese-1-6", "chinese-2-4", "shisanshui"])
 def test_loss_against_known_opponents_is_the_brute_force_difference(preset):
     """With ``against`` every value is exact: the loss is the oracle's best value minus
-    the played setting's, per opponent, for a legal and for a fouled played setting."""
+    the played setting's, per opponent, for a legal and for a fouled played setting.
+    (Pairwise: shisanshui's home run from 2 opponents is left out here, its tables are
+    tests/test_home_run.py's.)"""
     rules = load_rules(preset)
+    if rules.home_run:
+        rules = dataclasses.replace(rules, name=f"{preset}-pairs", home_run_multiplier=1)
     opps = [rows(o) for o in OPPONENTS]
     best = R.ref_best_setting(C(HAND), opps, rules)
     for played in ("Ah Kd 2c | Qc Jd Ts 9s 9d | 7h 6c 5s 4d 3h", FOULED):

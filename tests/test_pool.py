@@ -95,6 +95,7 @@ CUSTOM = {
     "shisanshui, no home run": {"base": "shisanshui", "home_run_multiplier": 1},
     "mau-binh, no home run": {"base": "mau-binh", "home_run_multiplier": 1},
     "dealt royalties": {"base": "shisanshui", "royalties_dealt": True,
+                        "royalty_replaces_row": False,
                         "home_run_multiplier": 1},
     "per-row x2": {"base": "per-row", "scoop_multiplier": 2},
 }  # fmt: skip
@@ -135,7 +136,7 @@ def test_mc_pairs_is_mc_values_bit_for_bit(name):
         orb = np.ascontiguousarray(oroy.reshape(deals, n_opp, 4).transpose(2, 1, 0))
         nat = np.ascontiguousarray((onat >= 0).reshape(deals, n_opp).T)
         nv = np.empty(len(onat))
-        K._natural_values(-1, 0, onat, onatkey, ra.nat_units, nv)
+        K._natural_values(-1, 0, onat, onatkey, ra.nat_units, nv, ra.params)
         new = np.zeros((len(c), deals))
         K._mc_pairs(c.keys, c.roy, c.fouls, ob, orb, nat,
                     np.ascontiguousarray(nv.reshape(deals, n_opp).T), w, ra.params, lo, hi,

@@ -51,8 +51,9 @@ def test_batch_declares_the_special_hand_under_mau_binh(mau_binh_batch):
     fpt, plain = (json.loads(x) for x in mau_binh_batch.read_text().splitlines())
     assert fpt["rules"] == plain["rules"] == "mau-binh" and fpt["id"] == "fpt"
     assert fpt["action"] == "declare"
-    assert fpt["natural"]["name"] == "five_pairs_trips" and fpt["natural"]["declared"]
-    assert fpt["ev"] == 10.0  # from each of the three opponents, none holding one
+    # gameBinh has no five pairs and trips: its trips count as a pair, lục phé bôn
+    assert fpt["natural"]["name"] == "six_pairs" and fpt["natural"]["declared"]
+    assert fpt["ev"] == 3.0  # from each of the three opponents, none holding one
     assert fpt["played"]["front"] == "5h 2d 2c" and not fpt["played"]["fouled"]
     assert fpt["played"]["loss"] > 0
     assert plain["natural"] is None and plain["played"] is None
@@ -71,18 +72,19 @@ def test_report_names_the_special_hand_not_declared(mau_binh_batch):
     assert d["setups"] == [{"rules": "mau-binh", "policy": "field", "players": 4, "hands": 2}]
     entry = next(m for m in d["mistakes"] if m["category"] == "natural_not_declared")
     assert entry["hands"] == 1
-    assert [n["natural"] for n in entry["naturals"]] == ["five_pairs_trips"]
+    assert [n["natural"] for n in entry["naturals"]] == ["six_pairs"]
     table = capsa("report", str(mau_binh_batch))
     assert table.returncode == 0, table.stderr.decode()
     lines = table.stdout.decode().splitlines()
     at = next(
         i for i, line in enumerate(lines) if line.split()[:3] == ["natural", "not", "declared"]
     )
-    assert lines[at + 1].strip().startswith("Five pairs and trips (五对三条, năm đôi một sám)")
+    assert lines[at + 1].strip().startswith("Six pairs (六对半, lục phé bôn)")
 
 
 def test_batch_under_shisanshui_pays_the_apps_special_hands(tmp_path):
-    """The same hand is declared under 十三水 for its 5, and a dragon for 36."""
+    """The same hand is declared under 十三水 for its 6, and a dragon for 52
+    (docs/rules.md#the-shisanshui-preset)."""
     dragon = "2c 3d 4h 5s 6c 7d 8h 9s Tc Jd Qh Ks Ac"
     hands = tmp_path / "hands.txt"
     hands.write_text(f"{FIVE_PAIRS_TRIPS}\n{dragon}\n", encoding="utf-8")
@@ -97,8 +99,8 @@ def test_batch_under_shisanshui_pays_the_apps_special_hands(tmp_path):
         .splitlines()
     ]
     assert [(r["natural"]["name"], r["ev"]) for r in records] == [
-        ("five_pairs_trips", 5.0),
-        ("dragon", 36.0),
+        ("five_pairs_trips", 6.0),
+        ("dragon", 52.0),
     ]
 
 

@@ -24,6 +24,8 @@ from solver.engine.rules import (
 )
 from solver.engine.ruleset_files import to_toml
 from solver.engine.ruleset_text import describe_rules
+from tests.earlier_presets import DIGESTS as EARLIER_DIGESTS
+from tests.earlier_presets import earlier
 
 DEFAULT_ROYALTIES = (
     ("front", "three_of_a_kind", 3),
@@ -44,27 +46,20 @@ ROYAL_LINES = (
     ("back", "straight_flush", 5),
     ("back", "royal_flush", 7),
 )
-MAU_BINH_ROYALTIES = (
-    ("front", "three_of_a_kind", 6),
-    ("middle", "full_house", 4),
-    ("middle", "four_of_a_kind", 16),
-    ("middle", "straight_flush", 20),
-    ("back", "four_of_a_kind", 8),
-    ("back", "straight_flush", 10),
-)
+#: Mậu Binh's row values as cuongcanpro/capsaSusunNew's gameBinh pays them (each the
+#: row's whole value): the default table's numbers (docs/rules.md#the-mau-binh-preset).
+MAU_BINH_ROYALTIES = DEFAULT_ROYALTIES
 DEFAULT_NATURALS = (("dragon", 13), ("three_straights", 3), ("six_pairs", 3), ("three_flushes", 3))
 SHISANSHUI_NATURALS = (
-    ("royal_dragon", 108), ("dragon", 36), ("twelve_royals", 24),
-    ("three_straight_flushes", 22), ("three_quads", 20), ("all_high", 15), ("all_low", 12),
-    ("one_colour", 10), ("four_trips", 6), ("five_pairs_trips", 5), ("six_pairs", 4),
-    ("three_flushes", 3), ("three_straights", 3),
+    ("royal_dragon", 104), ("dragon", 52), ("four_trips", 52), ("three_quads", 52),
+    ("twelve_royals", 26), ("three_straight_flushes", 26), ("all_high", 6), ("all_low", 6),
+    ("one_colour", 6), ("five_pairs_trips", 6), ("six_pairs", 6), ("three_straights", 6),
+    ("three_flushes", 6),
 )  # fmt: skip
 MAU_BINH_NATURALS = (
-    ("royal_dragon", 100), ("dragon", 50), ("five_pairs_trips", 10), ("six_pairs", 8),
-    ("three_flushes", 8), ("three_straights", 8),
+    ("dragon", 3), ("one_colour", 3), ("twelve_one_colour", 3), ("three_flushes", 3),
+    ("three_straights", 3), ("six_pairs", 3),
 )  # fmt: skip
-
-# docs/rules.md#presets, #surrender, #table-size, field by field.
 EXPECTED = {
     "chinese-1-6": dict(
         scoring="1-6",
@@ -131,6 +126,9 @@ EXPECTED = {
         naturals=SHISANSHUI_NATURALS,
         royalties_dealt=False,
         home_run_multiplier=2,
+        home_run_min_opponents=2,
+        royalty_replaces_row=True,
+        natural_ties="payout",
     ),
     "mau-binh": dict(
         scoring="per-row",
@@ -145,6 +143,10 @@ EXPECTED = {
         naturals=MAU_BINH_NATURALS,
         royalties_dealt=False,
         home_run_multiplier=2,
+        home_run_min_opponents=2,
+        royalty_replaces_row=True,
+        natural_ties="payout",
+        foul_penalty=3,
     ),
     "pusoy": dict(
         scoring="2-4",
@@ -160,11 +162,15 @@ EXPECTED = {
         royalties_dealt=False,
     ),
 }
-# The home run (docs/rules.md#home-run): x2 from 3 opponents where a preset has it, else
-# its keys keep their defaults.
+# The home run (docs/rules.md#home-run): x2 where a preset has it (from 2 opponents in
+# the apps' presets), else its keys keep their defaults; so do the keys of
+# docs/rules.md#tables-as-the-apps-pay-them outside shisanshui and mau-binh.
 for _fields in EXPECTED.values():
     _fields.setdefault("home_run_multiplier", 1)
-    _fields.update(home_run_min_opponents=3)
+    _fields.setdefault("home_run_min_opponents", 3)
+    _fields.setdefault("royalty_replaces_row", False)
+    _fields.setdefault("natural_ties", "order")
+    _fields.setdefault("foul_penalty", None)
 
 
 def write(tmp_path: Path, text: str, name: str = "house.toml") -> Path:
@@ -687,8 +693,8 @@ def test_digest_stable_and_distinct():
         "chinese-2-4": "cd90afe5299ac6bc",
         "per-row": "f537cbd8fe73e078",
         "capsa": "caac13519e5b9be7",
-        "shisanshui": "bc41fcc685114064",
-        "mau-binh": "0c5c2059d27a6058",
+        "shisanshui": "3bd40f5efd496ee6",
+        "mau-binh": "d009086b3bae6cbd",
         "pusoy": "dd0462f56dabec23",
     }
 
@@ -709,6 +715,10 @@ def test_digest_ignores_name_but_not_settings():
         dataclasses.replace(base, home_run_multiplier=2),
         dataclasses.replace(base, naturals=tuple(reversed(base.naturals))),
         dataclasses.replace(base, royalties=base.royalties[1:]),
+        dataclasses.replace(base, royalty_replaces_row=True),
+        dataclasses.replace(base, natural_ties="payout"),
+        dataclasses.replace(base, foul_penalty=3),
+        dataclasses.replace(base, foul_penalty=0),
     ]
     digests = {r.digest() for r in changed} | {base.digest()}
     assert len(digests) == len(changed) + 1
@@ -724,16 +734,16 @@ def test_royalties_dealt_key(tmp_path):
     """docs/rules.md#royalties-for-dealt-cards: a flag, off in every preset, on by file."""
     assert all(r.royalties_dealt is False for r in PRESETS.values())
     assert Rules().royalties_dealt is False
-    on = load_rules(write(tmp_path, 'base = "shisanshui"\nroyalties_dealt = true\n'))
+    on = load_rules(write(tmp_path, 'base = "pusoy"\nroyalties_dealt = true\n'))
     assert on.royalties_dealt is True
-    assert fields_of(on) == dict(EXPECTED["shisanshui"], royalties_dealt=True)
+    assert fields_of(on) == dict(EXPECTED["pusoy"], royalties_dealt=True)
     off = load_rules(write(tmp_path, "royalties_dealt = false\n", name="off.toml"))
     assert off == dataclasses.replace(PRESETS["chinese-1-6"], name="off")
     # the digest moves only when the key is true: the presets' digests (pinned above,
     # and the key of the shipped field tables) are those from before the key existed
     assert off.digest() == PRESETS["chinese-1-6"].digest()
-    assert on.digest() != PRESETS["shisanshui"].digest()
-    assert on.digest() == dataclasses.replace(PRESETS["shisanshui"], royalties_dealt=True).digest()
+    assert on.digest() != PRESETS["pusoy"].digest()
+    assert on.digest() == dataclasses.replace(PRESETS["pusoy"], royalties_dealt=True).digest()
     # the dict, the TOML text and a file carry it both ways
     assert on.to_dict()["royalties_dealt"] is True
     assert rules_from_dict(on.to_dict(), name="ignored") == on
@@ -766,6 +776,9 @@ def test_to_dict_shape():
         "players": 4,
         "home_run_multiplier": 1,
         "home_run_min_opponents": 3,
+        "royalty_replaces_row": False,
+        "natural_ties": "order",
+        "foul_penalty": False,
         "royalties": {
             "front": {"three_of_a_kind": 3},
             "middle": {"full_house": 2, "four_of_a_kind": 8, "straight_flush": 10},
@@ -806,10 +819,10 @@ def test_describe_rules():
     assert shss["surrender_cost"] == "off"
     assert shss["wheel"].startswith("second")
     assert shss["game"] == "十三水" and shss["suit_order"].startswith("none")
-    assert "royal_flush" not in shss["royalties"] and "royal_dragon 108" in shss["naturals"]
-    assert shss["home_run"].startswith("x2: a player who scoops every opponent (at least 3)")
+    assert "royal_flush" not in shss["royalties"] and "royal_dragon 104" in shss["naturals"]
+    assert shss["home_run"].startswith("x2: a player who scoops every opponent (at least 2)")
     mau = dict(describe_rules(PRESETS["mau-binh"]))
-    assert mau["game"] == "Mậu Binh" and mau["royalties"].startswith("front three_of_a_kind 6")
+    assert mau["game"] == "Mậu Binh" and mau["royalties"].startswith("front three_of_a_kind wins 3")
     assert dict(describe_rules(PRESETS["pusoy"]))["suit_order"].startswith("d > c > h > s")
     assert "game" not in dict(describe_rules(dataclasses.replace(PRESETS["pusoy"], name="x")))
     assert dict(describe_rules(PRESETS["per-row"]))["naturals"] == "off"
@@ -860,10 +873,22 @@ settings_dicts = st.fixed_dictionaries(
         "wheel": st.sampled_from(["low", "second"]),
         "surrender_cost": st.one_of(st.just(False), st.just("none"), units),
         "players": st.integers(2, 4),
+        "royalty_replaces_row": st.booleans(),
+        "natural_ties": st.sampled_from(["order", "payout"]),
+        "foul_penalty": st.one_of(st.just(False), st.just("none"), units),
         "royalties": royalty_values,
         "naturals": natural_values,
     },
-)
+).filter(lambda d: _replaces_ok(d))
+
+
+def _replaces_ok(data) -> bool:
+    """Whether a settings dict keeps royalty_replaces_row with the modes it allows."""
+    base = PRESETS[data.get("base", "chinese-1-6")]
+    if not data.get("royalty_replaces_row", base.royalty_replaces_row):
+        return True
+    mode = data.get("royalty_mode", base.royalty_mode)
+    return mode != "always" and not data.get("royalties_dealt", base.royalties_dealt)
 
 
 @settings(max_examples=300, deadline=None)
@@ -904,6 +929,8 @@ def test_settings_match_the_dict(data):
         "royalties_dealt",
         "wheel",
         "players",
+        "royalty_replaces_row",
+        "natural_ties",
     ):
         assert getattr(rules, key) == data.get(key, getattr(base, key))
     assert rules.scoop_multiplier == data.get("scoop_multiplier", base.scoop_multiplier)
@@ -916,6 +943,8 @@ def test_settings_match_the_dict(data):
         assert rules.surrender_cost == {"1-6": 3, "2-4": 2, "per-row": None}[data["scoring"]]
     else:
         assert rules.surrender_cost == base.surrender_cost
+    foul = data.get("foul_penalty", base.foul_penalty)
+    assert rules.foul_penalty == (None if foul is False or foul == "none" else foul)
     nat = data.get("naturals")
     if nat is None:
         assert rules.naturals == base.naturals
@@ -992,3 +1021,88 @@ def test_a_file_cannot_pass_for_a_preset(tmp_path):
 @pytest.mark.parametrize("name", list(PRESETS))
 def test_preset_toml_reads_back_as_the_preset(tmp_path, name):
     assert load_rules(write(tmp_path, to_toml(PRESETS[name]), name="x.toml")) is PRESETS[name]
+
+
+# ---- the keys of docs/rules.md#tables-as-the-apps-pay-them --------------------------------
+
+
+@pytest.mark.parametrize(
+    "body, value",
+    [
+        ("royalty_replaces_row = true", {"royalty_replaces_row": True}),
+        ('natural_ties = "payout"', {"natural_ties": "payout"}),
+        ("foul_penalty = 3", {"foul_penalty": 3}),
+        ("foul_penalty = 0.5", {"foul_penalty": 0.5}),
+        ("foul_penalty = false", {"foul_penalty": None}),
+    ],
+)
+def test_apps_keys_read_write_and_digest(tmp_path, body, value):
+    """Each key lands in its field, comes back through to_dict, the TOML text and a file,
+    and moves the digest only away from its default."""
+    rules = load_rules(write(tmp_path, body + "\n"))
+    assert fields_of(rules) == dict(EXPECTED["chinese-1-6"], **value)
+    assert rules_from_dict(rules.to_dict(), name="ignored") == rules
+    assert load_rules(write(tmp_path, to_toml(rules), name="again.toml")) == rules
+    default = fields_of(rules) == EXPECTED["chinese-1-6"]
+    assert (rules.digest() == PRESETS["chinese-1-6"].digest()) is default
+
+
+def test_apps_keys_at_default_keep_every_digest():
+    """Today's rulesets keep their digests (the shipped field tables are keyed by them):
+    the new keys at their defaults add nothing to the digest, so every other preset's is
+    the one pinned before they existed, and shisanshui and mau-binh as they stood then
+    (tests/earlier_presets.py: their old values, the new keys at default) give their old
+    digests too."""
+    for name, rules in PRESETS.items():
+        if name in EARLIER_DIGESTS:
+            assert earlier(name).digest() == EARLIER_DIGESTS[name] != rules.digest()
+        else:
+            assert rules.digest() == PINNED_BEFORE_THE_APPS_KEYS[name]
+
+
+PINNED_BEFORE_THE_APPS_KEYS = {
+    "chinese-1-6": "c501d667fffdb581",
+    "chinese-2-4": "cd90afe5299ac6bc",
+    "per-row": "f537cbd8fe73e078",
+    "capsa": "caac13519e5b9be7",
+    "pusoy": "dd0462f56dabec23",
+}
+
+
+@pytest.mark.parametrize(
+    "body, needles",
+    [
+        ("royalty_replaces_row = 1", ["royalty_replaces_row must be true or false"]),
+        ('natural_ties = "first"', ["natural_ties must be one of 'order', 'payout'"]),
+        ("foul_penalty = -1", ["foul_penalty must be"]),
+        ('foul_penalty = "three"', ["foul_penalty must be"]),
+        (
+            'royalty_replaces_row = true\nroyalty_mode = "always"',
+            ["royalty_replaces_row", "royalty_mode"],
+        ),
+        (
+            "royalty_replaces_row = true\nroyalties_dealt = true",
+            ["royalty_replaces_row", "royalties_dealt"],
+        ),
+        ('base = "shisanshui"\nroyalty_mode = "always"', ["royalty_replaces_row", "royalty_mode"]),
+    ],
+)
+def test_apps_keys_errors_name_the_keys(tmp_path, body, needles):
+    with pytest.raises(RulesError) as info:
+        load_rules(write(tmp_path, body + "\n"))
+    message = str(info.value)
+    assert "\n" not in message
+    for needle in needles:
+        assert needle in message
+
+
+def test_capsa_rules_says_the_apps_keys_in_players_words():
+    table = dict(describe_rules(PRESETS["shisanshui"]))
+    assert table["royalties"].startswith("front three_of_a_kind wins 3; middle full_house wins 2")
+    assert table["natural_ties"].startswith("by payout")
+    assert "fouls" not in table  # scooped, as by default
+    mau = dict(describe_rules(PRESETS["mau-binh"]))
+    assert mau["fouls"].startswith("a fouled hand pays 3 to each")
+    plain = dict(describe_rules(PRESETS["chinese-1-6"]))
+    assert plain["royalties"].startswith("front three_of_a_kind 3;")  # on top of the row
+    assert "natural_ties" not in plain and "fouls" not in plain

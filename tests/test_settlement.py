@@ -262,6 +262,34 @@ CUSTOM = {
         suit_order="dshc",
     ),
     "1-6-x3-suits": rules(scoop_multiplier=3, suit_order="hsdc", royalty_mode="always"),
+    # docs/rules.md#tables-as-the-apps-pay-them: a row's royalty as its whole value, under
+    # each mode it allows, with one royalty per hand, with values of 1 and below 1 (a row
+    # worth less than its unit), and flat fouls under every scoring.
+    "whole-row-1-6": rules(royalty_replaces_row=True, scoop_multiplier=2),
+    "whole-row-cancel": rules(royalty_replaces_row=True, royalty_mode="cancel"),
+    "whole-row-one-per-hand": rules(royalty_replaces_row=True, one_royalty_per_hand=True),
+    "whole-row-one-per-hand-cancel-2-4": rules(
+        royalty_replaces_row=True,
+        one_royalty_per_hand=True,
+        royalty_mode="cancel",
+        scoring="2-4",
+    ),  # fmt: skip
+    "whole-row-small-values-cancel": rules(
+        royalty_replaces_row=True,
+        royalty_mode="cancel",
+        scoring="per-row",
+        surrender_cost=None,
+        royalties=(
+            ("front", "three_of_a_kind", 0.5),
+            ("middle", "full_house", 1),
+            ("middle", "four_of_a_kind", 2.75),
+            ("back", "four_of_a_kind", 1),
+            ("back", "straight_flush", 0.25),
+        ),
+    ),
+    "flat-foul-1-6-x2": rules(foul_penalty=3, scoop_multiplier=2),
+    "flat-foul-2-4-whole-row": rules(foul_penalty=6, scoring="2-4", royalty_replaces_row=True),
+    "flat-foul-zero-always": rules(foul_penalty=0, royalty_mode="always"),
 }
 
 

@@ -125,6 +125,11 @@ def test_pareto_front_is_exact(preset):
             assert not ge.any()
 
 
+#: Royalties paid whoever wins, on shisanshui's other settings (its rows at their whole
+#: value need the winner to be paid: docs/rules.md#a-bonus-row-is-its-whole-value).
+ALWAYS = {"royalty_mode": "always", "royalty_replaces_row": False}
+
+
 def _field_configs():
     """(rules, field tables) pairs covering every term of the field value: shipped tables,
     royalty mode "always", and random corrections (card removal and joint grids) under
@@ -137,16 +142,19 @@ def _field_configs():
         rules = load_rules(preset)
         shipped = TR.get_field(compile_rules(rules))
         if mode != rules.royalty_mode:
-            rules = rules_from_dict({**rules.to_dict(), "royalty_mode": mode, "name": "x"}, "x")
+            rules = rules_from_dict(
+                {**rules.to_dict(), "royalty_mode": mode, "royalty_replaces_row": False,
+                 "name": "x"}, "x",
+            )  # fmt: skip
         cr = compile_rules(rules)
         out.append((rules, FT.field_tables(shipped.dist, cr, shipped.rank, shipped.suit,
                                            shipped.cop)))  # fmt: skip
     rng = np.random.default_rng(11)
     for preset, change, size in (("chinese-2-4", {}, 0.05), ("shisanshui", {}, 0.05),
-                                 ("shisanshui", {"royalty_mode": "always"}, 0.05),
+                                 ("shisanshui", ALWAYS, 0.05),
                                  ("per-row", {"scoop_multiplier": 2}, 0.05),
                                  ("chinese-2-4", {}, 0.5), ("shisanshui", {}, 0.5),
-                                 ("shisanshui", {"royalty_mode": "always"}, 0.5)):  # fmt: skip
+                                 ("shisanshui", ALWAYS, 0.5)):  # fmt: skip
         base = load_rules(preset)
         rules = rules_from_dict({**base.to_dict(), **change, "name": "x"}, "x") if change else base
         dist, cr = TR.get_field(compile_rules(base)).dist, compile_rules(rules)

@@ -128,29 +128,18 @@ def test_the_catalogue_is_one_list_everywhere():
     for name in ("chinese-1-6", "chinese-2-4", "capsa", "pusoy"):
         assert PRESETS[name].naturals == DEFAULT_NATURALS
     assert PRESETS["per-row"].naturals == ()
-    # docs/rules.md#the-shisanshui-preset: the 13 special hands of the 十三水 apps, in
-    # the page's order (the catalogue's without twelve of one colour), as the rules page shows
-    shisanshui = [n for n, _ in PRESETS["shisanshui"].naturals]
-    assert shisanshui == [n for n in NATURAL_NAMES if n != "twelve_one_colour"]
-    assert [u for _, u in PRESETS["shisanshui"].naturals] == [
-        108,
-        36,
-        24,
-        22,
-        20,
-        15,
-        12,
-        10,
-        6,
-        5,
-        4,
-        3,
-        3,
-    ]
-    assert [n for n, _ in PRESETS["mau-binh"].naturals] == [
-        "royal_dragon", "dragon", "five_pairs_trips", "six_pairs", "three_flushes",
-        "three_straights",
-    ]  # fmt: skip
+    # docs/rules.md#the-shisanshui-preset: the 13 special hands of atom-chen's 十三水
+    # server, by payout (the catalogue's without twelve of one colour)
+    shisanshui = PRESETS["shisanshui"].naturals
+    assert sorted(n for n, _ in shisanshui) == sorted(
+        n for n in NATURAL_NAMES if n != "twelve_one_colour"
+    )
+    assert [u for _, u in shisanshui] == [104, 52, 52, 52, 26, 26, 6, 6, 6, 6, 6, 6, 6]
+    # docs/rules.md#the-mau-binh-preset: gameBinh's six, 3 each
+    assert PRESETS["mau-binh"].naturals == (
+        ("dragon", 3), ("one_colour", 3), ("twelve_one_colour", 3), ("three_flushes", 3),
+        ("three_straights", 3), ("six_pairs", 3),
+    )  # fmt: skip
 
 
 def test_every_name_loads_in_order(tmp_path):
@@ -354,7 +343,9 @@ def test_three_straight_flushes_rows_and_ties():
     does not; the best split is compared back, middle, front under the ruleset's wheel,
     a front by its cards (A-2-3 beats K-Q-J), never by suits."""
     table = house("chinese-1-6", (("three_straight_flushes", 22),))  # (a23 is a dragon too)
-    second = house("shisanshui", table.naturals)
+    # the shisanshui preset's wheel, its natural ties by order (by payout two of the same
+    # natural always tie: docs/rules.md#natural-ties)
+    second = dataclasses.replace(house("shisanshui", table.naturals), natural_ties="order")
     a23 = "As 2s 3s 4c 5c 6c 7c 8c 9d Td Jd Qd Kd"
     jqk = "Jh Qh Kh 4s 5s 6s 7s 8s 9c Tc Jc Qc Kc"
     qka = "Qh Kh Ah 4s 5s 6s 7s 8s 9c Tc Jc Qc Kc"

@@ -51,12 +51,23 @@ DEALT_RULESETS = [
     dealt_rules(royalty_mode=mode, one_royalty_per_hand=one, scoop_multiplier=mult)
     for mode, one, mult in itertools.product(("winner", "cancel", "always"), (False, True), (1, 2))
 ] + [
-    dealt_rules(base="shisanshui"),
-    dealt_rules(base="shisanshui", one_royalty_per_hand=True, royalty_mode="always"),
-    # the royal flush lines and suit order the shisanshui preset had before issue 20
-    dealt_rules(base="shisanshui", suit_order="shcd", royalties=ROYAL_TABLE),
+    # shisanshui's scoring, scoop and wheel with its rows paid on top of their unit (its
+    # rows at their whole value do not go with dealt royalties,
+    # docs/rules.md#a-bonus-row-is-its-whole-value)
+    dealt_rules(base="shisanshui", royalty_replaces_row=False),
     dealt_rules(
         base="shisanshui",
+        royalty_replaces_row=False,
+        one_royalty_per_hand=True,
+        royalty_mode="always",
+    ),  # fmt: skip
+    # the royal flush lines and suit order the shisanshui preset had before issue 20
+    dealt_rules(
+        base="shisanshui", royalty_replaces_row=False, suit_order="shcd", royalties=ROYAL_TABLE
+    ),
+    dealt_rules(
+        base="shisanshui",
+        royalty_replaces_row=False,
         suit_order="shcd",
         royalties=ROYAL_TABLE,
         one_royalty_per_hand=True,

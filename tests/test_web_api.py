@@ -259,7 +259,9 @@ def test_rules_lists_the_presets_and_the_limits(client):
     assert d["policies"] == ["mc", "field", "greedy"]
     assert d["limits"]["samples"] == Limits().samples and d["limits"]["workers"] >= 1
     shisanshui = next(r for r in d["rulesets"] if r["name"] == "shisanshui")
-    assert shisanshui["summary"].startswith("per-row scoring, scoop x2, royalties (winner)")
+    assert shisanshui["summary"].startswith(
+        "per-row scoring, scoop x2, royalties as row values (winner)"
+    )
     assert ["wheel", "second (A-2-3-4-5 ranks just below T-J-Q-K-A)"] in shisanshui["settings"]
     # the presets menu says what players call the game (docs/rules.md#presets)
     games = {r["name"]: r["game"] for r in d["rulesets"]}

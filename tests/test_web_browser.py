@@ -285,7 +285,7 @@ def test_the_presets_menu_says_what_players_call_the_game(page):
     page.select_option("#rules", "mau-binh")
     assert page.inner_text("#rules-summary").startswith("mau-binh: per-row scoring, scoop x2")
     assert page.inner_text("#rules-naturals").startswith(
-        "Naturals, strongest first: Royal dragon (至尊清龙, rồng cuốn) 100"
+        "Naturals, strongest first: Dragon (一条龙, sảnh rồng) 3 · One colour"
     )
 
 

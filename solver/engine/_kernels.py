@@ -9,7 +9,7 @@ Tables are arguments, never globals (numba would freeze them into the cached cod
   (strength -> strength under the ruleset's wheel), ``decisive`` int8[7917] (rank of the
   card whose suit breaks ties), ``suit_rank`` int64[4] (0..3 per suit id, 3 strongest; all
   0 without a suit order), ``roy`` float64[3, 7917] (royalty of a front/middle/back row by
-  ORIGINAL strength), ``params`` float64[8] and ``nat_units`` float64[k].
+  ORIGINAL strength), ``params`` float64[NPARAMS] and ``nat_units`` float64[k].
 
 A row's **key** is ``remap[strength] * 4 + suit component`` (int64, higher is stronger,
 one scale for 3- and 5-card rows): the suit component is the ``suit_rank`` of the
@@ -41,11 +41,15 @@ from solver.engine.layout import (
     MODE_CANCEL,
     NSTRENGTH,
     ONE_COLOUR,
+    P_FOUL,
+    P_FOUL_ON,
     P_HR_MIN,
     P_HR_MULT,
     P_MODE,
     P_MULT,
+    P_NAT_PAYOUT,
     P_ONE,
+    P_RR,
     P_SCORING,
     ROWS_FLUSH,
     ROWS_STRAIGHT,
@@ -238,23 +242,34 @@ def _summarize_batch(settings, lk, ra, keys, roys, fouls):
 # --------------------------------------------------------------------------- settlement
 
 
+@kernel(inline="always")
+def _extra(r, rr):
+    """What a row royalty r adds to the row's unit: r, or r - 1 when the royalty replaces
+    the row's unit (rr = 1.0, docs/rules.md#a-bonus-row-is-its-whole-value) and the row
+    earns one (r > 0). With rr = 0.0 it is r exactly."""
+    return r - rr * (r > 0.0)
+
+
 @kernel
 def _settle_core(a0, a1, a2, ra0, ra1, ra2, rda, fa, b0, b1, b2, rb0, rb1, rb2, rdb, fb, params):
     """``_settle`` on scalars: row keys a0..a2 / b0..b2 (int64), row royalties
     ra0..ra2 / rb0..rb2 and dealt-card royalties rda / rdb (float64), fouls fa / fb
     (bool). The hot loops use this form (no array views), which is several times faster
     than passing rows of arrays."""
+    rr = params[P_RR]
     if fa or fb:
         if fa and fb:
             return 0.0
+        if params[P_FOUL_ON] != 0.0:  # a flat penalty, nothing else
+            return params[P_FOUL] if fb else -params[P_FOUL]
         # The legal hand wins every row and is paid all its royalties.
         if fb:
             sign = 1.0
-            royalty = 0.0 + ra0 + ra1 + ra2
+            royalty = 0.0 + _extra(ra0, rr) + _extra(ra1, rr) + _extra(ra2, rr)
             royalty += rda
         else:
             sign = -1.0
-            royalty = 0.0 + rb0 + rb1 + rb2
+            royalty = 0.0 + _extra(rb0, rr) + _extra(rb1, rr) + _extra(rb2, rr)
             royalty += rdb
         scoring = params[P_SCORING]
         units = 3.0
@@ -273,11 +288,11 @@ def _settle_core(a0, a1, a2, ra0, ra1, ra2, rda, fa, b0, b1, b2, rb0, rb1, rb2, 
         royalty = 0.0
         cancel = mode == MODE_CANCEL
         if w0 != 0 and not (cancel and ra0 > 0.0 and rb0 > 0.0):
-            royalty += ra0 if w0 > 0 else -rb0
+            royalty += _extra(ra0, rr) if w0 > 0 else -_extra(rb0, rr)
         if w1 != 0 and not (cancel and ra1 > 0.0 and rb1 > 0.0):
-            royalty += ra1 if w1 > 0 else -rb1
+            royalty += _extra(ra1, rr) if w1 > 0 else -_extra(rb1, rr)
         if w2 != 0 and not (cancel and ra2 > 0.0 and rb2 > 0.0):
-            royalty += ra2 if w2 > 0 else -rb2
+            royalty += _extra(ra2, rr) if w2 > 0 else -_extra(rb2, rr)
     # Dealt-card royalties are paid whoever wins the rows, in every mode.
     royalty += rda - rdb
     won = np.int64(w0 > 0) + np.int64(w1 > 0) + np.int64(w2 > 0)
@@ -311,16 +326,19 @@ def _settle_parts(a0, a1, a2, ra0, ra1, ra2, rda, fa, b0, b1, b2, rb0, rb1, rb2,
     multiplier adds to the whole pair settlement (rows and royalties included). Arguments
     as ``_settle_core``.
     """
+    rr = params[P_RR]
     if fa or fb:
         if fa and fb:
             return 0.0, 0.0, 0.0
+        if params[P_FOUL_ON] != 0.0:  # the flat penalty is all bonus
+            return 0.0, (params[P_FOUL] if fb else -params[P_FOUL]), 0.0
         if fb:
             sign = 1.0
-            royalty = 0.0 + ra0 + ra1 + ra2
+            royalty = 0.0 + _extra(ra0, rr) + _extra(ra1, rr) + _extra(ra2, rr)
             royalty += rda
         else:
             sign = -1.0
-            royalty = 0.0 + rb0 + rb1 + rb2
+            royalty = 0.0 + _extra(rb0, rr) + _extra(rb1, rr) + _extra(rb2, rr)
             royalty += rdb
         scoring = params[P_SCORING]
         units = 3.0
@@ -340,11 +358,11 @@ def _settle_parts(a0, a1, a2, ra0, ra1, ra2, rda, fa, b0, b1, b2, rb0, rb1, rb2,
         royalty = 0.0
         cancel = mode == MODE_CANCEL
         if w0 != 0 and not (cancel and ra0 > 0.0 and rb0 > 0.0):
-            royalty += ra0 if w0 > 0 else -rb0
+            royalty += _extra(ra0, rr) if w0 > 0 else -_extra(rb0, rr)
         if w1 != 0 and not (cancel and ra1 > 0.0 and rb1 > 0.0):
-            royalty += ra1 if w1 > 0 else -rb1
+            royalty += _extra(ra1, rr) if w1 > 0 else -_extra(rb1, rr)
         if w2 != 0 and not (cancel and ra2 > 0.0 and rb2 > 0.0):
-            royalty += ra2 if w2 > 0 else -rb2
+            royalty += _extra(ra2, rr) if w2 > 0 else -_extra(rb2, rr)
     royalty += rda - rdb
     won = np.int64(w0 > 0) + np.int64(w1 > 0) + np.int64(w2 > 0)
     lost = np.int64(w0 < 0) + np.int64(w1 < 0) + np.int64(w2 < 0)
@@ -480,7 +498,7 @@ def _settle_table(keys, roys, fouls, nat, natkey, surr, params, nat_units, cost,
     Every pair settles once (i < j) and each player adds its pairs in seat order, so with
     the home run off out[i] is exactly the sum of ``_settle`` over i's opponents: a
     surrendered player pays ``cost`` to each player who did not (two surrendered: 0); a
-    declared natural settles by ``_settle_natural``; two shown hands by ``_settle``,
+    declared natural settles by ``_settle_naturals``; two shown hands by ``_settle``,
     times the home run multiplier when either of them has the home run
     (``_home_run_seat``).
     """
@@ -498,7 +516,8 @@ def _settle_table(keys, roys, fouls, nat, natkey, surr, params, nat_units, cost,
                 else:
                     v = cost
             elif nat[i] >= 0 or nat[j] >= 0:
-                v = _settle_natural(nat[i], natkey[i], nat[j], natkey[j], nat_units)
+                v = _settle_naturals(nat[i], natkey[i], nat[j], natkey[j], nat_units,
+                                     params)  # fmt: skip
             else:
                 v = _settle_at(keys, roys, fouls, i, keys, roys, fouls, j, params)
                 if i == h or j == h:
@@ -544,6 +563,23 @@ def _settle_natural(na, nka, nb, nkb, nat_units):
     if nka < nkb:
         return -nat_units[na]
     return 0.0
+
+
+@kernel
+def _settle_naturals(na, nka, nb, nkb, nat_units, params):
+    """``_settle_natural`` under the ruleset's natural ties (params[P_NAT_PAYOUT]; docs/
+    rules.md#natural-ties): by payout, between two naturals the larger payout collects
+    its payout and equal payouts tie (whatever the naturals); otherwise as
+    ``_settle_natural``. With one side or none declaring, the two agree."""
+    if params[P_NAT_PAYOUT] != 0.0 and na >= 0 and nb >= 0:
+        ua = nat_units[na]
+        ub = nat_units[nb]
+        if ua > ub:
+            return ua
+        if ub > ua:
+            return -ub
+        return 0.0
+    return _settle_natural(na, nka, nb, nkb, nat_units)
 
 
 @kernel

@@ -23,12 +23,16 @@ from solver.engine.layout import (
     NATURAL_CODES,
     NPARAMS,
     NSTRENGTH,
+    P_FOUL,
+    P_FOUL_ON,
     P_HR_MIN,
     P_HR_MULT,
     P_MODE,
     P_MULT,
+    P_NAT_PAYOUT,
     P_ONE,
     P_ROY,
+    P_RR,
     P_SCORING,
     ROWS,
     SCORING_CODES,
@@ -58,7 +62,7 @@ class RuleArrays(NamedTuple):
     decisive: np.ndarray  # int8[7917] rank of the card whose suit breaks ties
     suit_rank: np.ndarray  # int64[4] rank 0..3 of each suit id (3 strongest; all 0 if none)
     roy: np.ndarray  # float64[3, 7917] royalty of a front/middle/back row by ORIGINAL strength
-    params: np.ndarray  # float64[NPARAMS]: P_SCORING, P_MULT, P_MODE, P_ONE, P_ROY, P_HR_*
+    params: np.ndarray  # float64[NPARAMS]: the P_* of layout
     nat_units: np.ndarray  # float64[k] natural payouts, strongest first (index = natural id)
     nat_codes: np.ndarray  # int64[k] NATURAL_CODES of the ruleset's naturals, same order
     #: float64[3] royalties_dealt: the back line for four of a kind, straight flush and
@@ -128,6 +132,10 @@ def _arrays(rules: Rules, t: Tables) -> RuleArrays:
     params[P_ROY] = 1.0 if rules.royalties else 0.0
     params[P_HR_MULT] = float(rules.home_run_multiplier)
     params[P_HR_MIN] = float(rules.home_run_min_opponents)
+    params[P_RR] = 1.0 if rules.royalty_replaces_row else 0.0
+    params[P_FOUL_ON] = 1.0 if rules.foul_penalty is not None else 0.0
+    params[P_FOUL] = float(rules.foul_penalty or 0.0)
+    params[P_NAT_PAYOUT] = 1.0 if rules.natural_ties == "payout" else 0.0
     nat_units = np.array([float(u) for _, u in rules.naturals], dtype=np.float64)
     nat_codes = np.array([NATURAL_CODES[n] for n, _ in rules.naturals], dtype=np.int64)
     dealt_units = np.zeros(3, np.float64)
@@ -144,7 +152,9 @@ def _arrays(rules: Rules, t: Tables) -> RuleArrays:
 def _pareto_safe(rules: Rules, ra: RuleArrays, t: Tables) -> bool:
     """Whether a split that is at least as strong in every row is never worth less.
 
-    True when each row's royalty never decreases with strength, royalties are not cut
+    True when each row's royalty (under ``royalty_replaces_row``, what it adds to the
+    row's unit, R - 1: a value below 1 is worth less than a plain row) never decreases
+    with strength, royalties are not cut
     to one per hand (the kept royalty could move to a row that loses), and neither a
     scoop multiplier nor a home run multiplier is combined with royalties paid whoever
     wins ("always", or the dealt cards' royalties: being scooped can then be worth more
@@ -165,10 +175,13 @@ def _pareto_safe(rules: Rules, ra: RuleArrays, t: Tables) -> bool:
     multiplied = rules.scoop_multiplier != 1 or rules.home_run_multiplier != 1
     if paid_anyway and multiplied and rules.royalties:
         return False
+    roy = ra.roy
+    if rules.royalty_replaces_row:  # what a royalty adds to the row's unit: R - 1
+        roy = np.where(roy > 0.0, roy - 1.0, roy)
     order = np.argsort(ra.remap)  # original strengths in ruleset order
     for row, five in ((0, False), (1, True), (2, True)):
         sel = order[t.is_five[order] == five]
-        if np.any(np.diff(ra.roy[row, sel]) < 0):
+        if np.any(np.diff(roy[row, sel]) < 0):
             return False
     return True
 

@@ -53,7 +53,11 @@ P_ONE = 3  # one royalty per hand (0/1)
 P_ROY = 4  # royalties on (0/1)
 P_HR_MULT = 5  # home run multiplier (1: off; docs/rules.md#home-run)
 P_HR_MIN = 6  # opponents a home run needs (1..3)
-NPARAMS = 8
+P_RR = 7  # royalty replaces the row's unit (0/1; docs/rules.md#a-bonus-row-is-its-whole-value)
+P_FOUL_ON = 8  # a flat foul penalty (0/1; docs/rules.md#flat-foul-penalty)
+P_FOUL = 9  # the flat foul penalty's units
+P_NAT_PAYOUT = 10  # natural ties by payout (0/1; docs/rules.md#natural-ties)
+NPARAMS = 12
 
 SCORING_PER_ROW, SCORING_16, SCORING_24 = 0, 1, 2
 SCORING_CODES: dict[str, int] = {"per-row": SCORING_PER_ROW, "1-6": SCORING_16, "2-4": SCORING_24}

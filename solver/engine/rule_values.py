@@ -21,6 +21,9 @@ from solver.engine.inputs import quote
 SCORINGS: tuple[str, ...] = ("per-row", "1-6", "2-4")
 ROYALTY_MODES: tuple[str, ...] = ("winner", "cancel", "always")
 WHEELS: tuple[str, ...] = ("low", "second")
+#: How two declared naturals settle (docs/rules.md#natural-ties): the earlier in the
+#: ruleset's list collects its payout, or the larger payout does (equal payouts tie).
+NATURAL_TIES: tuple[str, ...] = ("order", "payout")
 ROWS: tuple[str, ...] = ("front", "middle", "back")
 ROYALTY_HANDS: tuple[str, ...] = (
     "three_of_a_kind",
@@ -77,37 +80,36 @@ DEFAULT_NATURALS: tuple[tuple[str, int], ...] = (
     ("six_pairs", 3),
     ("three_flushes", 3),
 )
-#: The special hands of the common 十三水 apps, strongest first, with their payouts
-#: (docs/rules.md#the-shisanshui-preset).
+#: The special hands of 十三水 as atom-chen/ShiSanShuiServer pays them, strongest first:
+#: by payout, then that server's own order (docs/rules.md#the-shisanshui-preset).
 SHISANSHUI_NATURALS: tuple[tuple[str, int], ...] = (
-    ("royal_dragon", 108),
-    ("dragon", 36),
-    ("twelve_royals", 24),
-    ("three_straight_flushes", 22),
-    ("three_quads", 20),
-    ("all_high", 15),
-    ("all_low", 12),
-    ("one_colour", 10),
-    ("four_trips", 6),
-    ("five_pairs_trips", 5),
-    ("six_pairs", 4),
+    ("royal_dragon", 104),
+    ("dragon", 52),
+    ("four_trips", 52),
+    ("three_quads", 52),
+    ("twelve_royals", 26),
+    ("three_straight_flushes", 26),
+    ("all_high", 6),
+    ("all_low", 6),
+    ("one_colour", 6),
+    ("five_pairs_trips", 6),
+    ("six_pairs", 6),
+    ("three_straights", 6),
+    ("three_flushes", 6),
+)
+#: The tới trắng of Mậu Binh as cuongcanpro/capsaSusunNew's gameBinh pays them: 3 each,
+#: in its order (docs/rules.md#the-mau-binh-preset).
+MAU_BINH_NATURALS: tuple[tuple[str, int], ...] = (
+    ("dragon", 3),
+    ("one_colour", 3),
+    ("twelve_one_colour", 3),
     ("three_flushes", 3),
     ("three_straights", 3),
+    ("six_pairs", 3),
 )
-#: The tới trắng of Mậu Binh, strongest first (docs/rules.md#the-mau-binh-preset).
-MAU_BINH_NATURALS: tuple[tuple[str, int], ...] = (
-    ("royal_dragon", 100),
-    ("dragon", 50),
-    ("five_pairs_trips", 10),
-    ("six_pairs", 8),
-    ("three_flushes", 8),
-    ("three_straights", 8),
-)
-#: Mậu Binh's row bonuses ("ăn chi", docs/rules.md#the-mau-binh-preset): twice the
-#: default table's.
-MAU_BINH_ROYALTIES: tuple[tuple[str, str, int], ...] = tuple(
-    (row, hand, 2 * units) for row, hand, units in DEFAULT_ROYALTIES
-)
+#: Mậu Binh's row bonuses ("ăn chi", docs/rules.md#the-mau-binh-preset) as gameBinh
+#: gives them: each a row's whole value, the default table's numbers.
+MAU_BINH_ROYALTIES: tuple[tuple[str, str, int], ...] = DEFAULT_ROYALTIES
 DEFAULT_PRESET = "chinese-1-6"
 
 #: Keys a ruleset file (or ``rules_from_dict``) accepts at the top level.
@@ -125,6 +127,9 @@ FILE_KEYS: tuple[str, ...] = (
     "players",
     "home_run_multiplier",
     "home_run_min_opponents",
+    "royalty_replaces_row",
+    "natural_ties",
+    "foul_penalty",
     "royalties",
     "naturals",
 )
@@ -247,6 +252,21 @@ def check_min_opponents(value: Any) -> int:
             f"home_run_min_opponents must be a whole number from 1 to 3, got {show(value)}"
         )
     return value
+
+
+def check_foul_penalty(value: Any) -> int | float | None:
+    """``foul_penalty``: false / "none" (a fouled hand is scooped) or a flat number of
+    units a fouled hand pays each legal opponent (docs/rules.md#flat-foul-penalty)."""
+    if value is None or value is False:
+        return None
+    if isinstance(value, str) and value.strip().lower() in ("none", "off", "false"):
+        return None
+    return check_number(
+        value,
+        "foul_penalty",
+        what='a number of units >= 0, or false (or "none") for a fouled hand scooped',
+        units=True,
+    )
 
 
 def check_surrender(value: Any, scoring: str) -> int | float | None:

@@ -46,6 +46,7 @@ from solver.engine.rule_values import (
     MAU_BINH_NATURALS,
     MAU_BINH_ROYALTIES,
     NATURAL_NAMES,
+    NATURAL_TIES,
     PLAIN_KEYS,
     ROW_HANDS,
     ROWS,
@@ -58,6 +59,7 @@ from solver.engine.rule_values import (
     WHEELS,
     check_choice,
     check_flag,
+    check_foul_penalty,
     check_min_opponents,
     check_number,
     check_players,
@@ -131,6 +133,9 @@ class Rules:
     royalties_dealt: bool = False
     home_run_multiplier: float = 1
     home_run_min_opponents: int = 3
+    royalty_replaces_row: bool = False
+    natural_ties: str = "order"
+    foul_penalty: float | None = None
 
     def __post_init__(self) -> None:
         def put(field: str, value: Any) -> None:
@@ -167,6 +172,19 @@ class Rules:
             ),
         )
         put("home_run_min_opponents", check_min_opponents(self.home_run_min_opponents))
+        put("royalty_replaces_row", check_flag(self.royalty_replaces_row, "royalty_replaces_row"))
+        put("natural_ties", check_choice(self.natural_ties, "natural_ties", NATURAL_TIES))
+        put("foul_penalty", check_foul_penalty(self.foul_penalty))
+        if self.royalty_replaces_row and self.royalty_mode == "always":
+            raise RulesError(
+                'royalty_replaces_row = true needs royalty_mode "winner" or "cancel", '
+                "not \"always\" (a row's whole value goes to the row's winner)"
+            )
+        if self.royalty_replaces_row and self.royalties_dealt:
+            raise RulesError(
+                "royalty_replaces_row = true cannot go with royalties_dealt = true "
+                "(dealt cards are paid apart from the rows)"
+            )
 
         if isinstance(self.royalties, Mapping | str) or not isinstance(self.royalties, Iterable):
             raise RulesError(
@@ -274,6 +292,9 @@ class Rules:
             "players": self.players,
             "home_run_multiplier": self.home_run_multiplier,
             "home_run_min_opponents": self.home_run_min_opponents,
+            "royalty_replaces_row": self.royalty_replaces_row,
+            "natural_ties": self.natural_ties,
+            "foul_penalty": self.foul_penalty if self.foul_penalty is not None else False,
             "royalties": royalties,
             "naturals": dict(self.naturals) if self.naturals else False,
         }
@@ -287,7 +308,8 @@ class Rules:
         without it keeps the digest it had before the key existed (the shipped field
         tables are keyed by digest). The home run enters it the same way, only when it
         is on (``home_run_multiplier`` above 1), with its minimum of opponents; off, the
-        minimum changes nothing and is left out too.
+        minimum changes nothing and is left out too. ``royalty_replaces_row``,
+        ``natural_ties`` and ``foul_penalty`` enter it only when not at their defaults.
         """
         payload = [
             DIGEST_VERSION,
@@ -306,6 +328,12 @@ class Rules:
             payload.append({"royalties_dealt": True})
         if self.home_run:
             payload.append({"home_run": [self.home_run_multiplier, self.home_run_min_opponents]})
+        if self.royalty_replaces_row:
+            payload.append({"royalty_replaces_row": True})
+        if self.natural_ties != "order":
+            payload.append({"natural_ties": self.natural_ties})
+        if self.foul_penalty is not None:
+            payload.append({"foul_penalty": self.foul_penalty})
         text = json.dumps(payload, separators=(",", ":"), allow_nan=False)
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
@@ -329,7 +357,9 @@ PRESETS: dict[str, Rules] = {
         naturals=SHISANSHUI_NATURALS,
         wheel="second",
         home_run_multiplier=2,
-        home_run_min_opponents=3,
+        home_run_min_opponents=2,
+        royalty_replaces_row=True,
+        natural_ties="payout",
     ),
     "mau-binh": _preset(
         "mau-binh",
@@ -340,7 +370,10 @@ PRESETS: dict[str, Rules] = {
         naturals=MAU_BINH_NATURALS,
         wheel="second",
         home_run_multiplier=2,
-        home_run_min_opponents=3,
+        home_run_min_opponents=2,
+        royalty_replaces_row=True,
+        natural_ties="payout",
+        foul_penalty=3,
     ),
     "pusoy": _preset("pusoy", scoring="2-4", surrender_cost=2, suit_order="dchs"),
 }

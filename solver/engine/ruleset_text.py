@@ -36,12 +36,16 @@ def rules_summary(r: Rules) -> str:
         parts.append(f"scoop x{r.scoop_multiplier:g}")
     if r.royalties:
         royal = " + royal flush" if any(h == "royal_flush" for _, h, _ in r.royalties) else ""
-        parts.append(f"royalties{royal} ({r.royalty_mode})")
+        whole = " as row values" if r.royalty_replaces_row else ""
+        parts.append(f"royalties{royal}{whole} ({r.royalty_mode})")
     else:
         parts.append("no royalties")
-    parts.append("naturals" if r.naturals else "no naturals")
+    ties = " (ties by payout)" if r.natural_ties == "payout" else ""
+    parts.append(f"naturals{ties}" if r.naturals else "no naturals")
     parts.append("suits " + ">".join(r.suit_order) if r.suit_order else "no suit order")
     parts.append(f"wheel {r.wheel}")
+    if r.foul_penalty is not None:
+        parts.append(f"fouls pay {fmt_units(r.foul_penalty)}")
     if r.home_run:
         parts.append(f"home run x{r.home_run_multiplier:g} ({r.home_run_min_opponents}+ opponents)")
     return ", ".join(parts)
@@ -55,6 +59,20 @@ def _home_run_text(rules: Rules) -> str:
     return f"x{m}: a player who scoops every opponent (at least {low}) collects {m}x from each"
 
 
+def _apps_rows(rules: Rules) -> list[tuple[str, str]]:
+    """The rows of natural ties and fouls, shown when they are not the default ones
+    (docs/rules.md#natural-ties, docs/rules.md#flat-foul-penalty)."""
+    rows = []
+    if rules.natural_ties == "payout":
+        rows.append(
+            ("natural_ties", "by payout (the larger payout collects it; equal payouts tie)")
+        )
+    if rules.foul_penalty is not None:
+        f = fmt_units(rules.foul_penalty)
+        rows.append(("fouls", f"a fouled hand pays {f} to each legal opponent, nothing else"))
+    return rows
+
+
 def describe_rules(rules: Rules) -> list[tuple[str, str]]:
     """Human-readable ``(setting, value)`` rows for display (the CLI renders them).
 
@@ -64,11 +82,14 @@ def describe_rules(rules: Rules) -> list[tuple[str, str]]:
     """
     if rules.royalties:
         parts = []
+        win = "wins " if rules.royalty_replaces_row else ""
         for row in ROWS:
-            lines = [f"{h} {fmt_units(u)}" for r, h, u in rules.royalties if r == row]
+            lines = [f"{h} {win}{fmt_units(u)}" for r, h, u in rules.royalties if r == row]
             if lines:
                 parts.append(f"{row} " + ", ".join(lines))
         royalties = "; ".join(parts)
+        if rules.royalty_replaces_row:  # players' words: "front trips win 3"
+            royalties += " (the row's whole value, in place of its 1 unit)"
     else:
         royalties = "off"
     if rules.suit_order:
@@ -111,6 +132,7 @@ def describe_rules(rules: Rules) -> list[tuple[str, str]]:
         ),
         ("naturals", naturals),
         *names,
+        *_apps_rows(rules),
         ("suit_order", suits),
         ("wheel", _WHEEL_TEXT[rules.wheel]),
         ("surrender_cost", surrender),

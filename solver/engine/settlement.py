@@ -566,7 +566,9 @@ def settle_declared(a_nat: Any, b_nat: Any, cr: CompiledRules) -> float:
 
     A natural collects its payout from a player without one; the stronger natural
     collects its own payout from the weaker; the same natural compares keys (a full tie
-    pays 0). No multiplier, no royalties. Both None: 0.0 (settle the hands with ``settle``).
+    pays 0); under ``natural_ties = "payout"`` the larger payout collects and equal
+    payouts tie (docs/rules.md#natural-ties). No multiplier, no royalties. Both None:
+    0.0 (settle the hands with ``settle``).
     """
     from solver.engine import _kernels as k
 
@@ -574,4 +576,4 @@ def settle_declared(a_nat: Any, b_nat: Any, cr: CompiledRules) -> float:
     na, ka = _natural_id(a_nat, cr.rules, "a")
     nb, kb = _natural_id(b_nat, cr.rules, "b")
     with compiling("settle", "settlement kernels"):
-        return float(k._settle_natural(na, ka, nb, kb, cr.arrays.nat_units))
+        return float(k._settle_naturals(na, ka, nb, kb, cr.arrays.nat_units, cr.params))

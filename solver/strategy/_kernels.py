@@ -27,12 +27,14 @@ from evaluator._jit import kernel, register_kernel_sources
 from evaluator._kernels import _subset_pass
 from solver.engine._kernels import (
     _dealt_royalty,
+    _extra,
     _one_royalty_with_dealt,
     _row_key3,
     _row_key5,
     _scoops,
     _settle_core,
     _settle_natural,
+    _settle_naturals,
     _settle_parts,
 )
 from solver.engine.layout import (
@@ -45,6 +47,7 @@ from solver.engine.layout import (
     P_MULT,
     P_ONE,
     P_ROY,
+    P_RR,
     P_SCORING,
     POLICY_GREEDY,
     POLICY_SAFE,
@@ -341,7 +344,7 @@ def _hand_shift(hand, rank, suit, shift):
 
 
 @kernel(inline="always")
-def _row_terms(key, myroy, fx, fe, shift, r, mode):
+def _row_terms(key, myroy, fx, fe, shift, r, mode, rr):
     """(win, tie, loss, royalty term, midrank) of one row of key `key` against the field.
 
     fx float64[3, NKEY, 4]: (win, tie, royalty the opponent collects, unused) by row and
@@ -349,7 +352,9 @@ def _row_terms(key, myroy, fx, fe, shift, r, mode):
     moved by the hand's card-removal shift (float64[3, K + 1], ``_hand_shift``),
     interpolated linearly at the field's P(win), and kept within [0, 1 - tie]. The
     midrank win + tie / 2 places the row for the joint correction (``_trilinear``).
+    ``myroy`` is the row's royalty as it adds to the row's unit (``_extra`` with rr).
     """
+    myroy = myroy - rr * (myroy > 0.0)
     w0 = fx[r, key, 0]
     t = fx[r, key, 1]
     nk = shift.shape[1] - 1
@@ -470,6 +475,7 @@ def _field_values(keys, roy, hands, fm, params, vals, wt):
     scoring = np.int64(params[P_SCORING])
     mult = params[P_MULT]
     mode = np.int64(params[P_MODE])
+    rr = params[P_RR]
     royal = mult != 1.0 and params[P_ROY] != 0.0 and fm.jw.shape[0] > 1
     fx, fe = fm.fx, fm.fe
     fe_sum = fe[0] + fe[1] + fe[2]
@@ -486,7 +492,7 @@ def _field_values(keys, roy, hands, fm, params, vals, wt):
             _hand_shift(hands[i], fm.rank, fm.suit, shift)
         rsum = roy[i, 3]
         for r in range(3):
-            w, t, l, rt, u = _row_terms(keys[i, r], roy[i, r], fx, fe, shift, r, mode)
+            w, t, l, rt, u = _row_terms(keys[i, r], roy[i, r], fx, fe, shift, r, mode, rr)
             T[r, 0] = w
             T[r, 1] = t
             T[r, 2] = l
@@ -502,21 +508,21 @@ def _field_values(keys, roy, hands, fm, params, vals, wt):
         if royal:
             pw = T[0, 0] * T[1, 0] * T[2, 0] + _trilinear(fm.jw, T[0, 3], T[1, 3], T[2, 3])
             pl = T[0, 2] * T[1, 2] * T[2, 2] + _trilinear(fm.jl, T[0, 3], T[1, 3], T[2, 3])
-            mine = roy[i, 0] + roy[i, 1] + roy[i, 2]
+            mine = _extra(roy[i, 0], rr) + _extra(roy[i, 1], rr) + _extra(roy[i, 2], rr)
             v += _scoop_royalties(pw, pl, mine, T[0, 4], T[0, 2], T[1, 4], T[1, 2], T[2, 4],
                                   T[2, 2], fe_sum, mult, mode)  # fmt: skip
         vals[i] = v + roy[i, 3]
 
 
 @kernel
-def _field_terms(k3, k5, r3, r5, fx, fe, shift, mode, ng, F, M, B):
+def _field_terms(k3, k5, r3, r5, fx, fe, shift, mode, rr, ng, F, M, B):
     """Per-subset terms for front, middle, back use: (win, tie, loss, royalty term, row
     value, midrank, royalty the opponent collects by beating it, own royalty, and the
     midrank's cell and fraction on a grid of ng cells (``_node``; ng >= 1)).
     F float64[286, 10], M and B float64[1287, 10] (the back's cell columns unused).
     Written out row by row: a helper kernel per row costs a third more time here."""
     for j in range(286):
-        w, t, l, rt, u = _row_terms(k3[j], r3[j], fx, fe, shift, 0, mode)
+        w, t, l, rt, u = _row_terms(k3[j], r3[j], fx, fe, shift, 0, mode, rr)
         c, x = _node(u, ng)
         F[j, 8] = c
         F[j, 9] = x
@@ -527,10 +533,10 @@ def _field_terms(k3, k5, r3, r5, fx, fe, shift, mode, ng, F, M, B):
         F[j, 4] = w - l + rt
         F[j, 5] = u
         F[j, 6] = fx[0, k3[j], 2]
-        F[j, 7] = r3[j]
+        F[j, 7] = _extra(r3[j], rr)
     for i in range(1287):
         for r, out in ((1, M), (2, B)):
-            w, t, l, rt, u = _row_terms(k5[i], r5[r - 1, i], fx, fe, shift, r, mode)
+            w, t, l, rt, u = _row_terms(k5[i], r5[r - 1, i], fx, fe, shift, r, mode, rr)
             c, x = _node(u, ng)
             out[i, 0] = w
             out[i, 1] = t
@@ -539,7 +545,7 @@ def _field_terms(k3, k5, r3, r5, fx, fe, shift, mode, ng, F, M, B):
             out[i, 4] = w - l + rt
             out[i, 5] = u
             out[i, 6] = fx[r, k5[i], 2]
-            out[i, 7] = r5[r - 1, i]
+            out[i, 7] = _extra(r5[r - 1, i], rr)
             out[i, 8] = c
             out[i, 9] = x
 
@@ -586,7 +592,7 @@ def _field_best(hand, k3, k5, r3, r5, st, fm, params):
     F = np.empty((286, 10))
     M = np.empty((1287, 10))
     B = np.empty((1287, 10))
-    _field_terms(k3, k5, r3, r5, fx, fe, shift, mode, max(ng, 1), F, M, B)
+    _field_terms(k3, k5, r3, r5, fx, fe, shift, mode, params[P_RR], max(ng, 1), F, M, B)
     o5 = _radix_order(k5)
     o3 = _radix_order(k3)
     # prefix maxima over rows no stronger than each five (ties included)
@@ -865,6 +871,7 @@ def _mc_pairs(ckeys, croy, cfoul, ob, orb, onat, onv, weights, params, lo, hi, o
     b16 = params[P_SCORING] == SCORING_16
     b24 = params[P_SCORING] == SCORING_24
     mult = params[P_MULT]
+    rr = params[P_RR]
     n = hi - lo
     for c in range(ckeys.shape[0]):
         a0 = ckeys[c, 0]
@@ -874,6 +881,10 @@ def _mc_pairs(ckeys, croy, cfoul, ob, orb, onat, onv, weights, params, lo, hi, o
         ra1 = croy[c, 1]
         ra2 = croy[c, 2]
         rda = croy[c, 3]
+        # what each row's royalty adds to its unit (``_extra``: itself unless it replaces it)
+        xa0 = ra0 - rr * (ra0 > 0.0)
+        xa1 = ra1 - rr * (ra1 > 0.0)
+        xa2 = ra2 - rr * (ra2 > 0.0)
         oc = out[c, lo:hi]
         if cfoul[c]:  # a fouled (played) setting: the scalar settlement
             for o in range(n_opp):
@@ -914,9 +925,9 @@ def _mc_pairs(ckeys, croy, cfoul, ob, orb, onat, onv, weights, params, lo, hi, o
                 w0 = np.int64(a0 > b0) - np.int64(a0 < b0)
                 w1 = np.int64(a1 > b1) - np.int64(a1 < b1)
                 w2 = np.int64(a2 > b2) - np.int64(a2 < b2)
-                t0 = ra0 if w0 > 0 else -rb0
-                t1 = ra1 if w1 > 0 else -rb1
-                t2 = ra2 if w2 > 0 else -rb2
+                t0 = xa0 if w0 > 0 else -(rb0 - rr * (rb0 > 0.0))
+                t1 = xa1 if w1 > 0 else -(rb1 - rr * (rb1 > 0.0))
+                t2 = xa2 if w2 > 0 else -(rb2 - rr * (rb2 > 0.0))
                 t0 = t0 if (w0 != 0) & ~(c0 & (rb0 > 0.0)) else 0.0
                 t1 = t1 if (w1 != 0) & ~(c1 & (rb1 > 0.0)) else 0.0
                 t2 = t2 if (w2 != 0) & ~(c2 & (rb2 > 0.0)) else 0.0
@@ -1016,10 +1027,11 @@ def _mc_home_run(ckeys, croy, cfoul, okeys, oroy, ofoul, onat, weights, params, 
 
 
 @kernel
-def _natural_values(nid, nkey, onat, onatkey, nat_units, out):
-    """What declaring natural (nid, nkey) wins from each opponent: out float64[n]."""
+def _natural_values(nid, nkey, onat, onatkey, nat_units, out, params):
+    """What declaring natural (nid, nkey) wins from each opponent: out float64[n]
+    (``_settle_naturals``: the ruleset's natural ties, params float64[NPARAMS])."""
     for j in range(onat.shape[0]):
-        out[j] = _settle_natural(nid, nkey, onat[j], onatkey[j], nat_units)
+        out[j] = _settle_naturals(nid, nkey, onat[j], onatkey[j], nat_units, params)
 
 
 @kernel

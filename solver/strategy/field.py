@@ -83,8 +83,9 @@ class FieldTables(NamedTuple):
 
 def play_digest(rules: Rules) -> str:
     """Digest of the settings that change how the field sets hands (not players,
-    surrender, naturals, nor the home run: the field is pairwise,
-    docs/rules.md#the-field-strategy-is-pairwise)."""
+    surrender, naturals and their ties, nor the home run: the field is pairwise,
+    docs/rules.md#the-field-strategy-is-pairwise; nor the flat foul penalty: the field
+    sets legal hands against legal hands)."""
     return replace(
         rules,
         name="play",
@@ -93,7 +94,20 @@ def play_digest(rules: Rules) -> str:
         naturals=(),
         home_run_multiplier=1,
         home_run_min_opponents=3,
+        natural_ties="order",
+        foul_penalty=None,
     ).digest()
+
+
+def foul_value(cr: CompiledRules, f: FieldTables) -> float:
+    """What a fouled setting is worth against one field opponent (who never fouls): it is
+    scooped, paying the scoop and the opponent's expected royalties (rows at their whole
+    value where the ruleset says so), multiplied; or the flat penalty
+    (docs/rules.md#flat-foul-penalty)."""
+    if cr.rules.foul_penalty is not None:
+        return -float(cr.rules.foul_penalty)
+    scoop = {"per-row": 3.0, "1-6": 6.0, "2-4": 4.0}[cr.rules.scoring]
+    return -(scoop + float(f.fe.sum())) * float(cr.rules.scoop_multiplier)
 
 
 def _f32(a: np.ndarray) -> np.ndarray:
@@ -131,6 +145,8 @@ def field_tables(
     if cr.rules.suit_order is not None:
         ft[:] = 0.0  # distinct cards never tie under a suit order
     rk = cr.royalty_by_key
+    if cr.rules.royalty_replaces_row:  # what a row's royalty adds to its unit
+        rk = np.where(rk > 0.0, rk - 1.0, rk)
     paid = dist * rk
     tail = np.cumsum(paid[:, ::-1], axis=1)[:, ::-1]  # sum over keys >= k
     fo = np.zeros_like(dist)

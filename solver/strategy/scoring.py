@@ -43,7 +43,7 @@ from solver.engine.layout import MAX_UNITS, P_HR_MIN, P_HR_MULT, ROWS
 from solver.engine.options import MIN_STAKE
 from solver.engine.settlement import find_naturals, parse_setting, settle_declared, summarize
 from solver.strategy.deal import deal_hands
-from solver.strategy.field import field_row_stats, field_values
+from solver.strategy.field import field_row_stats, field_values, foul_value
 from solver.strategy.opponents import OpponentModel, is_field, set_by_models
 from solver.strategy.policy import load_set_hands, set_sorted_hands
 from solver.strategy.pool import OpponentPool, home_run_at
@@ -442,7 +442,7 @@ def score_against(
         orb = np.ascontiguousarray(opp.roy.reshape(deals, n_opp, 4).transpose(2, 1, 0))
         onat = np.ascontiguousarray((opp.nat >= 0).reshape(deals, n_opp).T)
         onv = np.empty(len(opp.nat))
-        k._natural_values(-1, 0, opp.nat, opp.nat_key, ra.nat_units, onv)
+        k._natural_values(-1, 0, opp.nat, opp.nat_key, ra.nat_units, onv, ra.params)
         onv = np.ascontiguousarray(onv.reshape(deals, n_opp).T)
 
         def run(lo: int, hi: int) -> None:
@@ -468,7 +468,7 @@ def score_against(
 
     def natural_values(nat: Natural) -> np.ndarray:
         dv = np.empty(len(opp.nat))
-        k._natural_values(nat[0], nat[1], opp.nat, opp.nat_key, ra.nat_units, dv)
+        k._natural_values(nat[0], nat[1], opp.nat, opp.nat_key, ra.nat_units, dv, ra.params)
         return dv
 
     def declare_per_deal(nat: Natural) -> np.ndarray:
@@ -510,8 +510,7 @@ def score_field(
     vals, wt = field_values(cands.keys, cands.roy, cands.hand, cr, f)
     fouls = cands.fouls
     if fouls.any():
-        scoop = {"per-row": 3.0, "1-6": 6.0, "2-4": 4.0}[cr.rules.scoring]
-        vals[fouls] = -(scoop + float(f.fe.sum())) * float(cr.rules.scoop_multiplier)
+        vals[fouls] = foul_value(cr, f)
         wt[fouls] = 0.0
     parts = field_parts(vals, wt, cands.keys, cands.roy, fouls, cr, f)
     return field_scores(vals, wt, cr, method, n_opp, stakes, parts)
@@ -542,11 +541,12 @@ def field_parts(
     r = np.arange(3)
     if cr.rules.royalty_mode == "always":
         terms = roy[:, :3] - fe[None, :]
-    else:
-        terms = win * roy[:, :3] - fx[r[None, :], keys, 2]
+    else:  # what a row's royalty adds to its unit (docs/rules.md#tables-as-the-apps-pay-them)
+        mine = roy[:, :3] - (roy[:, :3] > 0.0) * float(cr.rules.royalty_replaces_row)
+        terms = win * mine - fx[r[None, :], keys, 2]
     out[:, 2] = terms.sum(axis=1) + roy[:, 3]
-    out[fouls, 0] = -3.0
-    out[fouls, 2] = -float(fe.sum())
+    flat = cr.rules.foul_penalty is not None  # a flat penalty is all bonus
+    out[fouls, 0], out[fouls, 2] = (0.0, 0.0) if flat else (-3.0, -float(fe.sum()))
     out[:, 1] = vals - out[:, 0] - out[:, 2]
     return out
 

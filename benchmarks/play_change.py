@@ -1,0 +1,76 @@
+"""What re-deriving shisanshui and mau-binh from the shipped programs changes in play.
+
+``python -m benchmarks.play_change [--hands 1000] [--seed 29]``: deal random hands, set
+each with the field strategy under the preset as it stood at fb7223b (its rules and its
+shipped field tables, read from git) and under the preset as it is now, and report how
+often the setting changes, and the mean field value (per opponent, under the new rules
+and tables) that the old setting gives up against the new one. The field model, not a
+Monte Carlo answer: a measure of what the rules change, not of the field's own error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from solver.engine import settlement as S
+from solver.engine.compiled import compile_rules
+from solver.engine.rules import PRESETS
+from solver.strategy.deal import deal_hands
+from solver.strategy.field import field_values, load_field_file
+from solver.strategy.setting import set_hands
+from solver.strategy.trained import field_override, get_field
+from tests.earlier_presets import BEFORE, VALUES, earlier
+
+
+def measure(name: str, hands: np.ndarray, folder: Path) -> dict:
+    new, old = PRESETS[name], earlier(name)
+    path = folder / f"field-{name}.npz"
+    blob = subprocess.run(
+        ["git", "show", f"{BEFORE}:solver/data/field-{name}.npz"], capture_output=True, check=True
+    ).stdout
+    path.write_bytes(blob)
+    cr_old, cr_new = compile_rules(old), compile_rules(new)
+    with field_override(cr_old, load_field_file(path, cr_old)):
+        before = set_hands(hands, old, "field")
+    after = set_hands(hands, new, "field")
+    rows = lambda s: [frozenset(s[:3]), frozenset(s[3:8]), frozenset(s[8:])]  # noqa: E731
+    changed = np.array([rows(a) != rows(b) for a, b in zip(before, after, strict=True)])
+    f = get_field(cr_new)
+    sorted_hands = np.sort(hands, axis=1)
+    v = {}
+    for label, sets in (("old", before), ("new", after)):
+        keys, roy, _ = S.summarize_batch(sets, cr_new)
+        v[label], _ = field_values(keys, roy, sorted_hands, cr_new, f)
+    loss = v["new"] - v["old"]
+    return {
+        "preset": name,
+        "hands": len(hands),
+        "setting changed": int(changed.sum()),
+        "share changed": float(changed.mean()),
+        "mean loss of the old setting": float(loss.mean()),
+        "mean loss where it changed": float(loss[changed].mean()) if changed.any() else 0.0,
+        "largest loss": float(loss.max()),
+        "loss < 0 (field value favours the old)": int((loss < -1e-9).sum()),
+    }
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--hands", type=int, default=1000)
+    ap.add_argument("--seed", type=int, default=29)
+    args = ap.parse_args()
+    hands = deal_hands(np.random.default_rng(args.seed), args.hands, 1).reshape(-1, 13)
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in VALUES:
+            out = measure(name, hands, Path(tmp))
+            print(", ".join(f"{k}: {v:.4f}" if isinstance(v, float) else f"{k}: {v}"
+                            for k, v in out.items()))  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
