@@ -221,7 +221,7 @@ def test_pick_13_cards_solve_and_see_the_cli_answer(page, server, tmp_path, reco
     page.screenshot(path=str(shot), full_page=True)
     data = shot.read_bytes()
     assert data.startswith(b"\x89PNG\r\n\x1a\n") and len(data) > 20_000
-    assert page.watch.api_calls == ["api/rules", "api/solve"]
+    assert page.watch.api_calls == ["api/rules", "api/solve", "api/rows"]
 
 
 def test_12_or_14_cards_or_a_duplicate_are_clear_errors(page):

@@ -1,6 +1,8 @@
 // capsa serve: the page. Plain JavaScript, no build step, no library; it talks only to
 // the server that sent it (/api/solve, /api/check, /api/natural, /api/deal, /api/rules)
-// and reads its own language catalogues (/static/i18n/LANG.json).
+// and reads its own language catalogues (/static/i18n/LANG.json). Every row it shows is
+// named by the server (/api/rows: the hand class, its royalty, the first row out of
+// order), in the words of the page's language (the catalogue's hand.* keys).
 "use strict";
 
 const RANKS = "23456789TJQKA";
@@ -27,7 +29,8 @@ const state = {
   naturals: new Map(), // natural name -> {english, local} from /api/rules
   limits: null,
   answer: null, // the last solve answer: {data, timing, link}
-  checked: null, // the last check answer: {data, timing}
+  checked: null, // the last check answer: {data, timing, hands}
+  liveAsk: 0, // the board's latest /api/rows request (older answers are dropped)
   handInfo: null, // /api/natural for the board's hand: {key, natural, surrender}
   busy: false,
   lang: "en",
@@ -58,6 +61,57 @@ const adviceText = (a) => ({ play: t("advice.play"), declare: t("advice.declare"
 const scoringText = (s) => ({ "per-row": t("scoring.perRow"), "1-6": t("scoring.16"), "2-4": t("scoring.24") })[s] || s;
 const modeText = (m) => ({ winner: t("mode.winner"), cancel: t("mode.cancel"), always: t("mode.always") })[m] || m;
 const wheelText = (w) => ({ low: t("wheel.low"), second: t("wheel.second") })[w] || w;
+
+// ------------------------------------------------------------------ hand names
+
+// A hand class (high_card .. royal_flush) as the page's language's players say it.
+const handName = (cls) => ({
+  high_card: t("hand.high_card"), pair: t("hand.pair"), two_pair: t("hand.two_pair"),
+  three_of_a_kind: t("hand.three_of_a_kind"), straight: t("hand.straight"), flush: t("hand.flush"),
+  full_house: t("hand.full_house"), four_of_a_kind: t("hand.four_of_a_kind"),
+  straight_flush: t("hand.straight_flush"), royal_flush: t("hand.royal_flush"),
+})[cls] || "";
+
+// Each row of some settings named by the server, in the order asked: [{front: {cards,
+// class, royalty}, middle, back, dealt, foul: {row, over} or null}, ...]; null when the
+// server cannot say (the answer is then shown without the names).
+async function nameSettings(settings) {
+  try {
+    const { data } = await api("/api/rows", { rules: rulesValue(), settings });
+    return data.settings;
+  } catch (e) {
+    return null;
+  }
+}
+
+const settingOf = (x) => ROWS.map((r) => x[r]).join(" | ");
+
+// "straight flush +5": a row's hand, with its royalty when it earns one.
+function handLabel(info) {
+  if (!info || !info.class) return "";
+  return info.royalty ? `${handName(info.class)} ${fmtSigned(info.royalty, 0)}` : handName(info.class);
+}
+
+function handTag(info) {
+  const text = handLabel(info);
+  return text ? h("span", { class: "hand-name", "data-class": info.class, text }) : null;
+}
+
+// Where a setting's royalties come from: "back: straight flush +5 · dealt +4".
+function royaltySources(named) {
+  if (!named) return "";
+  const out = ROWS.filter((r) => named[r].royalty).map((r) =>
+    t("royalty.source", { row: rowName(r), hand: handName(named[r].class), units: fmtSigned(named[r].royalty, 0) }));
+  if (named.dealt) out.push(t("royalty.dealt", { units: fmtSigned(named.dealt, 0) }));
+  return out.join(" · ");
+}
+
+// "The front (pair) beats the middle (high card)": the foul, naming the rows.
+function foulText(named, message) {
+  const f = named && named.foul;
+  if (!f) return "";
+  return message({ row: rowName(f.row), hand: handName(named[f.row].class), over: rowName(f.over), other: handName(named[f.over].class) });
+}
 
 async function loadCatalogue(lang) {
   const res = await fetch(`/static/i18n/${lang}.json`);
@@ -107,7 +161,7 @@ function applyStatic() {
   renderScore();
   renderHistory();
   if (state.answer) showAnswer(state.answer.data, state.answer.timing, false);
-  if (state.checked) $("#check-result").replaceChildren(renderCheck(state.checked.data, state.checked.timing));
+  if (state.checked) $("#check-result").replaceChildren(renderCheck(state.checked.data, state.checked.timing, state.checked.hands));
   updateBoardActions();
 }
 
@@ -542,12 +596,15 @@ function describeHow(d) {
 const units = () => term(t("answer.units"), "g-unit");
 
 // Where the value of playing comes from: rows, bonuses, royalties, opponents' naturals.
-function partsTable(parts, total, cls = "parts") {
+// sources: where the royalties come from ("back: straight flush +5"), beside their part.
+function partsTable(parts, total, cls = "parts", sources = "") {
   if (!parts) return null;
+  const label = (p) => (p === "royalties" && sources
+    ? [partName(p), h("span", { class: "part-source", text: ` (${sources})` })] : partName(p));
   return h("table", { class: cls },
     h("caption", {}, term(t("parts.title"), "g-parts")),
     h("tbody", {}, PARTS.map((p) => h("tr", { "data-part": p },
-      h("th", { scope: "row", text: partName(p) }), h("td", { class: "num", text: fmtSigned(parts[p]) }))),
+      h("th", { scope: "row" }, label(p)), h("td", { class: "num", text: fmtSigned(parts[p]) }))),
     h("tr", { class: "total", "data-part": "total" }, h("th", { scope: "row", text: t("parts.total") }),
       h("td", { class: "num", text: fmtSigned(total) }))));
 }
@@ -563,12 +620,15 @@ function partsWhy(a, best) {
   return top && Math.abs(top[1]) >= 0.0005 ? `${partName(top[0])} ${fmtSigned(top[1])}` : "";
 }
 
-function renderAnswer(d, timing) {
+// hands: the rows named (nameSettings) of the best setting and of each runner-up.
+function renderAnswer(d, timing, hands = null) {
   const nOpp = d.players - 1;
+  const named = (i) => (hands && hands[i]) || null;
   const rows = h("table", { class: "setting" },
     h("thead", {}, h("tr", {}, h("th", { text: t("answer.row") }), h("th", { text: t("answer.cards") }), h("th", { text: t("answer.wtl") }))),
     h("tbody", {}, ROWS.map((r) => h("tr", { "data-row": r, "data-cards": d[r] },
-      h("th", { scope: "row", text: rowName(r) }), h("td", {}, cardsLine(d[r])), h("td", {}, rowBar(d.row_stats && d.row_stats[r]))))));
+      h("th", { scope: "row", text: rowName(r) }), h("td", {}, cardsLine(d[r]), handTag(named(0) && named(0)[r])),
+      h("td", {}, rowBar(d.row_stats && d.row_stats[r]))))));
   const se = d.stderr;
   const mcErr = se !== null && se !== undefined && d.policy === "mc";
   const ev = h("p", { class: "ev" },
@@ -592,13 +652,13 @@ function renderAnswer(d, timing) {
   parts.push(h("p", { class: "surrender" }, sur.cost === null
     ? t("answer.noSurrender")
     : t("answer.surrender", { cost: sur.cost, verdict: sur.recommended ? t("answer.recommended") : t("answer.notRecommended") })));
-  const partsEl = partsTable(d.ev_parts, d.ev_play);
+  const partsEl = partsTable(d.ev_parts, d.ev_play, "parts", royaltySources(named(0)));
   if (partsEl) parts.push(partsEl);
   if (d.alternatives && d.alternatives.length) {
     parts.push(h("h3", {}, term(t("answer.runnersUp"), "g-runners-up")), h("div", { class: "alts-wrap" }, h("table", { class: "alts" },
       h("thead", {}, h("tr", {}, [rowName("front"), rowName("middle"), rowName("back"), t("alt.ev"), t("alt.vsBest"), t("alt.why")].map((c) => h("th", { text: c })))),
-      h("tbody", {}, d.alternatives.map((a) => h("tr", {},
-        ROWS.map((r) => h("td", { "data-label": rowName(r) }, cardsLine(a[r]))),
+      h("tbody", {}, d.alternatives.map((a, i) => h("tr", {},
+        ROWS.map((r) => h("td", { "data-label": rowName(r) }, cardsLine(a[r]), handTag(named(i + 1) && named(i + 1)[r]))),
         h("td", { class: "num", "data-label": t("alt.ev"), text: fmtSigned(a.ev) }),
         h("td", { class: "num", "data-label": t("alt.vsBest"), text: fmtSigned(a.diff) + (a.diff_stderr ? ` ± ${a.diff_stderr.toFixed(3)}` : "") }),
         h("td", { class: "why", "data-label": t("alt.why"), text: partsWhy(a, d.ev_parts) || null })))))));
@@ -619,7 +679,7 @@ function timingLine(tm) {
 }
 
 function showAnswer(d, timing, scroll = true) {
-  const el = renderAnswer(d, timing);
+  const el = renderAnswer(d, timing, state.answer && state.answer.hands);
   $("#answer").replaceChildren(el);
   $("#share").hidden = false;
   setError("#share-status", "");
@@ -672,7 +732,8 @@ async function solveHand() {
       clearAnswer(); // never an answer for other cards or options beside the error
       throw e;
     }
-    state.answer = { data: res.data, timing: res };
+    const hands = await nameSettings([res.data, ...(res.data.alternatives || [])].map(settingOf));
+    state.answer = { data: res.data, timing: res, hands };
     state.checked = null;
     showAnswer(res.data, res);
     const link = shareLink("solve", res.data);
@@ -899,6 +960,30 @@ function renderBoard() {
   if (!hand.length) {
     pool.append(h("span", { class: "note", text: state.mode === "practice" ? t("pool.dealFirst") : t("pool.pickFirst") }));
   }
+  nameBoard();
+}
+
+// Under each row while it is set: its hand once it is full, and a foul warning naming
+// the rows as soon as two full rows are out of order (the server names them).
+async function nameBoard() {
+  const ask = ++state.liveAsk;
+  const show = (named) => {
+    for (const r of ROWS) {
+      const el = document.querySelector(`.slot[data-row="${r}"] .row-hand`);
+      const info = named && named[r];
+      el.textContent = handLabel(info);
+      el.dataset.class = (info && info.class) || "";
+    }
+    const warn = $("#foul-warning");
+    warn.textContent = foulText(named, (v) => t("board.foul", v));
+    warn.dataset.row = (named && named.foul && named.foul.row) || "";
+  };
+  if (!ROWS.some((r) => state.rows[r].length === ROW_SIZE[r])) {
+    show(null);
+    return;
+  }
+  const named = await nameSettings([ROWS.map((r) => state.rows[r].join(" ")).join(" | ")]);
+  if (ask === state.liveAsk) show(named && named[0]);
 }
 
 // Declare (when the hand holds a natural under the ruleset) and Surrender (when the
@@ -1001,8 +1086,11 @@ async function runCheck(button, played) {
       state.checked = null;
       throw e;
     }
-    state.checked = { data: res.data, timing: res };
-    const el = renderCheck(res.data, res);
+    const d = res.data;
+    const hands = d.played.action && d.played.action !== "play" ? null
+      : await nameSettings([settingOf(d.played), settingOf(d), ...(d.alternatives || []).map(settingOf)]);
+    state.checked = { data: d, timing: res, hands };
+    const el = renderCheck(d, res, hands);
     $("#check-result").replaceChildren(el);
     el.scrollIntoView({ block: "start", behavior: "instant" });
     if (state.mode === "check") {
@@ -1017,17 +1105,20 @@ async function runCheck(button, played) {
   });
 }
 
-function renderCheck(d, timing) {
+// hands: the rows named of the played setting, the best and the runners-up.
+function renderCheck(d, timing, hands = null) {
   const p = d.played;
+  const mine = hands && hands[0];
+  const best = (r) => hands && hands[1] && hands[1][r];
   const action = p.action || "play";
-  const best = p.loss !== null && Math.abs(p.loss) < 5e-7;
+  const isBest = p.loss !== null && Math.abs(p.loss) < 5e-7;
   let verdict;
   if (p.fouled) {
     verdict = h("p", { class: "verdict fouled", "data-fouled": "true" },
-      h("strong", { text: t("check.fouled") }), " ", t("check.fouledWhy"));
+      h("strong", { text: t("check.fouled") }), " ", foulText(mine, (v) => t("check.fouledRow", v)) || t("check.fouledWhy"));
   } else {
-    const text = best ? (action === "play" ? t("check.best") : t("check.bestAction")) : t("check.costs", { loss: p.loss.toFixed(3) });
-    verdict = h("p", { class: `verdict ${best ? "best" : "costly"}`, "data-fouled": "false", "data-action": action }, h("strong", { text }));
+    const text = isBest ? (action === "play" ? t("check.best") : t("check.bestAction")) : t("check.costs", { loss: p.loss.toFixed(3) });
+    verdict = h("p", { class: `verdict ${isBest ? "best" : "costly"}`, "data-fouled": "false", "data-action": action }, h("strong", { text }));
   }
   const se = p.loss_stderr ? ` ± ${p.loss_stderr.toFixed(3)}` : "";
   const chose = action === "play" ? t("check.yours")
@@ -1044,13 +1135,14 @@ function renderCheck(d, timing) {
         const row = p.rows[r];
         return h("tr", { "data-row": r, class: row.differs ? "differs" : "same", "data-differs": String(row.differs) },
           h("th", { scope: "row" }, rowName(r), row.differs ? h("span", { class: "differs-tag", text: ` ${t("check.differs")}` }) : ""),
-          h("td", { "data-label": t("check.colYours") }, cardsLine(p[r])), h("td", { "data-label": t("check.colBest") }, cardsLine(d[r])),
+          h("td", { "data-label": t("check.colYours") }, cardsLine(p[r]), handTag(mine && mine[r])),
+          h("td", { "data-label": t("check.colBest") }, cardsLine(d[r]), handTag(best(r))),
           h("td", { class: "num", "data-label": t("check.colWin"), text: pct(row.win) }),
           h("td", { class: "num", "data-label": t("check.colVsBest"), text: row.win_change === null ? "n/a" : `${row.win_change >= 0 ? "+" : "−"}${Math.abs(100 * row.win_change).toFixed(1)} ${t("check.pp")}` }));
       })))));
   }
   if (p.ev_parts && d.ev_parts) out.push(partsLost(d.ev_parts, d.ev_play, p.ev_parts, p.ev));
-  out.push(h("details", { class: "best-answer" }, h("summary", { text: t("check.bestInFull") }), renderAnswer(d, null)));
+  out.push(h("details", { class: "best-answer" }, h("summary", { text: t("check.bestInFull") }), renderAnswer(d, null, hands && hands.slice(1))));
   out.push(timingLine(timing));
   return h("div", { class: "check" }, out);
 }
