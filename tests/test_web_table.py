@@ -20,6 +20,7 @@ from tests.test_web_browser import (  # noqa: F401 - the fixtures are used by na
     FOULED,
     HAND,
     ROWS,
+    as_symbols,
     browser,
     open_page,
     server,
@@ -71,7 +72,7 @@ def test_every_row_is_named_in_the_players_words(browser, server, size, locale):
     ctx, page, watch = table_page(browser, server, size, locale)
     page.select_option("#rules", "shisanshui")
     page.select_option("#policy", "field")
-    page.fill("#hand-input", HAND)
+    page.fill("#hand-input", as_symbols(HAND))
     page.click("#solve")
     page.wait_for_selector("#answer .timing")
     rules = preset("shisanshui")
@@ -106,7 +107,7 @@ def test_rows_are_named_while_set_and_a_foul_names_its_rows(browser, server, siz
     words = catalogue(lang)
     ctx, page, watch = table_page(browser, server, size, locale)
     page.select_option("#policy", "field")
-    page.fill("#hand-input", HAND)
+    page.fill("#hand-input", as_symbols(HAND))
     page.click("#tab-check")
     tap = page.tap if size[0] < 500 else page.click
     tap('.row-target[data-row="front"]')
@@ -143,5 +144,97 @@ def test_rows_are_named_while_set_and_a_foul_names_its_rows(browser, server, siz
     tap(f'.cards[data-row="back"] [data-card="{FOULED["back"].split()[0]}"]')
     expect(page.locator('.slot[data-row="back"] .row-hand')).to_have_text("")
     expect(page.locator("#foul-warning")).to_have_text("")
+    ctx.close()
+    assert watch.problems == []
+
+
+# --------------------------------------------------------------------------- 4. numbers
+
+
+def local_number(x: float, digits: int, lang: str) -> str:
+    """x as the language's locale writes it: vi and id group by '.' and mark decimals by ','."""
+    text = f"{x:,.{digits}f}"
+    if lang in ("vi", "id"):
+        text = text.translate(str.maketrans({",": ".", ".": ","}))
+    return text
+
+
+@pytest.mark.parametrize(("locale", "chosen"), [("vi-VN", None), ("id-ID", None), ("en-US", "vi"),
+                                                ("vi-VN", "en")])  # fmt: skip
+def test_one_number_format_the_page_languages(browser, server, size, locale, chosen):  # noqa: F811
+    ctx, page, watch = table_page(browser, server, size, locale)
+    if chosen:
+        page.select_option("#lang", chosen)
+    lang = chosen or LOCALE_LANG[locale]
+    page.fill("#hand-input", as_symbols(HAND))
+    page.fill("#samples", "3000")
+    page.fill("#seed", "1")
+    page.click("#solve")
+    page.wait_for_selector("#answer .timing")
+    d = page.evaluate("state.answer.data")
+    assert local_number(3000, 0, lang) in page.inner_text("#answer .how")
+    sign = "+" if d["ev"] >= 0 else "−"
+    assert page.inner_text("#answer .ev-value") == sign + local_number(abs(d["ev"]), 3, lang)
+    ev_line = page.inner_text("#answer .ev")
+    assert f"± {local_number(d['stderr'], 3, lang)}" in ev_line
+    win = d["row_stats"]["middle"]["win"]
+    bar = page.inner_text('#answer table.setting tr[data-row="middle"] .bar-text')
+    assert f"{local_number(100 * win, 1, lang)}%" in bar
+    royalties = page.inner_text('#answer table.parts tr[data-part="royalties"] td')
+    assert royalties == "+" + local_number(d["ev_parts"]["royalties"], 3, lang)
+    ctx.close()
+    assert watch.problems == []
+
+
+# --------------------------------------------------------------------------- 5. cards
+
+
+@pytest.mark.parametrize(
+    ("locale", "typed", "read"),
+    [
+        # in Vietnamese c is cơ (hearts), b bích, r rô, t tép / ch chuồn (clubs)
+        ("vi-VN", "Ab Kb Qb Jb 10b 9c 9r 9t 2b 3r 4ch 5c 7r", HAND),
+        # in Indonesian w wajik (diamonds), k keriting (clubs); a king of clubs is Kk
+        ("id-ID", "As Ks Qs Js 10s 9h 9w 9k 2s 3w 4k 5h 7w", HAND),
+        # in Chinese the suit's name comes first
+        ("zh-CN", "黑桃A 黑桃K 黑桃Q 黑桃J 黑桃10 红桃9 方块9 梅花9 黑桃2 方块3 梅花4 红心5 方块7",
+         HAND),
+        ("en-US", "As Ks Qs Js 10s 9h 9d 9c 2s 3d 4c 5h 7d", HAND),
+    ],
+)
+def test_cards_are_read_as_the_languages_players_write_them(browser, server, size, locale,  # noqa: F811
+                                                            typed, read):  # fmt: skip
+    ctx, page, watch = table_page(browser, server, size, locale)
+    page.fill("#hand-input", typed)
+    assert page.get_attribute("#hand-status", "data-ok") == "true"
+    want = sorted(read.split(), key=lambda c: -(ev.RANKS.index(c[0]) * 4 + ev.SUITS.index(c[1])))
+    assert page.get_attribute("#picked", "data-cards") == " ".join(want)
+    # what was read is shown at once, in the order typed, as symbols: 10♠, never T
+    shown = page.inner_text("#hand-read")
+    assert as_symbols(read) in shown
+    # every ten is drawn 10, on the picker and on the cards picked
+    for sel in ("#picker", "#picked"):
+        assert page.locator(f'{sel} [data-card="Ts"] .rank').inner_text() == "10"
+    # the hand written back by the page reads the same in this language
+    page.click('#picker [data-card="2s"]')
+    page.click('#picker [data-card="2s"]')
+    assert page.get_attribute("#picked", "data-cards") == " ".join(want)
+    assert page.get_attribute("#hand-status", "data-ok") == "true"
+    page.select_option("#policy", "field")
+    page.click("#solve")
+    page.wait_for_selector("#answer .timing")
+    assert page.evaluate("state.answer.data.hand") == " ".join(want)
+    ctx.close()
+    assert watch.problems == []
+
+
+def test_a_vietnamese_c_is_hearts_and_the_page_says_what_it_read(browser, server, size):  # noqa: F811
+    ctx, page, watch = table_page(browser, server, size, "vi-VN")
+    page.fill("#hand-input", "Ac 10t Kr")
+    assert page.inner_text("#hand-read").endswith("A♥ 10♣ K♦")
+    assert page.get_attribute("#picked", "data-cards") == "Ah Kd Tc"
+    page.select_option("#lang", "en")  # the same cards, written in English letters
+    assert page.input_value("#hand-input") == "Ah Kd 10c"
+    assert page.inner_text("#hand-read").endswith("A♥ K♦ 10♣")
     ctx.close()
     assert watch.problems == []

@@ -50,7 +50,7 @@ function t(key, vars = {}) {
 // The singular or plural message for n (Intl.PluralRules: "one" or "other").
 function tp(key, n, vars = {}) {
   const form = new Intl.PluralRules(state.lang).select(n) === "one" ? "one" : "other";
-  return t(form === "one" ? `${key}.one` : `${key}.other`, { n, ...vars });
+  return t(form === "one" ? `${key}.one` : `${key}.other`, { n: plain(n), ...vars });
 }
 
 const rowName = (r) => ({ front: t("row.front"), middle: t("row.middle"), back: t("row.back") })[r];
@@ -136,7 +136,9 @@ function browserLanguage() {
 async function setLanguage(lang, remember = false) {
   if (!LANGS.includes(lang)) lang = "en";
   state.messages = lang === "en" ? state.english : await loadCatalogue(lang);
+  const typed = $("#hand-input").value.trim() !== "";
   state.lang = lang;
+  if (typed) $("#hand-input").value = writeCards(sortCards(state.picked)); // in its letters
   document.documentElement.lang = lang;
   $("#lang").value = lang;
   if (remember) {
@@ -189,27 +191,65 @@ function cardName(c) {
   return t("card.name", { rank, suit });
 }
 
-// Read a hand as the CLI does: "As Kd", "as,kd", "AsKd", "10h", "A♠". Returns the cards
-// in order (duplicates kept) and the first token that is not a card.
-function parseCards(text) {
+// The suits as each language's players write them (docs/serve.md#cards): the letters
+// read after a rank (Vietnamese b bích, c cơ, r rô, t tép / ch chuồn; Indonesian s sekop,
+// h hati, w wajik, k keriting), the words read before or after it (黑桃A, 红桃10), and
+// the letter the page writes. The suit symbols are read in every language.
+const SYMBOL_SUIT = { "♣": "c", "♧": "c", "♦": "d", "♢": "d", "♥": "h", "♡": "h", "♠": "s", "♤": "s" };
+const ZH_SUITS = {
+  黑桃: "s", 黑: "s", 红桃: "h", 红心: "h", 红: "h", 紅桃: "h", 紅心: "h", 紅: "h",
+  梅花: "c", 草花: "c", 梅: "c", 方块: "d", 方片: "d", 方塊: "d", 方: "d",
+};
+const SUIT_NOTATION = {
+  en: { read: { c: "c", d: "d", h: "h", s: "s" }, write: { c: "c", d: "d", h: "h", s: "s" } },
+  vi: { read: { ch: "c", b: "s", c: "h", r: "d", t: "c", s: "s", h: "h", d: "d" }, write: { s: "b", h: "c", d: "r", c: "t" } },
+  id: { read: { s: "s", h: "h", w: "d", k: "c", c: "c", d: "d" }, write: { s: "s", h: "h", d: "w", c: "k" } },
+};
+const notation = (lang = state.lang) => SUIT_NOTATION[lang] || SUIT_NOTATION.en;
+const CARD_PATTERNS = new Map();
+
+function cardPattern(lang) {
+  if (!CARD_PATTERNS.has(lang)) {
+    const letters = Object.keys(notation(lang).read).sort((a, b) => b.length - a.length);
+    const words = lang.startsWith("zh") ? Object.keys(ZH_SUITS).sort((a, b) => b.length - a.length) : [];
+    const suit = [...words, ...letters, ...Object.keys(SYMBOL_SUIT)].join("|");
+    const before = words.length ? `(?<word>${words.join("|")})(?<wordRank>10|[2-9tjqka])|` : "";
+    CARD_PATTERNS.set(lang, new RegExp(`^(?:${before}(?<rank>10|[2-9tjqka])(?<suit>${suit})\ufe0f?)`, "i"));
+  }
+  return CARD_PATTERNS.get(lang);
+}
+
+// Read a hand as the page's language writes it, and as the CLI does: "As Kd", "as,kd",
+// "AsKd", "10h", "A♠" (in Vietnamese "Ab 10c" is A♠ 10♥, in Chinese "黑桃A"). Returns the
+// cards in order (duplicates kept) and the first token that is not a card. lang "en"
+// reads the page's own text (links, the server's answers).
+function parseCards(text, lang = state.lang) {
   const out = [];
   const s = text.replace(/[\s,;]+/g, " ").trim();
+  const read = notation(lang).read;
   let i = 0;
   while (i < s.length) {
     if (s[i] === " ") { i++; continue; }
-    const m = /^(10|[2-9tjqka])([cdhs♣♦♥♠♧♢♡♤])/i.exec(s.slice(i));
+    const m = cardPattern(lang).exec(s.slice(i));
     if (!m) {
       const bad = s.slice(i).split(" ")[0];
       return { cards: out, bad };
     }
-    const rank = m[1] === "10" ? "T" : m[1].toUpperCase();
-    const sym = m[2].toLowerCase();
-    const suit = { "♣": "c", "♧": "c", "♦": "d", "♢": "d", "♥": "h", "♡": "h", "♠": "s", "♤": "s" }[sym] || sym;
+    const g = m.groups;
+    const [rankText, suitText] = g.word ? [g.wordRank, g.word] : [g.rank, g.suit];
+    const rank = rankText === "10" ? "T" : rankText.toUpperCase();
+    const suit = SYMBOL_SUIT[suitText] || ZH_SUITS[suitText] || read[suitText.toLowerCase()];
     out.push(rank + suit);
     i += m[0].length;
   }
   return { cards: out, bad: null };
 }
+
+// Cards written as the page's language reads them back: "10b" in Vietnamese for 10♠.
+const writeCard = (c) => (c[0] === "T" ? "10" : c[0]) + notation().write[c[1]];
+const writeCards = (cards) => cards.map(writeCard).join(" ");
+// A card as players write it by hand: "10♠".
+const cardText = (c) => (c[0] === "T" ? "10" : c[0]) + SUIT_SYMBOL[c[1]];
 
 // What is wrong with a hand, in one line, or null when it is 13 distinct cards.
 function handProblem(text) {
@@ -256,7 +296,7 @@ function term(text, glossaryId, cls = "term") {
 // A card drawn: rank over suit, in its suit's colour.
 function cardFace(c, tag = "span", attrs = {}) {
   return h(tag, { class: `card suit-${c[1]}`, "data-card": c, title: cardName(c), "aria-label": cardName(c), ...attrs },
-    h("span", { class: "rank", "aria-hidden": "true", text: c[0] }),
+    h("span", { class: "rank", "aria-hidden": "true", text: c[0] === "T" ? "10" : c[0] }),
     h("span", { class: "suit", "aria-hidden": "true", text: SUIT_SYMBOL[c[1]] }));
 }
 
@@ -266,8 +306,23 @@ function cardsLine(text, extra = {}) {
   return h("span", { class: "cardline", "data-cards": cards.join(" "), ...extra }, shapeSort(cards).map((c) => cardFace(c)));
 }
 
-const fmtSigned = (x, nd = 3) => (x === null || x === undefined ? "n/a" : (x >= 0 ? "+" : "−") + Math.abs(x).toFixed(nd));
-const pct = (x) => (x === null || x === undefined ? "n/a" : `${(100 * x).toFixed(1)}%`);
+// Numbers as the page's language writes them (its locale's thousands and decimals,
+// through the browser's Intl), whichever way the language was chosen: one format for
+// every figure on the page. nd: the digits after the decimal sign.
+const LOCALES = { en: "en-US", "zh-Hans": "zh-CN", "zh-Hant": "zh-TW", id: "id-ID", vi: "vi-VN", fil: "fil-PH" };
+const numberFormats = new Map();
+function num(x, nd = 3) {
+  const key = `${state.lang}/${nd}`;
+  if (!numberFormats.has(key)) {
+    numberFormats.set(key, new Intl.NumberFormat(LOCALES[state.lang] || "en-US",
+      { minimumFractionDigits: nd, maximumFractionDigits: nd }));
+  }
+  return numberFormats.get(key).format(x);
+}
+// A count or a fixed number of units (a payout, a cost) with only the digits it has.
+const plain = (x) => (typeof x === "number" ? num(x, Number.isInteger(x) ? 0 : Math.min(3, String(x).split(".")[1].length)) : x);
+const fmtSigned = (x, nd = 3) => (x === null || x === undefined ? "n/a" : (x >= 0 ? "+" : "−") + num(Math.abs(x), nd));
+const pct = (x) => (x === null || x === undefined ? "n/a" : `${num(100 * x, 1)}%`);
 
 function setError(sel, message) {
   const el = $(sel);
@@ -393,13 +448,14 @@ function buildPicker() {
 function togglePick(c) {
   if (state.picked.has(c)) state.picked.delete(c);
   else state.picked.add(c);
-  $("#hand-input").value = sortCards(state.picked).join(" ");
+  $("#hand-input").value = writeCards(sortCards(state.picked));
   handChanged();
 }
 
+// The page's own text of a hand (a link's, the server's): written in the language's way.
 function setHandText(text) {
-  $("#hand-input").value = text;
-  const { cards } = parseCards(text);
+  const { cards } = parseCards(text, "en");
+  $("#hand-input").value = writeCards(cards);
   state.picked = new Set(cards);
   handChanged();
 }
@@ -417,6 +473,9 @@ function handChanged() {
   const picked = $("#picked");
   picked.replaceChildren(...shapeSort([...state.picked]).map((c) => cardFace(c)));
   picked.dataset.cards = sortCards(state.picked).join(" ");
+  // what was read, as symbols, in the order typed: nothing is misread silently
+  const read = parseCards(text).cards;
+  $("#hand-read").textContent = read.length ? t("hand.read", { cards: read.map(cardText).join(" ") }) : "";
   const status = $("#hand-status");
   status.textContent = problem === null ? t("status.ready") : problem;
   status.classList.toggle("bad", problem !== null && text.trim() !== "");
@@ -499,7 +558,7 @@ function showRulesSummary(d) {
   if (!d.ready) line.push(". ", t("rules.notReady"));
   $("#rules-summary").replaceChildren(...line);
   $("#rules-naturals").textContent = d.naturals.length
-    ? t("rules.naturals") + " " + d.naturals.map((n) => `${naturalLabel(n.name)} ${n.units}`).join(" · ")
+    ? t("rules.naturals") + " " + d.naturals.map((n) => `${naturalLabel(n.name)} ${plain(n.units)}`).join(" · ")
     : "";
 }
 
@@ -517,7 +576,7 @@ async function uploadRules(file) {
   setError("#rules-status", "");
   if (!file) return;
   if (state.limits && file.size > state.limits.body - 1024) {
-    setError("#rules-status", t("rules.tooLarge", { file: file.name, size: file.size.toLocaleString() }));
+    setError("#rules-status", t("rules.tooLarge", { file: file.name, size: num(file.size, 0) }));
     markStale();
     return;
   }
@@ -583,7 +642,7 @@ function rowBar(stats) {
 
 function describeHow(d) {
   if (d.policy === "mc") {
-    const how = t("how.mc", { samples: d.samples.toLocaleString(), seed: d.seed === null ? "—" : d.seed });
+    const how = t("how.mc", { samples: num(d.samples, 0), seed: d.seed === null ? "—" : d.seed });
     if (!d.opponents || d.opponents === "field") return how;
     return `${how} · ${t("how.opponents", { who: d.opponents })}`;
   }
@@ -632,8 +691,8 @@ function renderAnswer(d, timing, hands = null) {
   const se = d.stderr;
   const mcErr = se !== null && se !== undefined && d.policy === "mc";
   const ev = h("p", { class: "ev" },
-    h("strong", { class: "ev-value", text: fmtSigned(d.ev) }), mcErr ? ` ± ${se.toFixed(3)}` : "", " ", units(), " · ",
-    h("strong", { class: "ev-total", text: fmtSigned(d.ev_total) }), mcErr ? ` ± ${(se * nOpp).toFixed(3)}` : "",
+    h("strong", { class: "ev-value", text: fmtSigned(d.ev) }), mcErr ? ` ± ${num(se)}` : "", " ", units(), " · ",
+    h("strong", { class: "ev-total", text: fmtSigned(d.ev_total) }), mcErr ? ` ± ${num(se * nOpp)}` : "",
     " ", tp("answer.table", nOpp));
   const advice = adviceText(d.action) + (d.action === "declare" && d.natural ? `: ${naturalLabel(d.natural.name)}` : "");
   const parts = [h("p", { class: `advice advice-${d.action}`, "data-action": d.action }, advice), rows, ev];
@@ -651,7 +710,7 @@ function renderAnswer(d, timing, hands = null) {
   const sur = d.surrender;
   parts.push(h("p", { class: "surrender" }, sur.cost === null
     ? t("answer.noSurrender")
-    : t("answer.surrender", { cost: sur.cost, verdict: sur.recommended ? t("answer.recommended") : t("answer.notRecommended") })));
+    : t("answer.surrender", { cost: plain(sur.cost), verdict: sur.recommended ? t("answer.recommended") : t("answer.notRecommended") })));
   const partsEl = partsTable(d.ev_parts, d.ev_play, "parts", royaltySources(named(0)));
   if (partsEl) parts.push(partsEl);
   if (d.alternatives && d.alternatives.length) {
@@ -660,11 +719,11 @@ function renderAnswer(d, timing, hands = null) {
       h("tbody", {}, d.alternatives.map((a, i) => h("tr", {},
         ROWS.map((r) => h("td", { "data-label": rowName(r) }, cardsLine(a[r]), handTag(named(i + 1) && named(i + 1)[r]))),
         h("td", { class: "num", "data-label": t("alt.ev"), text: fmtSigned(a.ev) }),
-        h("td", { class: "num", "data-label": t("alt.vsBest"), text: fmtSigned(a.diff) + (a.diff_stderr ? ` ± ${a.diff_stderr.toFixed(3)}` : "") }),
+        h("td", { class: "num", "data-label": t("alt.vsBest"), text: fmtSigned(a.diff) + (a.diff_stderr ? ` ± ${num(a.diff_stderr)}` : "") }),
         h("td", { class: "why", "data-label": t("alt.why"), text: partsWhy(a, d.ev_parts) || null })))))));
   }
   parts.push(h("p", { class: "note how" },
-    `${describeHow(d)} · ${t("how.scored", { n: d.candidates ?? "?" })} · ${t("how.rules", { rules: d.rules, players: d.players })}`));
+    `${describeHow(d)} · ${t("how.scored", { n: plain(d.candidates ?? "?") })} · ${t("how.rules", { rules: d.rules, players: d.players })}`));
   if (timing) parts.push(timingLine(timing));
   return h("div", { class: "answer" }, parts);
 }
@@ -672,10 +731,10 @@ function renderAnswer(d, timing, hands = null) {
 function timingLine(tm) {
   const page = tm.pageMs ?? performance.now() - tm.t0;
   tm.pageMs = page;
-  const server = tm.serverMs === null ? "" : ` ${t("timing.server", { ms: Math.round(tm.serverMs) })}`;
+  const server = tm.serverMs === null ? "" : ` ${t("timing.server", { ms: num(tm.serverMs, 0) })}`;
   return h("p", {
     class: "note timing", "data-server-ms": tm.serverMs ?? "", "data-page-ms": page.toFixed(1),
-  }, t("timing.answered", { ms: Math.round(page) }) + server);
+  }, t("timing.answered", { ms: num(page, 0) }) + server);
 }
 
 function showAnswer(d, timing, scroll = true) {
@@ -820,7 +879,7 @@ async function restoreFromLink() {
 function answerText(d, link) {
   const lines = [`capsa: ${d.hand}`, `${d.rules}, ${d.players} ${t("share.players")} · ${describeHow(d)}`];
   lines.push(`${adviceText(d.action)}${d.action === "declare" && d.natural ? `: ${naturalLabel(d.natural.name)}` : ""}`);
-  for (const r of ROWS) lines.push(`${rowName(r)}: ${shapeSort(splitCards(d[r])).join(" ")}`);
+  for (const r of ROWS) lines.push(`${rowName(r)}: ${shapeSort(splitCards(d[r])).map(cardText).join(" ")}`);
   lines.push(`${fmtSigned(d.ev)} ${t("answer.units")}`);
   lines.push(link);
   return lines.join("\n");
@@ -871,7 +930,7 @@ function renderHistory() {
     h("a", { href: x.link, class: "history-link", onclick: (e) => { e.preventDefault(); openLink(x.link); } },
       shapeSort(splitCards(x.hand)).join(" ")),
     " · ", x.rules, " · ",
-    x.played ? t("history.checked", { loss: Number(x.played.loss).toFixed(3) }) : `${adviceText(x.action)} ${fmtSigned(x.ev)}`)));
+    x.played ? t("history.checked", { loss: num(Number(x.played.loss)) }) : `${adviceText(x.action)} ${fmtSigned(x.ev)}`)));
 }
 
 async function openLink(link) {
@@ -1011,7 +1070,7 @@ async function updateBoardActions(force = false) {
   declare.hidden = !info.natural;
   if (info.natural) declare.textContent = t("board.declareName", { name: naturalLabel(info.natural.name) });
   surrender.hidden = info.surrender === null || info.surrender === false;
-  if (!surrender.hidden) surrender.textContent = t("board.surrenderCost", { cost: info.surrender });
+  if (!surrender.hidden) surrender.textContent = t("board.surrenderCost", { cost: plain(info.surrender) });
 }
 
 function setupBoard() {
@@ -1117,16 +1176,16 @@ function renderCheck(d, timing, hands = null) {
     verdict = h("p", { class: "verdict fouled", "data-fouled": "true" },
       h("strong", { text: t("check.fouled") }), " ", foulText(mine, (v) => t("check.fouledRow", v)) || t("check.fouledWhy"));
   } else {
-    const text = isBest ? (action === "play" ? t("check.best") : t("check.bestAction")) : t("check.costs", { loss: p.loss.toFixed(3) });
+    const text = isBest ? (action === "play" ? t("check.best") : t("check.bestAction")) : t("check.costs", { loss: num(p.loss) });
     verdict = h("p", { class: `verdict ${isBest ? "best" : "costly"}`, "data-fouled": "false", "data-action": action }, h("strong", { text }));
   }
-  const se = p.loss_stderr ? ` ± ${p.loss_stderr.toFixed(3)}` : "";
+  const se = p.loss_stderr ? ` ± ${num(p.loss_stderr)}` : "";
   const chose = action === "play" ? t("check.yours")
     : action === "declare" ? t("check.declared", { name: d.natural ? naturalLabel(d.natural.name) : "" })
       : t("check.surrendered");
   const rank = p.rank === null || p.rank === undefined ? "" : ` · ${t("check.rank", { rank: p.rank, of: p.of })}`;
   const value = h("p", { class: "ev" }, chose, " ", h("strong", { class: "played-ev", text: fmtSigned(p.ev) }),
-    " ", units(), " · ", t("check.loss"), " ", h("strong", { class: "played-loss", text: p.loss.toFixed(3) }), se, rank);
+    " ", units(), " · ", t("check.loss"), " ", h("strong", { class: "played-loss", text: num(p.loss) }), se, rank);
   const out = [verdict, value];
   if (action === "play") {
     out.push(h("div", { class: "compare-wrap" }, h("table", { class: "compare" },
@@ -1138,7 +1197,7 @@ function renderCheck(d, timing, hands = null) {
           h("td", { "data-label": t("check.colYours") }, cardsLine(p[r]), handTag(mine && mine[r])),
           h("td", { "data-label": t("check.colBest") }, cardsLine(d[r]), handTag(best(r))),
           h("td", { class: "num", "data-label": t("check.colWin"), text: pct(row.win) }),
-          h("td", { class: "num", "data-label": t("check.colVsBest"), text: row.win_change === null ? "n/a" : `${row.win_change >= 0 ? "+" : "−"}${Math.abs(100 * row.win_change).toFixed(1)} ${t("check.pp")}` }));
+          h("td", { class: "num", "data-label": t("check.colVsBest"), text: row.win_change === null ? "n/a" : `${fmtSigned(100 * row.win_change, 1)} ${t("check.pp")}` }));
       })))));
   }
   if (p.ev_parts && d.ev_parts) out.push(partsLost(d.ev_parts, d.ev_play, p.ev_parts, p.ev));
@@ -1199,7 +1258,7 @@ function renderScore() {
   el.replaceChildren(h("p", { class: "score", "data-hands": s.hands, "data-loss": s.loss.toFixed(6) },
     h("strong", { text: t("score.title") }), " ",
     tp("score.hands", s.hands), ", ",
-    t("score.lost", { loss: s.loss.toFixed(3), mean: (s.loss / s.hands).toFixed(3) }), ", ",
+    t("score.lost", { loss: num(s.loss), mean: num(s.loss / s.hands) }), ", ",
     tp("score.best", s.best), ", ", t("score.fouls", { n: s.fouls }), " ",
     h("button", {
       type: "button", class: "link", onclick: () => { sessionStorage.removeItem(SCORE_KEY); renderScore(); },
