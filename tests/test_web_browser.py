@@ -289,7 +289,7 @@ def test_the_presets_menu_says_what_players_call_the_game(page):
         "Pusoy (pusoy)",
     ]
     page.select_option("#rules", "mau-binh")
-    assert page.inner_text("#rules-summary").startswith("mau-binh: per-row scoring, scoop x2")
+    assert page.inner_text("#rules-summary").startswith("Mậu Binh (mau-binh): per-row scoring, scoop x2")
     assert page.inner_text("#rules-naturals").startswith(
         "Naturals, strongest first: Royal dragon (至尊清龙, rồng cuốn) 100"
     )

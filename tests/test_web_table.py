@@ -197,8 +197,11 @@ def test_one_number_format_the_page_languages(browser, server, size, locale, cho
         # in Indonesian w wajik (diamonds), k keriting (clubs); a king of clubs is Kk
         ("id-ID", "As Ks Qs Js 10s 9h 9w 9k 2s 3w 4k 5h 7w", HAND),
         # in Chinese the suit's name comes first
-        ("zh-CN", "黑桃A 黑桃K 黑桃Q 黑桃J 黑桃10 红桃9 方块9 梅花9 黑桃2 方块3 梅花4 红心5 方块7",
-         HAND),
+        (
+            "zh-CN",
+            "黑桃A 黑桃K 黑桃Q 黑桃J 黑桃10 红桃9 方块9 梅花9 黑桃2 方块3 梅花4 红心5 方块7",
+            HAND,
+        ),
         ("en-US", "As Ks Qs Js 10s 9h 9d 9c 2s 3d 4c 5h 7d", HAND),
     ],
 )
@@ -236,5 +239,112 @@ def test_a_vietnamese_c_is_hearts_and_the_page_says_what_it_read(browser, server
     page.select_option("#lang", "en")  # the same cards, written in English letters
     assert page.input_value("#hand-input") == "Ah Kd 10c"
     assert page.inner_text("#hand-read").endswith("A♥ K♦ 10♣")
+    ctx.close()
+    assert watch.problems == []
+
+
+# --------------------------------------------------------------------------- 6. the game
+
+
+def option_fits(page, sel: str) -> bool:
+    """Whether the chosen option's text fits in its menu (measured in the menu's font)."""
+    return page.evaluate(
+        """(sel) => {
+            const el = document.querySelector(sel);
+            const cs = getComputedStyle(el);
+            const ctx = document.createElement("canvas").getContext("2d");
+            ctx.font = `${cs.fontWeight} ${cs.fontSize} ${cs.fontFamily}`;
+            const text = el.options[el.selectedIndex].textContent;
+            const pad = parseFloat(cs.paddingLeft) + parseFloat(cs.paddingRight);
+            const room = el.clientWidth - pad - 20;
+            return ctx.measureText(text).width <= room;
+        }""",
+        sel,
+    )
+
+
+@pytest.mark.parametrize(
+    ("locale", "game", "called"),
+    [("zh-CN", "shisanshui", "十三水"), ("zh-TW", "shisanshui", "十三水"),
+     ("vi-VN", "mau-binh", "Mậu Binh"), ("id-ID", "capsa", "Capsa Susun"),
+     ("fil-PH", "pusoy", "Pusoy"), ("en-US", "chinese-1-6", "Chinese poker, 1-6")],
+)  # fmt: skip
+def test_the_game_follows_the_language_then_the_players_choice(browser, server, size, locale,  # noqa: F811
+                                                               game, called):  # fmt: skip
+    ctx, page, watch = table_page(browser, server, size, locale)
+    assert page.input_value("#rules") == game
+    summary = page.locator("#rules-summary .game-name")
+    assert summary.inner_text() == f"{called} ({game})"
+    assert summary.is_visible()
+    if locale != "en-US" or size[0] > 500:  # "..., this server's default" is long on a phone
+        assert option_fits(page, "#rules")
+    page.fill("#hand-input", as_symbols(HAND))
+    page.select_option("#policy", "field")
+    page.click("#solve")
+    page.wait_for_selector("#answer .timing")
+    assert page.evaluate("state.answer.data.rules") == game
+    # the player's own choice is kept: over a new visit and over a change of language
+    page.select_option("#rules", "per-row")
+    page.goto(server.url)  # the page without the answer's link
+    page.wait_for_selector("body[data-ready=true]")
+    assert page.input_value("#rules") == "per-row"
+    page.select_option("#lang", "vi" if locale != "vi-VN" else "en")
+    page.wait_for_function("document.documentElement.lang !== ''")
+    assert page.input_value("#rules") == "per-row"
+    ctx.close()
+    assert watch.problems == []
+
+
+def test_a_language_chosen_on_a_first_visit_brings_its_game(browser, server, size):  # noqa: F811
+    ctx, page, watch = table_page(browser, server, size, "en-US")
+    assert page.input_value("#rules") == "chinese-1-6"
+    page.select_option("#lang", "vi")
+    expect(page.locator("#rules")).to_have_value("mau-binh")
+    page.select_option("#lang", "zh-Hans")
+    expect(page.locator("#rules")).to_have_value("shisanshui")
+    ctx.close()
+    assert watch.problems == []
+
+
+# --------------------------------------------------------------------------- 7. naturals
+
+FIVE_PAIRS_TRIPS = "Kh Ks Kc 5s Jd 7c 7d 9h 9s Jc 2c 2d 5h"  # 五对三条 under shisanshui: 5 a seat
+THREE_FLUSHES = "2h 5h 9h 3s 6s 8s Ts Qs 4c 7c Jc Kc 2c"  # worth declaring, but not fixed
+
+
+@pytest.mark.parametrize(
+    ("locale", "rules", "hand", "fixed"),
+    [("en-US", "shisanshui", FIVE_PAIRS_TRIPS, 5), ("zh-CN", "shisanshui", FIVE_PAIRS_TRIPS, 5),
+     ("vi-VN", "chinese-1-6", THREE_FLUSHES, None)],
+)  # fmt: skip
+def test_a_declared_natural_is_a_payment_not_a_play(browser, server, size, locale, rules,  # noqa: F811
+                                                    hand, fixed):  # fmt: skip
+    words = catalogue(LOCALE_LANG[locale])
+    ctx, page, watch = table_page(browser, server, size, locale)
+    page.select_option("#rules", rules)
+    page.fill("#hand-input", as_symbols(hand))
+    page.fill("#samples", "2000")
+    page.fill("#seed", "1")
+    page.click("#solve")
+    page.wait_for_selector("#answer .timing")
+    d = page.evaluate("state.answer.data")
+    assert d["action"] == "declare" and d["stderr"] > 0
+    line = page.inner_text("#answer .ev")
+    assert "±" not in line  # the playing setting's error is not the payment's
+    if fixed is not None:
+        assert d["ev"] == fixed
+        assert words["answer.declaredFixed"].format(units=fixed) in line
+    else:
+        assert d["ev"] != 3 and words["answer.declaredPaid"] in line
+    # the rows and the parts of the value are shown only as "if you played it", folded
+    played = page.locator("#answer details.if-played")
+    assert played.get_attribute("open") is None
+    assert not page.is_visible("#answer table.setting")
+    assert not page.is_visible("#answer table.parts")
+    assert page.locator("#answer > .answer > table.setting").count() == 0
+    played.locator("summary").click()
+    assert page.is_visible("#answer details.if-played table.setting")
+    total = page.inner_text('#answer details.if-played table.parts tr[data-part="total"] td')
+    assert total.replace(",", ".") == f"{d['ev_play']:+.3f}".replace("-", "−")
     ctx.close()
     assert watch.problems == []

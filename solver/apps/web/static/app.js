@@ -13,6 +13,11 @@ const ROW_SIZE = { front: 3, middle: 5, back: 5 };
 const PARTS = ["rows", "bonus", "royalties", "naturals"];
 const SCORE_KEY = "capsa.practice";
 const LANG_KEY = "capsa.lang";
+const GAME_KEY = "capsa.game"; // the ruleset the player chose from the menu
+// The game each language's players play: a first visit starts there (docs/serve.md).
+const LANG_GAME = { "zh-Hans": "shisanshui", "zh-Hant": "shisanshui", vi: "mau-binh", id: "capsa", fil: "pusoy" };
+// capsa's own default: a server started with another --rules keeps its own.
+const CAPSA_DEFAULT = "chinese-1-6";
 const HISTORY_KEY = "capsa.history";
 const HISTORY_MAX = 12;
 const LANGS = ["en", "zh-Hans", "zh-Hant", "id", "vi", "fil"];
@@ -28,6 +33,7 @@ const state = {
   rulesets: new Map(), // name -> description from /api/rules
   naturals: new Map(), // natural name -> {english, local} from /api/rules
   limits: null,
+  defaultRules: null, // the server's default ruleset
   answer: null, // the last solve answer: {data, timing, link}
   checked: null, // the last check answer: {data, timing, hands}
   liveAsk: 0, // the board's latest /api/rows request (older answers are dropped)
@@ -514,9 +520,33 @@ async function loadRules() {
     sel.append(h("option", { value: r.name, "data-default": r.name === data.default ? "true" : null }));
   }
   sel.value = data.default;
+  state.defaultRules = data.default;
   $("#samples").max = String(data.limits.samples);
   refreshRulesText();
+  const game = firstGame();
+  if (game) sel.value = game;
   rulesChanged();
+}
+
+function storedGame() {
+  try { return localStorage.getItem(GAME_KEY); } catch (e) { return null; }
+}
+
+// The ruleset to start at: the one the player chose before, else the language's game
+// (十三水 for 中文, Mậu Binh for Tiếng Việt ...) unless the server has a default of its own.
+function firstGame() {
+  const stored = storedGame();
+  if (stored && state.rulesets.has(stored)) return stored;
+  if (state.defaultRules !== CAPSA_DEFAULT) return null;
+  const game = LANG_GAME[state.lang];
+  return game && state.rulesets.has(game) ? game : null;
+}
+
+// The player picked a ruleset from the menu: remembered (a preset, not an upload).
+function rememberGame() {
+  const v = $("#rules").value;
+  if (state.uploaded.has(v)) return;
+  try { localStorage.setItem(GAME_KEY, v); } catch (e) { /* private browsing */ }
 }
 
 // The options' labels that come from the rulesets (the server's default named).
@@ -553,7 +583,8 @@ function showRulesSummary(d) {
   if (r.home_run_multiplier !== 1) {
     parts.push(term(t("rules.homeRun", { n: r.home_run_multiplier, m: r.home_run_min_opponents }), "g-scoop"));
   }
-  const line = [`${d.name}: `];
+  const called = d.game && d.game !== d.name ? `${d.game} (${d.name})` : d.name;
+  const line = [h("strong", { class: "game-name", text: called }), ": "];
   parts.forEach((p, i) => line.push(i ? ", " : "", p));
   if (!d.ready) line.push(". ", t("rules.notReady"));
   $("#rules-summary").replaceChildren(...line);
@@ -689,13 +720,16 @@ function renderAnswer(d, timing, hands = null) {
       h("th", { scope: "row", text: rowName(r) }), h("td", {}, cardsLine(d[r]), handTag(named(0) && named(0)[r])),
       h("td", {}, rowBar(d.row_stats && d.row_stats[r]))))));
   const se = d.stderr;
-  const mcErr = se !== null && se !== undefined && d.policy === "mc";
+  // a declared natural is paid, not played: no ± (that is the playing setting's), and
+  // the rows and the value's parts only as "if you played it"
+  const declared = d.action === "declare" && d.natural;
+  const mcErr = !declared && se !== null && se !== undefined && d.policy === "mc";
   const ev = h("p", { class: "ev" },
     h("strong", { class: "ev-value", text: fmtSigned(d.ev) }), mcErr ? ` ± ${num(se)}` : "", " ", units(), " · ",
     h("strong", { class: "ev-total", text: fmtSigned(d.ev_total) }), mcErr ? ` ± ${num(se * nOpp)}` : "",
-    " ", tp("answer.table", nOpp));
-  const advice = adviceText(d.action) + (d.action === "declare" && d.natural ? `: ${naturalLabel(d.natural.name)}` : "");
-  const parts = [h("p", { class: `advice advice-${d.action}`, "data-action": d.action }, advice), rows, ev];
+    " ", tp("answer.table", nOpp), declared ? h("span", { class: "declared-note", text: ` · ${declaredNote(d)}` }) : null);
+  const advice = adviceText(d.action) + (declared ? `: ${naturalLabel(d.natural.name)}` : "");
+  const parts = [h("p", { class: `advice advice-${d.action}`, "data-action": d.action }, advice), declared ? null : rows, ev];
   if (d.ev_by_opponent && d.ev_by_opponent.length > 1) {
     parts.push(h("p", { class: "note by-opponent" }, term(t("answer.byOpponent"), "g-seat"), " ",
       d.ev_by_opponent.map((x, i) => t("answer.seat", { n: i + 1, ev: fmtSigned(x) })).join(" · ")));
@@ -712,7 +746,12 @@ function renderAnswer(d, timing, hands = null) {
     ? t("answer.noSurrender")
     : t("answer.surrender", { cost: plain(sur.cost), verdict: sur.recommended ? t("answer.recommended") : t("answer.notRecommended") })));
   const partsEl = partsTable(d.ev_parts, d.ev_play, "parts", royaltySources(named(0)));
-  if (partsEl) parts.push(partsEl);
+  if (declared) {
+    parts.push(h("details", { class: "if-played" },
+      h("summary", { text: t("answer.ifPlayed", { play: fmtSigned(d.ev_play) }) }), rows, partsEl));
+  } else if (partsEl) {
+    parts.push(partsEl);
+  }
   if (d.alternatives && d.alternatives.length) {
     parts.push(h("h3", {}, term(t("answer.runnersUp"), "g-runners-up")), h("div", { class: "alts-wrap" }, h("table", { class: "alts" },
       h("thead", {}, h("tr", {}, [rowName("front"), rowName("middle"), rowName("back"), t("alt.ev"), t("alt.vsBest"), t("alt.why")].map((c) => h("th", { text: c })))),
@@ -726,6 +765,16 @@ function renderAnswer(d, timing, hands = null) {
     `${describeHow(d)} · ${t("how.scored", { n: plain(d.candidates ?? "?") })} · ${t("how.rules", { rules: d.rules, players: d.players })}`));
   if (timing) parts.push(timingLine(timing));
   return h("div", { class: "answer" }, parts);
+}
+
+// What declaring pays: "a fixed payment: each opponent pays 5" when the value is the
+// ruleset's payout for the natural, else paid without playing (an opponent's stronger
+// natural may take it).
+function declaredNote(d) {
+  const rules = [...state.rulesets.values()].find((r) => r.name === d.rules);
+  const entry = rules && rules.naturals.find((n) => n.name === d.natural.name);
+  if (entry && Math.abs(entry.units - d.natural.ev_declare) < 5e-7) return t("answer.declaredFixed", { units: plain(entry.units) });
+  return t("answer.declaredPaid");
 }
 
 function timingLine(tm) {
@@ -1298,7 +1347,7 @@ async function start() {
     const res = await api("/api/deal");
     setHandText(res.data.hand);
   }));
-  $("#rules").addEventListener("change", rulesChanged);
+  $("#rules").addEventListener("change", () => { rememberGame(); rulesChanged(); });
   $("#rules-file").addEventListener("change", (e) => uploadRules(e.target.files[0]));
   $("#policy").addEventListener("change", () => { syncPolicy(); optionsChanged(); });
   $("#opponents").addEventListener("change", optionsChanged);
@@ -1306,7 +1355,13 @@ async function start() {
   $("#copy-answer").addEventListener("click", () => state.answer && copyText(answerText(state.answer.data, state.answer.link)));
   $("#copy-link").addEventListener("click", () => state.answer && copyText(state.answer.link));
   $("#history-clear").addEventListener("click", () => { localStorage.removeItem(HISTORY_KEY); renderHistory(); });
-  $("#lang").addEventListener("change", () => setLanguage($("#lang").value, true).catch((e) => setError("#error", e.message)));
+  $("#lang").addEventListener("change", () => setLanguage($("#lang").value, true).then(() => {
+    const game = storedGame() ? null : firstGame() || (state.defaultRules === CAPSA_DEFAULT ? CAPSA_DEFAULT : null);
+    if (game && game !== $("#rules").value && !state.uploaded.has($("#rules").value)) {
+      $("#rules").value = game;
+      rulesChanged();
+    }
+  }).catch((e) => setError("#error", e.message)));
   window.addEventListener("hashchange", () => restoreFromLink());
   syncPolicy();
   try {
