@@ -105,13 +105,17 @@ class Watch:
         page.on("request", request)
 
 
-def open_page(browser, server, **context):
+def open_page(browser, server, advanced=True, **context):
+    """A fresh page, ready; ``advanced``: with the solver's options (under "Advanced")
+    unfolded, as the tests that set the policy, samples or seed need them."""
     ctx = browser.new_context(**{"viewport": {"width": 1100, "height": 900}, **context})
     page = ctx.new_page()
     page.set_default_timeout(120_000)
     watch = Watch(page, server.url)
     page.goto(server.url)
     page.wait_for_selector("body[data-ready=true]")
+    if advanced:
+        page.evaluate("document.querySelector('#advanced').open = true")
     return ctx, page, watch
 
 
@@ -289,7 +293,8 @@ def test_the_presets_menu_says_what_players_call_the_game(page):
         "Pusoy (pusoy)",
     ]
     page.select_option("#rules", "mau-binh")
-    assert page.inner_text("#rules-summary").startswith("Mậu Binh (mau-binh): per-row scoring, scoop x2")
+    summary = page.inner_text("#rules-summary")
+    assert summary.startswith("Mậu Binh (mau-binh): per-row scoring, scoop x2")
     assert page.inner_text("#rules-naturals").startswith(
         "Naturals, strongest first: Royal dragon (至尊清龙, rồng cuốn) 100"
     )
@@ -358,7 +363,7 @@ def test_a_fouled_arrangement_is_reported_as_fouled(page, server):
     want = api(server, "api/check", {"hand": HAND, "policy": "field", "played": played})
     p = want["played"]
     assert p["fouled"]
-    assert page.inner_text("#check-result .played-loss") == f"{p['loss']:.3f}"
+    assert page.inner_text("#check-result .played-loss") == signed(-p["loss"])
     assert page.inner_text("#check-result .played-ev") == signed(p["ev"])
     assert f"rank {p['rank']} of {p['of']}" in page.inner_text("#check-result .ev")
     for r in ROWS:
@@ -386,7 +391,7 @@ def test_the_best_arrangement_costs_nothing_and_cards_can_be_dragged(page):
     verdict = page.locator("#check-result .verdict")
     verdict.wait_for()
     assert verdict.inner_text() == "That is the best setting."
-    assert page.inner_text("#check-result .played-loss") == "0.000"
+    assert page.inner_text("#check-result .played-loss") == "+0.000"
     assert page.locator("#check-result tr.differs").count() == 0
 
 
@@ -485,7 +490,7 @@ def test_the_page_works_with_the_keyboard_alone(page, server):
     page.wait_for_selector("#check-result .verdict[data-fouled=false]")
     played = " | ".join(rows[r] for r in ROWS)
     want = api(server, "api/check", {"hand": HAND, "policy": "field", "played": played})
-    assert page.inner_text("#check-result .played-loss") == f"{want['played']['loss']:.3f}"
+    assert page.inner_text("#check-result .played-loss") == signed(-want["played"]["loss"])
 
 
 # --------------------------------------------------------------------------- a phone
@@ -529,7 +534,7 @@ def test_practice_on_a_phone_sized_window(browser, server, tmp_path):
         fits()
         want = api(server, "api/check", {"hand": hand, "policy": "field", "played": played})
         loss = want["played"]["loss"]
-        assert page.inner_text("#check-result .played-loss") == f"{loss:.3f}"
+        assert page.inner_text("#check-result .played-loss") == signed(-loss)
         assert [shown_cards(page.locator(f'#check-result tr[data-row="{r}"] td').nth(1))
                 for r in ROWS] == [by_shape(want[r]) for r in ROWS]  # fmt: skip
         total += loss
@@ -568,7 +573,7 @@ def test_declaring_the_natural_in_check_costs_nothing(page, server):
     assert verdict.inner_text() == "That is the advice: it costs nothing."
     want = api(server, "api/check", {"hand": THREE_FLUSHES, "policy": "field", "played": "declare"})
     assert want["played"]["loss"] == 0.0 and want["action"] == "declare"
-    assert page.inner_text("#check-result .played-loss") == "0.000"
+    assert page.inner_text("#check-result .played-loss") == "+0.000"
     assert page.inner_text("#check-result .played-ev") == signed(want["played"]["ev"])
     # a hand without a natural offers no Declare
     page.click("#tab-solve")
@@ -585,7 +590,7 @@ def test_surrendering_when_it_is_advised_costs_nothing(page, server):
     page.wait_for_selector("#check-result .verdict[data-action=surrender]")
     want = api(server, "api/check", {"hand": WEAK, "policy": "field", "played": "surrender"})
     assert want["action"] == "surrender" and want["played"]["loss"] == 0.0
-    assert page.inner_text("#check-result .played-loss") == "0.000"
+    assert page.inner_text("#check-result .played-loss") == "+0.000"
     assert page.inner_text("#check-result .played-ev") == signed(-3.0)
     # under rules without surrender, no Surrender button
     page.select_option("#rules", "shisanshui")
@@ -674,7 +679,7 @@ def test_the_value_parts_are_shown_and_check_shows_what_was_given_up(page, serve
                                       "played": " | ".join(played[r] for r in ROWS)})  # fmt: skip
     lost = check["ev_parts"]["royalties"] - check["played"]["ev_parts"]["royalties"]
     cell = page.locator('#check-result table.parts-lost tr[data-part="royalties"] .part-lost')
-    assert cell.inner_text() == signed(lost) and lost > 4
+    assert cell.inner_text() == signed(-lost) and lost > 4  # a loss is negative everywhere
 
 
 # --------------------------------------------------------------------------- share, languages

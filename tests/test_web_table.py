@@ -348,3 +348,77 @@ def test_a_declared_natural_is_a_payment_not_a_play(browser, server, size, local
     assert total.replace(",", ".") == f"{d['ev_play']:+.3f}".replace("-", "−")
     ctx.close()
     assert watch.problems == []
+
+
+# --------------------------------------------------------------------------- 8, 9. Check typed in
+
+
+@pytest.mark.parametrize(
+    ("locale", "typed"),
+    [
+        ("en-US", "As Ks Qs | 9h 9d 9c 3d 2s | Js 10s 7d 5h 4c"),
+        ("vi-VN", "Ab Kb Qb | 9c 9r 9t 3r 2b | Jb 10b 7r 5c 4t"),
+        (
+            "zh-CN",
+            "黑桃A 黑桃K 黑桃Q | 红桃9 方块9 梅花9 方块3 黑桃2 | 黑桃J 黑桃10 方块7 红桃5 梅花4",
+        ),
+    ],
+)
+def test_check_reads_a_typed_setting_and_a_loss_is_negative(browser, server, size, locale, typed):  # noqa: F811
+    ctx, page, watch = table_page(browser, server, size, locale)
+    page.click("#tab-check")
+    page.fill("#played-input", typed)
+    assert page.get_attribute("#played-status", "data-ok") == "true"
+    assert page.get_attribute("#picked", "data-cards") == page.evaluate(
+        "sortCards(parseCards(" + json.dumps(as_symbols(HAND)) + ").cards).join(' ')"
+    )
+    for r in ROWS:
+        assert page.get_attribute(f'.cards[data-row="{r}"]', "data-cards").split() == sorted(
+            FOULED[r].split(), key=lambda c: -(ev.RANKS.index(c[0]) * 4 + ev.SUITS.index(c[1]))
+        )
+    page.press("#played-input", "Enter")  # one key, not 27 clicks
+    page.wait_for_selector("#check-result .verdict")
+    p = page.evaluate("state.checked.data.played")
+    assert p["fouled"] and p["loss"] > 0
+    # one sign for what a setting gives up: negative, in the line and part by part
+    assert page.inner_text("#check-result .played-loss").startswith("−")
+    total = page.inner_text('#check-result table.parts-lost tr[data-part="total"] .part-lost')
+    assert total.startswith("−")
+    ctx.close()
+    assert watch.problems == []
+
+
+@pytest.mark.parametrize(
+    ("typed", "says"),
+    [
+        ("As Ks Qs | 9h 9d 9c 3d 2s", "three rows"),
+        ("As Ks | 9h 9d 9c 3d 2s | Js 10s 7d 5h 4c", "front: 3 cards, not 2"),
+        ("As Ks Zz | 9h 9d 9c 3d 2s | Js 10s 7d 5h 4c", 'front: "Zz" is not a card'),
+        ("As Ks Qs | 9h 9d 9c 3d 2s | As 10s 7d 5h 4c", "duplicate card A♠"),
+    ],
+)
+def test_a_bad_typed_setting_is_one_line_naming_the_row(browser, server, size, typed, says):  # noqa: F811
+    ctx, page, watch = table_page(browser, server, size)
+    page.click("#tab-check")
+    page.fill("#played-input", typed)
+    status = page.locator("#played-status")
+    assert status.get_attribute("data-ok") == "false" and says in status.inner_text()
+    assert "\n" not in status.inner_text()
+    ctx.close()
+    assert watch.problems == []
+
+
+@pytest.mark.parametrize("locale", ["en-US", "zh-CN", "vi-VN", "id-ID", "fil-PH"])
+def test_the_solvers_options_are_under_advanced(browser, server, size, locale):  # noqa: F811
+    width, height = size
+    phone = width < 500
+    ctx, page, watch = open_page(browser, server, advanced=False, locale=locale,
+                                 viewport={"width": width, "height": height},
+                                 has_touch=phone, is_mobile=phone)  # fmt: skip
+    for sel in ("#policy", "#samples", "#seed", "#opponents"):
+        assert not page.is_visible(sel), sel
+    assert page.is_visible("#rules") and page.is_visible("#players")
+    page.click("#advanced summary")
+    assert page.is_visible("#policy") and page.is_visible("#samples")
+    ctx.close()
+    assert watch.problems == []

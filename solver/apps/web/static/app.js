@@ -1147,10 +1147,48 @@ function setupBoard() {
     });
   }
   $("#reset-board").addEventListener("click", () => resetBoardFromHand());
+  $("#played-input").addEventListener("input", typedSetting);
+  $("#played-input").addEventListener("keydown", (e) => {
+    if (e.key === "Enter" && typedSetting()) checkSetting();
+  });
   $("#check").addEventListener("click", checkSetting);
   $("#declare").addEventListener("click", () => checkAction("declare"));
   $("#surrender").addEventListener("click", () => checkAction("surrender"));
   $("#deal").addEventListener("click", dealPractice);
+}
+
+// A setting typed or pasted: "front | middle | back" in any notation the hand box reads
+// (the page's language's letters, the symbols). Its 13 cards become the hand, its rows
+// the board's; what is wrong is said in one line, naming the row.
+function typedSetting() {
+  const text = $("#played-input").value;
+  const status = $("#played-status");
+  const say = (message, ok = false) => {
+    status.textContent = message;
+    status.classList.toggle("bad", !ok && message !== "");
+    status.dataset.ok = ok ? "true" : "false";
+    return ok;
+  };
+  if (!text.trim()) return say("");
+  const parts = text.split("|");
+  if (parts.length !== 3) return say(t("played.rows", { n: parts.length }));
+  const rows = parts.map((part) => parseCards(part));
+  for (const [i, r] of ROWS.entries()) {
+    if (rows[i].bad !== null) return say(t("played.notCard", { row: rowName(r), bad: rows[i].bad }));
+    if (rows[i].cards.length !== ROW_SIZE[r]) return say(t("played.size", { row: rowName(r), n: ROW_SIZE[r], got: rows[i].cards.length }));
+  }
+  const cards = rows.flatMap((r) => r.cards);
+  const twice = cards.find((c, i) => cards.indexOf(c) !== i);
+  if (twice) return say(t("hand.duplicate", { card: cardText(twice) }));
+  if (sortCards(cards).join(" ") !== sortCards(state.picked).join(" ")) {
+    $("#hand-input").value = writeCards(sortCards(cards));
+    state.picked = new Set(cards);
+    handChanged();
+  }
+  ROWS.forEach((r, i) => { state.rows[r] = sortCards(rows[i].cards); });
+  setTarget("front");
+  updateBoardActions();
+  return say(t("played.ready", { cards: ROWS.map((r, i) => rows[i].cards.map(cardText).join(" ")).join(" | ") }), true);
 }
 
 function playedText() {
@@ -1234,7 +1272,7 @@ function renderCheck(d, timing, hands = null) {
       : t("check.surrendered");
   const rank = p.rank === null || p.rank === undefined ? "" : ` · ${t("check.rank", { rank: p.rank, of: p.of })}`;
   const value = h("p", { class: "ev" }, chose, " ", h("strong", { class: "played-ev", text: fmtSigned(p.ev) }),
-    " ", units(), " · ", t("check.loss"), " ", h("strong", { class: "played-loss", text: num(p.loss) }), se, rank);
+    " ", units(), " · ", t("check.loss"), " ", h("strong", { class: "played-loss", text: fmtSigned(-p.loss) }), se, rank);
   const out = [verdict, value];
   if (action === "play") {
     out.push(h("div", { class: "compare-wrap" }, h("table", { class: "compare" },
@@ -1259,7 +1297,7 @@ function renderCheck(d, timing, hands = null) {
 function partsLost(best, bestEv, mine, mineEv) {
   const row = (key, label, a, b) => h("tr", { "data-part": key, class: Math.abs(a - b) >= 0.0005 ? "lost" : "" },
     h("th", { scope: "row", text: label }), h("td", { class: "num", text: fmtSigned(b) }),
-    h("td", { class: "num", text: fmtSigned(a) }), h("td", { class: "num part-lost", text: fmtSigned(a - b) }));
+    h("td", { class: "num", text: fmtSigned(a) }), h("td", { class: "num part-lost", text: fmtSigned(b - a) }));
   return h("table", { class: "parts-lost" },
     h("caption", {}, term(t("check.partsLost"), "g-parts")),
     h("thead", {}, h("tr", {}, h("th", { text: "" }), h("th", { text: t("check.colYours") }), h("th", { text: t("check.colBest") }), h("th", { text: t("check.colDiff") }))),
