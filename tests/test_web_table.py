@@ -422,3 +422,82 @@ def test_the_solvers_options_are_under_advanced(browser, server, size, locale): 
     assert page.is_visible("#policy") and page.is_visible("#samples")
     ctx.close()
     assert watch.problems == []
+
+
+# --------------------------------------------------------------------------- 3. phone first
+
+ALL_LOCALES = ["en-US", "zh-CN", "zh-TW", "vi-VN", "id-ID", "fil-PH"]
+
+
+@pytest.mark.parametrize("locale", ALL_LOCALES)
+def test_on_a_phone_nothing_is_cut_and_every_target_is_44_px(browser, server, locale):  # noqa: F811
+    width, height = SIZES["phone"]
+    ctx, page, watch = table_page(browser, server, SIZES["phone"], locale)
+    for mode in ("solve", "check", "practice"):
+        page.tap(f"#tab-{mode}")
+        if mode == "practice":
+            expect(page.locator("#pool button")).to_have_count(13)
+        assert page.evaluate("document.scrollingElement.scrollWidth") <= width, mode
+        for tab in ("solve", "check", "practice"):  # no tab cut to "Lat…"
+            fits = page.evaluate(
+                "(id) => { const el = document.getElementById(id);"
+                " const r = el.getBoundingClientRect();"
+                " return el.scrollWidth <= el.clientWidth"
+                " && r.right <= innerWidth && r.left >= 0; }",
+                f"tab-{tab}",
+            )
+            assert fits, (mode, tab)
+    page.tap("#tab-solve")
+    for sel in ("#picker button", "[role=tab]", "#solve", "#random-hand"):
+        for box in (
+            page.locator(sel).nth(i).bounding_box() for i in range(page.locator(sel).count())
+        ):
+            assert box["width"] >= 44 and box["height"] >= 44, sel
+    page.tap("#tab-practice")
+    for box in (page.locator("#pool button").nth(i).bounding_box() for i in range(13)):
+        assert box["width"] >= 44 and box["height"] >= 44
+    ctx.close()
+    assert watch.problems == []
+
+
+@pytest.mark.parametrize("locale", ["en-US", "vi-VN", "fil-PH"])
+def test_on_a_phone_the_cards_come_first_and_the_next_is_beside_the_result(browser, server,  # noqa: F811
+                                                                          locale):  # fmt: skip
+    width, height = SIZES["phone"]
+    ctx, page, watch = table_page(browser, server, SIZES["phone"], locale)
+    page.tap("#tab-practice")
+    expect(page.locator("#pool button")).to_have_count(13)
+    first = page.locator("#pool button").first.bounding_box()
+    assert first["y"] + first["height"] <= height  # the dealt hand in the first screen
+    assert page.locator("#rows").bounding_box()["y"] < height
+    page.select_option("#policy", "field")
+    cards = page.get_attribute("#pool", "data-cards").split()
+    for row, part in (("back", cards[:5]), ("middle", cards[5:10]), ("front", cards[10:])):
+        page.tap(f'.row-target[data-row="{row}"]')
+        for c in part:
+            page.tap(f'#pool [data-card="{c}"]')
+    page.tap("#check")
+    page.wait_for_selector("#check-result .verdict")
+    verdict = page.locator("#check-result .verdict").bounding_box()
+    nxt = page.locator("#check-result .next-hand")
+    box = nxt.bounding_box()
+    assert abs(box["y"] - verdict["y"]) < height / 2  # beside the result, not a screen away
+    assert 0 <= box["y"] and box["y"] + box["height"] <= height
+    nxt.tap()
+    expect(page.locator("#pool")).not_to_have_attribute("data-cards", " ".join(cards))
+    ctx.close()
+    assert watch.problems == []
+
+
+@pytest.mark.parametrize("locale", ["en-US", "zh-CN"])
+def test_the_words_explained_work_on_tap(browser, server, locale):  # noqa: F811
+    ctx, page, watch = table_page(browser, server, SIZES["phone"], locale)
+    term = page.locator("#rules-summary .term").first
+    term.tap()
+    tip = page.locator("#rules-summary .term-tip").first
+    expect(tip).to_be_visible()
+    assert tip.inner_text() == page.text_content("#g-unit")
+    term.tap()
+    expect(page.locator("#rules-summary .term-tip")).to_have_count(0)
+    ctx.close()
+    assert watch.problems == []

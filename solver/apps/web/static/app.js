@@ -294,9 +294,23 @@ function h(tag, attrs = {}, ...children) {
 }
 
 // A word explained: its tooltip (title) and, for screen readers, the glossary entry.
+// A tap (or Enter) shows the definition under the word: a phone has no hover.
 function term(text, glossaryId, cls = "term") {
   const def = document.getElementById(glossaryId);
-  return h("span", { class: cls, title: def ? def.textContent : null, "aria-describedby": glossaryId }, text);
+  const el = h("span", {
+    class: cls, title: def ? def.textContent : null, "aria-describedby": glossaryId, tabindex: "0", role: "button",
+    "aria-expanded": "false",
+  }, text);
+  const toggle = (e) => {
+    e.preventDefault();
+    const tip = el.nextElementSibling && el.nextElementSibling.classList.contains("term-tip") ? el.nextElementSibling : null;
+    if (tip) tip.remove();
+    else if (def) el.after(h("span", { class: "term-tip", role: "note", text: def.textContent }));
+    el.setAttribute("aria-expanded", tip ? "false" : "true");
+  };
+  el.addEventListener("click", toggle);
+  el.addEventListener("keydown", (e) => { if (e.key === "Enter" || e.key === " ") toggle(e); });
+  return el;
 }
 
 // A card drawn: rank over suit, in its suit's colour.
@@ -1290,6 +1304,9 @@ function renderCheck(d, timing, hands = null) {
   if (p.ev_parts && d.ev_parts) out.push(partsLost(d.ev_parts, d.ev_play, p.ev_parts, p.ev));
   out.push(h("details", { class: "best-answer" }, h("summary", { text: t("check.bestInFull") }), renderAnswer(d, null, hands && hands.slice(1))));
   out.push(timingLine(timing));
+  if (state.mode === "practice") { // the next hand beside the result, not a screen above it
+    out.splice(1, 0, h("button", { type: "button", class: "primary next-hand", onclick: dealPractice }, t("practice.next")));
+  }
   return h("div", { class: "check" }, out);
 }
 
