@@ -1,5 +1,5 @@
 // capsa serve: the page. Plain JavaScript, no build step, no library; it talks only to
-// the server that sent it (/api/solve, /api/check, /api/natural, /api/deal, /api/rules)
+// the server that sent it (/api/solve, /api/check, /api/natural, /api/rows, /api/deal, /api/rules)
 // and reads its own language catalogues (/static/i18n/LANG.json). Every row it shows is
 // named by the server (/api/rows: the hand class, its royalty, the first row out of
 // order), in the words of the page's language (the catalogue's hand.* keys).
