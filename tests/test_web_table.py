@@ -49,6 +49,16 @@ def table_page(browser, server, size, locale="en-US"):  # noqa: F811 - the fixtu
     return ctx, page, watch
 
 
+def solve_mc(page, hand: str, samples: int) -> dict:
+    """Solve a hand by Monte Carlo with seed 1 as a player does; the answer's data."""
+    page.fill("#hand-input", as_symbols(hand))
+    page.fill("#samples", str(samples))
+    page.fill("#seed", "1")
+    page.click("#solve")
+    page.wait_for_selector("#answer .timing")
+    return page.evaluate("state.answer.data")
+
+
 def hand_class(cards: str) -> str:
     """The oracle's name of a row's hand, as the catalogues key it."""
     ids = ref.ref_cards(cards)
@@ -67,8 +77,7 @@ def units_text(x: float) -> str:
 
 @pytest.mark.parametrize("locale", ["en-US", "zh-CN", "vi-VN"])
 def test_every_row_is_named_in_the_players_words(browser, server, size, locale):  # noqa: F811
-    lang = LOCALE_LANG[locale]
-    words = catalogue(lang)
+    words = catalogue(LOCALE_LANG[locale])
     ctx, page, watch = table_page(browser, server, size, locale)
     page.select_option("#rules", "shisanshui")
     page.select_option("#policy", "field")
@@ -103,8 +112,7 @@ def test_every_row_is_named_in_the_players_words(browser, server, size, locale):
 
 @pytest.mark.parametrize("locale", ["en-US", "zh-CN", "vi-VN"])
 def test_rows_are_named_while_set_and_a_foul_names_its_rows(browser, server, size, locale):  # noqa: F811
-    lang = LOCALE_LANG[locale]
-    words = catalogue(lang)
+    words = catalogue(LOCALE_LANG[locale])
     ctx, page, watch = table_page(browser, server, size, locale)
     page.select_option("#policy", "field")
     page.fill("#hand-input", as_symbols(HAND))
@@ -166,12 +174,7 @@ def test_one_number_format_the_page_languages(browser, server, size, locale, cho
     if chosen:
         page.select_option("#lang", chosen)
     lang = chosen or LOCALE_LANG[locale]
-    page.fill("#hand-input", as_symbols(HAND))
-    page.fill("#samples", "3000")
-    page.fill("#seed", "1")
-    page.click("#solve")
-    page.wait_for_selector("#answer .timing")
-    d = page.evaluate("state.answer.data")
+    d = solve_mc(page, HAND, 3000)
     assert local_number(3000, 0, lang) in page.inner_text("#answer .how")
     sign = "+" if d["ev"] >= 0 else "−"
     assert page.inner_text("#answer .ev-value") == sign + local_number(abs(d["ev"]), 3, lang)
@@ -322,12 +325,7 @@ def test_a_declared_natural_is_a_payment_not_a_play(browser, server, size, local
     words = catalogue(LOCALE_LANG[locale])
     ctx, page, watch = table_page(browser, server, size, locale)
     page.select_option("#rules", rules)
-    page.fill("#hand-input", as_symbols(hand))
-    page.fill("#samples", "2000")
-    page.fill("#seed", "1")
-    page.click("#solve")
-    page.wait_for_selector("#answer .timing")
-    d = page.evaluate("state.answer.data")
+    d = solve_mc(page, hand, 2000)
     assert d["action"] == "declare" and d["stderr"] > 0
     line = page.inner_text("#answer .ev")
     assert "±" not in line  # the playing setting's error is not the payment's

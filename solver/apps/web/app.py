@@ -313,33 +313,28 @@ async def api_deal(request: Request) -> Response:
     return await _guarded(state, go)
 
 
-async def api_natural(request: Request) -> Response:
+async def _quick(request: Request, answer_of: Callable[[Any, RulesCatalog], Any]) -> Response:
+    """A request answered on the quick lane, off the event loop (a TOML ruleset in the
+    body takes time to read): ``answer_of(body, catalog)``."""
     state: WebState = request.app.state.web
     deadline = time.monotonic() + state.limits.seconds
 
     async def go() -> Response:
         body = await read_json(request, state.limits.body)
-        # off the event loop: a TOML ruleset in the body takes time to read
         answer, seconds = await state.run(
-            "quick", lambda stop: hand_natural(body, state.catalog), deadline
+            "quick", lambda stop: answer_of(body, state.catalog), deadline
         )
         return _timed(answer, seconds)
 
     return await _guarded(state, go)
+
+
+async def api_natural(request: Request) -> Response:
+    return await _quick(request, hand_natural)
 
 
 async def api_rows(request: Request) -> Response:
-    state: WebState = request.app.state.web
-    deadline = time.monotonic() + state.limits.seconds
-
-    async def go() -> Response:
-        body = await read_json(request, state.limits.body)
-        answer, seconds = await state.run(
-            "quick", lambda stop: name_rows(body, state.catalog), deadline
-        )
-        return _timed(answer, seconds)
-
-    return await _guarded(state, go)
+    return await _quick(request, name_rows)
 
 
 async def api_rules(request: Request) -> Response:
