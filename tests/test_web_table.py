@@ -499,3 +499,36 @@ def test_the_words_explained_work_on_tap(browser, server, locale):  # noqa: F811
     expect(page.locator("#rules-summary .term-tip")).to_have_count(0)
     ctx.close()
     assert watch.problems == []
+
+
+# --------------------------------------------------------------------------- 2. Practice, in part
+
+
+@pytest.mark.parametrize("locale", ["en-US", "vi-VN"])
+def test_practice_has_a_hint_a_sort_by_suit_and_a_swap(browser, server, size, locale):  # noqa: F811
+    ctx, page, watch = table_page(browser, server, size, locale)
+    tap = page.tap if size[0] < 500 else page.click
+    tap("#tab-practice")
+    expect(page.locator("#pool button")).to_have_count(13)
+    hand = page.get_attribute("#pool", "data-cards")
+    tap("#sort-pool")
+    order = [page.locator("#pool button").nth(i).get_attribute("data-card") for i in range(13)]
+    suits = [c[1] for c in order]
+    assert suits == sorted(suits, key=lambda s: -ev.SUITS.index(s))  # grouped, ♠ ♥ ♦ ♣
+    tap("#hint")
+    expect(page.locator("#pool button")).to_have_count(0)
+    rules = page.input_value("#rules")
+    best = {r: page.get_attribute(f'.cards[data-row="{r}"]', "data-cards") for r in ROWS}
+    want = page.evaluate(
+        "async ([hand, rules]) => (await (await fetch('/api/solve', {method: 'POST',"
+        " headers: {'Content-Type': 'application/json'},"
+        " body: JSON.stringify({hand, rules, policy: 'field'})})).json())",
+        [hand, rules],
+    )
+    assert best == {r: want[r] for r in ROWS}
+    assert page.inner_text("#hint-note") != ""
+    tap("#swap-rows")
+    assert page.get_attribute('.cards[data-row="middle"]', "data-cards") == want["back"]
+    assert page.get_attribute('.cards[data-row="back"]', "data-cards") == want["middle"]
+    ctx.close()
+    assert watch.problems == []

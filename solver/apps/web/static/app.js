@@ -36,6 +36,7 @@ const state = {
   defaultRules: null, // the server's default ruleset
   answer: null, // the last solve answer: {data, timing, link}
   checked: null, // the last check answer: {data, timing, hands}
+  poolSort: "rank", // the cards to place: by rank (by shape) or by suit
   liveAsk: 0, // the board's latest /api/rows request (older answers are dropped)
   handInfo: null, // /api/natural for the board's hand: {key, natural, surrender}
   busy: false,
@@ -1011,6 +1012,7 @@ function resetBoardFromHand(keep = false) {
   const hand = new Set(handCards());
   for (const r of ROWS) state.rows[r] = keep ? state.rows[r].filter((c) => hand.has(c)) : [];
   if (!keep) {
+    $("#hint-note").textContent = "";
     $("#check-result").replaceChildren();
     state.checked = null;
   }
@@ -1077,7 +1079,11 @@ function renderBoard() {
   const pool = $("#pool");
   const left = hand.filter((c) => !inRows.has(c));
   // in the whole hand's shape order, which stays put as cards leave (the keyboard's place)
-  pool.replaceChildren(...shapeSort(hand).filter((c) => !inRows.has(c)).map((c) => boardCard(c, "pool")));
+  const order = state.poolSort === "suit"
+    ? [...hand].sort((a, b) => (SUITS.indexOf(b[1]) - SUITS.indexOf(a[1])) || (rankIndex(b) - rankIndex(a)))
+    : shapeSort(hand);
+  pool.replaceChildren(...order.filter((c) => !inRows.has(c)).map((c) => boardCard(c, "pool")));
+  $("#sort-pool").textContent = state.poolSort === "suit" ? t("board.sortRank") : t("board.sortSuit");
   pool.dataset.cards = left.join(" ");
   if (!hand.length) {
     pool.append(h("span", { class: "note", text: state.mode === "practice" ? t("pool.dealFirst") : t("pool.pickFirst") }));
@@ -1162,6 +1168,9 @@ function setupBoard() {
   }
   $("#reset-board").addEventListener("click", () => resetBoardFromHand());
   $("#played-input").addEventListener("input", typedSetting);
+  $("#hint").addEventListener("click", hintSetting);
+  $("#swap-rows").addEventListener("click", swapRows);
+  $("#sort-pool").addEventListener("click", () => { state.poolSort = state.poolSort === "suit" ? "rank" : "suit"; renderBoard(); });
   $("#played-input").addEventListener("keydown", (e) => {
     if (e.key === "Enter" && typedSetting()) checkSetting();
   });
@@ -1203,6 +1212,28 @@ function typedSetting() {
   setTarget("front");
   updateBoardActions();
   return say(t("played.ready", { cards: ROWS.map((r, i) => rows[i].cards.map(cardText).join(" ")).join(" | ") }), true);
+}
+
+// A hint, as the apps' "xếp bài" / 自动摆牌: the best setting (the instant field answer)
+// laid on the board, said beside the button (the score still counts what is checked).
+async function hintSetting() {
+  const hand = handCards();
+  if (hand.length !== 13) {
+    setError("#check-error", state.mode === "practice" ? t("check.dealFirst") : t("check.pickFirst"));
+    return;
+  }
+  await withBusy($("#hint"), "#check-error", async () => {
+    const { data } = await api("/api/solve", { hand: hand.join(" "), rules: rulesValue(), players: Number($("#players").value), policy: "field" });
+    for (const r of ROWS) state.rows[r] = sortCards(splitCards(data[r]));
+    $("#hint-note").textContent = t("board.hintUsed");
+    setTarget("front");
+  });
+}
+
+// Swap the middle and the back (the same size): the quick mend of a foul.
+function swapRows() {
+  [state.rows.middle, state.rows.back] = [state.rows.back, state.rows.middle];
+  renderBoard();
 }
 
 function playedText() {
