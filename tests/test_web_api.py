@@ -89,7 +89,8 @@ def test_the_page_and_its_files_come_from_this_server_only(client):
 
 def test_unknown_pages_and_methods_answer_json(client):
     res = client.get("/api/nope")
-    assert res.status_code == 404 and "solve, check, natural, deal, rules" in res.json()["error"]
+    endpoints = "solve, check, natural, rows, deal, rules"
+    assert res.status_code == 404 and endpoints in res.json()["error"]
     res = client.get("/api/solve")
     assert res.status_code == 405 and res.json() == {"error": "GET is not allowed on /api/solve"}
 
@@ -607,3 +608,29 @@ def test_the_rules_page_is_docs_rules_md_without_script(client):
     )
     # raw HTML in the Markdown is shown as text, not run
     assert "&lt;script&gt;" in rules_page.render("<script>alert(1)</script>\n")
+
+
+def test_rows_are_named_as_the_oracle_names_them(client):
+    rng = np.random.default_rng(34)
+    settings = [rng.permutation(52)[:13].tolist() for _ in range(20)]
+    texts = [" | ".join(ev.format_cards(s[a:b]) for a, b in ((0, 3), (3, 8), (8, 13)))
+             for s in settings]  # fmt: skip
+    res = client.post("/api/rows", json={"rules": "shisanshui", "settings": texts})
+    assert res.status_code == 200, res.text
+    for s, got in zip(settings, res.json()["settings"], strict=True):
+        rows = dict(zip(("front", "middle", "back"), (s[:3], s[3:8], s[8:]), strict=True))
+        for name, cards in rows.items():
+            cat = ref.ref_category3(cards) if name == "front" else ref.ref_category5(cards)
+            want = "royal_flush" if ref.ref_is_royal(cards) else cat.replace(" ", "_")
+            assert got[name]["class"] == want
+        legal = ref.ref_is_legal(rows["front"], rows["middle"], rows["back"])
+        assert (got["foul"] is None) == legal
+    # a row not yet full is not named; two full rows out of order are a foul already
+    part = client.post("/api/rows", json={"settings": ["Ah Ad 2c | 3c 3d 4h 5s 6s | Kd"]}).json()
+    one = part["settings"][0]
+    assert one["back"]["class"] is None and one["foul"] == {"row": "front", "over": "middle"}
+    for bad in ({"settings": "As"}, {"settings": ["As Ks | Qs"]}, {"settings": ["Zz | | "]},
+                {"settings": ["As Ks Qs Js | | "]}, {"settings": ["As | As | "]},
+                {"settings": ["|  | "] * 33}):  # fmt: skip
+        res = client.post("/api/rows", json=bad)
+        assert res.status_code in (400, 422) and "\n" not in res.json()["error"], bad

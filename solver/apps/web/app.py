@@ -11,6 +11,8 @@ Routes (docs/serve.md):
   played setting cost: a setting, or ``"declare"`` / ``"surrender"``);
 - ``POST /api/natural``: the natural a hand holds under a ruleset, and the surrender
   cost (the page offers Declare and Surrender from it);
+- ``POST /api/rows``: each row of up to 32 settings named (its hand class and royalty
+  under the ruleset) and the first row out of order (``solver.apps.web.hands``);
 - ``GET /rules``: docs/rules.md as a page;
 - ``GET|POST /api/deal``: a random hand (``seed`` optional);
 - ``GET /api/rules``: the rulesets on offer (each with its naturals and their names),
@@ -64,6 +66,7 @@ from solver.apps.web.api import (
     solve_options,
 )
 from solver.apps.web.guard import CSP, Guard
+from solver.apps.web.hands import name_rows
 from solver.engine.errors import InputError
 from solver.engine.inputs import quote
 from solver.engine.layout import POLICIES
@@ -73,7 +76,7 @@ log = logging.getLogger("capsa")
 
 STATIC = Path(__file__).parent / "static"
 __all__ = ["CSP", "STATIC", "WebState", "create_app", "warm"]
-ENDPOINTS = "solve, check, natural, deal, rules"
+ENDPOINTS = "solve, check, natural, rows, deal, rules"
 WARM_HAND = "As Ks Qs Js Ts 9h 9d 9c 2s 3d 4c 5h 7d"
 
 
@@ -315,7 +318,9 @@ async def api_deal(request: Request) -> Response:
     return await _guarded(state, go)
 
 
-async def api_natural(request: Request) -> Response:
+async def _quick(request: Request, answer_of: Callable[[Any, RulesCatalog], Any]) -> Response:
+    """A request answered on the quick lane, off the event loop (a TOML ruleset in the
+    body takes time to read): ``answer_of(body, catalog)``."""
     state: WebState = request.app.state.web
     deadline = time.monotonic() + state.limits.seconds
 
@@ -323,11 +328,19 @@ async def api_natural(request: Request) -> Response:
         body = await read_json(request, state.limits.body, state.limits.seconds)
         # off the event loop: a TOML ruleset in the body takes time to read
         answer, seconds = await state.run(
-            "quick", lambda stop: hand_natural(body, state.catalog), deadline
+            "quick", lambda stop: answer_of(body, state.catalog), deadline
         )
         return _timed(answer, seconds)
 
     return await _guarded(state, go)
+
+
+async def api_natural(request: Request) -> Response:
+    return await _quick(request, hand_natural)
+
+
+async def api_rows(request: Request) -> Response:
+    return await _quick(request, name_rows)
 
 
 async def api_rules(request: Request) -> Response:
@@ -412,6 +425,7 @@ def create_app(
             Route("/api/solve", api_solve, methods=["POST"]),
             Route("/api/check", api_check, methods=["POST"]),
             Route("/api/natural", api_natural, methods=["POST"]),
+            Route("/api/rows", api_rows, methods=["POST"]),
             Route("/api/deal", api_deal, methods=["GET", "POST"]),
             Route("/api/rules", api_rules, methods=["GET", "POST"]),
             Mount("/static", StaticFiles(directory=STATIC), name="static"),

@@ -144,10 +144,12 @@ def _rows_table(d: dict[str, Any]) -> Table:
 
 def _value_lines(d: dict[str, Any]) -> list[str]:
     """The expected value, the stakes or per-opponent values, the natural, surrender."""
-    ev = f"{d['ev']:+.3f}"
-    if d["stderr"] is not None and d["policy"] == "mc":
-        ev += f" ± {d['stderr']:.3f}"
-    lines = [f"expected value: {ev} units per opponent ({d['ev_total']:+.3f} for the table)"]
+    # a declared natural is a payment, not a sampled play: the ± is the playing setting's
+    declared = d["action"] == "declare"
+    se = f" ± {d['stderr']:.3f}" if d["stderr"] is not None and d["policy"] == "mc" else ""
+    ev = f"{d['ev']:+.3f}" + ("" if declared else se)
+    how = ", declaring" if declared else ""
+    lines = [f"expected value: {ev} units per opponent{how} ({d['ev_total']:+.3f} for the table)"]
     if d.get("ev_parts"):
         what = "why, in parts" if d["action"] == "play" else "playing this setting, in parts"
         lines.append(f"{what}: {_parts_text(d['ev_parts'])} (= {d['ev_play']:+.3f})")
@@ -165,9 +167,10 @@ def _value_lines(d: dict[str, Any]) -> list[str]:
         from solver.engine.layout import natural_label
 
         n = d["natural"]
+        paid = " (paid without playing the rows)" if n["declared"] else ""
         lines.append(
-            f"natural: {natural_label(n['name'])}: declaring is worth {n['ev_declare']:+.3f}, "
-            f"playing {n['ev_play']:+.3f}"
+            f"natural: {natural_label(n['name'])}: declaring is worth {n['ev_declare']:+.3f}"
+            f"{paid}, playing {n['ev_play']:+.3f}{se if n['declared'] else ''}"
         )
     sur = d["surrender"]
     if sur["cost"] is not None:

@@ -1,6 +1,8 @@
 // capsa serve: the page. Plain JavaScript, no build step, no library; it talks only to
-// the server that sent it (/api/solve, /api/check, /api/natural, /api/deal, /api/rules)
-// and reads its own language catalogues (/static/i18n/LANG.json).
+// the server that sent it (/api/solve, /api/check, /api/natural, /api/rows, /api/deal, /api/rules)
+// and reads its own language catalogues (/static/i18n/LANG.json). Every row it shows is
+// named by the server (/api/rows: the hand class, its royalty, the first row out of
+// order), in the words of the page's language (the catalogue's hand.* keys).
 "use strict";
 
 const RANKS = "23456789TJQKA";
@@ -11,6 +13,11 @@ const ROW_SIZE = { front: 3, middle: 5, back: 5 };
 const PARTS = ["rows", "bonus", "royalties", "naturals"];
 const SCORE_KEY = "capsa.practice";
 const LANG_KEY = "capsa.lang";
+const GAME_KEY = "capsa.game"; // the ruleset the player chose from the menu
+// The game each language's players play: a first visit starts there (docs/serve.md).
+const LANG_GAME = { "zh-Hans": "shisanshui", "zh-Hant": "shisanshui", vi: "mau-binh", id: "capsa", fil: "pusoy" };
+// capsa's own default: a server started with another --rules keeps its own.
+const CAPSA_DEFAULT = "chinese-1-6";
 const HISTORY_KEY = "capsa.history";
 const HISTORY_MAX = 12;
 const LANGS = ["en", "zh-Hans", "zh-Hant", "id", "vi", "fil"];
@@ -26,8 +33,11 @@ const state = {
   rulesets: new Map(), // name -> description from /api/rules
   naturals: new Map(), // natural name -> {english, local} from /api/rules
   limits: null,
+  defaultRules: null, // the server's default ruleset
   answer: null, // the last solve answer: {data, timing, link}
-  checked: null, // the last check answer: {data, timing}
+  checked: null, // the last check answer: {data, timing, hands}
+  poolSort: "rank", // the cards to place: by rank (by shape) or by suit
+  liveAsk: 0, // the board's latest /api/rows request (older answers are dropped)
   handInfo: null, // /api/natural for the board's hand: {key, natural, surrender}
   busy: false,
   lang: "en",
@@ -47,7 +57,7 @@ function t(key, vars = {}) {
 // The singular or plural message for n (Intl.PluralRules: "one" or "other").
 function tp(key, n, vars = {}) {
   const form = new Intl.PluralRules(state.lang).select(n) === "one" ? "one" : "other";
-  return t(form === "one" ? `${key}.one` : `${key}.other`, { n, ...vars });
+  return t(form === "one" ? `${key}.one` : `${key}.other`, { n: plain(n), ...vars });
 }
 
 const rowName = (r) => ({ front: t("row.front"), middle: t("row.middle"), back: t("row.back") })[r];
@@ -58,6 +68,57 @@ const adviceText = (a) => ({ play: t("advice.play"), declare: t("advice.declare"
 const scoringText = (s) => ({ "per-row": t("scoring.perRow"), "1-6": t("scoring.16"), "2-4": t("scoring.24") })[s] || s;
 const modeText = (m) => ({ winner: t("mode.winner"), cancel: t("mode.cancel"), always: t("mode.always") })[m] || m;
 const wheelText = (w) => ({ low: t("wheel.low"), second: t("wheel.second") })[w] || w;
+
+// ------------------------------------------------------------------ hand names
+
+// A hand class (high_card .. royal_flush) as the page's language's players say it.
+const handName = (cls) => ({
+  high_card: t("hand.high_card"), pair: t("hand.pair"), two_pair: t("hand.two_pair"),
+  three_of_a_kind: t("hand.three_of_a_kind"), straight: t("hand.straight"), flush: t("hand.flush"),
+  full_house: t("hand.full_house"), four_of_a_kind: t("hand.four_of_a_kind"),
+  straight_flush: t("hand.straight_flush"), royal_flush: t("hand.royal_flush"),
+})[cls] || "";
+
+// Each row of some settings named by the server, in the order asked: [{front: {cards,
+// class, royalty}, middle, back, dealt, foul: {row, over} or null}, ...]; null when the
+// server cannot say (the answer is then shown without the names).
+async function nameSettings(settings) {
+  try {
+    const { data } = await api("/api/rows", { rules: rulesValue(), settings });
+    return data.settings;
+  } catch (e) {
+    return null;
+  }
+}
+
+const settingOf = (x) => ROWS.map((r) => x[r]).join(" | ");
+
+// "straight flush +5": a row's hand, with its royalty when it earns one.
+function handLabel(info) {
+  if (!info || !info.class) return "";
+  return info.royalty ? `${handName(info.class)} ${fmtSigned(info.royalty, 0)}` : handName(info.class);
+}
+
+function handTag(info) {
+  const text = handLabel(info);
+  return text ? h("span", { class: "hand-name", "data-class": info.class, text }) : null;
+}
+
+// Where a setting's royalties come from: "back: straight flush +5 · dealt +4".
+function royaltySources(named) {
+  if (!named) return "";
+  const out = ROWS.filter((r) => named[r].royalty).map((r) =>
+    t("royalty.source", { row: rowName(r), hand: handName(named[r].class), units: fmtSigned(named[r].royalty, 0) }));
+  if (named.dealt) out.push(t("royalty.dealt", { units: fmtSigned(named.dealt, 0) }));
+  return out.join(" · ");
+}
+
+// "The front (pair) beats the middle (high card)": the foul, naming the rows.
+function foulText(named, message) {
+  const f = named && named.foul;
+  if (!f) return "";
+  return message({ row: rowName(f.row), hand: handName(named[f.row].class), over: rowName(f.over), other: handName(named[f.over].class) });
+}
 
 async function loadCatalogue(lang) {
   const res = await fetch(`/static/i18n/${lang}.json`);
@@ -82,7 +143,9 @@ function browserLanguage() {
 async function setLanguage(lang, remember = false) {
   if (!LANGS.includes(lang)) lang = "en";
   state.messages = lang === "en" ? state.english : await loadCatalogue(lang);
+  const typed = $("#hand-input").value.trim() !== "";
   state.lang = lang;
+  if (typed) $("#hand-input").value = writeCards(sortCards(state.picked)); // in its letters
   document.documentElement.lang = lang;
   $("#lang").value = lang;
   if (remember) {
@@ -107,7 +170,7 @@ function applyStatic() {
   renderScore();
   renderHistory();
   if (state.answer) showAnswer(state.answer.data, state.answer.timing, false);
-  if (state.checked) $("#check-result").replaceChildren(renderCheck(state.checked.data, state.checked.timing));
+  if (state.checked) $("#check-result").replaceChildren(renderCheck(state.checked.data, state.checked.timing, state.checked.hands));
   updateBoardActions();
 }
 
@@ -135,27 +198,65 @@ function cardName(c) {
   return t("card.name", { rank, suit });
 }
 
-// Read a hand as the CLI does: "As Kd", "as,kd", "AsKd", "10h", "A♠". Returns the cards
-// in order (duplicates kept) and the first token that is not a card.
-function parseCards(text) {
+// The suits as each language's players write them (docs/serve.md#cards): the letters
+// read after a rank (Vietnamese b bích, c cơ, r rô, t tép / ch chuồn; Indonesian s sekop,
+// h hati, w wajik, k keriting), the words read before or after it (黑桃A, 红桃10), and
+// the letter the page writes. The suit symbols are read in every language.
+const SYMBOL_SUIT = { "♣": "c", "♧": "c", "♦": "d", "♢": "d", "♥": "h", "♡": "h", "♠": "s", "♤": "s" };
+const ZH_SUITS = {
+  黑桃: "s", 黑: "s", 红桃: "h", 红心: "h", 红: "h", 紅桃: "h", 紅心: "h", 紅: "h",
+  梅花: "c", 草花: "c", 梅: "c", 方块: "d", 方片: "d", 方塊: "d", 方: "d",
+};
+const SUIT_NOTATION = {
+  en: { read: { c: "c", d: "d", h: "h", s: "s" }, write: { c: "c", d: "d", h: "h", s: "s" } },
+  vi: { read: { ch: "c", b: "s", c: "h", r: "d", t: "c", s: "s", h: "h", d: "d" }, write: { s: "b", h: "c", d: "r", c: "t" } },
+  id: { read: { s: "s", h: "h", w: "d", k: "c", c: "c", d: "d" }, write: { s: "s", h: "h", d: "w", c: "k" } },
+};
+const notation = (lang = state.lang) => SUIT_NOTATION[lang] || SUIT_NOTATION.en;
+const CARD_PATTERNS = new Map();
+
+function cardPattern(lang) {
+  if (!CARD_PATTERNS.has(lang)) {
+    const letters = Object.keys(notation(lang).read).sort((a, b) => b.length - a.length);
+    const words = lang.startsWith("zh") ? Object.keys(ZH_SUITS).sort((a, b) => b.length - a.length) : [];
+    const suit = [...words, ...letters, ...Object.keys(SYMBOL_SUIT)].join("|");
+    const before = words.length ? `(?<word>${words.join("|")})(?<wordRank>10|[2-9tjqka])|` : "";
+    CARD_PATTERNS.set(lang, new RegExp(`^(?:${before}(?<rank>10|[2-9tjqka])(?<suit>${suit})\ufe0f?)`, "i"));
+  }
+  return CARD_PATTERNS.get(lang);
+}
+
+// Read a hand as the page's language writes it, and as the CLI does: "As Kd", "as,kd",
+// "AsKd", "10h", "A♠" (in Vietnamese "Ab 10c" is A♠ 10♥, in Chinese "黑桃A"). Returns the
+// cards in order (duplicates kept) and the first token that is not a card. lang "en"
+// reads the page's own text (links, the server's answers).
+function parseCards(text, lang = state.lang) {
   const out = [];
   const s = text.replace(/[\s,;]+/g, " ").trim();
+  const read = notation(lang).read;
   let i = 0;
   while (i < s.length) {
     if (s[i] === " ") { i++; continue; }
-    const m = /^(10|[2-9tjqka])([cdhs♣♦♥♠♧♢♡♤])/i.exec(s.slice(i));
+    const m = cardPattern(lang).exec(s.slice(i));
     if (!m) {
       const bad = s.slice(i).split(" ")[0];
       return { cards: out, bad };
     }
-    const rank = m[1] === "10" ? "T" : m[1].toUpperCase();
-    const sym = m[2].toLowerCase();
-    const suit = { "♣": "c", "♧": "c", "♦": "d", "♢": "d", "♥": "h", "♡": "h", "♠": "s", "♤": "s" }[sym] || sym;
+    const g = m.groups;
+    const [rankText, suitText] = g.word ? [g.wordRank, g.word] : [g.rank, g.suit];
+    const rank = rankText === "10" ? "T" : rankText.toUpperCase();
+    const suit = SYMBOL_SUIT[suitText] || ZH_SUITS[suitText] || read[suitText.toLowerCase()];
     out.push(rank + suit);
     i += m[0].length;
   }
   return { cards: out, bad: null };
 }
+
+// Cards written as the page's language reads them back: "10b" in Vietnamese for 10♠.
+const writeCard = (c) => (c[0] === "T" ? "10" : c[0]) + notation().write[c[1]];
+const writeCards = (cards) => cards.map(writeCard).join(" ");
+// A card as players write it by hand: "10♠".
+const cardText = (c) => (c[0] === "T" ? "10" : c[0]) + SUIT_SYMBOL[c[1]];
 
 // What is wrong with a hand, in one line, or null when it is 13 distinct cards.
 function handProblem(text) {
@@ -194,15 +295,29 @@ function h(tag, attrs = {}, ...children) {
 }
 
 // A word explained: its tooltip (title) and, for screen readers, the glossary entry.
+// A tap (or Enter) shows the definition under the word: a phone has no hover.
 function term(text, glossaryId, cls = "term") {
   const def = document.getElementById(glossaryId);
-  return h("span", { class: cls, title: def ? def.textContent : null, "aria-describedby": glossaryId }, text);
+  const el = h("span", {
+    class: cls, title: def ? def.textContent : null, "aria-describedby": glossaryId, tabindex: "0", role: "button",
+    "aria-expanded": "false",
+  }, text);
+  const toggle = (e) => {
+    e.preventDefault();
+    const tip = el.nextElementSibling && el.nextElementSibling.classList.contains("term-tip") ? el.nextElementSibling : null;
+    if (tip) tip.remove();
+    else if (def) el.after(h("span", { class: "term-tip", role: "note", text: def.textContent }));
+    el.setAttribute("aria-expanded", tip ? "false" : "true");
+  };
+  el.addEventListener("click", toggle);
+  el.addEventListener("keydown", (e) => { if (e.key === "Enter" || e.key === " ") toggle(e); });
+  return el;
 }
 
 // A card drawn: rank over suit, in its suit's colour.
 function cardFace(c, tag = "span", attrs = {}) {
   return h(tag, { class: `card suit-${c[1]}`, "data-card": c, title: cardName(c), "aria-label": cardName(c), ...attrs },
-    h("span", { class: "rank", "aria-hidden": "true", text: c[0] }),
+    h("span", { class: "rank", "aria-hidden": "true", text: c[0] === "T" ? "10" : c[0] }),
     h("span", { class: "suit", "aria-hidden": "true", text: SUIT_SYMBOL[c[1]] }));
 }
 
@@ -212,8 +327,23 @@ function cardsLine(text, extra = {}) {
   return h("span", { class: "cardline", "data-cards": cards.join(" "), ...extra }, shapeSort(cards).map((c) => cardFace(c)));
 }
 
-const fmtSigned = (x, nd = 3) => (x === null || x === undefined ? "n/a" : (x >= 0 ? "+" : "−") + Math.abs(x).toFixed(nd));
-const pct = (x) => (x === null || x === undefined ? "n/a" : `${(100 * x).toFixed(1)}%`);
+// Numbers as the page's language writes them (its locale's thousands and decimals,
+// through the browser's Intl), whichever way the language was chosen: one format for
+// every figure on the page. nd: the digits after the decimal sign.
+const LOCALES = { en: "en-US", "zh-Hans": "zh-CN", "zh-Hant": "zh-TW", id: "id-ID", vi: "vi-VN", fil: "fil-PH" };
+const numberFormats = new Map();
+function num(x, nd = 3) {
+  const key = `${state.lang}/${nd}`;
+  if (!numberFormats.has(key)) {
+    numberFormats.set(key, new Intl.NumberFormat(LOCALES[state.lang] || "en-US",
+      { minimumFractionDigits: nd, maximumFractionDigits: nd }));
+  }
+  return numberFormats.get(key).format(x);
+}
+// A count or a fixed number of units (a payout, a cost) with only the digits it has.
+const plain = (x) => (typeof x === "number" ? num(x, Number.isInteger(x) ? 0 : Math.min(3, String(x).split(".")[1].length)) : x);
+const fmtSigned = (x, nd = 3) => (x === null || x === undefined ? "n/a" : (x >= 0 ? "+" : "−") + num(Math.abs(x), nd));
+const pct = (x) => (x === null || x === undefined ? "n/a" : `${num(100 * x, 1)}%`);
 
 function setError(sel, message) {
   const el = $(sel);
@@ -339,13 +469,14 @@ function buildPicker() {
 function togglePick(c) {
   if (state.picked.has(c)) state.picked.delete(c);
   else state.picked.add(c);
-  $("#hand-input").value = sortCards(state.picked).join(" ");
+  $("#hand-input").value = writeCards(sortCards(state.picked));
   handChanged();
 }
 
+// The page's own text of a hand (a link's, the server's): written in the language's way.
 function setHandText(text) {
-  $("#hand-input").value = text;
-  const { cards } = parseCards(text);
+  const { cards } = parseCards(text, "en");
+  $("#hand-input").value = writeCards(cards);
   state.picked = new Set(cards);
   handChanged();
 }
@@ -363,6 +494,9 @@ function handChanged() {
   const picked = $("#picked");
   picked.replaceChildren(...shapeSort([...state.picked]).map((c) => cardFace(c)));
   picked.dataset.cards = sortCards(state.picked).join(" ");
+  // what was read, as symbols, in the order typed: nothing is misread silently
+  const read = parseCards(text).cards;
+  $("#hand-read").textContent = read.length ? t("hand.read", { cards: read.map(cardText).join(" ") }) : "";
   const status = $("#hand-status");
   status.textContent = problem === null ? t("status.ready") : problem;
   status.classList.toggle("bad", problem !== null && text.trim() !== "");
@@ -401,9 +535,33 @@ async function loadRules() {
     sel.append(h("option", { value: r.name, "data-default": r.name === data.default ? "true" : null }));
   }
   sel.value = data.default;
+  state.defaultRules = data.default;
   $("#samples").max = String(data.limits.samples);
   refreshRulesText();
+  const game = firstGame();
+  if (game) sel.value = game;
   rulesChanged();
+}
+
+function storedGame() {
+  try { return localStorage.getItem(GAME_KEY); } catch (e) { return null; }
+}
+
+// The ruleset to start at: the one the player chose before, else the language's game
+// (十三水 for 中文, Mậu Binh for Tiếng Việt ...) unless the server has a default of its own.
+function firstGame() {
+  const stored = storedGame();
+  if (stored && state.rulesets.has(stored)) return stored;
+  if (state.defaultRules !== CAPSA_DEFAULT) return null;
+  const game = LANG_GAME[state.lang];
+  return game && state.rulesets.has(game) ? game : null;
+}
+
+// The player picked a ruleset from the menu: remembered (a preset, not an upload).
+function rememberGame() {
+  const v = $("#rules").value;
+  if (state.uploaded.has(v)) return;
+  try { localStorage.setItem(GAME_KEY, v); } catch (e) { /* private browsing */ }
 }
 
 // The options' labels that come from the rulesets (the server's default named).
@@ -440,12 +598,13 @@ function showRulesSummary(d) {
   if (r.home_run_multiplier !== 1) {
     parts.push(term(t("rules.homeRun", { n: r.home_run_multiplier, m: r.home_run_min_opponents }), "g-scoop"));
   }
-  const line = [`${d.name}: `];
+  const called = d.game && d.game !== d.name ? `${d.game} (${d.name})` : d.name;
+  const line = [h("strong", { class: "game-name", text: called }), ": "];
   parts.forEach((p, i) => line.push(i ? ", " : "", p));
   if (!d.ready) line.push(". ", t("rules.notReady"));
   $("#rules-summary").replaceChildren(...line);
   $("#rules-naturals").textContent = d.naturals.length
-    ? t("rules.naturals") + " " + d.naturals.map((n) => `${naturalLabel(n.name)} ${n.units}`).join(" · ")
+    ? t("rules.naturals") + " " + d.naturals.map((n) => `${naturalLabel(n.name)} ${plain(n.units)}`).join(" · ")
     : "";
 }
 
@@ -463,7 +622,7 @@ async function uploadRules(file) {
   setError("#rules-status", "");
   if (!file) return;
   if (state.limits && file.size > state.limits.body - 1024) {
-    setError("#rules-status", t("rules.tooLarge", { file: file.name, size: file.size.toLocaleString() }));
+    setError("#rules-status", t("rules.tooLarge", { file: file.name, size: num(file.size, 0) }));
     markStale();
     return;
   }
@@ -529,7 +688,7 @@ function rowBar(stats) {
 
 function describeHow(d) {
   if (d.policy === "mc") {
-    const how = t("how.mc", { samples: d.samples.toLocaleString(), seed: d.seed === null ? "—" : d.seed });
+    const how = t("how.mc", { samples: num(d.samples, 0), seed: d.seed === null ? "—" : d.seed });
     if (!d.opponents || d.opponents === "field") return how;
     return `${how} · ${t("how.opponents", { who: d.opponents })}`;
   }
@@ -542,12 +701,15 @@ function describeHow(d) {
 const units = () => term(t("answer.units"), "g-unit");
 
 // Where the value of playing comes from: rows, bonuses, royalties, opponents' naturals.
-function partsTable(parts, total, cls = "parts") {
+// sources: where the royalties come from ("back: straight flush +5"), beside their part.
+function partsTable(parts, total, cls = "parts", sources = "") {
   if (!parts) return null;
+  const label = (p) => (p === "royalties" && sources
+    ? [partName(p), h("span", { class: "part-source", text: ` (${sources})` })] : partName(p));
   return h("table", { class: cls },
     h("caption", {}, term(t("parts.title"), "g-parts")),
     h("tbody", {}, PARTS.map((p) => h("tr", { "data-part": p },
-      h("th", { scope: "row", text: partName(p) }), h("td", { class: "num", text: fmtSigned(parts[p]) }))),
+      h("th", { scope: "row" }, label(p)), h("td", { class: "num", text: fmtSigned(parts[p]) }))),
     h("tr", { class: "total", "data-part": "total" }, h("th", { scope: "row", text: t("parts.total") }),
       h("td", { class: "num", text: fmtSigned(total) }))));
 }
@@ -563,20 +725,26 @@ function partsWhy(a, best) {
   return top && Math.abs(top[1]) >= 0.0005 ? `${partName(top[0])} ${fmtSigned(top[1])}` : "";
 }
 
-function renderAnswer(d, timing) {
+// hands: the rows named (nameSettings) of the best setting and of each runner-up.
+function renderAnswer(d, timing, hands = null) {
   const nOpp = d.players - 1;
+  const named = (i) => (hands && hands[i]) || null;
   const rows = h("table", { class: "setting" },
     h("thead", {}, h("tr", {}, h("th", { text: t("answer.row") }), h("th", { text: t("answer.cards") }), h("th", { text: t("answer.wtl") }))),
     h("tbody", {}, ROWS.map((r) => h("tr", { "data-row": r, "data-cards": d[r] },
-      h("th", { scope: "row", text: rowName(r) }), h("td", {}, cardsLine(d[r])), h("td", {}, rowBar(d.row_stats && d.row_stats[r]))))));
+      h("th", { scope: "row", text: rowName(r) }), h("td", {}, cardsLine(d[r]), handTag(named(0) && named(0)[r])),
+      h("td", {}, rowBar(d.row_stats && d.row_stats[r]))))));
   const se = d.stderr;
-  const mcErr = se !== null && se !== undefined && d.policy === "mc";
+  // a declared natural is paid, not played: no ± (that is the playing setting's), and
+  // the rows and the value's parts only as "if you played it"
+  const declared = d.action === "declare" && d.natural;
+  const mcErr = !declared && se !== null && se !== undefined && d.policy === "mc";
   const ev = h("p", { class: "ev" },
-    h("strong", { class: "ev-value", text: fmtSigned(d.ev) }), mcErr ? ` ± ${se.toFixed(3)}` : "", " ", units(), " · ",
-    h("strong", { class: "ev-total", text: fmtSigned(d.ev_total) }), mcErr ? ` ± ${(se * nOpp).toFixed(3)}` : "",
-    " ", tp("answer.table", nOpp));
-  const advice = adviceText(d.action) + (d.action === "declare" && d.natural ? `: ${naturalLabel(d.natural.name)}` : "");
-  const parts = [h("p", { class: `advice advice-${d.action}`, "data-action": d.action }, advice), rows, ev];
+    h("strong", { class: "ev-value", text: fmtSigned(d.ev) }), mcErr ? ` ± ${num(se)}` : "", " ", units(), " · ",
+    h("strong", { class: "ev-total", text: fmtSigned(d.ev_total) }), mcErr ? ` ± ${num(se * nOpp)}` : "",
+    " ", tp("answer.table", nOpp), declared ? h("span", { class: "declared-note", text: ` · ${declaredNote(d)}` }) : null);
+  const advice = adviceText(d.action) + (declared ? `: ${naturalLabel(d.natural.name)}` : "");
+  const parts = [h("p", { class: `advice advice-${d.action}`, "data-action": d.action }, advice), declared ? null : rows, ev];
   if (d.ev_by_opponent && d.ev_by_opponent.length > 1) {
     parts.push(h("p", { class: "note by-opponent" }, term(t("answer.byOpponent"), "g-seat"), " ",
       d.ev_by_opponent.map((x, i) => t("answer.seat", { n: i + 1, ev: fmtSigned(x) })).join(" · ")));
@@ -591,35 +759,50 @@ function renderAnswer(d, timing) {
   const sur = d.surrender;
   parts.push(h("p", { class: "surrender" }, sur.cost === null
     ? t("answer.noSurrender")
-    : t("answer.surrender", { cost: sur.cost, verdict: sur.recommended ? t("answer.recommended") : t("answer.notRecommended") })));
-  const partsEl = partsTable(d.ev_parts, d.ev_play);
-  if (partsEl) parts.push(partsEl);
+    : t("answer.surrender", { cost: plain(sur.cost), verdict: sur.recommended ? t("answer.recommended") : t("answer.notRecommended") })));
+  const partsEl = partsTable(d.ev_parts, d.ev_play, "parts", royaltySources(named(0)));
+  if (declared) {
+    parts.push(h("details", { class: "if-played" },
+      h("summary", { text: t("answer.ifPlayed", { play: fmtSigned(d.ev_play) }) }), rows, partsEl));
+  } else if (partsEl) {
+    parts.push(partsEl);
+  }
   if (d.alternatives && d.alternatives.length) {
     parts.push(h("h3", {}, term(t("answer.runnersUp"), "g-runners-up")), h("div", { class: "alts-wrap" }, h("table", { class: "alts" },
       h("thead", {}, h("tr", {}, [rowName("front"), rowName("middle"), rowName("back"), t("alt.ev"), t("alt.vsBest"), t("alt.why")].map((c) => h("th", { text: c })))),
-      h("tbody", {}, d.alternatives.map((a) => h("tr", {},
-        ROWS.map((r) => h("td", { "data-label": rowName(r) }, cardsLine(a[r]))),
+      h("tbody", {}, d.alternatives.map((a, i) => h("tr", {},
+        ROWS.map((r) => h("td", { "data-label": rowName(r) }, cardsLine(a[r]), handTag(named(i + 1) && named(i + 1)[r]))),
         h("td", { class: "num", "data-label": t("alt.ev"), text: fmtSigned(a.ev) }),
-        h("td", { class: "num", "data-label": t("alt.vsBest"), text: fmtSigned(a.diff) + (a.diff_stderr ? ` ± ${a.diff_stderr.toFixed(3)}` : "") }),
+        h("td", { class: "num", "data-label": t("alt.vsBest"), text: fmtSigned(a.diff) + (a.diff_stderr ? ` ± ${num(a.diff_stderr)}` : "") }),
         h("td", { class: "why", "data-label": t("alt.why"), text: partsWhy(a, d.ev_parts) || null })))))));
   }
   parts.push(h("p", { class: "note how" },
-    `${describeHow(d)} · ${t("how.scored", { n: d.candidates ?? "?" })} · ${t("how.rules", { rules: d.rules, players: d.players })}`));
+    `${describeHow(d)} · ${t("how.scored", { n: plain(d.candidates ?? "?") })} · ${t("how.rules", { rules: d.rules, players: d.players })}`));
   if (timing) parts.push(timingLine(timing));
   return h("div", { class: "answer" }, parts);
+}
+
+// What declaring pays: "a fixed payment: each opponent pays 5" when the value is the
+// ruleset's payout for the natural, else paid without playing (an opponent's stronger
+// natural may take it).
+function declaredNote(d) {
+  const rules = [...state.rulesets.values()].find((r) => r.name === d.rules);
+  const entry = rules && rules.naturals.find((n) => n.name === d.natural.name);
+  if (entry && Math.abs(entry.units - d.natural.ev_declare) < 5e-7) return t("answer.declaredFixed", { units: plain(entry.units) });
+  return t("answer.declaredPaid");
 }
 
 function timingLine(tm) {
   const page = tm.pageMs ?? performance.now() - tm.t0;
   tm.pageMs = page;
-  const server = tm.serverMs === null ? "" : ` ${t("timing.server", { ms: Math.round(tm.serverMs) })}`;
+  const server = tm.serverMs === null ? "" : ` ${t("timing.server", { ms: num(tm.serverMs, 0) })}`;
   return h("p", {
     class: "note timing", "data-server-ms": tm.serverMs ?? "", "data-page-ms": page.toFixed(1),
-  }, t("timing.answered", { ms: Math.round(page) }) + server);
+  }, t("timing.answered", { ms: num(page, 0) }) + server);
 }
 
 function showAnswer(d, timing, scroll = true) {
-  const el = renderAnswer(d, timing);
+  const el = renderAnswer(d, timing, state.answer && state.answer.hands);
   $("#answer").replaceChildren(el);
   $("#share").hidden = false;
   setError("#share-status", "");
@@ -672,7 +855,8 @@ async function solveHand() {
       clearAnswer(); // never an answer for other cards or options beside the error
       throw e;
     }
-    state.answer = { data: res.data, timing: res };
+    const hands = await nameSettings([res.data, ...(res.data.alternatives || [])].map(settingOf));
+    state.answer = { data: res.data, timing: res, hands };
     state.checked = null;
     showAnswer(res.data, res);
     const link = shareLink("solve", res.data);
@@ -759,7 +943,7 @@ async function restoreFromLink() {
 function answerText(d, link) {
   const lines = [`capsa: ${d.hand}`, `${d.rules}, ${d.players} ${t("share.players")} · ${describeHow(d)}`];
   lines.push(`${adviceText(d.action)}${d.action === "declare" && d.natural ? `: ${naturalLabel(d.natural.name)}` : ""}`);
-  for (const r of ROWS) lines.push(`${rowName(r)}: ${shapeSort(splitCards(d[r])).join(" ")}`);
+  for (const r of ROWS) lines.push(`${rowName(r)}: ${shapeSort(splitCards(d[r])).map(cardText).join(" ")}`);
   lines.push(`${fmtSigned(d.ev)} ${t("answer.units")}`);
   lines.push(link);
   return lines.join("\n");
@@ -834,7 +1018,7 @@ function renderHistory() {
     h("a", { href: x.link, class: "history-link", onclick: (e) => { e.preventDefault(); openLink(x.link); } },
       shapeSort(splitCards(x.hand)).join(" ")),
     " · ", x.rules, " · ",
-    x.played ? t("history.checked", { loss: Number(x.played.loss).toFixed(3) }) : `${adviceText(x.action)} ${fmtSigned(x.ev)}`)));
+    x.played ? t("history.checked", { loss: num(Number(x.played.loss)) }) : `${adviceText(x.action)} ${fmtSigned(x.ev)}`)));
 }
 
 async function openLink(link) {
@@ -852,6 +1036,7 @@ function resetBoardFromHand(keep = false) {
   const hand = new Set(handCards());
   for (const r of ROWS) state.rows[r] = keep ? state.rows[r].filter((c) => hand.has(c)) : [];
   if (!keep) {
+    $("#hint-note").textContent = "";
     $("#check-result").replaceChildren();
     state.checked = null;
   }
@@ -918,11 +1103,39 @@ function renderBoard() {
   const pool = $("#pool");
   const left = hand.filter((c) => !inRows.has(c));
   // in the whole hand's shape order, which stays put as cards leave (the keyboard's place)
-  pool.replaceChildren(...shapeSort(hand).filter((c) => !inRows.has(c)).map((c) => boardCard(c, "pool")));
+  const order = state.poolSort === "suit"
+    ? [...hand].sort((a, b) => (SUITS.indexOf(b[1]) - SUITS.indexOf(a[1])) || (rankIndex(b) - rankIndex(a)))
+    : shapeSort(hand);
+  pool.replaceChildren(...order.filter((c) => !inRows.has(c)).map((c) => boardCard(c, "pool")));
+  $("#sort-pool").textContent = state.poolSort === "suit" ? t("board.sortRank") : t("board.sortSuit");
   pool.dataset.cards = left.join(" ");
   if (!hand.length) {
     pool.append(h("span", { class: "note", text: state.mode === "practice" ? t("pool.dealFirst") : t("pool.pickFirst") }));
   }
+  nameBoard();
+}
+
+// Under each row while it is set: its hand once it is full, and a foul warning naming
+// the rows as soon as two full rows are out of order (the server names them).
+async function nameBoard() {
+  const ask = ++state.liveAsk;
+  const show = (named) => {
+    for (const r of ROWS) {
+      const el = document.querySelector(`.slot[data-row="${r}"] .row-hand`);
+      const info = named && named[r];
+      el.textContent = handLabel(info);
+      el.dataset.class = (info && info.class) || "";
+    }
+    const warn = $("#foul-warning");
+    warn.textContent = foulText(named, (v) => t("board.foul", v));
+    warn.dataset.row = (named && named.foul && named.foul.row) || "";
+  };
+  if (!ROWS.some((r) => state.rows[r].length === ROW_SIZE[r])) {
+    show(null);
+    return;
+  }
+  const named = await nameSettings([ROWS.map((r) => state.rows[r].join(" ")).join(" | ")]);
+  if (ask === state.liveAsk) show(named && named[0]);
 }
 
 // Declare (when the hand holds a natural under the ruleset) and Surrender (when the
@@ -950,7 +1163,7 @@ async function updateBoardActions(force = false) {
   declare.hidden = !info.natural;
   if (info.natural) declare.textContent = t("board.declareName", { name: naturalLabel(info.natural.name) });
   surrender.hidden = info.surrender === null || info.surrender === false;
-  if (!surrender.hidden) surrender.textContent = t("board.surrenderCost", { cost: info.surrender });
+  if (!surrender.hidden) surrender.textContent = t("board.surrenderCost", { cost: plain(info.surrender) });
 }
 
 function setupBoard() {
@@ -978,10 +1191,73 @@ function setupBoard() {
     });
   }
   $("#reset-board").addEventListener("click", () => resetBoardFromHand());
+  $("#played-input").addEventListener("input", typedSetting);
+  $("#hint").addEventListener("click", hintSetting);
+  $("#swap-rows").addEventListener("click", swapRows);
+  $("#sort-pool").addEventListener("click", () => { state.poolSort = state.poolSort === "suit" ? "rank" : "suit"; renderBoard(); });
+  $("#played-input").addEventListener("keydown", (e) => {
+    if (e.key === "Enter" && typedSetting()) checkSetting();
+  });
   $("#check").addEventListener("click", checkSetting);
   $("#declare").addEventListener("click", () => checkAction("declare"));
   $("#surrender").addEventListener("click", () => checkAction("surrender"));
   $("#deal").addEventListener("click", dealPractice);
+}
+
+// A setting typed or pasted: "front | middle | back" in any notation the hand box reads
+// (the page's language's letters, the symbols). Its 13 cards become the hand, its rows
+// the board's; what is wrong is said in one line, naming the row.
+function typedSetting() {
+  const text = $("#played-input").value;
+  const status = $("#played-status");
+  const say = (message, ok = false) => {
+    status.textContent = message;
+    status.classList.toggle("bad", !ok && message !== "");
+    status.dataset.ok = ok ? "true" : "false";
+    return ok;
+  };
+  if (!text.trim()) return say("");
+  const parts = text.split("|");
+  if (parts.length !== 3) return say(t("played.rows", { n: parts.length }));
+  const rows = parts.map((part) => parseCards(part));
+  for (const [i, r] of ROWS.entries()) {
+    if (rows[i].bad !== null) return say(t("played.notCard", { row: rowName(r), bad: rows[i].bad }));
+    if (rows[i].cards.length !== ROW_SIZE[r]) return say(t("played.size", { row: rowName(r), n: ROW_SIZE[r], got: rows[i].cards.length }));
+  }
+  const cards = rows.flatMap((r) => r.cards);
+  const twice = cards.find((c, i) => cards.indexOf(c) !== i);
+  if (twice) return say(t("hand.duplicate", { card: cardText(twice) }));
+  if (sortCards(cards).join(" ") !== sortCards(state.picked).join(" ")) {
+    $("#hand-input").value = writeCards(sortCards(cards));
+    state.picked = new Set(cards);
+    handChanged();
+  }
+  ROWS.forEach((r, i) => { state.rows[r] = sortCards(rows[i].cards); });
+  setTarget("front");
+  updateBoardActions();
+  return say(t("played.ready", { cards: ROWS.map((r, i) => rows[i].cards.map(cardText).join(" ")).join(" | ") }), true);
+}
+
+// A hint, as the apps' "xếp bài" / 自动摆牌: the best setting (the instant field answer)
+// laid on the board, said beside the button (the score still counts what is checked).
+async function hintSetting() {
+  const hand = handCards();
+  if (hand.length !== 13) {
+    setError("#check-error", state.mode === "practice" ? t("check.dealFirst") : t("check.pickFirst"));
+    return;
+  }
+  await withBusy($("#hint"), "#check-error", async () => {
+    const { data } = await api("/api/solve", { hand: hand.join(" "), rules: rulesValue(), players: Number($("#players").value), policy: "field" });
+    for (const r of ROWS) state.rows[r] = sortCards(splitCards(data[r]));
+    $("#hint-note").textContent = t("board.hintUsed");
+    setTarget("front");
+  });
+}
+
+// Swap the middle and the back (the same size): the quick mend of a foul.
+function swapRows() {
+  [state.rows.middle, state.rows.back] = [state.rows.back, state.rows.middle];
+  renderBoard();
 }
 
 function playedText() {
@@ -1025,8 +1301,11 @@ async function runCheck(button, played) {
       state.checked = null;
       throw e;
     }
-    state.checked = { data: res.data, timing: res };
-    const el = renderCheck(res.data, res);
+    const d = res.data;
+    const hands = d.played.action && d.played.action !== "play" ? null
+      : await nameSettings([settingOf(d.played), settingOf(d), ...(d.alternatives || []).map(settingOf)]);
+    state.checked = { data: d, timing: res, hands };
+    const el = renderCheck(d, res, hands);
     $("#check-result").replaceChildren(el);
     el.scrollIntoView({ block: "start", behavior: "instant" });
     if (state.mode === "check") {
@@ -1041,25 +1320,28 @@ async function runCheck(button, played) {
   });
 }
 
-function renderCheck(d, timing) {
+// hands: the rows named of the played setting, the best and the runners-up.
+function renderCheck(d, timing, hands = null) {
   const p = d.played;
+  const mine = hands && hands[0];
+  const best = (r) => hands && hands[1] && hands[1][r];
   const action = p.action || "play";
-  const best = p.loss !== null && Math.abs(p.loss) < 5e-7;
+  const isBest = p.loss !== null && Math.abs(p.loss) < 5e-7;
   let verdict;
   if (p.fouled) {
     verdict = h("p", { class: "verdict fouled", "data-fouled": "true" },
-      h("strong", { text: t("check.fouled") }), " ", t("check.fouledWhy"));
+      h("strong", { text: t("check.fouled") }), " ", foulText(mine, (v) => t("check.fouledRow", v)) || t("check.fouledWhy"));
   } else {
-    const text = best ? (action === "play" ? t("check.best") : t("check.bestAction")) : t("check.costs", { loss: p.loss.toFixed(3) });
-    verdict = h("p", { class: `verdict ${best ? "best" : "costly"}`, "data-fouled": "false", "data-action": action }, h("strong", { text }));
+    const text = isBest ? (action === "play" ? t("check.best") : t("check.bestAction")) : t("check.costs", { loss: num(p.loss) });
+    verdict = h("p", { class: `verdict ${isBest ? "best" : "costly"}`, "data-fouled": "false", "data-action": action }, h("strong", { text }));
   }
-  const se = p.loss_stderr ? ` ± ${p.loss_stderr.toFixed(3)}` : "";
+  const se = p.loss_stderr ? ` ± ${num(p.loss_stderr)}` : "";
   const chose = action === "play" ? t("check.yours")
     : action === "declare" ? t("check.declared", { name: d.natural ? naturalLabel(d.natural.name) : "" })
       : t("check.surrendered");
   const rank = p.rank === null || p.rank === undefined ? "" : ` · ${t("check.rank", { rank: p.rank, of: p.of })}`;
   const value = h("p", { class: "ev" }, chose, " ", h("strong", { class: "played-ev", text: fmtSigned(p.ev) }),
-    " ", units(), " · ", t("check.loss"), " ", h("strong", { class: "played-loss", text: p.loss.toFixed(3) }), se, rank);
+    " ", units(), " · ", t("check.loss"), " ", h("strong", { class: "played-loss", text: fmtSigned(-p.loss) }), se, rank);
   const out = [verdict, value];
   if (action === "play") {
     out.push(h("div", { class: "compare-wrap" }, h("table", { class: "compare" },
@@ -1068,14 +1350,18 @@ function renderCheck(d, timing) {
         const row = p.rows[r];
         return h("tr", { "data-row": r, class: row.differs ? "differs" : "same", "data-differs": String(row.differs) },
           h("th", { scope: "row" }, rowName(r), row.differs ? h("span", { class: "differs-tag", text: ` ${t("check.differs")}` }) : ""),
-          h("td", { "data-label": t("check.colYours") }, cardsLine(p[r])), h("td", { "data-label": t("check.colBest") }, cardsLine(d[r])),
+          h("td", { "data-label": t("check.colYours") }, cardsLine(p[r]), handTag(mine && mine[r])),
+          h("td", { "data-label": t("check.colBest") }, cardsLine(d[r]), handTag(best(r))),
           h("td", { class: "num", "data-label": t("check.colWin"), text: pct(row.win) }),
-          h("td", { class: "num", "data-label": t("check.colVsBest"), text: row.win_change === null ? "n/a" : `${row.win_change >= 0 ? "+" : "−"}${Math.abs(100 * row.win_change).toFixed(1)} ${t("check.pp")}` }));
+          h("td", { class: "num", "data-label": t("check.colVsBest"), text: row.win_change === null ? "n/a" : `${fmtSigned(100 * row.win_change, 1)} ${t("check.pp")}` }));
       })))));
   }
   if (p.ev_parts && d.ev_parts) out.push(partsLost(d.ev_parts, d.ev_play, p.ev_parts, p.ev));
-  out.push(h("details", { class: "best-answer" }, h("summary", { text: t("check.bestInFull") }), renderAnswer(d, null)));
+  out.push(h("details", { class: "best-answer" }, h("summary", { text: t("check.bestInFull") }), renderAnswer(d, null, hands && hands.slice(1))));
   out.push(timingLine(timing));
+  if (state.mode === "practice") { // the next hand beside the result, not a screen above it
+    out.splice(1, 0, h("button", { type: "button", class: "primary next-hand", onclick: dealPractice }, t("practice.next")));
+  }
   return h("div", { class: "check" }, out);
 }
 
@@ -1083,7 +1369,7 @@ function renderCheck(d, timing) {
 function partsLost(best, bestEv, mine, mineEv) {
   const row = (key, label, a, b) => h("tr", { "data-part": key, class: Math.abs(a - b) >= 0.0005 ? "lost" : "" },
     h("th", { scope: "row", text: label }), h("td", { class: "num", text: fmtSigned(b) }),
-    h("td", { class: "num", text: fmtSigned(a) }), h("td", { class: "num part-lost", text: fmtSigned(a - b) }));
+    h("td", { class: "num", text: fmtSigned(a) }), h("td", { class: "num part-lost", text: fmtSigned(b - a) }));
   return h("table", { class: "parts-lost" },
     h("caption", {}, term(t("check.partsLost"), "g-parts")),
     h("thead", {}, h("tr", {}, h("th", { text: "" }), h("th", { text: t("check.colYours") }), h("th", { text: t("check.colBest") }), h("th", { text: t("check.colDiff") }))),
@@ -1131,7 +1417,7 @@ function renderScore() {
   el.replaceChildren(h("p", { class: "score", "data-hands": s.hands, "data-loss": s.loss.toFixed(6) },
     h("strong", { text: t("score.title") }), " ",
     tp("score.hands", s.hands), ", ",
-    t("score.lost", { loss: s.loss.toFixed(3), mean: (s.loss / s.hands).toFixed(3) }), ", ",
+    t("score.lost", { loss: num(s.loss), mean: num(s.loss / s.hands) }), ", ",
     tp("score.best", s.best), ", ", t("score.fouls", { n: s.fouls }), " ",
     h("button", {
       type: "button", class: "link", onclick: () => { sessionStorage.removeItem(SCORE_KEY); renderScore(); },
@@ -1172,14 +1458,20 @@ async function start() {
     const res = await api("/api/deal");
     setHandText(res.data.hand);
   }));
-  $("#rules").addEventListener("change", rulesChanged);
+  $("#rules").addEventListener("change", () => { rememberGame(); rulesChanged(); });
   $("#rules-file").addEventListener("change", (e) => uploadRules(e.target.files[0]));
   $("#policy").addEventListener("change", () => { syncPolicy(); optionsChanged(); });
   $("#opponents").addEventListener("change", optionsChanged);
   for (const sel of ["#players", "#samples", "#seed"]) $(sel).addEventListener("change", optionsChanged);
   $("#copy-answer").addEventListener("click", () => state.answer && copyText(answerText(state.answer.data, state.answer.link)));
   $("#copy-link").addEventListener("click", () => state.answer && copyText(state.answer.link));
-  $("#lang").addEventListener("change", () => setLanguage($("#lang").value, true).catch((e) => setError("#error", e.message)));
+  $("#lang").addEventListener("change", () => setLanguage($("#lang").value, true).then(() => {
+    const game = storedGame() ? null : firstGame() || (state.defaultRules === CAPSA_DEFAULT ? CAPSA_DEFAULT : null);
+    if (game && game !== $("#rules").value && !state.uploaded.has($("#rules").value)) {
+      $("#rules").value = game;
+      rulesChanged();
+    }
+  }).catch((e) => setError("#error", e.message)));
   window.addEventListener("hashchange", () => restoreFromLink());
   syncPolicy();
   try {
