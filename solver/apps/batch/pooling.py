@@ -11,8 +11,8 @@ pooled and dealt answers.
 ``pool``: None (the default) uses the ruleset's cached pool, or builds one when the
 hands left to solve would deal more opponent hands than the pool holds (``pool_pays``;
 an input of unknown length, stdin, never builds); True builds one when none is cached
-whatever the size of the input; False deals, as before the pool. No pool with the home
-run at the table (whole tables must be dealt).
+whatever the size of the input; False deals, as before the pool. With the home run at
+the table the workers draw its whole tables from the pool too (solver.strategy.home_run).
 """
 
 from __future__ import annotations
@@ -69,7 +69,6 @@ def plan_pool(
     from solver.strategy.pool import (
         DEFAULT_POOL_SIZE,
         cached_pool,
-        home_run_at,
         pool_key,
         pool_path,
         pool_pays,
@@ -79,8 +78,6 @@ def plan_pool(
     if policy != "mc" or pool is False:
         return None
     cr = compile_rules(rules)
-    if home_run_at(cr, players - 1):
-        return None
     key = pool_key(cr)
     path = str(pool_path(cr, key))
     found = cached_pool(cr)
