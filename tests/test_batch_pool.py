@@ -76,15 +76,36 @@ def test_a_short_input_deals_a_long_one_builds_the_pool(folder, tmp_path, caplog
     assert (tmp_path / "e.jsonl").read_bytes() == dealt
 
 
-def test_pool_true_builds_for_any_input_and_never_with_the_home_run(folder, tmp_path):
+def test_pool_true_builds_for_any_input_with_the_home_run_too(folder, tmp_path):
     src = write_hands(tmp_path / "h.txt", 5)
     hr = rules_from_dict({"base": "chinese-1-6", "home_run_multiplier": 2}, "hr")
-    assert plan_pool(hr, "mc", 4, 30, True, 10**9, None, SIZE) is None
+    assert plan_pool(hr, "mc", 4, 30, True, 10**9, None, SIZE) is not None  # whole tables
     assert plan_pool(hr, "mc", 3, 30, True, 10**9, None, SIZE) is not None  # below its minimum
     assert plan_pool(load_rules(None), "field", 4, 30, True, 10**9, None, SIZE) is None
     assert plan_pool(load_rules(None), "mc", 4, 30, None, None, None, SIZE) is None  # stdin
     run_batch(src, tmp_path / "a.jsonl", workers=1, pool=True, **MC)
     assert PL.cached_pool(compile_rules("chinese-1-6")).size == SIZE
+
+
+@pytest.mark.parametrize("name", ["shisanshui", "mau-binh"])
+def test_a_home_run_batch_builds_its_pool_and_draws_whole_tables(folder, tmp_path, name):
+    """Under shisanshui and mau-binh (4 players: the home run at the table) a batch long
+    enough to pay for a pool builds the ruleset's own and draws from it (whole tables,
+    solver.strategy.home_run): the run file keeps it, one worker and two write the same
+    records, and they differ from --no-pool's dealt ones."""
+    src = write_hands(tmp_path / "h.txt", 700)
+    opts = {**MC, "rules": name}
+    run_batch(src, tmp_path / "a.jsonl", workers=1, **opts)
+    pool = PL.cached_pool(compile_rules(name))
+    assert pool is not None and pool.size == SIZE
+    assert json.loads(sidecar_path(tmp_path / "a.jsonl").read_text())["pool"] == (
+        f"{pool.key}/{SIZE}"
+    )
+    run_batch(src, tmp_path / "b.jsonl", workers=2, **opts)
+    assert records(tmp_path / "b.jsonl") == records(tmp_path / "a.jsonl")
+    run_batch(src, tmp_path / "c.jsonl", workers=1, pool=False, **opts)
+    dealt = records(tmp_path / "c.jsonl")
+    assert len(dealt) == 700 and dealt != records(tmp_path / "a.jsonl")
 
 
 def test_workers_and_dask_draw_from_the_same_pool(folder, tmp_path):

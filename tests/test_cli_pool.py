@@ -54,12 +54,17 @@ def test_capsa_pool_refuses_bad_sizes_in_one_line(folder):
         assert "--size" in res.stderr and "Traceback" not in res.stderr
 
 
-def test_capsa_pool_says_when_the_home_run_keeps_mc_from_it(folder, tmp_path):
+def test_a_pool_under_the_home_run_is_drawn_from(folder, tmp_path):
+    """The home run no longer keeps mc from the pool (solver.strategy.home_run): the
+    pool built under it says nothing of dealing, and a solve then draws from it."""
     rules = tmp_path / "hr.toml"
     rules.write_text('base = "capsa"\nhome_run_multiplier = 2\n')
-    res = capsa("pool", "--rules", str(rules), "--size", "2000", folder=tmp_path)
+    res = capsa("pool", "--rules", str(rules), "--size", "20000", folder=tmp_path)
     assert res.returncode == 0, res.stderr
-    assert "with the home run at a 4-player table, mc deals whole tables" in res.stderr
+    assert "deals whole tables" not in res.stderr
+    res = capsa("solve", HAND, "--rules", str(rules), "--samples", "150", folder=tmp_path)
+    assert res.returncode == 0, res.stderr
+    assert "opponent hands from the pool" in res.stdout
 
 
 def test_solve_no_pool_gives_the_golden_answer_byte_for_byte(folder):

@@ -47,18 +47,23 @@ def random_hands(n: int, seed: int) -> np.ndarray:
     )
 
 
-@pytest.fixture(scope="module")
-def pools(tmp_path_factory) -> Path:
-    """A folder holding a pool of SIZE hands for each of POOL_RULES."""
+def pools_in(tmp_path_factory, names: tuple[str, ...], size: int) -> Path:
+    """A new folder holding a pool of ``size`` hands for each ruleset of ``names``."""
     folder = tmp_path_factory.mktemp("pools")
     before = os.environ.get("CAPSA_POOL_DIR")
     os.environ["CAPSA_POOL_DIR"] = str(folder)
     try:
-        for name in POOL_RULES:
-            PL.build_pool(compile_rules(name), SIZE)
+        for name in names:
+            PL.build_pool(compile_rules(name), size)
     finally:
         os.environ["CAPSA_POOL_DIR"] = before or ""
     return folder
+
+
+@pytest.fixture(scope="module")
+def pools(tmp_path_factory) -> Path:
+    """A folder holding a pool of SIZE hands for each of POOL_RULES."""
+    return pools_in(tmp_path_factory, POOL_RULES, SIZE)
 
 
 @pytest.fixture
@@ -280,19 +285,20 @@ def test_too_few_pool_hands_deal_instead(with_pools):
     )
 
 
-def test_home_run_tables_are_dealt_not_drawn(with_pools):
-    """With the home run at the table, whole tables are dealt (the pool's seats are not
-    disjoint from one another): the same answer with or without the pool. Below its
-    minimum of opponents the table settles pair by pair and the pool is used."""
+def test_home_run_tables_are_drawn_and_no_pool_still_deals(with_pools):
+    """With the home run at the table, a solve draws whole tables from the pool
+    (solver.strategy.home_run; tests/test_pool_tables.py checks them), and ``pool=False``
+    deals them as before. Below its minimum of opponents the table settles pair by pair:
+    the plain pool's answer."""
     hr = rules_from_dict({"base": "shisanshui", "home_run_multiplier": 2,
                           "home_run_min_opponents": 2}, "shisanshui-hr")  # fmt: skip
     # the home run sets no hand
     assert PL.pool_key(compile_rules(hr)) == PL.pool_key(compile_rules("shisanshui"))
     for players in (3, 4):
-        assert not solve(HAND, rules=hr, players=players, samples=240, seed=1).pooled
-        a = solve(HAND, rules=hr, players=players, samples=240, seed=1).to_dict()
-        assert a == solve(HAND, rules=hr, players=players, samples=240, seed=1,
-                          pool=False).to_dict()  # fmt: skip
+        a = solve(HAND, rules=hr, players=players, samples=240, seed=1)
+        assert a.pooled
+        b = solve(HAND, rules=hr, players=players, samples=240, seed=1, pool=False)
+        assert not b.pooled and a.to_dict() != b.to_dict()
     two = solve(HAND, rules=hr, players=2, samples=200, seed=1).to_dict()
     assert two != solve(HAND, rules=hr, players=2, samples=200, seed=1, pool=False).to_dict()
     plain = solve(HAND, rules="shisanshui", players=2, samples=200, seed=1).to_dict()

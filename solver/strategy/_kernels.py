@@ -968,6 +968,28 @@ def _pool_pick(masks, hand, start, want, out):
 
 
 @kernel
+def _pool_partners(masks, taken, starts, out):
+    """For each table t, a pool hand that shares no card with the cards ``taken[t]``
+    (uint64, bit c for card c) already at it: masks uint64[n] the cards of the pool hands
+    a solve may draw (none shares a card with its hand); the first such hand from
+    position ``starts[t]`` on, wrapping round once, to out[t] (an index into masks), or
+    -1 when there is none. Rejection sampling again: which hand is taken depends only on
+    whether each shares a card with ``taken[t]``."""
+    n = masks.shape[0]
+    for t in range(taken.shape[0]):
+        m = taken[t]
+        out[t] = -1
+        i = starts[t]
+        for _ in range(n):
+            if masks[i] & m == 0:
+                out[t] = i
+                break
+            i += 1
+            if i == n:
+                i = 0
+
+
+@kernel
 def _mc_home_run(ckeys, croy, cfoul, okeys, oroy, ofoul, onat, weights, params, d, out):
     """The home run at deal d's tables (docs/rules.md#home-run), on top of the pairwise
     sums out[:, d] that ``_mc_values`` wrote (arguments as there).

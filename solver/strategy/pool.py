@@ -164,7 +164,8 @@ def pool_dir() -> Path:
 
 def home_run_at(cr: CompiledRules, n_opp: int) -> bool:
     """Whether the home run can happen at a table of ``n_opp`` opponents (the test the
-    Monte Carlo kernel makes): whole tables must then be dealt, and no pool is used."""
+    Monte Carlo kernel makes): a solve then needs whole tables (solver.strategy.home_run
+    draws them from the pool)."""
     p = cr.arrays.params
     return bool(p[P_HR_MULT] != 1.0 and n_opp >= p[P_HR_MIN])
 
@@ -349,11 +350,12 @@ def resolve_pool(
     n_opp: int,
     tables: FieldTables | None = None,
 ) -> OpponentPool | None:
-    """The pool a Monte Carlo solve draws from, or None to deal: never with the home run
-    at the table; ``True`` (or None) the cached pool if there is one; ``False`` none; a
-    path that pool file, which must be sound and this ruleset's (else PoolError).
-    ``tables``: the opponents are a learned model's (its own pools)."""
-    if pool is False or home_run_at(cr, n_opp):
+    """The pool a Monte Carlo solve draws from, or None to deal: ``True`` (or None) the
+    cached pool if there is one; ``False`` none; a path that pool file, which must be
+    sound and this ruleset's (else PoolError). ``tables``: the opponents are a learned
+    model's (its own pools). With the home run at the table the solve draws whole
+    tables from it too (solver.strategy.home_run)."""
+    if pool is False:
         return None
     if pool is True or pool is None:
         return cached_pool(cr, tables)

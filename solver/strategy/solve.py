@@ -41,6 +41,7 @@ from solver.strategy.advice import (
 )
 from solver.strategy.advice import rounded as _r
 from solver.strategy.advice import value_parts as _parts
+from solver.strategy.home_run import PooledTables, score_opponents
 from solver.strategy.opponents import OpponentModel, describe, is_field, resolve_opponents
 from solver.strategy.pool import OpponentPool
 from solver.strategy.schema import ANSWER_KEYS
@@ -381,7 +382,7 @@ def _solve(
         elif mc:
             sc.check_mc_memory(len(cands), deals)  # before waiting for the opponents
             opp = drawn if drawn is not None else dealt()
-            scores = sc.score_against(cands, cr, opp, stop, weights)
+            scores = score_opponents(cands, cr, opp, stop, weights)
         else:
             if policy == "greedy":
                 cands, best = sc.with_greedy(cands, cr)
@@ -446,11 +447,13 @@ def _drawn(
     deals: int,
     seed: int | None,
     models: tuple[OpponentModel, ...],
-) -> Opponents | None:
+) -> Opponents | PooledTables | None:
     """The Monte Carlo opponents drawn from the opponent pool (``solve``'s ``pool``), or
-    None to deal them: no pool, the home run at the table, or too few pool hands. Only
-    field opponents, or one learned model at every seat, have pools (its own)."""
-    from solver.strategy.pool import resolve_pool
+    None to deal them: no pool, or too few pool hands. With the home run at the table,
+    pairwise deals and whole tables (solver.strategy.home_run). Only field opponents, or
+    one learned model at every seat, have pools (its own)."""
+    from solver.strategy.home_run import pool_tables
+    from solver.strategy.pool import home_run_at, resolve_pool
     from solver.strategy.scoring import pool_opponents
 
     if is_field(models):
@@ -459,4 +462,8 @@ def _drawn(
         found = resolve_pool(pool, cr, n_opp, models[0].tables)
     else:
         return None
-    return None if found is None else pool_opponents(found, h, n_opp, deals, seed)
+    if found is None:
+        return None
+    if home_run_at(cr, n_opp) and n_opp > 1:  # whole tables (one opponent: pairs are tables)
+        return pool_tables(found, h, cr, n_opp, deals, seed, models[0].tables)
+    return pool_opponents(found, h, n_opp, deals, seed)

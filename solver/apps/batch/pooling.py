@@ -15,7 +15,8 @@ hands left to solve would deal more opponent hands than the pool holds (``pool_p
 an input of unknown length, stdin, never builds; a shorter one that still deals
 ``HINT_SAMPLES`` opponent hands says on stderr what ``capsa pool`` would gain); True
 builds one when none is cached whatever the size of the input; False deals, as before
-the pool. No pool with the home run at the table (whole tables must be dealt).
+the pool. With the home run at the table the workers draw its whole tables from the
+pool too (solver.strategy.home_run).
 """
 
 from __future__ import annotations
@@ -78,7 +79,6 @@ def plan_pool(
     from solver.strategy.pool import (
         DEFAULT_POOL_SIZE,
         cached_pool,
-        home_run_at,
         pool_key,
         pool_path,
         pool_pays,
@@ -88,8 +88,6 @@ def plan_pool(
     if policy != "mc" or pool is False:
         return None
     cr = compile_rules(rules)
-    if home_run_at(cr, players - 1):
-        return None
     key = pool_key(cr)
     if stored is not None:  # resuming: what the run that wrote the output used
         was = stored.get("pool")

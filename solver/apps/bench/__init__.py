@@ -17,6 +17,8 @@ same inputs. The parts:
 * ``runs``: ``capsa batch``, ``capsa report`` and a fresh ``capsa solve`` process;
 * ``pooled``: the opponent pool: the Monte Carlo solve drawing from it (one core,
   against field in the same rounds), building one, ``capsa batch --policy mc`` with one;
+* ``presets``: that solve under every preset in the same rounds (the home run's whole
+  tables, the suit order), and the batch under shisanshui;
 * ``run``: the registered measurements and ``run``.
 
 ``lookups`` and ``solving`` call kernels (``evaluator._kernels``,
@@ -38,6 +40,7 @@ from solver.apps.bench.lookups import (
 )
 from solver.apps.bench.opponents import mc_opponents
 from solver.apps.bench.pooled import batch_mc, mc_pool, pool_build
+from solver.apps.bench.presets import batch_mc_home_run, mc_presets
 from solver.apps.bench.run import COMPARE_SIZES, MEASUREMENTS, run
 from solver.apps.bench.runs import batch, played, report, startup, startup_field
 from solver.apps.bench.solving import field, greedy, mc, mc_home_run, pareto, splits
@@ -86,6 +89,7 @@ __all__ = [
     "Unavailable",
     "batch",
     "batch_mc",
+    "batch_mc_home_run",
     "compare",
     "default_runner",
     "eval3",
@@ -99,6 +103,7 @@ __all__ = [
     "mc_home_run",
     "mc_opponents",
     "mc_pool",
+    "mc_presets",
     "pareto",
     "played",
     "pool_build",

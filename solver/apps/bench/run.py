@@ -16,6 +16,7 @@ from solver.apps.bench.lookups import (
 )
 from solver.apps.bench.opponents import mc_opponents
 from solver.apps.bench.pooled import batch_mc, mc_pool, pool_build
+from solver.apps.bench.presets import batch_mc_home_run, mc_presets
 from solver.apps.bench.runs import batch, played, report, startup, startup_field
 from solver.apps.bench.solving import field, greedy, mc, mc_home_run, pareto, splits
 from solver.apps.bench.timing import (
@@ -67,6 +68,12 @@ MEASUREMENTS: tuple[Measurement, ...] = (
         {"opponents": 3000, "hands": 3, "rounds": 5},
         {"opponents": 1000, "hands": 2, "rounds": 2, "learn_from": 200},
     ),
+    Measurement(
+        "mc_presets",
+        mc_presets,
+        {"opponents": 3000, "hands": 20, "rounds": 3},
+        {"opponents": 3000, "hands": 3, "rounds": 1, "pool_size": 100_000},
+    ),
     Measurement("pool_build", pool_build, {"n": None, "rounds": 1}, {"n": 100_000, "rounds": 1}),
     Measurement(
         "mc_home_run",
@@ -78,6 +85,12 @@ MEASUREMENTS: tuple[Measurement, ...] = (
     Measurement(
         "batch_mc",
         batch_mc,
+        {"n": 2_000, "rounds": 2},
+        {"n": 200, "rounds": 1, "pool_size": 100_000},
+    ),
+    Measurement(
+        "batch_mc_home_run",
+        batch_mc_home_run,
         {"n": 2_000, "rounds": 2},
         {"n": 200, "rounds": 1, "pool_size": 100_000},
     ),

@@ -48,6 +48,8 @@ HOME_RUN_RATIO = 1.5
 #: this many seconds a hand, and at most this many times field's time a hand.
 MC_POOL_MS = 20e-3
 MC_POOL_FIELD_RATIO = 250
+#: Every preset's Monte Carlo solve from its pool: at most this times chinese-1-6's.
+PRESET_RATIO = 1.2
 #: A pool of the default size built within this many seconds on the machine's cores.
 POOL_BUILD_SECONDS = 120.0
 #: A Monte Carlo solve against a learned model's opponents: at most this times the same

@@ -47,7 +47,7 @@ def pool(
     from solver.engine.errors import InputError
     from solver.engine.rules import load_rules
     from solver.strategy.opponents import resolve_opponents
-    from solver.strategy.pool import build_pool, cached_pool, home_run_at
+    from solver.strategy.pool import build_pool, cached_pool
 
     cr = compile_rules(load_rules(rules))  # once: the pool takes it compiled
     tables = None
@@ -70,11 +70,6 @@ def pool(
                       unit="hands") as bar:  # fmt: skip
             built = build_pool(cr, size, progress=lambda done, _: bar.update(done), tables=tables)
         seconds = time.perf_counter() - started
-    if home_run_at(cr, cr.rules.players - 1):
-        io.err.print(
-            f"capsa: with the home run at a {cr.rules.players}-player table, mc deals whole "
-            "tables and does not use the pool (it does with fewer players)"
-        )
     d = {
         "rules": cr.rules.name,
         "path": str(built.path),

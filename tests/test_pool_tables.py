@@ -1,0 +1,183 @@
+"""The home run with opponents from the pool (solver.strategy.home_run): whole tables of
+pool hands that share no card with the hand nor one another, the last seat dealt and set
+by the field; the pairwise part from independent pool deals; the values against the
+oracle's table settlement, and against dealt whole tables.
+
+A pool of ``SIZE`` hands per ruleset is built once for the module in a folder of its
+own (about 1,900 of them share no card with a given hand).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import evaluator as ev
+from solver.engine.compiled import compile_rules
+from solver.engine.rules import load_rules, rules_from_dict
+from solver.engine.settlement import find_naturals
+from solver.strategy import home_run as HR
+from solver.strategy import pool as PL
+from solver.strategy import scoring as SC
+from solver.strategy.policy import set_sorted_hands
+from solver.strategy.solve import solve
+from solver.strategy.splits import candidates, split_cards, split_of
+from solver.strategy.trained import get_field
+from tests import reference as ref
+from tests.test_pool import pools_in, random_hands
+
+SIZE = 150_000
+RULES = ("shisanshui", "mau-binh")
+HAND = "Ah Kd Qc 9s 9d 7h 6c 5s 4d 3h 2c Jd Ts"
+
+
+@pytest.fixture(scope="module")
+def pools(tmp_path_factory) -> Path:
+    return pools_in(tmp_path_factory, RULES, SIZE)
+
+
+@pytest.fixture
+def with_pools(pools, monkeypatch) -> Path:
+    monkeypatch.setenv("CAPSA_POOL_DIR", str(pools))
+    return pools
+
+
+def _mask(cards) -> int:
+    return sum(1 << int(c) for c in cards)
+
+
+@pytest.mark.parametrize("name", RULES)
+def test_tables_are_whole_tables_set_by_the_field(with_pools, name):
+    """Every table: three hands that share no card with the hand nor one another (so all
+    52 cards), each set as the field sets it (keys, royalties, natural); the pairwise
+    deals are the plain pool's draw from the same seed; most second seats are drawn."""
+    cr = compile_rules(name)
+    pool = PL.cached_pool(cr)
+    drawn_seats = 0
+    for i, hand in enumerate(random_hands(12, 7)):
+        got = HR.pool_tables(pool, hand, cr, 3, 100, seed=i)
+        t = got.tables
+        assert t.deals == HR.tables_for(100) == 13
+        for d in range(t.deals):
+            seats = [_mask(got.cards[3 * d + o]) for o in range(3)]
+            assert all(m & _mask(hand) == 0 for m in seats)
+            assert _mask(hand) | seats[0] | seats[1] | seats[2] == (1 << 52) - 1
+        drawn_seats += 3 * t.deals - got.dealt
+        _, keys, roy, _ = set_sorted_hands(got.cards, cr, "field", get_field(cr))
+        ids, nkeys = find_naturals(got.cards, cr)
+        assert np.array_equal(t.keys, keys) and np.array_equal(t.roy, roy)
+        assert np.array_equal(t.nat, ids) and np.array_equal(t.nat_key[ids >= 0], nkeys[ids >= 0])
+        plain = SC.pool_opponents(pool, hand, 3, 100, seed=i)
+        assert np.array_equal(got.pairs.keys, plain.keys)
+    assert drawn_seats > 12 * 13 * 1.5  # the first seat always, the second mostly
+
+
+def _setting(cards: np.ndarray, split: np.ndarray) -> tuple:
+    return tuple(x.tolist() for x in split_cards(cards, split.astype(np.int32)))
+
+
+def test_values_are_the_oracles_table_settlement(with_pools):
+    """A solve's per-table columns: the mean of its pairwise pool deals plus the table's
+    home run (ref_settle_table minus the pairwise sum, both the oracle's), for every
+    candidate of a sample and the best, per opponent; and the value is the columns' mean."""
+    rules = load_rules("shisanshui")
+    cr = compile_rules(rules)
+    hand = np.sort(ev.parse_hand(HAND))
+    drawn = HR.pool_tables(PL.cached_pool(cr), hand, cr, 3, 400, seed=4)
+    c = candidates(hand, cr)
+    s = HR.score_tables(c, cr, drawn)
+    assert drawn.tables.deals == 50
+    pairs = SC.score_against(c, HR.without_home_run(cr), drawn.pairs)
+    off = replace(rules, home_run_multiplier=1)
+    seen = 0
+    for ci in [*range(0, len(c), max(1, len(c) // 6)), int(s.value.argmax())]:
+        mine = tuple(x.tolist() for x in split_cards(hand, c.split[ci]))
+        for t in range(drawn.tables.deals):
+            table = [mine]
+            for o in range(3):
+                j = 3 * t + o
+                nat = ref.ref_best_natural(drawn.cards[j].tolist(), rules)
+                assert (nat is not None) == (drawn.tables.nat[j] >= 0)
+                if nat is not None:
+                    table.append(ref.ref_declare(nat))
+                else:
+                    table.append(_setting(drawn.cards[j], drawn.split[j]))
+            whole = ref.ref_settle_table(table, rules)[0]
+            pairwise = ref.ref_settle_table(table, off)[0]
+            extra = whole - pairwise
+            seen += extra != 0
+            g = HR.DEALS_PER_TABLE
+            want = pairs.per_unit[ci, g * t : g * (t + 1)].mean() + extra / 3
+            assert s.per_unit[ci, t] == pytest.approx(want, abs=1e-9)
+    assert seen > 0  # the home run happened at some table
+    assert np.allclose(s.value, s.per_unit.mean(axis=1))
+
+
+def test_pooled_tables_agree_with_dealt_tables(with_pools):
+    """Three hands, 1,500 opponent hands from the pool (what the small test pool holds
+    apart from a hand) and 6,000 dealt: the pooled value of each of the five best
+    settings is within four standard errors of the dealt whole tables'."""
+    cr = compile_rules("shisanshui")
+    pool = PL.cached_pool(cr)
+    for i, hand in enumerate(random_hands(3, 11)):
+        c = candidates(hand, cr)
+        a = HR.score_tables(c, cr, HR.pool_tables(pool, hand, cr, 3, 500, seed=2 * i))
+        b = SC.score_against(c, cr, SC.deal_opponents(hand, cr, 3, 2000, 2 * i + 1))
+        for j in np.argsort(b.value)[-5:]:
+            assert abs(a.value[j] - b.value[j]) < 4 * np.hypot(a.stderr(j), b.stderr(j))
+
+
+def test_solve_draws_whole_tables_from_the_pool(with_pools):
+    """With the home run at a 4-player table, solve draws from the pool (and says so),
+    the same answer for the same seed, and ``pool=False`` still deals; below the home
+    run's minimum of opponents the plain pool; one opponent, whose pairs are tables."""
+    a = solve(HAND, rules="shisanshui", samples=600, seed=3)
+    assert a.pooled and a.to_dict() == solve(HAND, rules="shisanshui", samples=600,
+                                             seed=3).to_dict()  # fmt: skip
+    b = solve(HAND, rules="shisanshui", samples=600, seed=3, pool=False)
+    assert not b.pooled and b.to_dict() != a.to_dict()
+    assert solve(HAND, rules="mau-binh", samples=600, seed=3).pooled
+    hr1 = rules_from_dict({"base": "shisanshui", "home_run_min_opponents": 1}, "hr1")
+    one = solve(HAND, rules=hr1, players=2, samples=200, seed=1)
+    assert one.pooled and one.to_dict() != solve(HAND, rules=hr1, players=2, samples=200,
+                                                 seed=1, pool=False).to_dict()  # fmt: skip
+    assert solve(HAND, rules="shisanshui", players=3, samples=200, seed=1).pooled
+
+
+@pytest.mark.slow
+def test_pooled_and_dealt_whole_tables_agree_within_their_errors(tmp_path, monkeypatch):
+    """On 1,000 random hands (shisanshui, 4 players, 3,000 opponent hands), the field's
+    setting (chosen without either sample) and each sample's best setting, valued with
+    whole tables drawn from the pool and with dealt ones (independent seeds): the mean
+    differences are within three standard errors of 0, and the field setting's
+    differences over their standard errors spread like a standard normal. A pool of
+    500,000 hands is built first. (docs/pool.md gives the figures.)"""
+    monkeypatch.setenv("CAPSA_POOL_DIR", str(tmp_path))
+    cr = compile_rules("shisanshui")
+    pool = PL.cached_pool(cr) or PL.build_pool(cr, 500_000)
+    z, fixed, best = agreement(cr, pool, 1000)
+    for d in (np.array(fixed), np.array(best)):
+        assert abs(d.mean()) < 3 * d.std(ddof=1) / np.sqrt(len(d))
+    assert len(z) > 950 and 0.9 < np.std(z) < 1.1
+
+
+def agreement(cr, pool, n: int, seed: int = 2026) -> tuple[list, list, list]:
+    """For ``n`` random hands (those the field plays): z of the field setting's pooled
+    minus dealt value, that difference, and the best settings' difference."""
+    z, fixed, best = [], [], []
+    for i, hand in enumerate(random_hands(n, seed)):
+        f = solve(hand, rules=cr, policy="field", top=0)
+        if f.action != "play":
+            continue
+        rows = [ev.parse_cards(x) for x in f.setting]
+        c = candidates(hand, cr).with_split(split_of(hand, *rows)[None, :], cr)
+        a = HR.score_tables(c, cr, HR.pool_tables(pool, hand, cr, 3, 1000, 2 * i))
+        b = SC.score_against(c, cr, SC.deal_opponents(hand, cr, 3, 1000, 2 * i + 1))
+        j = len(c) - 1
+        fixed.append(a.value[j] - b.value[j])
+        z.append(fixed[-1] / np.hypot(a.stderr(j), b.stderr(j)))
+        best.append(a.value.max() - b.value.max())
+    return z, fixed, best
