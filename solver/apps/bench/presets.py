@@ -5,6 +5,7 @@ the suit order of capsa and pusoy), and ``capsa batch --policy mc`` with the hom
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import statistics
 import time
 from typing import Any
@@ -113,6 +114,5 @@ def batch_mc_home_run(
     """``batch_mc`` under shisanshui (4 players, the home run at the table: the workers
     draw whole tables from the pool). Target: ``TARGET_BATCH_MC``."""
     res = batch_mc(n, rounds, seed, "shisanshui", runner, pool_size)
-    res.name = "batch_mc_home_run"
-    res.description = res.description.replace("from the pool", "and whole tables from the pool")
-    return res
+    told = res.description.replace("from the pool", "and whole tables from the pool")
+    return dataclasses.replace(res, name="batch_mc_home_run", description=told)
