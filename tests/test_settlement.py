@@ -47,7 +47,8 @@ def rules(**overrides) -> Rules:
 
 #: The shisanshui preset as it was before it followed the 十三水 apps
 #: (docs/rules.md#the-shisanshui-preset): suits s > h > c > d and royal flush lines
-#: (middle 14, back 7), the default naturals, the home run off.
+#: (middle 14, back 7), the default naturals, the home run off, royalties on top of the
+#: row's unit and natural ties by order.
 EARLIER_SHISANSHUI = dataclasses.replace(
     PRESETS["shisanshui"],
     name="earlier-shisanshui",
@@ -55,6 +56,8 @@ EARLIER_SHISANSHUI = dataclasses.replace(
     royalties=D.royalties + (("middle", "royal_flush", 14), ("back", "royal_flush", 7)),
     naturals=D.naturals,
     home_run_multiplier=1,
+    royalty_replaces_row=False,  # rows on top of their unit, as before the apps' payouts
+    natural_ties="order",
 )
 
 
@@ -460,7 +463,8 @@ def test_royal_flush_lines():
     b = ("2d 3c 6h", "8c 8h 9c 9d 4d", "Ad Kd Qd Jd 8d")
     assert both(a, b, EARLIER_SHISANSHUI) == 1 + 14 + 7  # royal flush lines
     assert both(a, b, D) == 1 + 10 + 5  # no royal line: paid as straight flushes
-    assert both(a, b, PRESETS["shisanshui"]) == 1 + 10 + 5  # 十三水 has none either
+    # 十三水 has no royal line either, and pays each won row its whole value (the front lost)
+    assert both(a, b, PRESETS["shisanshui"]) == -1 + 10 + 5
     assert both(a, b, PRESETS["capsa"]) == 1
     # The suit order fouls hearts over spades.
     a_swapped = ("2c 3d 5h", "As Ks Qs Js Ts", "Ah Kh Qh Jh Th")
@@ -543,7 +547,7 @@ def test_compile_rules_fields():
     assert ra.suit_rank.dtype == np.int64 and ra.suit_rank.tolist() == [0, 0, 0, 0]
     assert ra.roy.dtype == np.float64 and ra.roy.shape == (3, 7917)
     # scoring, scoop multiplier, mode, one per hand, royalties, home run x1 from 3, spare
-    assert ra.params.dtype == np.float64 and ra.params.tolist() == [1, 1, 0, 0, 1, 1, 3, 0]
+    assert ra.params.dtype == np.float64 and ra.params.tolist() == [1, 1, 0, 0, 1, 1, 3, 0, 0, 0, 0, 0]
     assert ra.nat_units.tolist() == [13, 3, 3, 3]
     assert ra.nat_codes.tolist() == [0, 1, 2, 3]  # dragon, three straights, six pairs, flushes
     assert (ra.remap == np.arange(7917)).all()
@@ -555,11 +559,12 @@ def test_compile_rules_fields():
     sh = S.compile_rules(PRESETS["shisanshui"]).arrays
     assert (sh.remap == t.wheel_second).all()
     assert sh.suit_rank.tolist() == [0, 0, 0, 0]  # no suit order
-    assert sh.params.tolist() == [0, 2, 0, 0, 1, 2, 3, 0]  # per-row x2, home run x2 from 3
-    assert sh.nat_units.tolist() == [108, 36, 24, 22, 20, 15, 12, 10, 6, 5, 4, 3, 3]
+    # per-row x2, home run x2 from 2, rows at their whole value, natural ties by payout
+    assert sh.params.tolist() == [0, 2, 0, 0, 1, 2, 2, 1, 0, 0, 1, 0]
+    assert sh.nat_units.tolist() == [104, 52, 52, 52, 26, 26, 6, 6, 6, 6, 6, 6, 6]
     earlier = S.compile_rules(EARLIER_SHISANSHUI).arrays
     assert earlier.suit_rank.tolist() == [1, 0, 2, 3]  # c d h s under s > h > c > d
-    assert earlier.params.tolist() == [0, 2, 0, 0, 1, 1, 3, 0]
+    assert earlier.params.tolist() == [0, 2, 0, 0, 1, 1, 2, 0, 0, 0, 0, 0]  # home run off
     assert S.compile_rules(PRESETS["pusoy"]).arrays.suit_rank.tolist() == [2, 3, 1, 0]
     home_run = rules(home_run_multiplier=2.5, home_run_min_opponents=2)
     assert S.compile_rules(home_run).params.tolist()[5:7] == [2.5, 2]
