@@ -39,6 +39,9 @@ ENTRY_POINTS = {
     "solver/apps/batch/run.py": {"_opponents"},  # the batch's parent: the opponent models
     "solver/apps/learning.py": {"learn_from"},  # capsa train --from
     "solver/apps/bench/opponents.py": {"mc_opponents"},
+    "solver/apps/bench/presets.py": {"mc_presets"},  # every preset in the same rounds
+    "solver/apps/batch/pinned.py": {"run_models"},  # a batch worker: the run's models
+    "solver/apps/web/hands.py": {"name_rows"},  # POST /api/rows
     "solver/cli/commands/strength.py": {"strength"},
     "solver/cli/commands/pool.py": {"pool"},
 }
