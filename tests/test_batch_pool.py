@@ -98,9 +98,7 @@ def test_a_home_run_batch_builds_its_pool_and_draws_whole_tables(folder, tmp_pat
     run_batch(src, tmp_path / "a.jsonl", workers=1, **opts)
     pool = PL.cached_pool(compile_rules(name))
     assert pool is not None and pool.size == SIZE
-    assert json.loads(sidecar_path(tmp_path / "a.jsonl").read_text())["pool"] == (
-        f"{pool.key}/{SIZE}"
-    )
+    assert json.loads(sidecar_path(tmp_path / "a.jsonl").read_text())["pool"] == pool.ident
     run_batch(src, tmp_path / "b.jsonl", workers=2, **opts)
     assert records(tmp_path / "b.jsonl") == records(tmp_path / "a.jsonl")
     run_batch(src, tmp_path / "c.jsonl", workers=1, pool=False, **opts)
