@@ -535,6 +535,7 @@ def test_pool_pays_when_the_dealt_opponents_outnumber_its_hands():
 
 
 @pytest.mark.slow
+@pytest.mark.long
 def test_pooled_and_dealt_values_agree_within_their_errors(tmp_path, monkeypatch):
     """On 1,000 random hands (chinese-1-6, 4 players, 3,000 opponent hands), each of two
     settings valued against pool opponents and against dealt ones (independent seeds):

@@ -148,6 +148,7 @@ def test_solve_draws_whole_tables_from_the_pool(with_pools):
 
 
 @pytest.mark.slow
+@pytest.mark.long
 def test_pooled_and_dealt_whole_tables_agree_within_their_errors(tmp_path, monkeypatch):
     """On 1,000 random hands (shisanshui, 4 players, 3,000 opponent hands), the field's
     setting (chosen without either sample) and each sample's best setting, valued with

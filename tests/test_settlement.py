@@ -233,6 +233,7 @@ def test_kernel_matches_reference_on_random_pairs(preset):
 
 
 @pytest.mark.slow
+@pytest.mark.long
 @pytest.mark.parametrize("preset", list(PRESETS))
 def test_kernel_matches_reference_on_all_random_pairs(preset):
     """All 100,000 random pairs per preset compared with ref_settle (minutes)."""
