@@ -296,6 +296,17 @@ def test_mc_values_equal_the_oracle_with_a_seat_holding_it(name):
             if c % 7 == 0:
                 np.testing.assert_allclose(plain.by_opponent(c), per_seat / 25, atol=1e-9)
                 assert plain.parts(c).sum() == pytest.approx(plain.value[c], abs=1e-9)
+        # declaring a natural: what each seat pays it, the holder's seat twice
+        name = r.naturals[0][0]
+        by_seat = np.zeros(3)
+        for d, deal in enumerate(entries):
+            seats = hold[3 * d : 3 * d + 3]
+            holder = 1 + int(np.flatnonzero(seats)[0]) if seats.any() else None
+            declared = holder is not None and deal[holder - 1][0] == "declare"
+            table = [R.ref_declare((name, 0)), *deal]
+            by_seat += R.ref_table_units(table, r, holder if declared else None)[0][1:]
+        got = plain.declare_by_opponent((0, 0, name))
+        np.testing.assert_allclose(got, by_seat / 25, atol=1e-9)
     assert held > 40
 
 
@@ -361,3 +372,20 @@ def test_mc_without_the_card_weighs_the_seat_that_holds_it():
                     holder = 1 + o
             units = R.ref_table_units([mine, *deal], r, holder)[0][1:]
             assert scores.per_unit[c, d] * 3 == pytest.approx(sum(units), abs=1e-9)
+
+
+def test_declaring_and_surrendering_with_the_card_in_the_hand():
+    """A hand that holds the 8h (x3): a surrender pays 3 x its cost to every opponent and
+    declaring its natural collects 3 x the payout, in the advice and beside a played
+    surrender, with the loss and its error three times those without the key."""
+    base = PRESETS["chinese-1-6"]
+    r = with_card(base, m=3)
+    hand = "2c 2d 3c 3d 4c 4d 5c 5d 6c 6d 7c 7d 8h"  # six pairs
+    off = solve(hand, rules=base, policy="field")
+    on = solve(hand, rules=r, policy="field")
+    assert (off.natural["ev_declare"], on.natural["ev_declare"]) == (3.0, 9.0)
+    kw = {"policy": "mc", "samples": 300, "seed": 1, "pool": False, "played": "surrender"}
+    off, on = solve(hand, rules=base, **kw), solve(hand, rules=r, **kw)
+    assert (off.played["ev"], on.played["ev"]) == (-3.0, -9.0)
+    assert on.played["loss"] == pytest.approx(3 * off.played["loss"], abs=1e-6)
+    assert on.played["loss_stderr"] == pytest.approx(3 * off.played["loss_stderr"], abs=1e-5)
