@@ -71,8 +71,8 @@ anchor follows each one):
   * the code card (``_code_factor``): a pair in which either player holds the card named
     by ``code_card`` is worth ``code_card_multiplier`` times its settlement, naturals,
     surrender and the home run included, multiplied once when both hold a copy
-    (docs/rules.md#the-code-card). A table entry shows no cards when it declares or
-    surrenders: ``holder`` names such a seat.
+    (docs/rules.md#the-code-card-multiplies-the-whole-pair). A table entry shows no
+    cards when it declares or surrenders: ``holder`` names such a seat.
 """
 
 from __future__ import annotations
