@@ -203,6 +203,7 @@ def test_code_card_at_pooled_tables_is_the_oracles(with_pools):
     c = candidates(hand, cr)
     s = HR.score_tables(c, cr, drawn)
     pairs = SC.score_against(c, HR.without_home_run(cr), drawn.pairs)
+    assert s.pair_factor.shape == (drawn.tables.deals, 3)  # a surrender's, table by table
     off = replace(rules, home_run_multiplier=1)
     for ci in [*range(0, len(c), max(1, len(c) // 4)), int(s.value.argmax())]:
         mine = tuple(x.tolist() for x in split_cards(hand, c.split[ci]))

@@ -221,6 +221,9 @@ def score_tables(
         return np.add.reduceat(per_deal, starts, axis=-1) / sizes
 
     per_unit = grouped(base.per_unit) + corr
+    pair_factor = base.pair_factor  # a surrender's factors: one row a table, as per_unit
+    if pair_factor is not None and len(pair_factor) > 1:
+        pair_factor = grouped(pair_factor.T).T
 
     def by_opponent(i: int) -> np.ndarray:
         one = slice(i, i + 1)
@@ -239,6 +242,7 @@ def score_tables(
         by_opponent=by_opponent,
         parts=parts,
         declare_per_deal=lambda nat: grouped(base.declare_per_deal(nat)),
+        pair_factor=pair_factor,
     )
 
 
