@@ -382,7 +382,9 @@ def pool_opponents(
 ) -> Opponents | None:
     """``deals`` x ``n_opp`` opponents drawn from the pool: hands that share no card with
     ``hand`` (``OpponentPool.pick``), seated in the order drawn (deal d, seat o is hand
-    ``d * n_opp + o``); None when the pool holds too few of them (deal instead).
+    ``d * n_opp + o``); None when the pool holds too few of them (deal instead). With
+    ``cr``, which of them hold its code card (from their card masks; each pair weighs its
+    own factor, as at a dealt table).
 
     The seats of one deal are independent hands, not disjoint from one another as dealt
     ones are: under pairwise settlement a deal's value is the sum of its seats' and each
