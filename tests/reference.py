@@ -68,6 +68,11 @@ anchor follows each one):
     multiplier multiplies each pair's whole net settlement, royalties of every kind
     included, even when that net is not the scooper's gain
     (docs/rules.md#home-run-on-the-net, docs/rules.md#home-run-and-royalties).
+  * the code card (``_code_factor``): a pair in which either player holds the card named
+    by ``code_card`` is worth ``code_card_multiplier`` times its settlement, naturals,
+    surrender and the home run included, multiplied once when both hold a copy
+    (docs/rules.md#the-code-card-multiplies-the-whole-pair). A table entry shows no
+    cards when it declares or surrenders: ``holder`` names such a seat.
 """
 
 from __future__ import annotations
@@ -641,7 +646,26 @@ def ref_settle(a, b, rules) -> float:
     ``a`` and ``b`` are (front, middle, back) triples of card-id sequences; fouled
     settings are allowed. Antisymmetric: ref_settle(a, b) == -ref_settle(b, a).
     """
-    return _settle_summaries(_hand_summary(a, rules), _hand_summary(b, rules), rules)
+    units = _settle_summaries(_hand_summary(a, rules), _hand_summary(b, rules), rules)
+    return units * _code_factor(ref_holds(a, rules) or ref_holds(b, rules), rules)
+
+
+def _code_card(rules) -> int | None:
+    """The id of the ruleset's code card (its text, "8h", read here), or None."""
+    text = getattr(rules, "code_card", None)
+    return None if text is None else RANKS.index(text[0]) * 4 + SUITS.index(text[1])
+
+
+def ref_holds(setting, rules) -> bool:
+    """Whether a setting (rows of card ids) holds the ruleset's code card."""
+    card = _code_card(rules)
+    return card is not None and any(card in row for row in setting)
+
+
+def _code_factor(either_holds: bool, rules) -> float:
+    """What a pair is multiplied by: the multiplier when either player holds the code
+    card (once, however many copies), else 1."""
+    return float(rules.code_card_multiplier) if either_holds else 1.0
 
 
 def ref_row_results(a, b, rules) -> tuple[int, int, int]:
@@ -733,16 +757,25 @@ def _units_of(i: int, entries: list, home_run: int | None, rules) -> list[float]
     return out
 
 
-def ref_table_units(players: Sequence, rules) -> list[list[float]]:
-    """units[i][j]: what player i wins from player j at this table (home run included)."""
+def ref_table_units(players: Sequence, rules, holder: int | None = None) -> list[list[float]]:
+    """units[i][j]: what player i wins from player j at this table (home run included,
+    then the code card: ``holder`` a seat that holds it without showing cards)."""
     entries = [_table_entry(p, rules) for p in players]
     home_run = _home_run_player(entries, rules)
-    return [_units_of(i, entries, home_run, rules) for i in range(len(entries))]
+    holds = [
+        i == holder or (kind == "play" and ref_holds(p, rules))
+        for i, ((kind, _), p) in enumerate(zip(entries, players, strict=True))
+    ]
+    units = [_units_of(i, entries, home_run, rules) for i in range(len(entries))]
+    return [
+        [u * _code_factor(holds[i] or holds[j], rules) for j, u in enumerate(row)]
+        for i, row in enumerate(units)
+    ]
 
 
-def ref_settle_table(players: Sequence, rules) -> list[float]:
+def ref_settle_table(players: Sequence, rules, holder: int | None = None) -> list[float]:
     """Each player's units at the table: the sum of what it wins from every other."""
-    return [sum(row) for row in ref_table_units(players, rules)]
+    return [sum(row) for row in ref_table_units(players, rules, holder)]
 
 
 def ref_table_parts(players: Sequence, rules, i: int = 0) -> dict[str, float]:
@@ -757,19 +790,22 @@ def ref_table_parts(players: Sequence, rules, i: int = 0) -> dict[str, float]:
     assert kind == "play", "the parts are of a setting played"
     parts = {"rows": 0.0, "bonus": 0.0, "royalties": 0.0, "naturals": 0.0}
     pairwise = 0.0
+    mine = ref_holds(players[i], rules)
     for j, (other_kind, other) in enumerate(entries):
         if j == i:
             continue
         if other_kind == "declare":
-            units = ref_settle_natural(None, other, rules)
+            factor = _code_factor(mine, rules)  # a declared hand shows no code card
+            units = factor * ref_settle_natural(None, other, rules)
             parts["naturals"] += units
         elif other_kind == "surrender":
             raise ValueError("the parts are of tables whose opponents play or declare")
         else:
+            factor = _code_factor(mine or ref_holds(players[j], rules), rules)
             split = _settle_summaries_parts(me, other, rules)
             for k, v in split.items():
-                parts[k] += v
-            units = _settle_summaries(me, other, rules)
+                parts[k] += factor * v
+            units = factor * _settle_summaries(me, other, rules)
         pairwise += units
     parts["bonus"] += ref_settle_table(players, rules)[i] - pairwise
     return parts

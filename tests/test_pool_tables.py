@@ -182,3 +182,44 @@ def agreement(cr, pool, n: int, seed: int = 2026) -> tuple[list, list, list]:
         z.append(fixed[-1] / np.hypot(a.stderr(j), b.stderr(j)))
         best.append(a.value.max() - b.value.max())
     return z, fixed, best
+
+
+def test_code_card_at_pooled_tables_is_the_oracles(with_pools):
+    """With a code card (docs/rules.md#the-code-card) the ruleset draws the same pool
+    (the code card sets no hand); every seat that holds the 8h, in the pairwise deals
+    (known from the pool's card masks) and at the whole tables, weighs twice: each
+    table's correction is the oracle's (whole table minus pairwise, both with the code
+    card), added to the pairwise deals' values."""
+    rules = replace(load_rules("shisanshui"), name="shisanshui-8h", code_card="8h")
+    cr = compile_rules(rules)
+    card = 4 * 6 + 2
+    hand = np.sort(ev.parse_hand(HAND))
+    assert card not in hand.tolist()
+    pool = PL.cached_pool(cr)
+    assert pool is not None and pool.path == PL.cached_pool(compile_rules("shisanshui")).path
+    drawn = HR.pool_tables(pool, hand, cr, 3, 400, seed=4)
+    held = drawn.pairs.hold.reshape(-1, 3).mean()
+    assert 0.25 < held < 0.42  # 13 of the 39 unseen cards a seat
+    assert drawn.tables.hold.reshape(-1, 3).sum(axis=1).tolist() == [1] * drawn.tables.deals
+    c = candidates(hand, cr)
+    s = HR.score_tables(c, cr, drawn)
+    pairs = SC.score_against(c, HR.without_home_run(cr), drawn.pairs)
+    assert s.pair_factor.shape == (drawn.tables.deals, 3)  # a surrender's, table by table
+    off = replace(rules, home_run_multiplier=1)
+    for ci in [*range(0, len(c), max(1, len(c) // 4)), int(s.value.argmax())]:
+        mine = tuple(x.tolist() for x in split_cards(hand, c.split[ci]))
+        for t in range(drawn.tables.deals):
+            table, holder = [mine], None
+            for o in range(3):
+                j = 3 * t + o
+                nat = ref.ref_best_natural(drawn.cards[j].tolist(), rules)
+                if nat is not None:
+                    table.append(ref.ref_declare(nat))
+                    holder = 1 + o if card in drawn.cards[j].tolist() else holder
+                else:
+                    table.append(_setting(drawn.cards[j], drawn.split[j]))
+            extra = (ref.ref_settle_table(table, rules, holder)[0]
+                     - ref.ref_settle_table(table, off, holder)[0])  # fmt: skip
+            g = HR.DEALS_PER_TABLE
+            want = pairs.per_unit[ci, g * t : g * (t + 1)].mean() + extra / 3
+            assert s.per_unit[ci, t] == pytest.approx(want, abs=1e-9)

@@ -171,6 +171,8 @@ for _fields in EXPECTED.values():
     _fields.setdefault("royalty_replaces_row", False)
     _fields.setdefault("natural_ties", "order")
     _fields.setdefault("foul_penalty", None)
+    _fields.setdefault("code_card", None)  # docs/rules.md#the-code-card: off in every preset
+    _fields.setdefault("code_card_multiplier", 2)
 
 
 def write(tmp_path: Path, text: str, name: str = "house.toml") -> Path:
@@ -719,6 +721,9 @@ def test_digest_ignores_name_but_not_settings():
         dataclasses.replace(base, natural_ties="payout"),
         dataclasses.replace(base, foul_penalty=3),
         dataclasses.replace(base, foul_penalty=0),
+        dataclasses.replace(base, code_card="8h"),
+        dataclasses.replace(base, code_card="8h", code_card_multiplier=3),
+        dataclasses.replace(base, code_card="9h"),
     ]
     digests = {r.digest() for r in changed} | {base.digest()}
     assert len(digests) == len(changed) + 1
@@ -779,6 +784,8 @@ def test_to_dict_shape():
         "royalty_replaces_row": False,
         "natural_ties": "order",
         "foul_penalty": False,
+        "code_card": False,
+        "code_card_multiplier": 2,
         "royalties": {
             "front": {"three_of_a_kind": 3},
             "middle": {"full_house": 2, "four_of_a_kind": 8, "straight_flush": 10},
@@ -876,6 +883,10 @@ settings_dicts = st.fixed_dictionaries(
         "royalty_replaces_row": st.booleans(),
         "natural_ties": st.sampled_from(["order", "payout"]),
         "foul_penalty": st.one_of(st.just(False), st.just("none"), units),
+        "code_card": st.sampled_from([False, "8h", "8H", "As", "10c", "2♦"]),
+        "code_card_multiplier": st.one_of(
+            st.integers(1, 4), st.floats(0.25, 4).map(lambda x: round(x, 2))
+        ),
         "royalties": royalty_values,
         "naturals": natural_values,
     },
@@ -945,6 +956,10 @@ def test_settings_match_the_dict(data):
         assert rules.surrender_cost == base.surrender_cost
     foul = data.get("foul_penalty", base.foul_penalty)
     assert rules.foul_penalty == (None if foul is False or foul == "none" else foul)
+    card = data.get("code_card", base.code_card)
+    want = {False: None, None: None, "8H": "8h", "10c": "Tc", "2♦": "2d"}.get(card, card)
+    assert rules.code_card == want
+    assert rules.code_card_multiplier == data.get("code_card_multiplier", 2)
     nat = data.get("naturals")
     if nat is None:
         assert rules.naturals == base.naturals
@@ -1034,6 +1049,11 @@ def test_preset_toml_reads_back_as_the_preset(tmp_path, name):
         ("foul_penalty = 3", {"foul_penalty": 3}),
         ("foul_penalty = 0.5", {"foul_penalty": 0.5}),
         ("foul_penalty = false", {"foul_penalty": None}),
+        ('code_card = "8h"', {"code_card": "8h"}),
+        (
+            'code_card = "Qs"\ncode_card_multiplier = 3',
+            {"code_card": "Qs", "code_card_multiplier": 3},
+        ),
     ],
 )
 def test_apps_keys_read_write_and_digest(tmp_path, body, value):

@@ -41,6 +41,7 @@ from solver.engine.layout import (
     MODE_CANCEL,
     NSTRENGTH,
     ONE_COLOUR,
+    P_CODE,
     P_FOUL,
     P_FOUL_ON,
     P_HR_MIN,
@@ -486,12 +487,14 @@ def _home_run_seat(keys, fouls, nat, surr, params):
 
 
 @kernel
-def _settle_table(keys, roys, fouls, nat, natkey, surr, params, nat_units, cost, out):
+def _settle_table(keys, roys, fouls, nat, natkey, surr, hold, params, nat_units, cost, out):
     """Each player's units at one table of k players: out float64[k] (written, sums to 0).
 
     keys int64[k, 3], roys float64[k, 4], fouls bool[k] summaries (read only for players
     who show their rows); nat int64[k] declared natural ids (-1: none) with tie keys
-    natkey int64[k]; surr bool[k] players who surrendered; cost the surrender cost.
+    natkey int64[k]; surr bool[k] players who surrendered; hold bool[k] players who hold
+    the code card (docs/rules.md#the-code-card: a pair with a holder is multiplied by
+    params[P_CODE], once); cost the surrender cost.
 
     Every pair settles once (i < j) and each player adds its pairs in seat order, so with
     the home run off out[i] is exactly the sum of ``_settle`` over i's opponents: a
@@ -520,21 +523,23 @@ def _settle_table(keys, roys, fouls, nat, natkey, surr, params, nat_units, cost,
                 v = _settle_at(keys, roys, fouls, i, keys, roys, fouls, j, params)
                 if i == h or j == h:
                     v *= params[P_HR_MULT]
+            if hold[i] or hold[j]:
+                v *= params[P_CODE]
             out[i] += v
             out[j] -= v
 
 
 @kernel
-def _settle_tables(keys, roys, fouls, nat, natkey, surr, k, params, nat_units, cost, out):
+def _settle_tables(keys, roys, fouls, nat, natkey, surr, hold, k, params, nat_units, cost, out):
     """``_settle_table`` of many tables of k players each, laid out seat by seat: table t
     is rows t * k .. t * k + k - 1 of every array (keys int64[n * k, 3], roys
-    float64[n * k, 4], fouls / surr bool[n * k], nat / natkey int64[n * k]) -> out
+    float64[n * k, 4], fouls / surr / hold bool[n * k], nat / natkey int64[n * k]) -> out
     float64[n * k]."""
     for t in range(keys.shape[0] // k):
         lo = t * k
         hi = lo + k
         _settle_table(keys[lo:hi], roys[lo:hi], fouls[lo:hi], nat[lo:hi], natkey[lo:hi],
-                      surr[lo:hi], params, nat_units, cost, out[lo:hi])  # fmt: skip
+                      surr[lo:hi], hold[lo:hi], params, nat_units, cost, out[lo:hi])  # fmt: skip
 
 
 # --------------------------------------------------------------------------- naturals

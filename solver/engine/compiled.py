@@ -23,6 +23,7 @@ from solver.engine.layout import (
     NATURAL_CODES,
     NPARAMS,
     NSTRENGTH,
+    P_CODE,
     P_FOUL,
     P_FOUL_ON,
     P_HR_MIN,
@@ -136,6 +137,7 @@ def _arrays(rules: Rules, t: Tables) -> RuleArrays:
     params[P_FOUL_ON] = 1.0 if rules.foul_penalty is not None else 0.0
     params[P_FOUL] = float(rules.foul_penalty or 0.0)
     params[P_NAT_PAYOUT] = 1.0 if rules.natural_ties == "payout" else 0.0
+    params[P_CODE] = rules.code_factor
     nat_units = np.array([float(u) for _, u in rules.naturals], dtype=np.float64)
     nat_codes = np.array([NATURAL_CODES[n] for n, _ in rules.naturals], dtype=np.int64)
     dealt_units = np.zeros(3, np.float64)

@@ -57,6 +57,7 @@ P_RR = 7  # royalty replaces the row's unit (0/1; docs/rules.md#a-bonus-row-is-i
 P_FOUL_ON = 8  # a flat foul penalty (0/1; docs/rules.md#flat-foul-penalty)
 P_FOUL = 9  # the flat foul penalty's units
 P_NAT_PAYOUT = 10  # natural ties by payout (0/1; docs/rules.md#natural-ties)
+P_CODE = 11  # the code card's multiplier (1: no code card; docs/rules.md#the-code-card)
 NPARAMS = 12
 
 SCORING_PER_ROW, SCORING_16, SCORING_24 = 0, 1, 2

@@ -130,6 +130,8 @@ FILE_KEYS: tuple[str, ...] = (
     "royalty_replaces_row",
     "natural_ties",
     "foul_penalty",
+    "code_card",
+    "code_card_multiplier",
     "royalties",
     "naturals",
 )
@@ -267,6 +269,64 @@ def check_foul_penalty(value: Any) -> int | float | None:
         what='a number of units >= 0, or false (or "none") for a fouled hand scooped',
         units=True,
     )
+
+
+#: Card text as a ruleset names the code card: ranks and suits as cards are written
+#: (docs/rules.md#the-code-card); the normal form is rank then suit letter, ``"8h"``.
+_CODE_RANKS = "23456789TJQKA"
+_CODE_SUITS = {"c": "c", "d": "d", "h": "h", "s": "s", "♣": "c", "♦": "d", "♥": "h", "♠": "s"}
+#: The apps' code card (马牌), the eight of hearts.
+DEFAULT_CODE_CARD = "8h"
+
+
+def check_code_card(value: Any) -> str | None:
+    """``code_card``: false / "none" (no code card), true (the apps' ``"8h"``) or one
+    card's text (``"8h"``, ``"8H"``, ``"8♥"``, ``"10s"``) -> ``"8h"`` form, or None."""
+    if value is None or value is False:
+        return None
+    if value is True:
+        return DEFAULT_CODE_CARD
+    need = 'one card, as "8h" (rank 2-9 T J Q K A, suit c d h s), true ("8h") or false'
+    if not isinstance(value, str):
+        raise RulesError(f"code_card must be {need}, got {show(value)}")
+    text = value.strip()
+    if text.lower() in ("none", "off", "false"):
+        return None
+    rank, suit = (text[:2], text[2:]) if text.startswith("10") else (text[:1], text[1:])
+    rank = "T" if rank == "10" else rank.upper()
+    suit = _CODE_SUITS.get(suit.replace("\ufe0f", "").lower(), "")
+    if len(rank) != 1 or rank not in _CODE_RANKS or not suit:
+        raise RulesError(f"code_card must be {need}, got {show(value)}")
+    return rank + suit
+
+
+def check_whole_rows(whole: bool, mode: str, dealt: bool) -> None:
+    """``royalty_replaces_row`` with the royalty keys it cannot go with (one line naming
+    both keys)."""
+    if whole and mode == "always":
+        raise RulesError(
+            'royalty_replaces_row = true needs royalty_mode "winner" or "cancel", '
+            "not \"always\" (a row's whole value goes to the row's winner)"
+        )
+    if whole and dealt:
+        raise RulesError(
+            "royalty_replaces_row = true cannot go with royalties_dealt = true "
+            "(dealt cards are paid apart from the rows)"
+        )
+
+
+def check_code_multiplier(value: Any) -> int | float:
+    """``code_card_multiplier``: a finite number above 0."""
+    need = "a finite number > 0"
+    value = check_number(value, "code_card_multiplier", what=need, units=True)
+    if value == 0:
+        raise RulesError(f"code_card_multiplier must be {need}, got 0")
+    return value
+
+
+def code_card_id(card: str) -> int:
+    """The card id (rank * 4 + suit, suits c d h s) of a ``check_code_card`` text."""
+    return _CODE_RANKS.index(card[0]) * 4 + "cdhs".index(card[1])
 
 
 def check_surrender(value: Any, scoring: str) -> int | float | None:

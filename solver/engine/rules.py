@@ -58,6 +58,8 @@ from solver.engine.rule_values import (
     SURRENDER_DEFAULTS,
     WHEELS,
     check_choice,
+    check_code_card,
+    check_code_multiplier,
     check_flag,
     check_foul_penalty,
     check_min_opponents,
@@ -65,6 +67,7 @@ from solver.engine.rule_values import (
     check_players,
     check_suit_order,
     check_surrender,
+    check_whole_rows,
     choices_text,
     default_surrender_cost,
     natural_line,
@@ -136,6 +139,8 @@ class Rules:
     royalty_replaces_row: bool = False
     natural_ties: str = "order"
     foul_penalty: float | None = None
+    code_card: str | None = None
+    code_card_multiplier: float = 2
 
     def __post_init__(self) -> None:
         def put(field: str, value: Any) -> None:
@@ -175,16 +180,9 @@ class Rules:
         put("royalty_replaces_row", check_flag(self.royalty_replaces_row, "royalty_replaces_row"))
         put("natural_ties", check_choice(self.natural_ties, "natural_ties", NATURAL_TIES))
         put("foul_penalty", check_foul_penalty(self.foul_penalty))
-        if self.royalty_replaces_row and self.royalty_mode == "always":
-            raise RulesError(
-                'royalty_replaces_row = true needs royalty_mode "winner" or "cancel", '
-                "not \"always\" (a row's whole value goes to the row's winner)"
-            )
-        if self.royalty_replaces_row and self.royalties_dealt:
-            raise RulesError(
-                "royalty_replaces_row = true cannot go with royalties_dealt = true "
-                "(dealt cards are paid apart from the rows)"
-            )
+        put("code_card", check_code_card(self.code_card))
+        put("code_card_multiplier", check_code_multiplier(self.code_card_multiplier))
+        check_whole_rows(self.royalty_replaces_row, self.royalty_mode, self.royalties_dealt)
 
         if isinstance(self.royalties, Mapping | str) or not isinstance(self.royalties, Iterable):
             raise RulesError(
@@ -259,6 +257,12 @@ class Rules:
         return self.surrender_cost is not None
 
     @property
+    def code_factor(self) -> float:
+        """What a pair settlement of the code card's holder is multiplied by (1: none;
+        docs/rules.md#the-code-card)."""
+        return 1.0 if self.code_card is None else float(self.code_card_multiplier)
+
+    @property
     def home_run(self) -> bool:
         """Whether the home run is on (docs/rules.md#home-run): a multiplier above 1."""
         return self.home_run_multiplier != 1
@@ -295,6 +299,8 @@ class Rules:
             "royalty_replaces_row": self.royalty_replaces_row,
             "natural_ties": self.natural_ties,
             "foul_penalty": self.foul_penalty if self.foul_penalty is not None else False,
+            "code_card": self.code_card if self.code_card is not None else False,
+            "code_card_multiplier": self.code_card_multiplier,
             "royalties": royalties,
             "naturals": dict(self.naturals) if self.naturals else False,
         }
@@ -309,7 +315,9 @@ class Rules:
         tables are keyed by digest). The home run enters it the same way, only when it
         is on (``home_run_multiplier`` above 1), with its minimum of opponents; off, the
         minimum changes nothing and is left out too. ``royalty_replaces_row``,
-        ``natural_ties`` and ``foul_penalty`` enter it only when not at their defaults.
+        ``natural_ties`` and ``foul_penalty`` enter it only when not at their defaults;
+        the code card with its multiplier only when there is one (without it the
+        multiplier changes nothing).
         """
         payload = [
             DIGEST_VERSION,
@@ -334,6 +342,8 @@ class Rules:
             payload.append({"natural_ties": self.natural_ties})
         if self.foul_penalty is not None:
             payload.append({"foul_penalty": self.foul_penalty})
+        if self.code_card is not None:
+            payload.append({"code_card": [self.code_card, self.code_card_multiplier]})
         text = json.dumps(payload, separators=(",", ":"), allow_nan=False)
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 

@@ -48,7 +48,24 @@ def rules_summary(r: Rules) -> str:
         parts.append(f"fouls pay {fmt_units(r.foul_penalty)}")
     if r.home_run:
         parts.append(f"home run x{r.home_run_multiplier:g} ({r.home_run_min_opponents}+ opponents)")
+    if r.code_card is not None:
+        parts.append(f"code card {_card_text(r.code_card)} x{fmt_units(r.code_card_multiplier)}")
     return ", ".join(parts)
+
+
+def _card_text(card: str) -> str:
+    """``"8h"`` as players see it, ``"8♥"`` (the code card)."""
+    return card[0] + "♣♦♥♠"["cdhs".index(card[1])]
+
+
+def _code_card_text(rules: Rules) -> str:
+    """The code card in players' words (docs/rules.md#the-code-card)."""
+    card, m = _card_text(rules.code_card or ""), rules.code_card_multiplier
+    does = "doubles" if m == 2 else f"multiplies by {fmt_units(m)}"
+    return (
+        f"the {card} {does} its holder's scores (马牌): every settlement with each opponent, "
+        "naturals, surrender and home run included"
+    )
 
 
 def _home_run_text(rules: Rules) -> str:
@@ -60,7 +77,7 @@ def _home_run_text(rules: Rules) -> str:
 
 
 def _apps_rows(rules: Rules) -> list[tuple[str, str]]:
-    """The rows of natural ties and fouls, shown when they are not the default ones
+    """The rows of natural ties, fouls and the code card, shown when they are not the default ones
     (docs/rules.md#natural-ties, docs/rules.md#flat-foul-penalty)."""
     rows = []
     if rules.natural_ties == "payout":
@@ -70,6 +87,8 @@ def _apps_rows(rules: Rules) -> list[tuple[str, str]]:
     if rules.foul_penalty is not None:
         f = fmt_units(rules.foul_penalty)
         rows.append(("fouls", f"a fouled hand pays {f} to each legal opponent, nothing else"))
+    if rules.code_card is not None:
+        rows.append(("code_card", _code_card_text(rules)))
     return rows
 
 

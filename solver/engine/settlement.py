@@ -43,6 +43,7 @@ import numpy as np
 
 from evaluator import CardParseError, as_cards, format_card, parse_hand
 from evaluator._jit import compiling
+from solver.engine.code_card import code_card_of, holder_seat, holds_code_card
 from solver.engine.compiled import CompiledRules, RuleArrays, compile_rules
 from solver.engine.errors import InputError
 from solver.engine.layout import NATURAL_CODES, ROWS
@@ -234,7 +235,10 @@ def settle(a: Any, b: Any, rules: RulesLike = None) -> float:
     with compiling("settle", "settlement kernels"):
         foul_a = k._summarize(fa, cr.lookup, cr.arrays, ka, qa)
         foul_b = k._summarize(fb, cr.lookup, cr.arrays, kb, qb)
-        return float(k._settle(ka, qa, foul_a, kb, qb, foul_b, cr.params))
+        value = float(k._settle(ka, qa, foul_a, kb, qb, foul_b, cr.params))
+    if code_card_of(cr) in (*fa.tolist(), *fb.tolist()):
+        value *= cr.rules.code_factor  # docs/rules.md#the-code-card: once per pair
+    return value
 
 
 def settle_against(
@@ -290,7 +294,9 @@ def _is_natural(entry: Any) -> bool:
     )
 
 
-def settle_table(settings: Sequence[Any], rules: RulesLike = None) -> list[float]:
+def settle_table(
+    settings: Sequence[Any], rules: RulesLike = None, *, holder: int | None = None
+) -> list[float]:
     """Each player's units at one table of 2 to 4 players; the list sums to zero.
 
     ``settings[i]`` is what player i shows, one of:
@@ -344,12 +350,17 @@ def settle_table(settings: Sequence[Any], rules: RulesLike = None) -> list[float
                         f"card {format_card(c)!r} is held by player {owner[c] + 1} and {who}"
                     )
                 owner[c] = i
+    hold = holds_code_card(flats, cr) & shown
+    if holder is not None:
+        hold[holder_seat(holder, k, hold, shown)] = True
     keys, roys, fouls = summarize_batch(flats[shown], cr)
     all_keys = np.zeros((k, 3), np.int64)
     all_roys = np.zeros((k, 4), np.float64)
     all_fouls = np.zeros(k, np.bool_)
     all_keys[shown], all_roys[shown], all_fouls[shown] = keys, roys, fouls
-    out = settle_tables((all_keys, all_roys, all_fouls), k, cr, nat=nat, natkey=natkey, surr=surr)
+    out = settle_tables(
+        (all_keys, all_roys, all_fouls), k, cr, nat=nat, natkey=natkey, surr=surr, hold=hold
+    )
     return [float(x) for x in out]
 
 
@@ -361,12 +372,14 @@ def settle_tables(
     nat: np.ndarray | None = None,
     natkey: np.ndarray | None = None,
     surr: np.ndarray | None = None,
+    hold: np.ndarray | None = None,
 ) -> np.ndarray:
     """Many tables of ``k`` players at once: ``summaries`` (keys int64[n * k, 3],
     royalties float64[n * k, 4], fouls bool[n * k] from ``summarize_batch``) seat by
     seat, table t being rows t * k .. t * k + k - 1 -> each player's units float64[n * k].
     ``nat``/``natkey`` (int64[n * k], -1: no natural declared) and ``surr`` (bool[n * k])
-    as ``settle_table`` takes its entries (default: every hand shown)."""
+    as ``settle_table`` takes its entries (default: every hand shown); ``hold``
+    (bool[n * k]) the players who hold the code card (default: none)."""
     from solver.engine import _kernels as k_
 
     _compiled(cr, "settle_tables")
@@ -380,10 +393,11 @@ def settle_tables(
     nat = np.full(m, -1, np.int64) if nat is None else np.ascontiguousarray(nat, np.int64)
     natkey = np.zeros(m, np.int64) if natkey is None else np.ascontiguousarray(natkey, np.int64)
     surr = np.zeros(m, np.bool_) if surr is None else np.ascontiguousarray(surr, np.bool_)
+    hold = np.zeros(m, np.bool_) if hold is None else np.ascontiguousarray(hold, np.bool_)
     cost = float(cr.rules.surrender_cost or 0.0)
     out = np.empty(m, np.float64)
     with compiling("settle-table", "settlement kernels (tables)"):
-        k_._settle_tables(keys, roys, fouls, nat, natkey, surr, k, cr.params,
+        k_._settle_tables(keys, roys, fouls, nat, natkey, surr, hold, k, cr.params,
                           cr.arrays.nat_units, cost, out)  # fmt: skip
     return out
 

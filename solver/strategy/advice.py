@@ -88,15 +88,34 @@ def advise(
             if shown is not None:
                 rows = tuple(format_cards(np.sort(r)[::-1]) for r in shown)  # type: ignore[assignment]
     cost = cr.rules.surrender_cost
-    if stakes is None:
-        recommend = cost is not None and best_ev < -cost
-    else:
-        recommend = cost is not None and float(stakes @ by_opponent) < -cost * stakes.sum()
-    if recommend:
-        action, best_ev = "surrender", -float(cost)
-        by_opponent = np.full(len(by_opponent), -float(cost))
+    if cost is not None:
+        gives = surrender_by_opponent(scores, float(cost), len(by_opponent))
+        if stakes is None:
+            recommend = best_ev < float(gives.mean())
+        else:
+            recommend = float(stakes @ by_opponent) < float(stakes @ gives)
+        if recommend:
+            action, best_ev, by_opponent = "surrender", float(gives.mean()), gives
     value = best_ev if stakes is None else float(stakes @ by_opponent)
     return Advice(action, rows, best_ev, by_opponent, value, nat_info)
+
+
+def surrender_by_opponent(scores: Scores, cost: float, n_opp: int) -> np.ndarray:
+    """What a surrender pays each opponent: the cost, times the code card's factor of the
+    pair (docs/rules.md#the-code-card)."""
+    if scores.pair_factor is None:
+        return np.full(n_opp, -cost)
+    return -cost * np.broadcast_to(scores.pair_factor.mean(axis=0), (n_opp,))
+
+
+def surrender_per_deal(scores: Scores, cost: float) -> np.ndarray:
+    """A surrender's value deal by deal, on ``Scores.per_unit``'s scale (Monte Carlo)."""
+    deals = scores.per_unit.shape[1]
+    stakes = scores.stakes
+    f = np.ones((1, 1 if stakes is None else len(stakes))) if scores.pair_factor is None else (
+        scores.pair_factor)  # fmt: skip
+    f = np.broadcast_to(f, (deals, f.shape[1]))
+    return -cost * (f.mean(axis=1) if stakes is None else f @ stakes)
 
 
 def played_setting(
@@ -193,8 +212,8 @@ def played_action(
         if shown is not None:
             rows = tuple(format_cards(np.sort(r)[::-1]) for r in shown)
     else:
-        ev = -float(cr.rules.surrender_cost)
-        by = np.full(len(advice.by_opponent), ev)
+        by = surrender_by_opponent(scores, float(cr.rules.surrender_cost), len(advice.by_opponent))
+        ev = float(by.mean())
     value = ev if stakes is None else float(stakes @ by)
     loss = 0.0 if action == advice.action else advice.value - value
     se = None if scores.per_unit is None and not scores.exact else 0.0
@@ -202,9 +221,7 @@ def played_action(
         per_deal = {"play": lambda: scores.per_unit[best]}
         if natural is not None and scores.declare_per_deal is not None:
             per_deal["declare"] = lambda: scores.declare_per_deal(natural)
-        scale_deal = 1.0 if stakes is None else float(stakes.sum())
-        per_deal["surrender"] = lambda: np.full(scores.per_unit.shape[1], -scale_deal * float(
-            cr.rules.surrender_cost))  # fmt: skip
+        per_deal["surrender"] = lambda: surrender_per_deal(scores, float(cr.rules.surrender_cost))
         diff = per_deal[advice.action]() - per_deal[action]()
         se = float(diff.std(ddof=1) / math.sqrt(len(diff)))
     if scale is not None:

@@ -85,7 +85,8 @@ def play_digest(rules: Rules) -> str:
     """Digest of the settings that change how the field sets hands (not players,
     surrender, naturals and their ties, nor the home run: the field is pairwise,
     docs/rules.md#the-field-strategy-is-pairwise; nor the flat foul penalty: the field
-    sets legal hands against legal hands)."""
+    sets legal hands against legal hands; nor the code card: the field ignores it,
+    docs/rules.md#the-field-and-the-code-card)."""
     return replace(
         rules,
         name="play",
@@ -96,6 +97,8 @@ def play_digest(rules: Rules) -> str:
         home_run_min_opponents=3,
         natural_ties="order",
         foul_penalty=None,
+        code_card=None,
+        code_card_multiplier=2,
     ).digest()
 
 

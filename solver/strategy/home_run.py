@@ -29,9 +29,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from solver.engine.code_card import holds_code_card
 from solver.engine.compiled import CompiledRules
 from solver.engine.layout import P_HR_MULT
 from solver.engine.settlement import find_naturals
+from solver.strategy.code_card import holds_in_masks, pair_factors
 from solver.strategy.field import FieldTables
 from solver.strategy.policy import set_sorted_hands
 from solver.strategy.pool import OpponentPool
@@ -117,7 +119,7 @@ def pool_tables(
     got = k._pool_pick(pool.masks, np.uint64(hand_mask), start, want, idx)
     if got < need + n_tables:
         return None
-    pairs = Opponents(n_opp, *pool.entries(idx[:need]))
+    pairs = Opponents(n_opp, *pool.entries(idx[:need]), holds_in_masks(pool.masks[idx[:need]], cr))
     region = idx[need:got]
     masks = np.ascontiguousarray(pool.masks[region], np.uint64)
     rng = np.random.default_rng(None if seed is None else [seed, 33])
@@ -167,7 +169,8 @@ def _tables(
         col[seats.ravel() < 0] = b
         out.append(col)
     cards = out[5].astype(np.uint8)
-    return PooledTables(pairs, Opponents(n_opp, *out[:5]), len(hands), cards, out[6])
+    hold = holds_code_card(cards, cr) if cr.rules.code_card else None
+    return PooledTables(pairs, Opponents(n_opp, *out[:5], hold), len(hands), cards, out[6])
 
 
 def score_tables(
@@ -180,7 +183,8 @@ def score_tables(
     """``score_against`` with the home run from ``drawn`` (module docstring): the pairwise
     Scores of the pool deals, their per-deal values gathered into one column a table
     plus that table's correction (the whole-table kernel with the home run, minus it
-    without); each seat's value and the bonus part get the mean correction."""
+    without); each seat's value and the bonus part get the mean correction. Under a code
+    card each seat's correction is times its pair's factor (strategy.code_card)."""
     from solver.strategy import _kernels as k
 
     off = without_home_run(cr)
@@ -190,7 +194,15 @@ def score_tables(
     ones = np.ones(n_opp)
     weights = ones if stakes is None else np.ascontiguousarray(stakes, np.float64)
 
+    factor = pair_factors(cr, cands.hand, tab.hold, n_tables, n_opp)  # the code card
+    eye = np.eye(n_opp)
+
     def correction(w: np.ndarray, rows: slice = slice(None)) -> np.ndarray:
+        if factor is None:
+            return unfactored(w, rows)
+        return sum(unfactored(w[o] * eye[o], rows) * factor[:, o] for o in range(n_opp))
+
+    def unfactored(w: np.ndarray, rows: slice) -> np.ndarray:
         whole = np.zeros((len(cands.keys[rows]), n_tables))
         pair = np.zeros_like(whole)
         for params, out in ((cr.arrays.params, whole), (off.arrays.params, pair)):
@@ -209,7 +221,9 @@ def score_tables(
         return np.add.reduceat(per_deal, starts, axis=-1) / sizes
 
     per_unit = grouped(base.per_unit) + corr
-    eye = np.eye(n_opp)
+    pair_factor = base.pair_factor  # a surrender's factors: one row a table, as per_unit
+    if pair_factor is not None and len(pair_factor) > 1:
+        pair_factor = grouped(pair_factor.T).T
 
     def by_opponent(i: int) -> np.ndarray:
         one = slice(i, i + 1)
@@ -228,6 +242,7 @@ def score_tables(
         by_opponent=by_opponent,
         parts=parts,
         declare_per_deal=lambda nat: grouped(base.declare_per_deal(nat)),
+        pair_factor=pair_factor,
     )
 
 

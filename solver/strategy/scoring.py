@@ -35,13 +35,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from evaluator import CardParseError, format_cards
+from solver.engine.code_card import holds_code_card
 from solver.engine.compiled import CompiledRules
 from solver.engine.errors import InputError
 from solver.engine.inputs import quote
 from solver.engine.layout import MAX_UNITS, P_HR_MIN, P_HR_MULT, ROWS
 from solver.engine.options import MIN_STAKE
-from solver.engine.settlement import find_naturals, parse_setting, settle_declared, summarize
+from solver.engine.settlement import find_naturals, settle_declared
+from solver.strategy.code_card import holds_in_masks, with_code_card
 from solver.strategy.deal import deal_hands
 from solver.strategy.field import field_row_stats, field_values, foul_value
 from solver.strategy.opponents import OpponentModel, is_field, set_by_models
@@ -95,6 +96,9 @@ class Scores:
     #: Every opponent's stake when they are all the same: ``value`` is then unstaked (the
     #: setting is chosen exactly as without stakes) and the money figures are scaled.
     stake: float | None = None
+    #: float64[deals, n_opp] (or [1, n_opp]: every deal) the code card's factor of each
+    #: pair, which a surrender pays too (strategy.code_card); None: 1 everywhere.
+    pair_factor: np.ndarray | None = None
 
     def ev(self, i: int) -> float:
         """Expected units per opponent of candidate i (unstaked)."""
@@ -178,34 +182,6 @@ def row_stats_against(keys: np.ndarray, okeys: np.ndarray) -> RowStats:
 # --------------------------------------------------------------------------- exact
 
 
-def parse_against(
-    against: Sequence, hand: np.ndarray, cr: CompiledRules
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Opponent settings (each (front, middle, back) or ``"front | middle | back"``) as
-    summaries: keys int64[m, 3], royalties float64[m, 4], fouls bool[m]. Raises
-    CardParseError naming the opponent for a bad setting or a card already dealt."""
-    keys, roys, fouls = [], [], []
-    used = set(hand.tolist())
-    for i, setting in enumerate(against, start=1):
-        flat = parse_setting(setting, f"opponent {i}")  # CardParseError naming the opponent
-        kk, rr, ff = summarize(flat, cr)
-        cards = flat.tolist()
-        clash = used.intersection(cards)
-        if clash:
-            raise CardParseError(
-                f"opponent {i}: card {format_cards([min(clash)])!r} is already dealt"
-            )
-        used.update(cards)
-        keys.append(kk)
-        roys.append(rr)
-        fouls.append(ff)
-    return (
-        np.array(keys, np.int64).reshape(-1, 3),
-        np.array(roys).reshape(-1, 4),
-        np.array(fouls, np.bool_),
-    )
-
-
 def score_exact(
     cands: Candidates,
     cr: CompiledRules,
@@ -213,9 +189,11 @@ def score_exact(
     oroy: np.ndarray,
     ofoul: np.ndarray,
     stakes: np.ndarray | None = None,
+    hold: np.ndarray | None = None,
 ) -> Scores:
-    """Every candidate settled exactly against each known opponent (summaries), at the
-    whole table (one deal of ``_mc_values``, one opponent's weight at a time)."""
+    """Every candidate settled exactly against each known opponent (summaries; ``hold``
+    those who hold the code card), at the whole table (one deal of ``_mc_values``, one
+    opponent's weight at a time)."""
     from solver.strategy import _kernels as k
 
     n_opp = len(okeys)
@@ -252,7 +230,8 @@ def score_exact(
     def parts(i: int) -> np.ndarray:
         return parts_against(cands, i, cr, okeys, oroy, ofoul, none, none, n_opp)
 
-    return Scores(
+    opp = Opponents(n_opp, okeys, oroy, none, none, ofoul, hold)
+    return with_code_card(cands, cr, opp, stakes, Scores(
         "exact",
         total / n_opp if stakes is None else staked,
         row_stats,
@@ -262,7 +241,7 @@ def score_exact(
         exact=True,
         stakes=stakes,
         parts=parts,
-    )
+    ))  # fmt: skip
 
 
 def parts_against(
@@ -327,6 +306,7 @@ class Opponents:
     nat: np.ndarray  # int64[deals * n_opp] natural id, -1 none
     nat_key: np.ndarray  # int64[deals * n_opp]
     foul: np.ndarray | None = None  # bool[deals * n_opp]; None: none fouled
+    hold: np.ndarray | None = None  # bool[deals * n_opp] holds the code card; None: none
 
     def __post_init__(self) -> None:
         if self.foul is None:
@@ -386,17 +366,25 @@ def opponents_in_background(
         def opponents() -> Opponents:
             onat, onatkey = find_naturals(opp, cr)
             okeys, oroy, ofoul = sets()
-            return Opponents(n_opp, okeys, oroy, onat, onatkey, ofoul)
+            hold = holds_code_card(opp, cr) if cr.rules.code_card else None
+            return Opponents(n_opp, okeys, oroy, onat, onatkey, ofoul, hold)
 
         yield opponents
 
 
 def pool_opponents(
-    pool: OpponentPool, hand: np.ndarray, n_opp: int, deals: int, seed: int | None
+    pool: OpponentPool,
+    hand: np.ndarray,
+    n_opp: int,
+    deals: int,
+    seed: int | None,
+    cr: CompiledRules | None = None,
 ) -> Opponents | None:
     """``deals`` x ``n_opp`` opponents drawn from the pool: hands that share no card with
     ``hand`` (``OpponentPool.pick``), seated in the order drawn (deal d, seat o is hand
-    ``d * n_opp + o``); None when the pool holds too few of them (deal instead).
+    ``d * n_opp + o``); None when the pool holds too few of them (deal instead). With
+    ``cr``, which of them hold its code card (from their card masks; each pair weighs its
+    own factor, as at a dealt table).
 
     The seats of one deal are independent hands, not disjoint from one another as dealt
     ones are: under pairwise settlement a deal's value is the sum of its seats' and each
@@ -408,7 +396,8 @@ def pool_opponents(
     if idx is None:
         return None
     keys, roy, nat, nat_key, foul = pool.entries(idx)
-    return Opponents(n_opp, keys, roy, nat, nat_key, foul)
+    hold = None if cr is None else holds_in_masks(pool.masks[idx], cr)
+    return Opponents(n_opp, keys, roy, nat, nat_key, foul, hold)
 
 
 def score_against(
@@ -479,7 +468,7 @@ def score_against(
         return parts_against(cands, i, cr, opp.keys, opp.roy, opp.foul, opp.nat, opp.nat_key,
                              n_opp)  # fmt: skip
 
-    return Scores(
+    return with_code_card(cands, cr, opp, stakes, Scores(
         "mc",
         per_deal.mean(axis=1),
         lambda i: row_stats_against(cands.keys[i], opp.keys[played]),
@@ -490,7 +479,7 @@ def score_against(
         stakes=stakes,
         parts=parts,
         declare_per_deal=declare_per_deal,
-    )
+    ))  # fmt: skip
 
 
 # --------------------------------------------------------------------------- field model
@@ -513,7 +502,8 @@ def score_field(
         vals[fouls] = foul_value(cr, f)
         wt[fouls] = 0.0
     parts = field_parts(vals, wt, cands.keys, cands.roy, fouls, cr, f)
-    return field_scores(vals, wt, cr, method, n_opp, stakes, parts)
+    return with_code_card(cands, cr, None, stakes,
+                          field_scores(vals, wt, cr, method, n_opp, stakes, parts))  # fmt: skip
 
 
 def field_parts(

@@ -345,10 +345,11 @@ def _solve(
 ) -> Solution:
     from solver.engine.settlement import natural_of
     from solver.strategy import scoring as sc
+    from solver.strategy.against import parse_against
     from solver.strategy.splits import candidates
 
     if against is not None:
-        okeys, oroy, ofoul = sc.parse_against(against, h, cr)
+        okeys, oroy, ofoul, ohold = parse_against(against, h, cr)
         players = _players_against(len(okeys), players)
     elif players is None:
         players = cr.rules.players
@@ -378,7 +379,7 @@ def _solve(
         check_word(played_at, natural, cr)
         best = None
         if against is not None:
-            scores = sc.score_exact(cands, cr, okeys, oroy, ofoul, weights)
+            scores = sc.score_exact(cands, cr, okeys, oroy, ofoul, weights, ohold)
         elif mc:
             sc.check_mc_memory(len(cands), deals)  # before waiting for the opponents
             opp = drawn if drawn is not None else dealt()
@@ -466,4 +467,4 @@ def _drawn(
         return None
     if home_run_at(cr, n_opp) and n_opp > 1:  # whole tables (one opponent: pairs are tables)
         return pool_tables(found, h, cr, n_opp, deals, seed, models[0].tables)
-    return pool_opponents(found, h, n_opp, deals, seed)
+    return pool_opponents(found, h, n_opp, deals, seed, cr)

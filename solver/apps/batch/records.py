@@ -221,6 +221,7 @@ def fast_records(job: Job, good: list[Good], bad: list[BadLine]) -> list[dict[st
 
     from solver.engine.compiled import compile_rules
     from solver.engine.settlement import find_naturals
+    from solver.strategy.code_card import with_code_card
     from solver.strategy.field import field_values
     from solver.strategy.policy import set_sorted_hands
     from solver.strategy.scoring import field_parts, field_scores, score_field, uniform_stake
@@ -255,7 +256,8 @@ def fast_records(job: Job, good: list[Good], bad: list[BadLine]) -> list[dict[st
             one = Candidates(srt[i], split[j : j + 1], keys[j : j + 1], roy[j : j + 1], 0, False)
             if played is None:
                 one_v, one_w, one_p = vals[j : j + 1], wt[j : j + 1], parts[j : j + 1]
-                scores = field_scores(one_v, one_w, cr, job.policy, n_opp, stakes, one_p)
+                scores = with_code_card(one, cr, None, stakes, field_scores(
+                    one_v, one_w, cr, job.policy, n_opp, stakes, one_p))  # fmt: skip
                 at = None
             else:  # the played setting as a second candidate, scored as solve scores it
                 one = one.with_split(split_of(srt[i], *played)[None, :], cr)  # rows checked

@@ -50,6 +50,7 @@ def score_duplicate(
     against the whole table, averaged over the k seatings) and per-hand ``foul_a``,
     ``foul_b``, ``bad_a``, ``bad_b``, ``differ`` (bool[deals * k]).
     """
+    from solver.engine.code_card import holds_code_card
     from solver.engine.settlement import settle_tables
 
     deals, k, _ = hands.shape
@@ -63,7 +64,8 @@ def score_duplicate(
     keys = np.where(by_a[:, None], ka[hand], kb[hand])
     roys = np.where(by_a[:, None], ra[hand], rb[hand])
     fouls = np.where(by_a, fa[hand], fb[hand])
-    out = settle_tables((keys, roys, fouls), k, cr).reshape(deals, k, k)
+    hold = holds_code_card(flat, cr)[hand]  # docs/rules.md#the-code-card
+    out = settle_tables((keys, roys, fouls), k, cr, hold=hold).reshape(deals, k, k)
     x = np.trace(out, axis1=1, axis2=2) / k
 
     def canon(s: np.ndarray) -> np.ndarray:
