@@ -548,7 +548,7 @@ def test_compile_rules_fields():
     assert ra.suit_rank.dtype == np.int64 and ra.suit_rank.tolist() == [0, 0, 0, 0]
     assert ra.roy.dtype == np.float64 and ra.roy.shape == (3, 7917)
     # scoring, scoop multiplier, mode, one per hand, royalties, home run x1 from 3, spare
-    assert ra.params.dtype == np.float64 and ra.params.tolist() == [1, 1, 0, 0, 1, 1, 3, 0, 0, 0, 0, 0]
+    assert ra.params.dtype == np.float64 and ra.params.tolist() == [1, 1, 0, 0, 1, 1, 3, 0, 0, 0, 0, 1]
     assert ra.nat_units.tolist() == [13, 3, 3, 3]
     assert ra.nat_codes.tolist() == [0, 1, 2, 3]  # dragon, three straights, six pairs, flushes
     assert (ra.remap == np.arange(7917)).all()
@@ -561,11 +561,11 @@ def test_compile_rules_fields():
     assert (sh.remap == t.wheel_second).all()
     assert sh.suit_rank.tolist() == [0, 0, 0, 0]  # no suit order
     # per-row x2, home run x2 from 2, rows at their whole value, natural ties by payout
-    assert sh.params.tolist() == [0, 2, 0, 0, 1, 2, 2, 1, 0, 0, 1, 0]
+    assert sh.params.tolist() == [0, 2, 0, 0, 1, 2, 2, 1, 0, 0, 1, 1]  # no code card: x1
     assert sh.nat_units.tolist() == [104, 52, 52, 52, 26, 26, 6, 6, 6, 6, 6, 6, 6]
     earlier = S.compile_rules(EARLIER_SHISANSHUI).arrays
     assert earlier.suit_rank.tolist() == [1, 0, 2, 3]  # c d h s under s > h > c > d
-    assert earlier.params.tolist() == [0, 2, 0, 0, 1, 1, 2, 0, 0, 0, 0, 0]  # home run off
+    assert earlier.params.tolist() == [0, 2, 0, 0, 1, 1, 2, 0, 0, 0, 0, 1]  # home run off
     assert S.compile_rules(PRESETS["pusoy"]).arrays.suit_rank.tolist() == [2, 3, 1, 0]
     home_run = rules(home_run_multiplier=2.5, home_run_min_opponents=2)
     assert S.compile_rules(home_run).params.tolist()[5:7] == [2.5, 2]
