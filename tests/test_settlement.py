@@ -547,8 +547,10 @@ def test_compile_rules_fields():
     assert ra.decisive.dtype == np.int8 and ra.decisive.shape == (7917,)
     assert ra.suit_rank.dtype == np.int64 and ra.suit_rank.tolist() == [0, 0, 0, 0]
     assert ra.roy.dtype == np.float64 and ra.roy.shape == (3, 7917)
-    # scoring, scoop multiplier, mode, one per hand, royalties, home run x1 from 3, spare
-    assert ra.params.dtype == np.float64 and ra.params.tolist() == [1, 1, 0, 0, 1, 1, 3, 0, 0, 0, 0, 1]
+    # scoring, scoop multiplier, mode, one per hand, royalties, home run x1 from 3, rows on
+    # top of their unit, no flat foul (and its units), ties by order, the code card's x1
+    assert ra.params.dtype == np.float64
+    assert ra.params.tolist() == [1, 1, 0, 0, 1, 1, 3, 0, 0, 0, 0, 1]
     assert ra.nat_units.tolist() == [13, 3, 3, 3]
     assert ra.nat_codes.tolist() == [0, 1, 2, 3]  # dragon, three straights, six pairs, flushes
     assert (ra.remap == np.arange(7917)).all()
