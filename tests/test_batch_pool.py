@@ -57,8 +57,8 @@ def test_a_short_input_deals_a_long_one_builds_the_pool(folder, tmp_path, caplog
 
     long = write_hands(tmp_path / "long.txt", 700)
     seen: list[tuple[int, int]] = []
-    run_batch(long, tmp_path / "c.jsonl", workers=1, on_pool=lambda d, t: seen.append((d, t)),
-              **MC)  # fmt: skip
+    run_batch(long, tmp_path / "c.jsonl", workers=1,
+              on_pool=lambda d, t=None, **_: seen.append((d, t)), **MC)  # fmt: skip
     assert "building the opponent pool for chinese-1-6 first (20,000 hands" in caplog.text
     assert "700 lines x 30 opponent hands" in caplog.text
     assert seen[0] == (0, SIZE) and seen[-1] == (SIZE, SIZE)

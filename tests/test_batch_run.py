@@ -163,13 +163,15 @@ def test_writer_reports_bad_lines_and_progress():
         "'e'",
         U.BatchResult(),
         seen.append,
-        seen.append,
+        lambda done, total=None, **kw: seen.append((done, total, kw["detail"])),
         9,
         0.0,
     )
     w.write(ChunkResult("r\n", 1, [BadLine(2, "i", "why", "t")], 3))
     assert seen[0] == BadLine(2, "i", "why", "t")
-    assert isinstance(seen[1], U.BatchProgress) and (seen[1].line, seen[1].bad) == (3, 1)
+    done, total, p = seen[1]
+    assert (done, total) == (3, 9)
+    assert isinstance(p, U.BatchProgress) and (p.line, p.bad) == (3, 1)
     assert errs.getvalue() == '{"line": 2, "id": "i", "reason": "why", "text": "t"}\n'
 
 

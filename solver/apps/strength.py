@@ -24,13 +24,14 @@ import dataclasses
 import math
 import os
 import stat
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from solver.engine.progress import Progress
 from solver.engine.rules import Rules
 
 if TYPE_CHECKING:
@@ -141,7 +142,7 @@ def compare_policies(
     samples: int = 3000,
     eval_deals: int = 100,
     seed: int = 1,
-    progress: Callable[[int, int], None] | None = None,
+    progress: Progress | None = None,
     tables: Mapping[str, FieldTables] | None = None,
     pool: bool = True,
     opponents: str | None = None,

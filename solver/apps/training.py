@@ -10,12 +10,12 @@ that can be written) before minutes of training, not after.
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from solver.apps.files import check_outputs, reads, writes
 from solver.engine.errors import InputError
+from solver.engine.progress import Progress
 
 if TYPE_CHECKING:
     from solver.engine.compiled import CompiledRules
@@ -79,7 +79,7 @@ def prepare(
 
 
 def train_to_file(
-    cr: CompiledRules, dest: Path, *, progress: Callable[[Any], None] | None = None, **options: Any
+    cr: CompiledRules, dest: Path, *, progress: Progress | None = None, **options: Any
 ) -> FieldTables:
     """Train the tables (``solver.strategy.train.train`` with ``options``), write them
     to ``dest`` and forget the tables loaded before, so the next use reads the new ones."""

@@ -258,7 +258,8 @@ class Progress:
     """A command's progress on stderr: a bar (or, without a total, a pulse) with what is
     being done, a count, a note and the time when stderr is a terminal; else a plain line
     every few seconds (``progress_seconds``), so a pipe or a log sees the work go on.
-    ``say`` prints a line above the bar (or on stderr when there is no bar)."""
+    ``say`` prints a line above the bar (or on stderr when there is no bar). Calling it
+    is a ``solver.engine.progress.Progress``: a long task's progress goes to it as is."""
 
     def __init__(
         self, err: Console, bar: Any, task: Any, what: str = "", unit: str = "",
@@ -317,6 +318,13 @@ class Progress:
 
     def say(self, text: str, *, markup: bool = False) -> None:
         self._err.print(text, markup=markup)
+
+    def __call__(
+        self, done: int, total: int | None = None, *, what: str | None = None, detail: Any = None
+    ) -> None:
+        """A library task's progress (``solver.engine.progress.Progress``): the count and
+        the total; ``what`` and ``detail`` are for a command's own adapter to show."""
+        self.update(done, total=total)
 
 
 @contextlib.contextmanager

@@ -49,7 +49,6 @@ import tempfile
 import threading
 import time
 import zlib
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -61,6 +60,7 @@ from solver.engine.errors import InputError
 from solver.engine.inputs import quote
 from solver.engine.layout import P_CODE, P_HR_MIN, P_HR_MULT
 from solver.engine.options import DEFAULT_POOL_SIZE, MAX_POOL_SIZE, MIN_POOL_SIZE
+from solver.engine.progress import Progress
 from solver.strategy import pool_file
 from solver.strategy.field import FieldTables, play_digest
 from solver.strategy.pool_file import ALIGN, ARRAYS, MAGIC, POOL_VERSION, PoolError, read_pool_file
@@ -383,7 +383,7 @@ def build_pool(
     cr: CompiledRules,
     size: int = DEFAULT_POOL_SIZE,
     *,
-    progress: Callable[[int, int], None] | None = None,
+    progress: Progress | None = None,
     stop: Stop | None = None,
     threads: int | None = None,
     path: str | os.PathLike[str] | None = None,
@@ -420,7 +420,7 @@ def _set_hands(
     cr: CompiledRules,
     tables: FieldTables,
     size: int,
-    progress: Callable[[int, int], None] | None,
+    progress: Progress | None,
     stop: Stop | None,
     threads: int | None,
 ) -> dict[str, np.ndarray]:

@@ -23,7 +23,6 @@ from __future__ import annotations
 import math
 import numbers
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from math import comb
 
@@ -33,6 +32,7 @@ from solver.engine.compiled import CompiledRules
 from solver.engine.errors import InputError
 from solver.engine.inputs import quote
 from solver.engine.layout import NKEY
+from solver.engine.progress import Progress
 from solver.engine.settlement import find_naturals
 from solver.strategy.deal import random_hands
 from solver.strategy.field import (
@@ -226,7 +226,7 @@ def train(
     seed: int = DEFAULT_SEED,
     tol: float = DEFAULT_TOL,
     min_rounds: int = DEFAULT_MIN_ROUNDS,
-    progress: Callable[[RoundReport], None] | None = None,
+    progress: Progress | None = None,
     knots: int = KNOTS,
     grid: int = GRID,
 ) -> FieldTables:
@@ -241,7 +241,8 @@ def train(
     tables = model_from_stats(start, cr, knots, grid)
     del start
     if progress:
-        progress(RoundReport(0, float("nan"), hands_per_round, time.perf_counter() - t0))
+        report = RoundReport(0, float("nan"), hands_per_round, time.perf_counter() - t0)
+        progress(0, rounds, detail=report)
     stats = FieldStats()
     changes: list[float] = []
     done = 0
@@ -255,7 +256,8 @@ def train(
         changes.append(change)
         done = it
         if progress:
-            progress(RoundReport(it, change, hands_per_round, time.perf_counter() - t1))
+            report = RoundReport(it, change, hands_per_round, time.perf_counter() - t1)
+            progress(it, rounds, detail=report)
         if it >= min_rounds and change < tol:
             break
     meta = {

@@ -23,13 +23,13 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from solver.apps.batch.errors import BatchError, BatchFailed
 from solver.engine.compiled import CompiledRules, compile_rules
+from solver.engine.progress import Progress
 from solver.engine.rules import Rules
 
 if TYPE_CHECKING:
@@ -158,7 +158,7 @@ def ready_pool(
     total_lines: int | None,
     done_lines: int,
     samples: int | None,
-    progress: Callable[[int, int], None] | None = None,
+    progress: Progress | None = None,
 ) -> str:
     """Build the planned pool when it is not there (saying so on the ``capsa`` logger),
     and check it: a pool that cannot be built, or cannot be written (checked before the

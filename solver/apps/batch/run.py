@@ -39,6 +39,7 @@ from solver.apps.batch.resume import (
 )
 from solver.apps.batch.work import ChunkResult, Job
 from solver.engine.layout import MAX_SAMPLES, POLICIES
+from solver.engine.progress import Progress
 from solver.engine.rules import Rules, load_rules
 
 __all__ = ["DEFAULT_CHUNK", "BatchProgress", "BatchResult", "chunks", "pump", "run_batch"]
@@ -102,7 +103,7 @@ class _Writer:
     errors_name: str
     result: BatchResult
     on_bad: Callable[[BadLine], None] | None
-    on_progress: Callable[[BatchProgress], None] | None
+    on_progress: Progress | None
     total_lines: int | None
     start: float
     done_line: int = 0
@@ -138,9 +139,8 @@ class _Writer:
         if self.on_progress is not None:
             elapsed = time.perf_counter() - self.start
             r = self.result
-            self.on_progress(
-                BatchProgress(self.done_line, self.total_lines, r.hands, r.bad, elapsed)
-            )
+            detail = BatchProgress(self.done_line, self.total_lines, r.hands, r.bad, elapsed)
+            self.on_progress(self.done_line, self.total_lines, detail=detail)
 
 
 class _Stop:
@@ -337,7 +337,7 @@ def _opponents(
 
 def _pool_ready(
     job: Job, plan: Any, inp: Any, out: Any, out_path: Path | None, samples: int | None,
-    on_pool: Callable[[int, int], None] | None,
+    on_pool: Progress | None,
 ) -> Job:  # fmt: skip
     """The job once its pool is built (if need be) and checked: its workers get the pool's
     ``KEY/SIZE/DIGEST``, and a pool built now has its digest written in the run file."""
@@ -381,14 +381,14 @@ def run_batch(
     dask: Any = None,
     errors: str | os.PathLike[str] | None = None,
     on_bad: Callable[[BadLine], None] | None = None,
-    on_progress: Callable[[BatchProgress], None] | None = None,
+    on_progress: Progress | None = None,
     chunk_size: int | None = None,
     solve_fn: Callable[..., Any] | None = None,
     fast: bool | None = None,
     stakes: Sequence[float] | None = None,
     pool: bool | None = None,
     pool_size: int | None = None,
-    on_pool: Callable[[int, int], None] | None = None,
+    on_pool: Progress | None = None,
     opponents: str | None = None,
 ) -> BatchResult:
     """Solve every hand of ``source`` and write the records to ``output``.

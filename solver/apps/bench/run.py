@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 
 from solver.apps.bench.lookups import (
     COMPARE_LIBRARIES,
@@ -27,6 +27,7 @@ from solver.apps.bench.timing import (
     Unavailable,
     machine_info,
 )
+from solver.engine.progress import Progress
 
 __all__ = ["COMPARE_SIZES", "MEASUREMENTS", "run"]
 
@@ -112,12 +113,12 @@ def run(
     quick: bool = False,
     with_compare: bool = False,
     names: Iterable[str] | None = None,
-    progress: Callable[[str], None] | None = None,
+    progress: Progress | None = None,
     runner: Runner | None = None,
 ) -> Report:
     """Run the registered measurements (all, or ``names``), then the comparisons.
 
-    ``progress(name)`` is called before each measurement starts. A measurement whose code
+    ``progress(done, what=name)`` is called before each measurement starts. A measurement whose code
     or library is missing is listed in ``Report.skipped`` with the reason; one that raises
     is listed in ``Report.failed`` and the others still run. Unknown ``names`` raise
     ``InputError``.
@@ -140,7 +141,7 @@ def run(
         if wanted is not None and m.name not in wanted:
             continue
         if progress:
-            progress(m.name)
+            progress(len(results) + len(skipped) + len(failed), what=m.name)
         try:
             results.append(m.fn(**(m.quick if quick else m.full), runner=runner))
         except Unavailable as exc:
@@ -152,7 +153,7 @@ def run(
         reference = next((r for r in results if r.name == "eval5"), None)
         for lib in COMPARE_LIBRARIES:
             if progress:
-                progress(lib)
+                progress(len(results) + len(skipped) + len(failed) + len(compared), what=lib)
             try:
                 compared.append(
                     compare(

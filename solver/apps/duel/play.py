@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -14,10 +13,11 @@ from solver.apps.duel.stats import confidence_interval
 from solver.apps.duel.strategies import resolve
 from solver.engine.compiled import CompiledRules, compile_rules
 from solver.engine.layout import MAX_DEALS
+from solver.engine.progress import Progress
 from solver.engine.rules import Rules
 from solver.strategy.deal import deal_hands
 
-__all__ = ["DuelResult", "Progress", "duel", "score_duplicate"]
+__all__ = ["DuelResult", "duel", "score_duplicate"]
 
 
 def _valid(settings: np.ndarray, hands: np.ndarray) -> np.ndarray:
@@ -148,8 +148,6 @@ class DuelResult:
         }
 
 
-Progress = Callable[[str, int, int], None]
-
 
 def _play(
     strategy: Strategy,
@@ -165,7 +163,7 @@ def _play(
     out = np.full((n, 13), BAD, np.uint8)
     t0 = time.perf_counter()
     if progress:
-        progress(strategy.name, 0, n)
+        progress(0, n, what=strategy.name)
     for lo in range(0, n, step):
         hi = min(n, lo + step)
         got = np.asarray(strategy.set_hands(hands[lo:hi], cr, seed))
@@ -177,7 +175,7 @@ def _play(
                 f"{strategy.name}: returned shape {got.shape} for {hi - lo} hands"
             )
         if progress:
-            progress(strategy.name, hi, n)
+            progress(hi, n, what=strategy.name)
     return out, time.perf_counter() - t0
 
 
@@ -196,7 +194,7 @@ def duel(
 
     ``players`` defaults to the ruleset's; ``seed`` None draws one (reported in the
     result). ``timeout`` is an external program's time for the whole stream (default
-    60 s plus 10 ms a hand). ``progress(name, done, total)`` follows the setting of hands.
+    60 s plus 10 ms a hand). ``progress(done, total, what=name)`` follows the setting of hands.
     ``opponents``: the opponent model ``mc`` assumes (``solve``'s; None: the field).
     """
     cr = compile_rules(rules)  # once: every part below takes the compiled ruleset

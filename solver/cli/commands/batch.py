@@ -105,9 +105,12 @@ def batch(
     started = time.perf_counter()
     with progress(err, "lines") as bar:
 
-        def on_progress(p) -> None:  # noqa: ANN001 - solver.apps.batch.BatchProgress
-            bar.update(p.line, total=p.total_lines, what="lines",
-                       note=rate(p.hands, p.elapsed, "hands"))  # fmt: skip
+        def on_progress(done: int, total: int | None = None, **kw: Any) -> None:
+            p = kw["detail"]  # solver.apps.batch.BatchProgress
+            bar.update(done, total=total, what="lines", note=rate(p.hands, p.elapsed, "hands"))
+
+        def on_pool(done: int, total: int | None = None, **_: Any) -> None:
+            bar.update(done, total=total, what="opponent pool", note="hands set")
 
         result = run_batch(
             file,
@@ -130,8 +133,7 @@ def batch(
             pool=pool,
             pool_size=pool_size,
             opponents=opponents,
-            on_pool=(lambda done, total: bar.update(done, total=total, what="opponent pool",
-                                                    note="hands set")),
+            on_pool=on_pool,
         )  # fmt: skip
     render_summary(result, time.perf_counter() - started, err)
     if result.interrupted:  # Ctrl-C, SIGTERM, SIGHUP: exit 128 + the signal

@@ -40,7 +40,7 @@ def bench(
             quick=quick,
             with_compare=compare,
             names=only,
-            progress=lambda name: bar.update(what=f"bench: {name}"),
+            progress=lambda done, total=None, what=None, **_: bar.update(what=f"bench: {what}"),
         )
     for s in report.skipped:
         io.err.print(f"capsa: skipped {s['name']}: {s['reason']}", markup=False)

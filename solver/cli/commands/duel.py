@@ -65,8 +65,8 @@ def duel(
         result = run_duel(
             a, b, deals=deals, rules=rules, players=players, seed=seed, timeout=timeout,
             opponents=opponents,
-            progress=lambda name, done, total: bar.update(
-                done, total=total, what=f"duel: {shown(name)} setting hands"
+            progress=lambda done, total=None, what=None, **_: bar.update(
+                done, total=total, what=f"duel: {shown(what)} setting hands"
             ),
         )  # fmt: skip
     for note in result.notes:

@@ -68,7 +68,7 @@ def pool(
     else:
         with progress(io.err, f"opponent pool for {shown(cr.rules.name)}", total=size,
                       unit="hands") as bar:  # fmt: skip
-            built = build_pool(cr, size, progress=lambda done, _: bar.update(done), tables=tables)
+            built = build_pool(cr, size, progress=bar, tables=tables)
         seconds = time.perf_counter() - started
     d = {
         "rules": cr.rules.name,

@@ -79,7 +79,7 @@ def strength(
         report = compare_policies(
             n_hands=hands, rules=cr, players=players or r.players, policies=policies,
             samples=samples, eval_deals=eval_deals, seed=seed, tables=extra,
-            progress=lambda done, total: bar.update(done),
+            progress=bar,
             pool=not no_pool, opponents=opponents,
         )  # fmt: skip
     d = report.to_dict()

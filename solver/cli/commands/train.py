@@ -62,7 +62,8 @@ def train(
     what = f"[bold]training[/] {shown(cr.rules.name)}"
     with progress(err, what, total=rounds, unit="rounds") as bar:
 
-        def report(rep) -> None:  # noqa: ANN001 - solver.strategy.train.RoundReport
+        def report(done: int, total: int | None = None, **kw: Any) -> None:
+            rep = kw["detail"]  # solver.strategy.train.RoundReport
             if rep.round == 0:
                 bar.say(f"round 0: greedy start, {rep.hands} hands, {rep.seconds:.1f} s")
                 return
