@@ -7,6 +7,8 @@ message that quotes it goes to a terminal or a log:
   (``/dev/zero``, a pipe that never ends, a 20 MB line) and refuses more, in one line;
 - ``quote`` shows at most a short prefix of a value in an error message (a 20 MB line is
   quoted as its first 60 characters and an ellipsis), escaped as ``repr`` escapes it;
+- ``whole`` is the one check of an integer option (a count, a seed, a size): a whole
+  number, not a bool, within its bounds, else one line naming the option;
 - ``parse_stakes`` reads ``--stakes 100,10,10`` (the CLI's option, the web API's text);
 - ``visible`` writes the characters a terminal would act on (escape sequences, other
   control and format characters, lone surrogates, line and paragraph separators) as
@@ -18,13 +20,14 @@ Standard library only: ``capsa --help`` may import it.
 
 from __future__ import annotations
 
+import numbers
 import os
 from pathlib import Path
 from typing import IO, Any
 
 from solver.engine.errors import InputError
 
-__all__ = ["QUOTE_CHARS", "TooLarge", "parse_stakes", "quote", "read_bounded", "visible"]
+__all__ = ["QUOTE_CHARS", "TooLarge", "parse_stakes", "quote", "read_bounded", "visible", "whole"]
 
 #: The most characters of a bad value an error message quotes.
 QUOTE_CHARS = 60
@@ -46,6 +49,21 @@ def quote(value: Any, most: int = QUOTE_CHARS) -> str:
         return f"a number of about {int(value.bit_length() * 0.30103) + 1:,} digits"
     text = repr(value)
     return text if len(text) <= most else text[:most] + "…"
+
+
+def whole(value: Any, name: str, low: int, high: int | None = None) -> int:
+    """``value`` as an ``int`` when it is a whole number (not a bool) from ``low`` to
+    ``high`` (None: no upper bound), else ``InputError``: ``NAME must be a whole number,
+    got ...`` or ``NAME must be from LOW to HIGH`` (``at least LOW``) ``, got VALUE``,
+    the numbers with thousands separators (a huge one as its count of digits)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise InputError(f"{name} must be a whole number, got {quote(value)}")
+    value = int(value)
+    if value < low or (high is not None and value > high):
+        bound = f"from {low:,} to {high:,}" if high is not None else f"at least {low:,}"
+        got = f"{value:,}" if abs(value) < 10**QUOTE_CHARS else quote(value)
+        raise InputError(f"{name} must be {bound}, got {got}")
+    return value
 
 
 def _escape(ch: str) -> str:

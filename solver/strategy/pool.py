@@ -57,7 +57,7 @@ import numpy as np
 
 from solver.engine.compiled import CompiledRules
 from solver.engine.errors import InputError
-from solver.engine.inputs import quote
+from solver.engine.inputs import whole
 from solver.engine.layout import P_CODE, P_HR_MIN, P_HR_MULT
 from solver.engine.options import DEFAULT_POOL_SIZE, MAX_POOL_SIZE, MIN_POOL_SIZE
 from solver.engine.progress import Progress
@@ -396,12 +396,7 @@ def build_pool(
     field tables) are removed once the new one is in place. ``tables``: a learned opponent
     model's, which sets the pool's hands instead of the field (a family of its own)."""
     _compiled(cr, "build_pool")
-    if isinstance(size, bool) or not isinstance(size, int | np.integer):
-        raise InputError(f"pool size must be a whole number, got {quote(size)}")
-    if not MIN_POOL_SIZE <= size <= MAX_POOL_SIZE:
-        raise InputError(f"pool size must be from {MIN_POOL_SIZE:,} to {MAX_POOL_SIZE:,}, "
-                         f"got {size:,}")  # fmt: skip
-    size = int(size)
+    size = whole(size, "pool size", MIN_POOL_SIZE, MAX_POOL_SIZE)
     model = tables
     tables = tables if tables is not None else get_field(cr)
     key = pool_key(cr, tables)

@@ -16,7 +16,6 @@ the opponents' home runs against it; declaring and surrendering keep their value
 from __future__ import annotations
 
 import contextlib
-import numbers
 import os
 import secrets
 from collections.abc import Sequence
@@ -29,6 +28,7 @@ from evaluator import format_cards, parse_hand
 from solver.engine.compiled import CompiledRules, compile_rules
 from solver.engine.errors import InputError
 from solver.engine.inputs import quote
+from solver.engine.inputs import whole as _whole
 from solver.engine.layout import MAX_SAMPLES, POLICIES
 from solver.engine.options import TopBy
 from solver.engine.rules import Rules
@@ -243,17 +243,6 @@ def _other_shapes(cands: Candidates, best: int, picked: list[int], top: int) -> 
 
 
 # --------------------------------------------------------------------------- solve
-
-
-def _whole(value: Any, name: str, low: int, high: int | None = None) -> int:
-    """An integer in [low, high], else InputError naming ``name``."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise InputError(f"{name} must be a whole number, got {quote(value)}")
-    value = int(value)
-    if value < low or (high is not None and value > high):
-        bound = f"from {low:,} to {high:,}" if high is not None else f"at least {low:,}"
-        raise InputError(f"{name} must be {bound}, got {value:,}")
-    return value
 
 
 def solve(

@@ -30,7 +30,7 @@ import numpy as np
 
 from solver.engine.compiled import CompiledRules
 from solver.engine.errors import InputError
-from solver.engine.inputs import quote
+from solver.engine.inputs import quote, whole
 from solver.engine.layout import NKEY
 from solver.engine.progress import Progress
 from solver.engine.settlement import find_naturals
@@ -203,11 +203,7 @@ def check_train_options(
         ("seed", seed, 0, MAX_SEED),
     )
     for name, value, low, high in checks:
-        if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-            raise InputError(f"--{name} must be a whole number, got {quote(value)}")
-        if value < low or (high is not None and value > high):
-            bound = f"from {low:,} to {high:,}" if high is not None else f"at least {low:,}"
-            raise InputError(f"--{name} must be {bound}, got {quote(value)}")
+        whole(value, f"--{name}", low, high)
     if (
         isinstance(tol, bool)
         or not isinstance(tol, numbers.Real)

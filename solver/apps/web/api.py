@@ -22,7 +22,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from solver.engine.errors import InputError
-from solver.engine.inputs import parse_stakes, quote
+from solver.engine.inputs import parse_stakes, quote, whole
 from solver.engine.layout import NATURAL_NAMES_SHOWN, POLICIES
 from solver.engine.rules import (
     PRESET_GAMES,
@@ -365,9 +365,6 @@ def deal(body: Any) -> dict[str, Any]:
     seed = opts.get("seed")
     if seed is None:
         seed = secrets.randbelow(2**32)
-    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
-        raise InputError(f"seed must be a whole number, got {quote(seed)}")
-    if seed < 0:
-        raise InputError(f"seed must be at least 0, got {seed:,}")
-    hand = random_hands(np.random.default_rng(int(seed)), 1)[0]
-    return {"hand": format_cards(hand[::-1]), "seed": int(seed)}
+    seed = whole(seed, "seed", 0)
+    hand = random_hands(np.random.default_rng(seed), 1)[0]
+    return {"hand": format_cards(hand[::-1]), "seed": seed}
