@@ -55,7 +55,9 @@ def greedy_model(tmp_path_factory):
 def test_train_from_reports_the_fit_and_the_bad_lines(greedy_model):
     folder, res = greedy_model
     assert res.returncode == 1  # a bad line: reported, the model still written
-    assert res.stderr.strip() == "capsa: line 2501: a setting is 'front | middle | back'"
+    assert res.stderr.strip() == (  # batch's words: its reader read the line
+        "capsa: line 2501: played: a setting is 'front | middle | back' (3 rows), got 2 rows"
+    )
     d = json.loads(res.stdout)
     assert d["settings"] == 2500 and d["skipped"] == 1 and d["bad_lines"] == 1
     assert d["fit_hands"] == 2000 and d["held_out"] == 500
@@ -182,6 +184,33 @@ def test_a_model_loads_and_damaged_foreign_or_other_files_are_refused(greedy_mod
                 str(folder / "other.npz"), "-r", RULES)  # fmt: skip
     assert res.returncode == 2 and res.stderr.count("\n") == 1, res.stderr
     assert "was learned for another ruleset ('capsa'), not 'chinese-2-4'" in res.stderr
+
+
+def test_train_from_reads_its_lines_as_batch_does(tmp_path):
+    """--from's lines are batch's (solver.apps.batch.reading): a line of 5,000
+    characters is read (batch's bound is 65,536 bytes, past which a line is bad), a line
+    that is not UTF-8 is a bad line (not the whole file refused), an id may stand
+    before the rows with a tab, and a bare hand shows no setting."""
+    from solver.apps.batch.reading import MAX_LINE
+    from solver.apps.learning import read_seen
+
+    rows = "2c 3h 4d | Jc 9s 8d 7h 6c | As Kd Qh 5s 2s"
+    lines = [
+        "p:" + " " * 5000 + rows,
+        "tab\t" + rows,
+        "x" * (MAX_LINE + 1),
+        "As Kd Qh Jc 9s 8d 7h 6c 5s 4d 3h 2c 2s",
+    ]
+    raw = "\n".join(lines).encode() + b"\n\xff " + rows.encode() + b"\n"
+    (tmp_path / "s.txt").write_bytes(raw)
+    seen = read_seen(str(tmp_path / "s.txt"))
+    assert len(seen.settings) == 2
+    assert format_cards(seen.settings[1][8:]) == "As Kd Qh 5s 2s"
+    assert seen.bad == [
+        (3, f"line longer than {MAX_LINE} bytes"),
+        (4, "a setting is 'front | middle | back'"),
+        (5, "not UTF-8 text (bad byte at 1)"),
+    ]
 
 
 def test_train_from_bad_input_is_one_line(tmp_path):

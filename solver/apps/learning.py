@@ -4,17 +4,19 @@ from them (solver.strategy.learn) and write it (docs/opponents.md#learned-models
 The file holds one setting a line, each in one of two forms (blank lines and ``#``
 comments skipped):
 
-- a played line, as ``capsa batch`` reads it: ``front | middle | back``, with an id
-  before it or not (``id: front | middle | back``); ``HAND | declare`` and
-  ``HAND | surrender`` are skipped (no setting was shown);
+- a played line, read by ``capsa batch``'s reader (``solver.apps.batch.reading``):
+  ``front | middle | back``, with an id before it or not (``id: front | middle |
+  back``); ``HAND | declare`` and ``HAND | surrender`` are skipped (no setting was
+  shown), and a bare hand is a bad line (no setting either);
 - a record of ``capsa batch`` (a JSON line): the setting it says was played
   (``played``, from a played line; a played declare or surrender is skipped), else its
   own ``front``, ``middle`` and ``back``, the setting of the policy that made it, whatever
   it advises (a record that advises declaring shows the natural's rows: skipped).
 
-A bad line is reported with its number and the reading goes on; a fouled setting is
-counted and left out (a model never fouls). The file is read whole, at most
-``MAX_FROM_BYTES``, each line at most ``MAX_LINE`` bytes.
+A bad line (one that is not UTF-8 text included) is reported with its number and the
+reading goes on; a fouled setting is counted and left out (a model never fouls). The
+file is read whole, at most ``MAX_FROM_BYTES``, its lines split as batch splits them
+(each at most batch's ``MAX_LINE`` bytes).
 """
 
 from __future__ import annotations
@@ -31,10 +33,8 @@ from solver.engine.inputs import quote
 
 __all__ = ["MAX_FROM_BYTES", "Seen", "learn_from", "read_seen"]
 
-#: The most bytes ``--from`` reads, and a line's.
+#: The most bytes ``--from`` reads.
 MAX_FROM_BYTES = 64 << 20
-MAX_LINE = 4096
-_SKIP = ("declare", "surrender")
 
 
 @dataclass
@@ -49,9 +49,10 @@ class Seen:
 
 def read_seen(source: str) -> Seen:
     """The settings of a file (``-``: stdin), bounded (module docstring)."""
+    import io
     import sys
 
-    from solver.apps.inputs import decode_text
+    from solver.apps.batch.reading import is_content, read_lines
     from solver.engine.inputs import read_bounded
 
     what = "--from stdin" if source == "-" else f"--from file {quote(source)}"
@@ -60,15 +61,11 @@ def read_seen(source: str) -> Seen:
     except OSError as exc:
         raise InputError(f"cannot read {what}: {exc.strerror or exc}") from None
     seen = Seen()
-    for number, line in enumerate(decode_text(raw, what).splitlines(), start=1):
-        text = line.strip()
-        if not text or text.startswith("#"):
-            continue
-        if len(line) > MAX_LINE:
-            seen.bad.append((number, f"longer than {MAX_LINE:,} characters"))
+    for number, line in read_lines(io.BytesIO(raw)):
+        if not is_content(line):
             continue
         try:
-            got = _setting(text)
+            got = _setting(number, line)
         except ValueError as exc:
             seen.bad.append((number, str(exc)))
             continue
@@ -79,36 +76,54 @@ def read_seen(source: str) -> Seen:
     return seen
 
 
-def _setting(text: str) -> np.ndarray | None:
+def _setting(number: int, line: bytes | None) -> np.ndarray | None:
     """A line's setting (uint8[13]); None for a declare or surrender. ValueError (or
-    CardParseError) says what is wrong."""
+    CardParseError) says what is wrong. A played line is read as batch reads it
+    (``read_hand``: its bound, its UTF-8 check, its words)."""
+    from solver.apps.batch.reading import BadLine, read_hand
+
+    if line is not None and line.startswith(b"{") and _is_utf8(line):
+        return _record(line.decode("utf-8"))
+    got = read_hand(number, line, None)
+    if isinstance(got, BadLine):
+        raise ValueError(got.reason)
+    played = got[2]
+    if isinstance(played, str):  # declare, surrender: no setting shown
+        return None
+    if played is None:
+        raise ValueError("a setting is 'front | middle | back'")
+    return np.concatenate(played).astype(np.uint8)
+
+
+def _is_utf8(line: bytes) -> bool:
+    try:
+        line.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def _record(text: str) -> np.ndarray | None:
+    """A batch record's setting (module docstring); None for a declare or surrender."""
     from solver.engine.settlement import parse_setting
 
-    if text.startswith("{"):
-        try:
-            rec = json.loads(text)
-        except (ValueError, RecursionError):  # nested past the parser's depth: not a record
-            raise ValueError("not a JSON record") from None
-        if not isinstance(rec, dict):
-            raise ValueError("not a JSON record")
-        played = rec.get("played")
-        if isinstance(played, dict):  # a played line's record: what was played
-            if played.get("action") != "play":
-                return None
-            rec = played
-        elif rec.get("action", "play") == "declare":  # the rows are the natural's
+    try:
+        rec = json.loads(text)
+    except (ValueError, RecursionError):  # nested past the parser's depth: not a record
+        raise ValueError("not a JSON record") from None
+    if not isinstance(rec, dict):
+        raise ValueError("not a JSON record")
+    played = rec.get("played")
+    if isinstance(played, dict):  # a played line's record: what was played
+        if played.get("action") != "play":
             return None
-        rows = [rec.get(r) for r in ("front", "middle", "back")]
-        if not all(isinstance(r, str) for r in rows):
-            raise ValueError("a record needs front, middle and back")
-        return parse_setting(tuple(rows))
-    body = text.rsplit(":", 1)[-1] if ":" in text else text
-    parts = [p.strip() for p in body.split("|")]
-    if len(parts) == 2 and parts[1].lower() in _SKIP:
+        rec = played
+    elif rec.get("action", "play") == "declare":  # the rows are the natural's
         return None
-    if len(parts) != 3:
-        raise ValueError("a setting is 'front | middle | back'")
-    return parse_setting(tuple(parts))
+    rows = [rec.get(r) for r in ("front", "middle", "back")]
+    if not all(isinstance(r, str) for r in rows):
+        raise ValueError("a record needs front, middle and back")
+    return parse_setting(tuple(rows))
 
 
 def learn_from(
