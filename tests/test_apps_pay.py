@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import subprocess
-import sys
 
 import pytest
 
@@ -16,6 +14,7 @@ import solver
 from solver.engine.rules import PRESETS, load_rules
 from solver.engine.ruleset_files import to_toml
 from tests import reference as R
+from tests.helpers import capsa
 
 #: The case of the issue: A wins only the front, with trips
 #: (docs/rules.md#a-bonus-row-is-its-whole-value).
@@ -27,12 +26,6 @@ B_TEXT = " | ".join(B)
 
 def ids(setting) -> tuple[tuple[int, ...], ...]:
     return tuple(R.ref_cards(row) for row in setting)
-
-
-def capsa(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "solver", *args], capture_output=True, text=True, input=stdin
-    )
 
 
 @pytest.mark.parametrize(

@@ -4,23 +4,20 @@ and strength, `--pool` on batch, and the bench's pooled figure."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests import helpers
 from tests.golden import make as G
 
-CAPSA = [sys.executable, "-m", "solver"]
 HAND = "As Ks Qs Js Ts 9h 9d 9c 2s 3d 4c 5h 7d"
 
 
 def capsa(*args: str, folder: Path, **kw) -> subprocess.CompletedProcess:
-    env = {**os.environ, "CAPSA_POOL_DIR": str(folder)}
-    return subprocess.run([*CAPSA, *args], capture_output=True, text=True, timeout=900, env=env,
-                          **kw)  # fmt: skip
+    """``helpers.capsa`` with its pools in ``folder``."""
+    return helpers.capsa(*args, env={"CAPSA_POOL_DIR": str(folder)}, **kw)
 
 
 @pytest.fixture(scope="module")

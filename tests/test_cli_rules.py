@@ -13,6 +13,7 @@ from solver.cli import app
 from solver.engine.rules import PRESETS, load_rules
 from solver.engine.ruleset_files import to_toml
 from solver.engine.ruleset_text import describe_rules
+from tests.helpers import capsa
 
 
 def run(*args: str, input: str | None = None):
@@ -142,12 +143,6 @@ def test_has_help_and_imports_no_numba():
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
-
-
-def capsa(*args: str, input: str | None = None) -> subprocess.CompletedProcess:
-    """The installed command line, in a subprocess, as a user runs it."""
-    cmd = [sys.executable, "-m", "solver", *args]
-    return subprocess.run(cmd, capture_output=True, text=True, input=input, timeout=120)
 
 
 def test_royalties_dealt_is_shown_and_round_trips(tmp_path):

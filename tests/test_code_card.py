@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -25,6 +23,7 @@ from solver.strategy.scoring import Opponents, score_against, score_exact
 from solver.strategy.solve import solve
 from solver.strategy.splits import candidates, split_cards
 from tests import reference as R
+from tests.helpers import capsa
 from tests.test_home_run import RULESETS, crafted_opponents, random_tables, some_candidates, triple
 from tests.test_settlement import arrange
 
@@ -44,12 +43,6 @@ CODE_RULESETS = {
     "1-6 x2 min3 home run": with_card(RULESETS["1-6 x2 min3"]),
     "always dealt one x2.5 min2": with_card(RULESETS["always dealt one x2.5 min2"], "As", 3),
 }
-
-
-def capsa(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "solver", *args], capture_output=True, text=True, input=stdin
-    )
 
 
 # ------------------------------------------------------------------------- the keys

@@ -18,6 +18,7 @@ import pytest
 
 from solver.engine.compiled import compile_rules
 from solver.strategy import pool as PL
+from tests.helpers import capsa
 from tests.test_run_identity import make_model
 
 DATA_FIELD = Path(__file__).resolve().parent.parent / "solver" / "data" / "field-chinese-1-6.npz"
@@ -29,11 +30,6 @@ MODEL_COMMANDS = (
     ("strength", "--hands", "2", "-n", "60"),
     ("duel", "mc:60", "greedy", "-d", "2"),
 )
-
-
-def capsa(*args: str, cwd: Path, env: dict | None = None, timeout: float = 600):
-    return subprocess.run([sys.executable, "-m", "solver", *args], capture_output=True,
-                          text=True, cwd=cwd, env=env, timeout=timeout)  # fmt: skip
 
 
 def one_line(res: subprocess.CompletedProcess, code: int = 2) -> str:
@@ -208,7 +204,8 @@ def test_a_good_model_still_loads(model, tmp_path):
 
 def test_a_deeply_nested_json_line_in_train_from_is_a_bad_line(tmp_path):
     """Probe 8: a ``train --from`` line nested 2,000 deep was a RecursionError."""
-    from tests.test_learn import random_hands, write_settings
+    from tests.helpers import random_hands
+    from tests.test_learn import write_settings
 
     write_settings(tmp_path / "s.txt", random_hands(40, 3), "greedy",
                    extra='{"a":' + "[" * 2000 + "]" * 2000 + "}\n")  # fmt: skip

@@ -19,6 +19,7 @@ import subprocess
 import sys
 import textwrap
 import time
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -28,32 +29,15 @@ import evaluator as ev
 import solver
 from solver.engine.layout import MAX_DEALS, MAX_SAMPLES, MAX_TIMEOUT, MAX_UNITS
 from solver.engine.rules import PRESETS
+from tests import helpers
 
 HAND = "As Ks Qs Js Ts 9h 9d 9c 2s 3d 4c 5h 7d"
 ROOT = Path(__file__).resolve().parent.parent
 NOTICES = ("capsa: compiling ", "capsa: building lookup tables")
 
 
-def capsa(
-    *args: str,
-    input: bytes | None = None,
-    timeout: float = 120,
-    env: dict[str, str] | None = None,
-    stdout: object = subprocess.PIPE,
-    stdin: object = None,
-    cwd: Path = ROOT,
-) -> subprocess.CompletedProcess:
-    """Run `python -m solver ARGS` (bytes in, bytes out)."""
-    return subprocess.run(
-        [sys.executable, "-m", "solver", *args],
-        input=input,
-        stdin=stdin,
-        stdout=stdout,
-        stderr=subprocess.PIPE,
-        timeout=timeout,
-        cwd=cwd,
-        env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})},
-    )
+#: ``python -m solver ARGS``, bytes in, bytes out, from the repository's root.
+capsa = partial(helpers.capsa, text=False, timeout=120, cwd=ROOT)
 
 
 def one_error_line(res: subprocess.CompletedProcess, code: int, *words: str) -> str:

@@ -22,7 +22,7 @@ import pytest
 
 from solver.cli.commands import COMMANDS
 from solver.cli.output import duration, rate
-from tests import conftest
+from tests import conftest, helpers
 
 HANDS = [
     "As Ks Qs Js Ts 9h 9d 9c 2s 3d 4c 5h 7d",
@@ -32,16 +32,8 @@ HANDS = [
 
 
 def capsa(*args: str, cwd: Path | None = None, **env: str) -> subprocess.CompletedProcess:
-    environ = {**os.environ, "PYTHONUTF8": "1", **env}
-    return subprocess.run(
-        [sys.executable, "-m", "solver", *args],
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        cwd=cwd,
-        env=environ,
-        timeout=600,
-    )
+    """``helpers.capsa`` in UTF-8 mode, the keywords its environment."""
+    return helpers.capsa(*args, cwd=cwd, env={"PYTHONUTF8": "1", **env}, timeout=600)
 
 
 def _paragraphs(doc: str) -> list[str]:

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import io
 import json
-import subprocess
-import sys
 import zipfile
 
 import numpy as np
@@ -20,14 +18,9 @@ from solver.strategy.opponents import load_model
 from solver.strategy.policy import set_sorted_hands
 from solver.strategy.setting import set_hands
 from solver.strategy.trained import get_field
+from tests.helpers import capsa, random_hands
 
 RULES = "chinese-2-4"
-
-
-def random_hands(n: int, seed: int) -> np.ndarray:
-    rng = np.random.default_rng(seed)
-    return np.sort(rng.permuted(np.tile(np.arange(52, dtype=np.uint8), (n, 1)), axis=1)[:, :13],
-                   axis=1)  # fmt: skip
 
 
 def write_settings(path, hands, style, extra=""):
@@ -35,11 +28,6 @@ def write_settings(path, hands, style, extra=""):
     lines = [f"h{i}: {format_cards(r[:3])} | {format_cards(r[3:8])} | {format_cards(r[8:])}"
              for i, r in enumerate(rows)]  # fmt: skip
     path.write_text("\n".join(lines) + "\n" + extra)
-
-
-def capsa(*args, cwd=None):
-    return subprocess.run([sys.executable, "-m", "solver", *args], capture_output=True,
-                          text=True, cwd=cwd, timeout=900)  # fmt: skip
 
 
 @pytest.fixture(scope="module")

@@ -4,17 +4,12 @@ strength, duel), good and bad models."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
 
+from tests.helpers import capsa
+
 HAND = "As Kd Qh Jc 9s 8d 7h 6c 5s 4d 3h 2c 2s"
-
-
-def capsa(*args: str, cwd=None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "solver", *args], capture_output=True,
-                          text=True, cwd=cwd, timeout=600)  # fmt: skip
 
 
 def test_solve_says_which_opponents_it_assumed():

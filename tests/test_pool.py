@@ -33,18 +33,12 @@ from solver.strategy.solve import solve
 from solver.strategy.splits import candidates, split_cards, split_of
 from solver.strategy.trained import get_field
 from tests import reference as ref
+from tests.helpers import random_hands
 
 #: Hands in the test pools: about 1.28% of them (500) share no card with a given hand.
 SIZE = 40_000
 POOL_RULES = ("chinese-1-6", "shisanshui", "capsa")
 HAND = "Ah Kd Qc 9s 9d 7h 6c 5s 4d 3h 2c Jd Ts"
-
-
-def random_hands(n: int, seed: int) -> np.ndarray:
-    rng = np.random.default_rng(seed)
-    return np.sort(
-        rng.permuted(np.tile(np.arange(52, dtype=np.uint8), (n, 1)), axis=1)[:, :13], axis=1
-    )
 
 
 def pools_in(tmp_path_factory, names: tuple[str, ...], size: int) -> Path:

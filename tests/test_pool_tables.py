@@ -27,7 +27,8 @@ from solver.strategy.solve import solve
 from solver.strategy.splits import candidates, split_cards, split_of
 from solver.strategy.trained import get_field
 from tests import reference as ref
-from tests.test_pool import pools_in, random_hands
+from tests.helpers import random_hands
+from tests.test_pool import pools_in
 
 SIZE = 150_000
 RULES = ("shisanshui", "mau-binh")

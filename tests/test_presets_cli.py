@@ -6,9 +6,7 @@ answers tests/test_web_api.py's)."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -17,6 +15,7 @@ import pytest
 import solver
 from solver.engine.rules import PRESETS
 from solver.strategy.field import play_digest
+from tests import helpers
 
 #: Five pairs and trips (kings), played as it is set here: trips back, two pair middle,
 #: a pair in front. Mậu Binh pays it 10 from each player (năm đôi một sám).
@@ -25,14 +24,8 @@ PLAYED = "2c 2d 5h | 7c 7d 9h 9s Jc | Kh Ks Kc 5s Jd"
 PLAIN = "Ah Kd Qc Jd Ts 9s 9d 7h 6c 5s 4d 3h 2c"
 
 
-def capsa(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "solver", *args],
-        input=stdin,
-        capture_output=True,
-        env={**os.environ, "COLUMNS": "200"},
-        timeout=600,
-    )
+#: Bytes in, bytes out, tables 200 columns wide.
+capsa = partial(helpers.capsa, text=False, env={"COLUMNS": "200"}, timeout=600)
 
 
 @pytest.fixture(scope="module")

@@ -10,6 +10,7 @@ import re
 import statistics
 import subprocess
 import sys
+from functools import partial
 from html.parser import HTMLParser
 
 import pytest
@@ -23,6 +24,7 @@ from solver.apps.report import (
     make_report,
     render_html,
 )
+from tests import helpers
 
 KEYS = [c.key for c in CATEGORIES]
 ROWS = ("front", "middle", "back")
@@ -406,9 +408,8 @@ def test_the_page_escapes_every_value(tmp_path):
 
 # --------------------------------------------------------------------------- the CLI
 
-
-def capsa(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "solver", *args], input=stdin, capture_output=True)
+#: Bytes in, bytes out.
+capsa = partial(helpers.capsa, text=False)
 
 
 def test_cli_report_table_json_and_stdin(tmp_path):
@@ -421,7 +422,7 @@ def test_cli_report_table_json_and_stdin(tmp_path):
     assert f"{TOTAL:.3f}" in out
     for c in CATEGORIES:
         assert c.label in out
-    got = capsa("report", "-", "--format", "json", stdin=path.read_bytes())
+    got = capsa("report", "-", "--format", "json", input=path.read_bytes())
     assert got.returncode == 0, got.stderr
     d = json.loads(got.stdout)
     assert d == {**make_report(path).to_dict(), "source": "<stdin>"}

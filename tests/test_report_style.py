@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import io
 import json
-import subprocess
-import sys
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -16,6 +14,7 @@ import pytest
 
 from solver.apps.report import make_report, render_html
 from solver.apps.report import style as S
+from tests.helpers import capsa
 from tests.reference import ref_cards, ref_category3, ref_category5, ref_key, ref_key3
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -252,12 +251,6 @@ def test_the_page_shows_the_table_in_its_language():
 
 
 # --------------------------------------------------------------------------- the real CLI
-
-
-def capsa(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "solver", *args], capture_output=True, text=True, cwd=cwd
-    )
 
 
 def recount(records: list[dict]) -> dict:

@@ -20,14 +20,10 @@ from evaluator import format_cards
 from solver.engine.rules import load_rules
 from solver.strategy.field import play_digest
 from solver.strategy.opponents import MODEL_KIND, MODEL_VERSION
+from tests.helpers import capsa
 
 HERE = Path(__file__).resolve().parent.parent
 DATA = HERE / "solver" / "data"
-
-
-def capsa(*args: str, cwd: Path, env: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "solver", *args], capture_output=True,
-                          text=True, cwd=cwd, env=env, timeout=900)  # fmt: skip
 
 
 def start(*args: str, cwd: Path, env: dict) -> subprocess.Popen:

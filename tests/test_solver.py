@@ -20,6 +20,7 @@ from solver.strategy import trained as TR
 from solver.strategy.solve import solve
 from solver.strategy.splits import candidates, prepare_hand
 from tests import reference as ref
+from tests.helpers import random_hands
 
 PRESETS = ["chinese-1-6", "chinese-2-4", "per-row", "capsa", "shisanshui"]
 
@@ -39,13 +40,6 @@ SPECIAL_HANDS = {
 
 def sorted_hand(text: str) -> np.ndarray:
     return np.sort(ev.parse_hand(text))
-
-
-def random_hands(n: int, seed: int) -> np.ndarray:
-    rng = np.random.default_rng(seed)
-    return np.sort(
-        rng.permuted(np.tile(np.arange(52, dtype=np.uint8), (n, 1)), axis=1)[:, :13], axis=1
-    )
 
 
 def prepared(hand: np.ndarray, rules):

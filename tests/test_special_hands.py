@@ -19,8 +19,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import random
-import subprocess
-import sys
 from functools import lru_cache
 from math import comb, factorial
 
@@ -41,6 +39,7 @@ from solver.engine.rules import (
 from solver.engine.ruleset_files import to_toml
 from tests import reference as R
 from tests import rich_hands as RH
+from tests.helpers import capsa
 
 #: The 十三水 apps' payouts (docs/rules.md#special-hands), twelve of one colour added.
 PAYOUTS = {
@@ -647,13 +646,6 @@ def test_solve_declares_a_special_hand_worth_more_than_playing():
 
 
 # ------------------------------------------------------------------ the command line
-
-CAPSA = [sys.executable, "-m", "solver"]
-
-
-def capsa(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([*CAPSA, *args], capture_output=True, text=True, encoding="utf-8")
-
 
 def write_table(tmp_path, order=TABLE, name="regional.toml"):
     path = tmp_path / name
