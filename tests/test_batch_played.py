@@ -18,7 +18,7 @@ import solver.apps.batch as B
 from evaluator import CardParseError, format_cards, parse_cards
 from solver.apps.batch.reading import parse_entry
 from solver.apps.batch.records import PLAYED_CSV_COLUMNS, hand_seed
-from solver.apps.bench import random_hands
+from solver.apps.bench import seeded_hands
 from solver.apps.report import make_report
 
 HAND = "Ah Kd Qc Jd Ts 9s 9d 7h 6c 5s 4d 3h 2c"
@@ -139,7 +139,7 @@ def test_fast_path_played_is_what_solve_gives(tmp_path, policy):
     rows are solve()'s; rank and of are null (no Pareto front is built)."""
     rng = np.random.default_rng(3)
     lines = []
-    for h in random_hands(120, 5):
+    for h in seeded_hands(120, 5):
         text = format_cards(np.sort(h)[::-1])
         best = solver.solve(text, policy="field", top=3)
         options = [(best.front, best.back, best.middle)]  # fouled (or a swap of equals)

@@ -85,7 +85,7 @@ def test_random_rows_are_distinct_and_unsorted():
     srt = np.sort(rows, axis=1)
     assert (srt[:, 1:] != srt[:, :-1]).all()
     assert not (np.diff(rows.astype(int), axis=1) > 0).all(axis=1).all()
-    hands = bench.random_hands(100, seed=1)
+    hands = bench.seeded_hands(100, seed=1)
     assert all(len(set(h.tolist())) == 13 for h in hands)
 
 

@@ -63,8 +63,8 @@ from solver.apps.bench.timing import (
     Unavailable,
     default_runner,
     machine_info,
-    random_hands,
     random_rows,
+    seeded_hands,
 )
 
 __all__ = [
@@ -107,7 +107,7 @@ __all__ = [
     "pareto",
     "played",
     "pool_build",
-    "random_hands",
+    "seeded_hands",
     "random_rows",
     "report",
     "run",

@@ -23,8 +23,8 @@ from solver.apps.bench.timing import (
     Unavailable,
     default_runner,
     measure,
-    random_hands,
     random_rows,
+    seeded_hands,
     threads,
 )
 
@@ -172,7 +172,7 @@ def subset_pass(
     """Strengths of all 1,287 five-card and 286 three-card subsets of a hand, one thread."""
 
     t = get_tables()
-    hands = random_hands(n, seed)
+    hands = seeded_hands(n, seed)
     out5 = np.empty((n, 1287), np.int16)
     out3 = np.empty((n, 286), np.int16)
     return measure(

@@ -15,7 +15,7 @@ from solver.apps.bench.timing import (
     Runner,
     default_runner,
     load,
-    random_hands,
+    seeded_hands,
     threads,
 )
 
@@ -51,12 +51,12 @@ def mc_opponents(
     r = load(rules)
     cr = compile_rules(r)
     field = get_field(cr)
-    seen = random_hands(learn_from, seed + 1)
+    seen = seeded_hands(learn_from, seed + 1)
     _, keys, roy, _ = set_sorted_hands(seen, cr, "greedy", field)
     t0 = time.perf_counter()
     model = OpponentModel("greedy-model", "field", learn(seen, keys, roy, cr, field, {}).tables)
     learned = time.perf_counter() - t0
-    hs = random_hands(hands, seed)
+    hs = seeded_hands(hands, seed)
     times: dict[str, list[float]] = {"model": [], "field": []}
 
     def solve_all(who: object) -> None:

@@ -23,7 +23,7 @@ from solver.apps.bench.timing import (
     default_runner,
     load,
     measure,
-    random_hands,
+    seeded_hands,
     threads,
 )
 
@@ -107,8 +107,8 @@ def mc_pool(
     cr = compile_rules(r)  # once: the pool, the solves and the field take it compiled
     tables = get_field(cr)
     deals = -(-opponents // (players - 1))
-    hs = random_hands(hands, seed)
-    fh = random_hands(field_hands, seed + 1)  # sorted
+    hs = seeded_hands(hands, seed)
+    fh = seeded_hands(field_hands, seed + 1)  # sorted
     with _a_pool(cr, pool_size) as (pool, built), _one_thread():
 
         def solve_all() -> None:
@@ -258,7 +258,7 @@ def batch_mc(
 
     r = load(rules)
     cr = compile_rules(r)  # the pool's (the batch compiles its own)
-    hands = random_hands(n, seed)
+    hands = seeded_hands(n, seed)
     with (
         _a_pool(cr, pool_size) as (pool, built),
         tempfile.TemporaryDirectory(prefix="capsa-bench-") as tmp,

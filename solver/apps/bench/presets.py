@@ -17,7 +17,7 @@ from solver.apps.bench.timing import (
     Result,
     Runner,
     default_runner,
-    random_hands,
+    seeded_hands,
     threads,
 )
 
@@ -47,7 +47,7 @@ def mc_presets(
     from solver.strategy.solve import solve
 
     names = [BASE_PRESET, *(n for n in PRESETS if n != BASE_PRESET)]
-    hs = random_hands(hands, seed)
+    hs = seeded_hands(hands, seed)
     times: dict[str, list[float]] = {n: [] for n in names}
     with contextlib.ExitStack() as stack:
         pools = {}

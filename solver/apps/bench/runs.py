@@ -22,7 +22,7 @@ from solver.apps.bench.timing import (
     default_runner,
     load,
     measure,
-    random_hands,
+    seeded_hands,
     threads,
 )
 
@@ -50,7 +50,7 @@ def batch(
     from solver.apps.batch import BatchError, run_batch
 
     r = load(rules)
-    hands = random_hands(n, seed)
+    hands = seeded_hands(n, seed)
     tmp = tempfile.TemporaryDirectory(prefix="capsa-bench-")
     src = os.path.join(tmp.name, "hands.txt")
     warm = os.path.join(tmp.name, "warm.txt")
@@ -163,7 +163,7 @@ def played(
     from evaluator import format_cards
 
     r = load(rules)
-    hands = random_hands(n, seed)
+    hands = seeded_hands(n, seed)
     lines = _played_lines(hands, r)
     tmp = tempfile.TemporaryDirectory(prefix="capsa-bench-")
     try:
@@ -209,7 +209,7 @@ def _played_records(hands: int, seed: int, rules: Rules) -> list[str]:
 
     rng = np.random.default_rng(seed)
     out = []
-    for i, h in enumerate(random_hands(hands, seed)):
+    for i, h in enumerate(seeded_hands(hands, seed)):
         text = format_cards(np.sort(h)[::-1])
         best = solve(text, rules=rules, policy="field", top=4)
         options = [(best.front, best.middle, best.back), (best.front, best.back, best.middle)]

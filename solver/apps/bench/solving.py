@@ -21,7 +21,7 @@ from solver.apps.bench.timing import (
     default_runner,
     load,
     measure,
-    random_hands,
+    seeded_hands,
     threads,
 )
 
@@ -54,7 +54,7 @@ def splits(
     r = load(rules)
     cr = compile_rules(r)
     part = structure().part
-    hands = random_hands(n, seed)
+    hands = seeded_hands(n, seed)
     k5 = np.empty(1287, np.int64)
     k3 = np.empty(286, np.int64)
     r5 = np.empty((2, 1287))
@@ -110,7 +110,7 @@ def _policy(
     from solver.strategy.setting import set_hands
 
     r = load(rules)
-    hands = random_hands(n, seed)
+    hands = seeded_hands(n, seed)
     return measure(
         policy,
         f"set a hand with the {policy} strategy, {n:,} hands ({r.name})",
@@ -164,7 +164,7 @@ def mc(
 
     r = load(rules)
     deals = -(-opponents // (players - 1))
-    hs = random_hands(hands, seed)
+    hs = seeded_hands(hands, seed)
 
     def call() -> None:
         for i, h in enumerate(hs):
@@ -212,7 +212,7 @@ def mc_home_run(
         off = given
         on = replace(off, name=f"{off.name}+home-run", home_run_multiplier=2,
                      home_run_min_opponents=players - 1)  # fmt: skip
-    hs = random_hands(hands, seed)
+    hs = seeded_hands(hands, seed)
     times: dict[bool, list[float]] = {False: [], True: []}
 
     def solve_all(r: Rules) -> None:  # dealt both ways (the home run never draws from a pool)

@@ -204,7 +204,7 @@ def random_rows(n: int, k: int, seed: int = 0) -> np.ndarray:
         rows[bad] = rng.integers(0, 52, size=(len(bad), k), dtype=np.uint8)
 
 
-def random_hands(n: int, seed: int = 0) -> np.ndarray:
+def seeded_hands(n: int, seed: int = 0) -> np.ndarray:
     """``n`` random hands, uint8[n, 13], each sorted: ``solver.strategy.deal.random_hands``
     with a generator seeded ``seed``."""
     from solver.strategy.deal import random_hands as deal
