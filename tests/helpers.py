@@ -4,7 +4,8 @@
   (its root first on ``PYTHONPATH``, whatever the working directory), stdout and
   stderr captured; text (UTF-8) unless ``input`` is bytes or ``text=False``;
 - ``random_hands(n, seed)``: ``n`` random 13-card hands, each sorted, uint8[n, 13]
-  (the same hands for the same seed in every file that deals them).
+  (the same hands for the same seed in every file that deals them); ``dealt=True``:
+  unsorted, as dealt.
 """
 
 from __future__ import annotations
@@ -54,9 +55,12 @@ def capsa(
     )
 
 
-def random_hands(n: int, seed: int) -> np.ndarray:
-    """``n`` random hands, each sorted (uint8[n, 13]): a shuffled deck a hand."""
+def random_hands(n: int, seed: int = 0, *, dealt: bool = False) -> np.ndarray:
+    """``n`` random hands, each sorted (uint8[n, 13]): a shuffled deck a hand; ``dealt``:
+    in the order dealt (not sorted), from a stream of their own."""
     rng = np.random.default_rng(seed)
+    if dealt:
+        return np.argsort(rng.random((n, 52)), axis=1)[:, :13].astype(np.uint8)
     return np.sort(
         rng.permuted(np.tile(np.arange(52, dtype=np.uint8), (n, 1)), axis=1)[:, :13], axis=1
     )

@@ -8,9 +8,9 @@ import signal
 import subprocess
 import sys
 import time
+from functools import partial
 from pathlib import Path
 
-import numpy as np
 import pytest
 from typer.testing import CliRunner
 
@@ -18,6 +18,7 @@ from evaluator import format_cards
 from solver.apps import batch as B
 from solver.cli import app
 from solver.engine.layout import ROWS
+from tests import helpers
 
 CAPSA = [sys.executable, "-m", "solver"]
 #: Monte Carlo with few deals: the per-hand path, quick enough for tests.
@@ -38,10 +39,8 @@ def shifted_seed_solve(hand, **kw):
 # --------------------------------------------------------------------------------------
 
 
-def random_hands(n: int, seed: int = 0) -> np.ndarray:
-    """n random 13-card hands, uint8[n, 13], in dealt (unsorted) order."""
-    rng = np.random.default_rng(seed)
-    return np.argsort(rng.random((n, 52)), axis=1)[:, :13].astype(np.uint8)
+#: n random 13-card hands, uint8[n, 13], in dealt (unsorted) order.
+random_hands = partial(helpers.random_hands, dealt=True)
 
 
 def write_hands(path: Path, n: int, seed: int = 0, *, ids: bool = True) -> Path:

@@ -12,12 +12,7 @@ from solver.strategy import setting as P
 from solver.strategy.splits import candidates
 from solver.strategy.trained import get_field
 from tests import reference as ref
-
-
-def random_hands(n: int, seed: int) -> np.ndarray:
-    """n random hands, sorted (uint8[n, 13])."""
-    rng = np.random.default_rng(seed)
-    return np.sort(np.stack([rng.permutation(52)[:13] for _ in range(n)]), axis=1).astype(np.uint8)
+from tests.helpers import random_hands
 
 
 @pytest.mark.parametrize("preset", ["chinese-2-4", "capsa", "shisanshui"])
