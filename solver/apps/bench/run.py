@@ -118,10 +118,10 @@ def run(
 ) -> Report:
     """Run the registered measurements (all, or ``names``), then the comparisons.
 
-    ``progress(done, what=name)`` is called before each measurement starts. A measurement whose code
-    or library is missing is listed in ``Report.skipped`` with the reason; one that raises
-    is listed in ``Report.failed`` and the others still run. Unknown ``names`` raise
-    ``InputError``.
+    ``progress(done, what=name)`` is called before each measurement starts (``done``
+    of them finished). A measurement whose code or library is missing is listed in
+    ``Report.skipped`` with the reason; one that raises is listed in ``Report.failed``
+    and the others still run. Unknown ``names`` raise ``InputError``.
     """
     from solver.engine.errors import InputError
 

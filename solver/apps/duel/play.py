@@ -148,7 +148,6 @@ class DuelResult:
         }
 
 
-
 def _play(
     strategy: Strategy,
     hands: np.ndarray,
@@ -194,7 +193,8 @@ def duel(
 
     ``players`` defaults to the ruleset's; ``seed`` None draws one (reported in the
     result). ``timeout`` is an external program's time for the whole stream (default
-    60 s plus 10 ms a hand). ``progress(done, total, what=name)`` follows the setting of hands.
+    60 s plus 10 ms a hand). ``progress(done, total, what=name)`` follows the setting of
+    hands.
     ``opponents``: the opponent model ``mc`` assumes (``solve``'s; None: the field).
     """
     cr = compile_rules(rules)  # once: every part below takes the compiled ruleset
