@@ -11,6 +11,7 @@ from rich.table import Table
 from solver.cli.options import OpponentsOpt, ResultFormat, RulesOpt
 from solver.cli.output import consoles, emit, progress, say, shown
 from solver.engine.options import MAX_DEALS
+from solver.engine.table_shape import MAX_PLAYERS, MIN_PLAYERS
 
 
 def duel(
@@ -33,7 +34,10 @@ def duel(
     players: Annotated[
         int | None,
         typer.Option(
-            "--players", min=2, max=4, help="Players at the table (default: the ruleset's)."
+            "--players",
+            min=MIN_PLAYERS,
+            max=MAX_PLAYERS,
+            help="Players at the table (default: the ruleset's).",
         ),
     ] = None,
     seed: Annotated[
