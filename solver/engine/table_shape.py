@@ -21,6 +21,8 @@ from dataclasses import dataclass
 __all__ = [
     "HAND_SIZE",
     "MAX_OPPONENTS",
+    "MASK_BITS",
+    "MASK_DTYPE",
     "MAX_PLAYERS",
     "MIN_OPPONENTS",
     "MIN_PLAYERS",
@@ -34,6 +36,10 @@ __all__ = [
 ROW_SIZES: tuple[int, int, int] = (3, 5, 5)
 #: Cards in a hand: one per row place.
 HAND_SIZE = sum(ROW_SIZES)
+#: A set of cards as one number, bit ``c`` for card ``c``: numpy's little-endian uint64
+#: (the opponent pool's masks, in memory and on disk), so a deck has at most 64 cards.
+MASK_DTYPE = "<u8"
+MASK_BITS = 64
 
 
 @dataclass(frozen=True)
@@ -44,6 +50,10 @@ class Deck:
     suits: int = 4
     copies: int = 1
 
+    def __post_init__(self) -> None:
+        if min(self.ranks, self.suits, self.copies) < 1 or self.size > MASK_BITS:
+            raise ValueError(f"a deck of 1 to {MASK_BITS} cards, got {self}")
+
     @property
     def size(self) -> int:
         """The number of cards (52 for the standard deck)."""
@@ -53,6 +63,10 @@ class Deck:
     def full_mask(self) -> int:
         """Every card's bit set (bit ``c`` for card ``c``)."""
         return (1 << self.size) - 1
+
+    def cards(self) -> range:
+        """Every card id, lowest first."""
+        return range(self.size)
 
     def rank(self, card: int) -> int:
         """The rank of card id ``card`` (0 the deuce .. ranks - 1 the ace)."""
