@@ -30,6 +30,7 @@ __all__ = [
     "STANDARD_DECK",
     "Deck",
     "players_text",
+    "table_shape",
 ]
 
 #: The rows' sizes, front, middle and back (docs/rules.md).
@@ -95,3 +96,19 @@ MAX_OPPONENTS = MAX_PLAYERS - 1
 def players_text() -> str:
     """The bound as messages write it: ``"2 to 4"``."""
     return f"{MIN_PLAYERS} to {MAX_PLAYERS}"
+
+
+def table_shape(deck: Deck = STANDARD_DECK) -> dict[str, object]:
+    """The shape as ``GET /api/rules`` gives it (``table``): the page builds its players
+    menu from it."""
+    return {
+        "deck": {
+            "ranks": deck.ranks,
+            "suits": deck.suits,
+            "copies": deck.copies,
+            "cards": deck.size,
+        },
+        "min_players": MIN_PLAYERS,
+        "max_players": MAX_PLAYERS,
+        "row_sizes": list(ROW_SIZES),
+    }

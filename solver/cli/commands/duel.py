@@ -92,7 +92,7 @@ def render_duel(d: dict[str, Any], out: Console) -> None:
     ci = d["ci95"]
     interval = f" ± {(ci[1] - ci[0]) / 2:.4f}  [{ci[0]:+.4f}, {ci[1]:+.4f}]" if ci else ""
     table.add_row("A units per deal (95% CI)", f"{d['mean']:+.4f}{interval}")
-    if d["players"] > 2:
+    if d["players"] > MIN_PLAYERS:  # more than one opponent
         table.add_row("A units per deal per opponent", f"{d['mean_per_opponent']:+.4f}")
     table.add_row("hands set differently", f"{d['differ']:z.1%} of {d['hands']:,}")
     for side in ("a", "b"):
