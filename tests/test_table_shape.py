@@ -17,6 +17,7 @@ from evaluator.cards import RANKS, SUITS
 from solver.apps.strength import _check as strength_check
 from solver.apps.web.api import _styles
 from solver.cli import app as cli_app
+from solver.engine import layout
 from solver.engine.errors import InputError, RulesError
 from solver.engine.rule_values import check_min_opponents, check_players
 from solver.engine.rules import Rules
@@ -149,6 +150,7 @@ def test_the_standard_deck_is_the_evaluators_cards():
         assert ev.card_id(d.rank(c), d.suit(c)) == c
         assert ev.format_card(c) == RANKS[d.rank(c)] + SUITS[d.suit(c)]
     assert HAND_SIZE == sum(ROW_SIZES) and len(ROW_SIZES) == 3
+    assert layout.ROW_SIZES == ROW_SIZES  # the kernels' copy (a registered kernel source)
     assert MAX_PLAYERS == d.size // HAND_SIZE and MAX_OPPONENTS == MAX_PLAYERS - 1
     assert MIN_PLAYERS == 2
 

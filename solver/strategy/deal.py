@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from solver.engine.table_shape import HAND_SIZE, STANDARD_DECK
+from solver.engine.table_shape import HAND_SIZE, MAX_PLAYERS, STANDARD_DECK
 
 _STEP = 32768  # shuffles drawn at a time (memory stays small for millions of deals)
 
@@ -32,5 +32,6 @@ def deal_hands(
 
 
 def random_hands(rng: np.random.Generator, n: int) -> np.ndarray:
-    """uint8[n, 13]: n uniformly random hands, four to a shuffled deck, each sorted."""
-    return deal_hands(rng, -(-n // 4), 4).reshape(-1, 13)[:n]
+    """uint8[n, 13]: n uniformly random hands, ``MAX_PLAYERS`` (four) to a shuffled deck,
+    each sorted."""
+    return deal_hands(rng, -(-n // MAX_PLAYERS), MAX_PLAYERS).reshape(-1, HAND_SIZE)[:n]
