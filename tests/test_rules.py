@@ -24,6 +24,7 @@ from solver.engine.rules import (
 )
 from solver.engine.ruleset_files import to_toml
 from solver.engine.ruleset_text import describe_rules
+from solver.engine.table_shape import STANDARD_DECK
 from tests.earlier_presets import DIGESTS as EARLIER_DIGESTS
 from tests.earlier_presets import earlier
 
@@ -173,6 +174,7 @@ for _fields in EXPECTED.values():
     _fields.setdefault("foul_penalty", None)
     _fields.setdefault("code_card", None)  # docs/rules.md#the-code-card: off in every preset
     _fields.setdefault("code_card_multiplier", 2)
+    _fields.setdefault("deck", STANDARD_DECK)  # not a ruleset key: solver.engine.table_shape
 
 
 def write(tmp_path: Path, text: str, name: str = "house.toml") -> Path:

@@ -118,11 +118,12 @@ def load_tables(
 def _check(n_hands: int, players: int, policies: Sequence[str], samples: int, deals: int, extra=()):
     from solver.engine.errors import InputError
     from solver.engine.layout import MAX_DEALS, MAX_SAMPLES, POLICIES
+    from solver.engine.table_shape import MAX_PLAYERS, MIN_PLAYERS, players_text
 
     if not 2 <= n_hands <= MAX_DEALS:
         raise InputError(f"hands must be from 2 to {MAX_DEALS:,}, got {n_hands}")
-    if not 2 <= players <= 4:
-        raise InputError(f"players must be from 2 to 4, got {players}")
+    if not MIN_PLAYERS <= players <= MAX_PLAYERS:
+        raise InputError(f"players must be from {players_text()}, got {players}")
     if not 1 <= samples <= MAX_SAMPLES:
         raise InputError(f"samples must be from 1 to {MAX_SAMPLES:,}, got {samples}")
     if not 2 <= deals <= MAX_DEALS:

@@ -13,6 +13,13 @@ from typing import Any
 
 from solver.engine.errors import RulesError
 from solver.engine.inputs import quote
+from solver.engine.table_shape import (
+    MAX_OPPONENTS,
+    MAX_PLAYERS,
+    MIN_OPPONENTS,
+    MIN_PLAYERS,
+    players_text,
+)
 
 # --------------------------------------------------------------------------------------
 # Vocabulary
@@ -242,17 +249,26 @@ def check_suit_order(value: Any) -> str | None:
 def check_players(value: Any) -> int:
     if isinstance(value, float) and value.is_integer():
         value = int(value)
-    if isinstance(value, bool) or not isinstance(value, int) or not 2 <= value <= 4:
-        raise RulesError(f"players must be an integer from 2 to 4, got {show(value)}")
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int)
+        or not MIN_PLAYERS <= value <= MAX_PLAYERS
+    ):
+        raise RulesError(f"players must be an integer from {players_text()}, got {show(value)}")
     return value
 
 
 def check_min_opponents(value: Any) -> int:
     if isinstance(value, float) and value.is_integer():
         value = int(value)
-    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 3:
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int)
+        or not MIN_OPPONENTS <= value <= MAX_OPPONENTS
+    ):
         raise RulesError(
-            f"home_run_min_opponents must be a whole number from 1 to 3, got {show(value)}"
+            "home_run_min_opponents must be a whole number from "
+            f"{MIN_OPPONENTS} to {MAX_OPPONENTS}, got {show(value)}"
         )
     return value
 

@@ -76,6 +76,7 @@ from solver.engine.rule_values import (
     suggest,
 )
 from solver.engine.ruleset_files import TOO_BIG, check_shape, ruleset_data
+from solver.engine.table_shape import STANDARD_DECK, Deck
 
 __all__ = [
     "DEFAULT_NATURALS",
@@ -141,6 +142,9 @@ class Rules:
     foul_penalty: float | None = None
     code_card: str | None = None
     code_card_multiplier: float = 2
+    #: The deck (solver.engine.table_shape). Not a ruleset key and not in the digest:
+    #: the standard deck is the only one built, so every digest is the one it had.
+    deck: Deck = STANDARD_DECK
 
     def __post_init__(self) -> None:
         def put(field: str, value: Any) -> None:
@@ -165,6 +169,8 @@ class Rules:
         put("suit_order", check_suit_order(self.suit_order))
         put("wheel", check_choice(self.wheel, "wheel", WHEELS))
         put("surrender_cost", check_surrender(self.surrender_cost, self.scoring))
+        if self.deck != STANDARD_DECK:  # the only deck built (solver.engine.table_shape)
+            raise RulesError(f"deck must be the standard deck, got {show(self.deck)}")
         put("players", check_players(self.players))
         put(
             "home_run_multiplier",

@@ -48,6 +48,7 @@ from solver.engine.compiled import CompiledRules, RuleArrays, compile_rules
 from solver.engine.errors import InputError
 from solver.engine.layout import NATURAL_CODES, ROWS
 from solver.engine.rules import Rules
+from solver.engine.table_shape import MAX_PLAYERS, MIN_PLAYERS, players_text
 
 __all__ = [
     "NATURAL_CODES",
@@ -319,10 +320,10 @@ def settle_table(
     that is not 2 to 4 players.
     """
     if isinstance(settings, str | bytes) or not isinstance(settings, Sequence | np.ndarray):
-        raise InputError(f"settings must be a list of 2 to 4 players, got {settings!r}")
+        raise InputError(f"settings must be a list of {players_text()} players, got {settings!r}")
     k = len(settings)
-    if not 2 <= k <= 4:
-        raise InputError(f"a table has 2 to 4 players, got {k}")
+    if not MIN_PLAYERS <= k <= MAX_PLAYERS:
+        raise InputError(f"a table has {players_text()} players, got {k}")
     cr = compile_rules(rules)
     flats = np.zeros((k, 13), np.uint8)
     shown = np.zeros(k, np.bool_)
@@ -388,8 +389,10 @@ def settle_tables(
     fouls = np.ascontiguousarray(summaries[2], np.bool_)
     m = len(keys)
     shapes = keys.shape == (m, 3) and roys.shape == (m, 4) and fouls.shape == (m,)
-    if not 2 <= k <= 4 or m % k or not shapes:
-        raise ValueError(f"settle_tables: {m} summaries are not tables of {k} (2 to 4) players")
+    if not MIN_PLAYERS <= k <= MAX_PLAYERS or m % k or not shapes:
+        raise ValueError(
+            f"settle_tables: {m} summaries are not tables of {k} ({players_text()}) players"
+        )
     nat = np.full(m, -1, np.int64) if nat is None else np.ascontiguousarray(nat, np.int64)
     natkey = np.zeros(m, np.int64) if natkey is None else np.ascontiguousarray(natkey, np.int64)
     surr = np.zeros(m, np.bool_) if surr is None else np.ascontiguousarray(surr, np.bool_)

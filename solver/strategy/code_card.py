@@ -28,6 +28,7 @@ import numpy as np
 from solver.engine.code_card import code_card_of
 from solver.engine.compiled import CompiledRules
 from solver.engine.layout import P_HR_MIN, P_HR_MULT
+from solver.engine.table_shape import MASK_DTYPE
 
 __all__ = ["holds_in_masks", "pair_factors", "with_code_card"]
 
@@ -38,7 +39,8 @@ def holds_in_masks(masks: np.ndarray, cr: CompiledRules) -> np.ndarray | None:
     card = code_card_of(cr)
     if card < 0:
         return None
-    return ((np.asarray(masks, np.uint64) >> np.uint64(card)) & np.uint64(1)).astype(np.bool_)
+    one = np.dtype(MASK_DTYPE).type
+    return ((np.asarray(masks, MASK_DTYPE) >> one(card)) & one(1)).astype(np.bool_)
 
 
 def pair_factors(cr: CompiledRules, hand: np.ndarray, hold: np.ndarray | None, deals: int,

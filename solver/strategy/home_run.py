@@ -33,6 +33,7 @@ from solver.engine.code_card import holds_code_card
 from solver.engine.compiled import CompiledRules
 from solver.engine.layout import P_HR_MULT
 from solver.engine.settlement import find_naturals
+from solver.engine.table_shape import MASK_DTYPE, STANDARD_DECK
 from solver.strategy.code_card import holds_in_masks, pair_factors
 from solver.strategy.field import FieldTables
 from solver.strategy.policy import set_sorted_hands
@@ -46,7 +47,8 @@ from solver.strategy.trained import get_field
 DEALS_PER_TABLE = 8
 #: Pool hands, beyond those of the pairwise deals, scanned for the tables' opponents.
 SPARE_HANDS = 16_000
-_ALL = (1 << 52) - 1
+_ALL = STANDARD_DECK.full_mask
+_MASK = np.dtype(MASK_DTYPE).type
 
 
 @dataclass
@@ -89,7 +91,7 @@ def _joint(masks: np.ndarray, at: np.ndarray) -> int:
 
 
 def _cards(mask: int) -> np.ndarray:
-    return np.array([c for c in range(52) if mask >> c & 1], np.uint8)
+    return np.array([c for c in STANDARD_DECK.cards() if mask >> c & 1], np.uint8)
 
 
 def pool_tables(
@@ -116,18 +118,18 @@ def pool_tables(
     hand_mask = _mask(hand)
     start = int(np.random.default_rng(seed).integers(pool.size))  # as OpponentPool.pick
     idx = np.empty(want, np.int64)
-    got = k._pool_pick(pool.masks, np.uint64(hand_mask), start, want, idx)
+    got = k._pool_pick(pool.masks, _MASK(hand_mask), start, want, idx)
     if got < need + n_tables:
         return None
     pairs = Opponents(n_opp, *pool.entries(idx[:need]), holds_in_masks(pool.masks[idx[:need]], cr))
     region = idx[need:got]
-    masks = np.ascontiguousarray(pool.masks[region], np.uint64)
+    masks = np.ascontiguousarray(pool.masks[region], MASK_DTYPE)
     rng = np.random.default_rng(None if seed is None else [seed, 33])
     seats = np.full((n_tables, n_opp), -1, np.int64)  # index into region, -1 dealt
     seats[:, 0] = np.arange(n_tables)
     for s in range(1, n_opp - 1):  # the seats drawn from the pool after the first
         taken = np.array([hand_mask | _joint(masks, seats[t, :s]) for t in range(n_tables)],
-                         np.uint64)  # fmt: skip
+                         MASK_DTYPE)  # fmt: skip
         part = np.empty(n_tables, np.int64)
         k._pool_partners(masks, taken, rng.integers(len(masks), size=n_tables), part)
         seats[:, s] = part

@@ -6,9 +6,10 @@ strategy, the same kind of hands for every hand it solves. The pool sets a large
 of independent random hands once per ruleset and field tables, and keeps what a
 settlement needs of each: its row keys, its royalties, the natural it declares under
 the ruleset (id and tie key), whether it is fouled, the split the field chose and its
-cards as a 52-bit mask. A solve then takes as opponents pool hands that share no card
-with its hand (``OpponentPool.pick``): exact rejection sampling, so each opponent is a
-uniformly random hand of the unseen cards set by the field, as a dealt one is.
+cards as a bit mask (``solver.engine.table_shape.MASK_DTYPE``). A solve then takes as
+opponents pool hands that share no card with its hand (``OpponentPool.pick``): exact
+rejection sampling, so each opponent is a uniformly random hand of the unseen cards set
+by the field, as a dealt one is.
 
 The pool lives in one file beside the field tables (``pool_dir``: ``CAPSA_POOL_DIR``,
 else the cache folder ``CAPSA_CACHE_DIR`` or the user cache folder), named after its
@@ -61,6 +62,7 @@ from solver.engine.inputs import whole
 from solver.engine.layout import P_CODE, P_HR_MIN, P_HR_MULT
 from solver.engine.options import DEFAULT_POOL_SIZE, MAX_POOL_SIZE, MIN_POOL_SIZE
 from solver.engine.progress import Progress
+from solver.engine.table_shape import MASK_DTYPE, STANDARD_DECK
 from solver.strategy import pool_file
 from solver.strategy.field import FieldTables, play_digest
 from solver.strategy.pool_file import ALIGN, ARRAYS, MAGIC, POOL_VERSION, PoolError, read_pool_file
@@ -68,6 +70,7 @@ from solver.strategy.threads import Stop
 from solver.strategy.trained import get_field
 
 log = logging.getLogger("capsa")
+_MASK = np.dtype(MASK_DTYPE).type  # a card mask as a numpy scalar
 
 #: The pool's hands come from this seed (so every build of one key is the same pool).
 POOL_SEED = 20260323
@@ -121,7 +124,7 @@ class OpponentPool:
 
         if count > self.size:
             return None
-        mask = np.uint64(sum(1 << int(c) for c in np.asarray(hand).tolist()))
+        mask = _MASK(sum(1 << int(c) for c in np.asarray(hand).tolist()))
         start = int(np.random.default_rng(seed).integers(self.size))
         out = np.empty(count, np.int64)
         got = k._pool_pick(self.masks, mask, start, count, out)
@@ -141,8 +144,8 @@ class OpponentPool:
 
     def hands(self, idx: np.ndarray) -> np.ndarray:
         """The cards of pool hands ``idx``, sorted: uint8[m, 13]."""
-        m = np.asarray(self.masks[idx], np.uint64)
-        bits = (m[:, None] >> np.arange(52, dtype=np.uint64)) & np.uint64(1)
+        m = np.asarray(self.masks[idx], MASK_DTYPE)
+        bits = (m[:, None] >> np.arange(STANDARD_DECK.size, dtype=MASK_DTYPE)) & _MASK(1)
         if (bits.sum(axis=1) != 13).any():
             raise PoolError(f"pool {self.path}: a hand does not hold 13 cards")
         return np.nonzero(bits)[1].astype(np.uint8).reshape(-1, 13)
@@ -427,14 +430,14 @@ def _set_hands(
 
     rng = np.random.default_rng(POOL_SEED)
     out = {
-        "masks": np.empty(size, np.uint64), "keys": np.empty((size, 3), np.uint16),
+        "masks": np.empty(size, MASK_DTYPE), "keys": np.empty((size, 3), np.uint16),
         "split": np.empty((size, 3), np.uint16), "roy_id": np.empty(size, np.uint16),
         "nat": np.empty(size, np.int8), "foul": np.empty(size, np.bool_),
     }  # fmt: skip
     royalty_rows: dict[tuple[float, ...], int] = {}
     nat_at: list[np.ndarray] = []
     nat_key: list[np.ndarray] = []
-    bit = np.uint64(1) << np.arange(52, dtype=np.uint64)
+    bit = _MASK(1) << np.arange(STANDARD_DECK.size, dtype=MASK_DTYPE)
     if progress is not None:
         progress(0, size)
     for lo in range(0, size, _BLOCK):

@@ -20,6 +20,7 @@ import numpy as np
 from solver.engine.inputs import quote
 from solver.engine.layout import NKEY, NSUB3, NSUB5
 from solver.engine.options import MAX_POOL_SIZE
+from solver.engine.table_shape import HAND_SIZE, MASK_DTYPE, STANDARD_DECK
 
 __all__ = ["ALIGN", "ARRAYS", "MAGIC", "POOL_VERSION", "PoolError", "check_values",
            "read_pool_file"]  # fmt: skip
@@ -33,7 +34,7 @@ if NKEY > 1 << 16 or NSUB5 > 1 << 16:  # pragma: no cover - the layout fits
 
 #: (name, dtype, columns or 0 for one per hand, or -1 for the natural table's length)
 ARRAYS: tuple[tuple[str, str, int], ...] = (
-    ("masks", "<u8", 0),
+    ("masks", MASK_DTYPE, 0),
     ("keys", "<u2", 3),
     ("split", "<u2", 3),
     ("roy_id", "<u2", 0),
@@ -123,7 +124,7 @@ def read_pool_file(path: Path, fh: Any, size: int) -> tuple[str, int, str, dict[
 def check_values(a: dict[str, np.ndarray]) -> str | None:
     """What is wrong with a pool's values (None: nothing), beyond its checksums: every
     row key and split within its table, every royalty row and natural where the other
-    arrays say, each mask a hand of 13 of the 52 cards (a few ms for the default pool)."""
+    arrays say, each mask a hand of 13 cards of the deck (a few ms for the default pool)."""
     keys, split, nat = a["keys"], a["split"], a["nat"]
     if len(keys) and int(keys.max()) >= NKEY:
         return "a row key past the table"
@@ -140,6 +141,9 @@ def check_values(a: dict[str, np.ndarray]) -> str | None:
     if not np.array_equal(a["foul"], ~((keys[:, 0] <= keys[:, 1]) & (keys[:, 1] <= keys[:, 2]))):
         return "the fouls do not match the row keys"
     masks = a["masks"]
-    if (masks >> np.uint64(52)).any() or (np.bitwise_count(masks) != 13).any():
-        return "a hand that is not 13 of the 52 cards"
+    deck = STANDARD_DECK.size
+    if (masks >> np.dtype(MASK_DTYPE).type(deck)).any() or (
+        np.bitwise_count(masks) != HAND_SIZE
+    ).any():
+        return f"a hand that is not {HAND_SIZE} of the {deck} cards"
     return None

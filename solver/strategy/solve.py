@@ -32,6 +32,7 @@ from solver.engine.inputs import whole as _whole
 from solver.engine.layout import MAX_SAMPLES, POLICIES
 from solver.engine.options import TopBy
 from solver.engine.rules import Rules
+from solver.engine.table_shape import MAX_OPPONENTS, MAX_PLAYERS, MIN_PLAYERS
 from solver.strategy.advice import (
     advise,
     check_word,
@@ -299,7 +300,7 @@ def solve(
     if policy not in POLICIES:
         raise InputError(f"policy must be one of {', '.join(POLICIES)}, got {quote(policy)}")
     if players is not None:
-        players = _whole(players, "players", 2, 4)
+        players = _whole(players, "players", MIN_PLAYERS, MAX_PLAYERS)
     if samples is not None:
         samples = _whole(samples, "samples", 1, MAX_SAMPLES)
     if seed is not None:
@@ -416,11 +417,11 @@ def _models(
 
 def _players_against(n_opp: int, players: int | None) -> int:
     """The players at a table of ``n_opp`` given opponents (InputError when ``players``
-    says otherwise, or there are none or more than three)."""
+    says otherwise, or there are none or more than ``MAX_OPPONENTS``)."""
     if n_opp == 0:
         raise InputError("against: give at least one opponent setting")
-    if n_opp > 3:
-        raise InputError(f"against: at most 3 opponents, got {n_opp}")
+    if n_opp > MAX_OPPONENTS:
+        raise InputError(f"against: at most {MAX_OPPONENTS} opponents, got {n_opp}")
     if players is not None and players != n_opp + 1:
         raise InputError(
             f"against gives {n_opp} opponent{'s' * (n_opp > 1)}, so {n_opp + 1} players,"

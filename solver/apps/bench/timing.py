@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from solver.engine.table_shape import STANDARD_DECK
+
 if TYPE_CHECKING:
     from solver.engine.compiled import RulesLike
     from solver.engine.rules import Rules
@@ -195,13 +197,13 @@ def random_rows(n: int, k: int, seed: int = 0) -> np.ndarray:
     """``n`` rows of ``k`` (at most 7) distinct random card ids in random (unsorted) order,
     uint8[n, k]."""
     rng = np.random.default_rng(seed)
-    rows = rng.integers(0, 52, size=(n, k), dtype=np.uint8)
+    rows = rng.integers(0, STANDARD_DECK.size, size=(n, k), dtype=np.uint8)
     while True:
         srt = np.sort(rows, axis=1)
         bad = np.flatnonzero((srt[:, 1:] == srt[:, :-1]).any(axis=1))
         if not len(bad):
             return rows
-        rows[bad] = rng.integers(0, 52, size=(len(bad), k), dtype=np.uint8)
+        rows[bad] = rng.integers(0, STANDARD_DECK.size, size=(len(bad), k), dtype=np.uint8)
 
 
 def seeded_hands(n: int, seed: int = 0) -> np.ndarray:

@@ -15,6 +15,7 @@ from solver.engine.compiled import CompiledRules, compile_rules
 from solver.engine.layout import MAX_DEALS
 from solver.engine.progress import Progress
 from solver.engine.rules import Rules
+from solver.engine.table_shape import MAX_PLAYERS, MIN_PLAYERS, players_text
 from solver.strategy.deal import deal_hands
 
 __all__ = ["DuelResult", "duel", "score_duplicate"]
@@ -200,8 +201,8 @@ def duel(
     cr = compile_rules(rules)  # once: every part below takes the compiled ruleset
     r = cr.rules
     k = r.players if players is None else int(players)
-    if not 2 <= k <= 4:
-        raise DuelError(f"players must be 2 to 4, got {k}")
+    if not MIN_PLAYERS <= k <= MAX_PLAYERS:
+        raise DuelError(f"players must be {players_text()}, got {k}")
     if not 1 <= deals <= MAX_DEALS:
         raise DuelError(f"deals must be from 1 to {MAX_DEALS:,}, got {deals:,}")
     timeout = check_timeout(timeout)

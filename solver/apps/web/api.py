@@ -34,6 +34,7 @@ from solver.engine.rules import (
     ruleset_data,
 )
 from solver.engine.ruleset_text import describe_rules, rules_summary
+from solver.engine.table_shape import MAX_OPPONENTS
 
 #: The keys of POST /api/solve and /api/check: the long options of ``capsa solve``.
 SOLVE_KEYS: tuple[str, ...] = (
@@ -316,8 +317,8 @@ def _styles(value: Any) -> str:
     parts = value.split(",") if isinstance(value, str) else value
     if not isinstance(parts, list) or not parts:
         raise InputError(f"opponents must be a style or a list of styles, got {_kind(value)}")
-    if len(parts) > 3:  # a table holds at most 3 opponents
-        raise InputError(f"opponents: {len(parts)} given, 3 at most (one a seat)")
+    if len(parts) > MAX_OPPONENTS:  # every other seat
+        raise InputError(f"opponents: {len(parts)} given, {MAX_OPPONENTS} at most (one a seat)")
     names = [p.strip() if isinstance(p, str) else p for p in parts]
     bad = [p for p in names if p not in STYLES]
     if bad:

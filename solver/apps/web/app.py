@@ -71,6 +71,7 @@ from solver.engine.errors import InputError
 from solver.engine.inputs import quote
 from solver.engine.layout import POLICIES
 from solver.engine.rules import NATURAL_NAMES, Rules, load_rules
+from solver.engine.table_shape import table_shape
 
 log = logging.getLogger("capsa")
 
@@ -356,6 +357,7 @@ async def api_rules(request: Request) -> Response:
                 "rulesets": [catalog.describe(r) for r in catalog.rulesets()],
                 "policies": list(POLICIES),
                 "limits": state.limits.to_dict(),
+                "table": table_shape(),  # the players menu (solver.engine.table_shape)
                 # every natural's names, for the page to show a solution's natural
                 "naturals": [natural_names(n) for n in NATURAL_NAMES],
             }

@@ -11,6 +11,7 @@ from rich.console import Console
 from solver.cli.options import OpponentsOpt, PolicyOpt, RecordFormat, RulesOpt, stakes_option
 from solver.cli.output import consoles, count, duration, progress, rate
 from solver.engine.options import MAX_POOL_SIZE, MIN_POOL_SIZE, Policy
+from solver.engine.table_shape import MAX_PLAYERS, MIN_PLAYERS
 
 BatchStakes = stakes_option("Money per unit against each opponent, in order (as for solve).")
 FileArg = Annotated[
@@ -34,7 +35,13 @@ SeedOpt = Annotated[
 ]
 PlayersOpt = Annotated[
     int | None,
-    typer.Option("--players", "-p", min=2, max=4, help="Players (default: the ruleset's)."),
+    typer.Option(
+        "--players",
+        "-p",
+        min=MIN_PLAYERS,
+        max=MAX_PLAYERS,
+        help="Players (default: the ruleset's).",
+    ),
 ]
 WorkersOpt = Annotated[
     int | None,

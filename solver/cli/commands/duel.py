@@ -11,6 +11,7 @@ from rich.table import Table
 from solver.cli.options import OpponentsOpt, ResultFormat, RulesOpt
 from solver.cli.output import consoles, emit, progress, say, shown
 from solver.engine.options import MAX_DEALS
+from solver.engine.table_shape import MAX_PLAYERS, MIN_PLAYERS
 
 
 def duel(
@@ -33,7 +34,10 @@ def duel(
     players: Annotated[
         int | None,
         typer.Option(
-            "--players", min=2, max=4, help="Players at the table (default: the ruleset's)."
+            "--players",
+            min=MIN_PLAYERS,
+            max=MAX_PLAYERS,
+            help="Players at the table (default: the ruleset's).",
         ),
     ] = None,
     seed: Annotated[
@@ -88,7 +92,7 @@ def render_duel(d: dict[str, Any], out: Console) -> None:
     ci = d["ci95"]
     interval = f" ± {(ci[1] - ci[0]) / 2:.4f}  [{ci[0]:+.4f}, {ci[1]:+.4f}]" if ci else ""
     table.add_row("A units per deal (95% CI)", f"{d['mean']:+.4f}{interval}")
-    if d["players"] > 2:
+    if d["players"] > MIN_PLAYERS:  # more than one opponent
         table.add_row("A units per deal per opponent", f"{d['mean_per_opponent']:+.4f}")
     table.add_row("hands set differently", f"{d['differ']:z.1%} of {d['hands']:,}")
     for side in ("a", "b"):

@@ -18,6 +18,7 @@ from solver.cli.options import (
 )
 from solver.cli.output import ROW_NAMES, clauses, consoles, emit, pretty_cards, shown
 from solver.engine.options import MAX_SAMPLES, Policy, TopBy
+from solver.engine.table_shape import MAX_PLAYERS, MIN_PLAYERS
 
 
 def solve(
@@ -31,7 +32,10 @@ def solve(
     ],
     rules: RulesOpt = None,
     players: Annotated[
-        int | None, typer.Option("--players", "-p", min=2, max=4, help="Players at the table.")
+        int | None,
+        typer.Option(
+            "--players", "-p", min=MIN_PLAYERS, max=MAX_PLAYERS, help="Players at the table."
+        ),
     ] = None,
     samples: Annotated[
         int | None,

@@ -13,13 +13,17 @@ from rich.table import Table
 from solver.cli.options import NoPoolOpt, ResultFormat, RulesOpt
 from solver.cli.output import consoles, emit, progress, shown
 from solver.engine.options import MAX_DEALS, MAX_SAMPLES
+from solver.engine.table_shape import MAX_PLAYERS, MIN_PLAYERS
 
 
 def strength(
     ctx: typer.Context,
     rules: RulesOpt = None,
     players: Annotated[
-        int | None, typer.Option("--players", "-p", min=2, max=4, help="Players at the table.")
+        int | None,
+        typer.Option(
+            "--players", "-p", min=MIN_PLAYERS, max=MAX_PLAYERS, help="Players at the table."
+        ),
     ] = None,
     hands: Annotated[
         int, typer.Option("--hands", min=2, max=MAX_DEALS, help="Random hands compared.")

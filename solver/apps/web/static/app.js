@@ -529,6 +529,11 @@ async function loadRules() {
   const { data } = await api("/api/rules");
   state.limits = data.limits;
   for (const n of data.naturals) state.naturals.set(n.name, n);
+  // the players menu: the table's shape from the server (solver/engine/table_shape.py)
+  const seats = [];
+  for (let n = data.table.min_players; n <= data.table.max_players; n++) seats.push(h("option", { text: String(n) }));
+  $("#players").replaceChildren(...seats);
+  $("#players").value = String(data.table.max_players);
   const sel = $("#rules");
   for (const r of data.rulesets) {
     state.rulesets.set(r.name, r);
