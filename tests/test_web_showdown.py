@@ -14,7 +14,7 @@ from starlette.testclient import TestClient
 
 import evaluator as ev
 from solver.apps.web import create_app, warm
-from solver.engine.rules import preset
+from solver.engine.rules import load_rules, preset, rules_from_dict, ruleset_data
 from solver.strategy.deal import random_hands
 from tests import reference as ref
 
@@ -31,6 +31,10 @@ def client():
     warm(app)
     with TestClient(app) as c:
         yield c
+
+
+def rules_from_toml(text: str):
+    return rules_from_dict(ruleset_data(text))
 
 
 def table(client, **body) -> dict:
@@ -66,11 +70,18 @@ def random_setting(hand: np.ndarray, rng) -> str:
     return " | ".join(" ".join(cards[a:b]) for a, b in ((0, 3), (3, 8), (8, 13)))
 
 
-@pytest.mark.parametrize("rules", ["chinese-1-6", "capsa", "shisanshui", "mau-binh", "pusoy"])
+#: The code card (马牌, docs/rules.md#the-code-card) on a home-run table.
+CODE_CARD = 'base = "shisanshui"\ncode_card = "8h"\n'
+
+
+@pytest.mark.parametrize(
+    "rules", ["chinese-1-6", "capsa", "shisanshui", "mau-binh", "pusoy", CODE_CARD]
+)
 def test_every_pair_and_the_table_are_the_oracles(client, rules):
     """Random hands set at random (fouls included) against dealt opponents: each pair,
-    each seat and the table as the oracle settles them, the home run included."""
-    r = preset(rules)
+    each seat and the table as the oracle settles them, the home run and the code card
+    included."""
+    r = load_rules(rules) if rules != CODE_CARD else rules_from_toml(rules)
     rng = np.random.default_rng(34)
     hands = random_hands(rng, 12)
     for i, hand in enumerate(hands):
@@ -82,7 +93,7 @@ def test_every_pair_and_the_table_are_the_oracles(client, rules):
         d = table(client, hand=ev.format_cards(hand), played=played, rules=rules, seed=i,
                   players=2 + i % 3)  # fmt: skip
         check_against_the_oracle(d, r)
-    assert d["rules"] == rules
+    assert d["rules"] == r.name
 
 
 def test_a_home_run_is_shown_and_paid(client):
