@@ -89,7 +89,7 @@ def test_the_page_and_its_files_come_from_this_server_only(client):
 
 def test_unknown_pages_and_methods_answer_json(client):
     res = client.get("/api/nope")
-    endpoints = "solve, check, natural, rows, deal, rules"
+    endpoints = "solve, check, natural, rows, table, deal, rules"
     assert res.status_code == 404 and endpoints in res.json()["error"]
     res = client.get("/api/solve")
     assert res.status_code == 405 and res.json() == {"error": "GET is not allowed on /api/solve"}

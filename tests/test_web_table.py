@@ -418,6 +418,9 @@ def test_the_solvers_options_are_under_advanced(browser, server, size, locale): 
                                  has_touch=phone, is_mobile=phone)  # fmt: skip
     for sel in ("#policy", "#samples", "#seed", "#opponents"):
         assert not page.is_visible(sel), sel
+    if phone:  # the table's settings are folded behind their line (tests/test_web_practice.py)
+        assert not page.is_visible("#rules")
+        page.tap("#table-settings > summary")
     assert page.is_visible("#rules") and page.is_visible("#players")
     page.click("#advanced summary")
     assert page.is_visible("#policy") and page.is_visible("#samples")
@@ -479,8 +482,9 @@ def test_on_a_phone_the_cards_come_first_and_the_next_is_beside_the_result(brows
             page.tap(f'#pool [data-card="{c}"]')
     page.tap("#check")
     page.wait_for_selector("#check-result .verdict")
-    verdict = page.locator("#check-result .verdict").bounding_box()
-    nxt = page.locator("#check-result .next-hand")
+    # the first result is the showdown at the table (POST /api/table), the next hand beside it
+    verdict = page.locator("#showdown .table-total").bounding_box()
+    nxt = page.locator("#showdown .next-hand")
     box = nxt.bounding_box()
     assert abs(box["y"] - verdict["y"]) < height / 2  # beside the result, not a screen away
     assert 0 <= box["y"] and box["y"] + box["height"] <= height

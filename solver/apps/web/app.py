@@ -13,6 +13,9 @@ Routes (docs/serve.md):
   cost (the page offers Declare and Surrender from it);
 - ``POST /api/rows``: each row of up to 32 settings named (its hand class and royalty
   under the ruleset) and the first row out of order (``solver.apps.web.hands``);
+- ``POST /api/table``: a practice showdown: the player's setting (or declare, surrender)
+  against opponents dealt and set by a style, settled by ``settle_table``, pair by pair
+  and row by row (``solver.apps.web.table``);
 - ``GET /rules``: docs/rules.md as a page;
 - ``GET|POST /api/deal``: a random hand (``seed`` optional);
 - ``GET /api/rules``: the rulesets on offer (each with its naturals and their names),
@@ -67,6 +70,7 @@ from solver.apps.web.api import (
 )
 from solver.apps.web.guard import CSP, Guard
 from solver.apps.web.hands import name_rows
+from solver.apps.web.table import play_table
 from solver.engine.errors import InputError
 from solver.engine.inputs import quote
 from solver.engine.layout import POLICIES
@@ -77,7 +81,7 @@ log = logging.getLogger("capsa")
 
 STATIC = Path(__file__).parent / "static"
 __all__ = ["CSP", "STATIC", "WebState", "create_app", "warm"]
-ENDPOINTS = "solve, check, natural, rows, deal, rules"
+ENDPOINTS = "solve, check, natural, rows, table, deal, rules"
 WARM_HAND = "As Ks Qs Js Ts 9h 9d 9c 2s 3d 4c 5h 7d"
 
 
@@ -344,6 +348,10 @@ async def api_rows(request: Request) -> Response:
     return await _quick(request, name_rows)
 
 
+async def api_table(request: Request) -> Response:
+    return await _quick(request, play_table)
+
+
 async def api_rules(request: Request) -> Response:
     state: WebState = request.app.state.web
     catalog = state.catalog
@@ -428,6 +436,7 @@ def create_app(
             Route("/api/check", api_check, methods=["POST"]),
             Route("/api/natural", api_natural, methods=["POST"]),
             Route("/api/rows", api_rows, methods=["POST"]),
+            Route("/api/table", api_table, methods=["POST"]),
             Route("/api/deal", api_deal, methods=["GET", "POST"]),
             Route("/api/rules", api_rules, methods=["GET", "POST"]),
             Mount("/static", StaticFiles(directory=STATIC), name="static"),
@@ -455,3 +464,4 @@ def warm(app: Starlette) -> None:
         if catalog.ready(r):
             solve(WARM_HAND, rules=r, policy="field", played=played)
     deal({"seed": 0})
+    play_table({"hand": WARM_HAND, "played": played, "seed": 0}, catalog)  # its kernels

@@ -36,6 +36,7 @@ const state = {
   defaultRules: null, // the server's default ruleset
   answer: null, // the last solve answer: {data, timing, link}
   checked: null, // the last check answer: {data, timing, hands}
+  table: null, // practice: the last showdown (POST /api/table)
   poolSort: "rank", // the cards to place: by rank (by shape) or by suit
   liveAsk: 0, // the board's latest /api/rows request (older answers are dropped)
   handInfo: null, // /api/natural for the board's hand: {key, natural, surrender}
@@ -163,6 +164,8 @@ function applyStatic() {
       el.setAttribute(attr, t(key));
     }
   }
+  // no keys to press on a phone: the help says tap (and drag) only
+  $("#board-help").textContent = touchScreen() ? t("board.helpTouch") : t("board.help");
   refreshRulesText();
   syncPolicy();
   handChanged();
@@ -171,8 +174,12 @@ function applyStatic() {
   renderHistory();
   if (state.answer) showAnswer(state.answer.data, state.answer.timing, false);
   if (state.checked) $("#check-result").replaceChildren(renderCheck(state.checked.data, state.checked.timing, state.checked.hands));
+  if (state.table) $("#showdown").replaceChildren(renderTable(state.table));
   updateBoardActions();
 }
+
+// A screen worked by touch (a phone, a tablet): no keyboard to press F, M, B on.
+const touchScreen = () => matchMedia("(pointer: coarse)").matches || (navigator.maxTouchPoints || 0) > 0;
 
 // ------------------------------------------------------------------ cards
 
@@ -582,6 +589,7 @@ function refreshRulesText() {
   }
   const d = state.rulesets.get($("#rules").value);
   if (d) showRulesSummary(d);
+  tableLine();
 }
 
 // A ruleset in one line, each setting explained by its tooltip (the glossary's entry).
@@ -603,14 +611,36 @@ function showRulesSummary(d) {
   if (r.home_run_multiplier !== 1) {
     parts.push(term(t("rules.homeRun", { n: r.home_run_multiplier, m: r.home_run_min_opponents }), "g-scoop"));
   }
+  // the newer keys, only away from their defaults (as `capsa rules` lists them)
+  if (r.royalties_dealt) parts.push(term(t("rules.royaltiesDealt"), "g-royalties"));
+  if (r.one_royalty_per_hand) parts.push(term(t("rules.oneRoyalty"), "g-royalties"));
+  if (r.royalty_replaces_row) parts.push(term(t("rules.royaltyRow"), "g-royalties"));
+  if (r.natural_ties === "payout") parts.push(term(t("rules.naturalTies"), "g-natural"));
+  if (typeof r.foul_penalty === "number") parts.push(term(t("rules.foulPenalty", { n: plain(r.foul_penalty) }), "g-foul"));
+  if (r.code_card) {
+    const card = parseCards(String(r.code_card), "en").cards[0];
+    parts.push(term(t("rules.codeCard", { card: card ? cardText(card) : r.code_card, n: plain(r.code_card_multiplier) }), "g-seat"));
+  }
   const called = d.game && d.game !== d.name ? `${d.game} (${d.name})` : d.name;
   const line = [h("strong", { class: "game-name", text: called }), ": "];
   parts.forEach((p, i) => line.push(i ? ", " : "", p));
-  if (!d.ready) line.push(". ", t("rules.notReady"));
+  // the file's own name in the command: `capsa train --rules house.toml`
+  if (!d.ready) line.push(". ", t("rules.notReady", { file: d.file || "FILE.toml" }));
   $("#rules-summary").replaceChildren(...line);
   $("#rules-naturals").textContent = d.naturals.length
     ? t("rules.naturals") + " " + d.naturals.map((n) => `${naturalLabel(n.name)} ${plain(n.units)}`).join(" · ")
     : "";
+}
+
+// The table in one line, the folded settings' summary: "Mậu Binh · 4 players · field
+// opponents" (on a phone the settings start folded behind it: the cards come first).
+function tableLine() {
+  const d = state.rulesets.get($("#rules").value);
+  if (!d) return;
+  const called = d.game || d.name;
+  const who = $("#opponents").selectedOptions[0];
+  $("#table-line").textContent = [called, tp("table.players", Number($("#players").value)),
+    t("table.opponentsAre", { who: who ? who.textContent : $("#opponents").value })].join(" · ");
 }
 
 function rulesChanged() {
@@ -634,7 +664,7 @@ async function uploadRules(file) {
   const text = await file.text();
   try {
     const { data } = await api("/api/rules", { rules: text });
-    addUploaded(text, data, file.name);
+    addUploaded(text, { ...data, file: file.name }, file.name);
     rulesChanged();
   } catch (e) {
     setError("#rules-status", `${file.name}: ${e.message}`);
@@ -662,6 +692,7 @@ function addUploaded(text, data, fileName) {
 // Another ruleset, table size, policy, sample count or seed: the answer shown is for
 // other options.
 function optionsChanged() {
+  tableLine();
   markStale();
 }
 
@@ -1042,6 +1073,9 @@ function resetBoardFromHand(keep = false) {
   for (const r of ROWS) state.rows[r] = keep ? state.rows[r].filter((c) => hand.has(c)) : [];
   if (!keep) {
     $("#hint-note").textContent = "";
+    $("#hint-choices").replaceChildren();
+    $("#showdown").replaceChildren();
+    state.table = null;
     $("#check-result").replaceChildren();
     state.checked = null;
   }
@@ -1243,8 +1277,10 @@ function typedSetting() {
   return say(t("played.ready", { cards: ROWS.map((r, i) => rows[i].cards.map(cardText).join(" ")).join(" | ") }), true);
 }
 
-// A hint, as the apps' "xếp bài" / 自动摆牌: the best setting (the instant field answer)
-// laid on the board, said beside the button (the score still counts what is checked).
+// A hint, as the apps' "xếp bài" / 自动摆牌 / "3 suggestions": the best setting (the
+// instant field answer) laid on the board, and it and the best two of other shapes
+// offered beside the button, each named by its rows' hands (the score still counts what
+// is checked).
 async function hintSetting() {
   const hand = handCards();
   if (hand.length !== 13) {
@@ -1252,10 +1288,20 @@ async function hintSetting() {
     return;
   }
   await withBusy($("#hint"), "#check-error", async () => {
-    const { data } = await api("/api/solve", { hand: hand.join(" "), rules: rulesValue(), players: Number($("#players").value), policy: "field" });
-    for (const r of ROWS) state.rows[r] = sortCards(splitCards(data[r]));
+    const { data } = await api("/api/solve", { hand: hand.join(" "), rules: rulesValue(), players: Number($("#players").value), policy: "field", top: 2 });
+    const choices = [data, ...(data.alternatives || [])].slice(0, 3);
+    const named = await nameSettings(choices.map(settingOf));
+    const lay = (x) => {
+      for (const r of ROWS) state.rows[r] = sortCards(splitCards(x[r]));
+      setTarget("front");
+    };
+    lay(data);
     $("#hint-note").textContent = t("board.hintUsed");
-    setTarget("front");
+    $("#hint-choices").replaceChildren(...choices.map((x, i) => h("button", {
+      type: "button", class: "hint-choice", "data-setting": settingOf(x), onclick: () => lay(x),
+    }, h("strong", { text: t("board.suggestion", { n: i + 1 }) }), " ",
+    ROWS.map((r) => (named && named[i] ? handName(named[i][r].class) : x[r])).join(" · "),
+    " ", h("span", { class: "note", text: `${fmtSigned(x.ev)} ${t("answer.units")}` }))));
   });
 }
 
@@ -1317,10 +1363,13 @@ async function runCheck(button, played) {
       const link = shareLink("check", res.data, played);
       remember(res.data, link, res.data.played);
     }
-    if (state.mode === "practice" && state.dealt && !state.dealt.scored) {
-      state.dealt.scored = true;
-      addScore(res.data.played);
-      $("#deal").textContent = t("practice.next");
+    if (state.mode === "practice" && state.dealt) {
+      const table = await playTable(played);
+      if (!state.dealt.scored) {
+        state.dealt.scored = true;
+        addScore(res.data.played, table ? table.units : null);
+        $("#deal").textContent = t("practice.next");
+      }
     }
   });
 }
@@ -1344,7 +1393,9 @@ function renderCheck(d, timing, hands = null) {
   const chose = action === "play" ? t("check.yours")
     : action === "declare" ? t("check.declared", { name: d.natural ? naturalLabel(d.natural.name) : "" })
       : t("check.surrendered");
-  const rank = p.rank === null || p.rank === undefined ? "" : ` · ${t("check.rank", { rank: p.rank, of: p.of })}`;
+  // "3 of the 92 settings scored are better" rather than "rank 4 of 92"
+  const better = p.rank === null || p.rank === undefined ? null : p.rank - 1;
+  const rank = better === null ? "" : ` · ${better === 0 ? t("check.noneBetter", { of: plain(p.of) }) : tp("check.better", better, { of: plain(p.of) })}`;
   const value = h("p", { class: "ev" }, chose, " ", h("strong", { class: "played-ev", text: fmtSigned(p.ev) }),
     " ", units(), " · ", t("check.loss"), " ", h("strong", { class: "played-loss", text: fmtSigned(-p.loss) }), se, rank);
   const out = [verdict, value];
@@ -1364,9 +1415,6 @@ function renderCheck(d, timing, hands = null) {
   if (p.ev_parts && d.ev_parts) out.push(partsLost(d.ev_parts, d.ev_play, p.ev_parts, p.ev));
   out.push(h("details", { class: "best-answer" }, h("summary", { text: t("check.bestInFull") }), renderAnswer(d, null, hands && hands.slice(1))));
   out.push(timingLine(timing));
-  if (state.mode === "practice") { // the next hand beside the result, not a screen above it
-    out.splice(1, 0, h("button", { type: "button", class: "primary next-hand", onclick: dealPractice }, t("practice.next")));
-  }
   return h("div", { class: "check" }, out);
 }
 
@@ -1382,6 +1430,65 @@ function partsLost(best, bestEv, mine, mineEv) {
 }
 
 // ------------------------------------------------------------------ practice
+
+// The showdown: the same hand, as played, against opponents dealt from the rest of the
+// deck (the deal's seed deals them again) and set by the chosen opponents' style; the
+// server settles the table (POST /api/table) and the page shows it pair by pair and row
+// by row, the scoops, the home run and the naturals declared named in the table's words.
+async function playTable(played) {
+  const body = { hand: state.dealt.hand.join(" "), played, rules: rulesValue(), players: Number($("#players").value), seed: state.dealt.seed };
+  if ($("#opponents").value !== "field") body.opponents = $("#opponents").value;
+  try {
+    const { data } = await api("/api/table", body);
+    state.table = data;
+    $("#showdown").replaceChildren(renderTable(data));
+    $("#showdown").scrollIntoView({ block: "start", behavior: "instant" });
+    return data;
+  } catch (e) {
+    $("#showdown").replaceChildren(h("p", { class: "error", role: "alert", text: e.message }), nextHandButton());
+    return null;
+  }
+}
+
+// The next hand beside the result, not a screen above it.
+const nextHandButton = () => h("button", { type: "button", class: "primary next-hand", onclick: dealPractice }, t("practice.next"));
+
+const resultText = (x) => (x > 0 ? t("table.win") : x < 0 ? t("table.loss") : t("table.tie"));
+const unitsText = (x) => t("table.units", { units: fmtSigned(x, Number.isInteger(x) ? 0 : 3) });
+
+// What a seat shows: its rows, named, or the natural it declared, or its surrender.
+function seatRows(seat, signs = null) {
+  if (seat.action === "declare") {
+    return h("p", { class: "declared" }, h("strong", { text: t("table.declares", { name: naturalLabel(seat.natural.name) }) }), " ", cardsLine(seat.cards));
+  }
+  if (seat.action === "surrender") return h("p", { class: "surrendered", text: t("table.surrenders") });
+  return h("table", { class: "showdown-rows" }, h("tbody", {}, ROWS.map((r, i) => h("tr", {
+    "data-row": r, "data-result": signs ? String(signs[i]) : null,
+  }, h("th", { scope: "row", text: rowName(r) }), h("td", {}, cardsLine(seat.rows[r].cards), handTag(seat.rows[r])),
+  signs ? h("td", { class: `result r${signs[i]}`, text: resultText(signs[i]) }) : null))));
+}
+
+function renderTable(d) {
+  const you = d.seats[0];
+  const out = [h("h3", { text: t("table.title") })];
+  out.push(h("p", { class: "table-total", "data-units": String(d.units) },
+    h("strong", { text: t("table.total", { result: unitsText(d.units) }) })), nextHandButton());
+  if (d.home_run !== null) {
+    const who = d.home_run === 0 ? t("table.you") : t("table.opponent", { n: d.home_run });
+    out.push(h("p", { class: "home-run", "data-seat": String(d.home_run) }, h("strong", { text: t("table.homeRun", { who, n: plain(state.rulesets.get($("#rules").value)?.rules.home_run_multiplier ?? 2) }) })));
+  }
+  out.push(h("div", { class: "seat seat-you", "data-seat": "0" }, h("h4", { text: t("table.you") }), seatRows(you)));
+  for (const p of d.pairs) {
+    const seat = d.seats[p.seat];
+    const scoop = p.scoop === "you" ? t("table.scoopYou") : p.scoop === "them" ? t("table.scoopThem") : "";
+    out.push(h("div", { class: "seat", "data-seat": String(p.seat), "data-units": String(p.units), "data-scoop": p.scoop || "" },
+      h("h4", {}, t("table.opponent", { n: p.seat }), " ", h("span", { class: `pair-units ${p.units < 0 ? "l-text" : "w-text"}`, text: unitsText(p.units) }),
+        scoop ? h("span", { class: "scoop", text: ` · ${scoop}` }) : null),
+      seatRows(seat, p.rows)));
+  }
+  out.push(h("p", { class: "note", text: t("table.note", { seed: d.seed, who: d.opponents }) }));
+  return h("div", { class: "table-result" }, out);
+}
 
 async function dealPractice() {
   await withBusy($("#deal"), "#check-error", async () => {
@@ -1402,9 +1509,10 @@ function loadScore() {
   }
 }
 
-function addScore(played) {
+function addScore(played, tableUnits = null) {
   const s = loadScore();
   s.hands += 1;
+  if (tableUnits !== null) s.table = (s.table || 0) + tableUnits;
   s.loss += Math.max(0, played.loss);
   if (Math.abs(played.loss) < 5e-7) s.best += 1;
   if (played.fouled) s.fouls += 1;
@@ -1424,6 +1532,7 @@ function renderScore() {
     tp("score.hands", s.hands), ", ",
     t("score.lost", { loss: num(s.loss), mean: num(s.loss / s.hands) }), ", ",
     tp("score.best", s.best), ", ", t("score.fouls", { n: s.fouls }), " ",
+    s.table !== undefined ? h("span", { class: "score-table", "data-units": String(s.table) }, t("score.table", { units: unitsText(s.table) }), " ") : null,
     h("button", {
       type: "button", class: "link", onclick: () => { sessionStorage.removeItem(SCORE_KEY); renderScore(); },
     }, t("score.again"))));
@@ -1479,6 +1588,8 @@ async function start() {
   }).catch((e) => setError("#error", e.message)));
   window.addEventListener("hashchange", () => restoreFromLink());
   syncPolicy();
+  // on a phone the table's settings start folded behind their one line
+  if (matchMedia("(max-width: 40rem)").matches) $("#table-settings").open = false;
   try {
     state.english = await loadCatalogue("en");
     let lang = null;

@@ -1,0 +1,233 @@
+"""POST /api/table: a practice showdown, as the apps play it (issue 34, item 2).
+
+The player's hand and what they did with it (a setting, ``"declare"`` or
+``"surrender"``) meet opponents dealt from the rest of the deck (``seed`` deals them
+again) and set by an opponent style (``field``, ``greedy``, ``safe``; an opponent who
+holds a natural declares it, as the Monte Carlo opponents do). The table is settled by
+the engine's ``settle_table`` (the home run, the code card and surrender included): its
+figure for the player is the answer's ``units``. Each pair is shown row by row (won,
+tied, lost), with what the player wins from that opponent; the pairs add up to
+``units``. Every row shown is named as ``POST /api/rows`` names it.
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from evaluator import CardParseError, format_cards, parse_hand
+from solver.apps.web.api import _cards_text, _styles, check_keys, natural_names
+from solver.apps.web.hands import ROW_SIZES, _name_one
+from solver.engine.code_card import holds_code_card
+from solver.engine.errors import InputError
+from solver.engine.inputs import quote
+
+TABLE_KEYS: tuple[str, ...] = ("hand", "played", "rules", "players", "opponents", "seed")
+#: The actions a player may take besides setting the hand.
+ACTIONS = ("declare", "surrender")
+MOST_SEED = 2**64
+
+__all__ = ["TABLE_KEYS", "play_table"]
+
+
+def _players(value: Any, default: int) -> int:
+    if value is None:
+        return default
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not 2 <= value <= 4:
+        raise InputError(f"players must be a whole number from 2 to 4, got {quote(value)}")
+    return int(value)
+
+
+def _seed(value: Any) -> int:
+    import secrets
+
+    if value is None:
+        return secrets.randbelow(2**32)
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise InputError(f"seed must be a whole number, got {quote(value)}")
+    if not 0 <= value < MOST_SEED:
+        raise InputError(f"seed must be from 0 to 2**64 - 1, got {value:,}")
+    return int(value)
+
+
+def _mine(played: Any, hand: np.ndarray, cr: Any) -> Any:
+    """What the player shows: a setting uint8[13], ``"surrender"`` or a natural
+    ``(id, key, name)``; an InputError / CardParseError names what is wrong."""
+    from solver.engine.settlement import natural_of, parse_setting
+
+    if played is None:
+        raise InputError("played is missing: give the setting as 'front | middle | back'")
+    word = played.strip().lower() if isinstance(played, str) else None
+    if word == "surrender":
+        if cr.rules.surrender_cost is None:
+            raise InputError(f"played: ruleset '{cr.rules.name}' has no surrender")
+        return "surrender"
+    if word == "declare":
+        found = natural_of(hand, cr)
+        if found is None:
+            raise InputError(f"played: this hand holds no natural under '{cr.rules.name}'")
+        return found
+    if isinstance(played, Mapping):
+        played = [_cards_text(played.get(r), f"played {r}") for r in ROW_SIZES]
+    setting = parse_setting(played, "played")
+    if sorted(setting.tolist()) != sorted(hand.tolist()):
+        raise CardParseError("played: the setting must hold the hand's 13 cards, each once")
+    return setting
+
+
+def _opponents(hand: np.ndarray, n: int, seed: int, style: str, cr: Any) -> tuple[list, Any]:
+    """The opponents' hands (uint8[n, 13]), dealt from the cards the player does not hold,
+    and what each shows: set by ``style`` (a setting uint8[13]), or the natural it holds,
+    declared."""
+    from solver.engine.settlement import find_naturals
+    from solver.strategy.deal import deal_hands
+    from solver.strategy.opponents import resolve_opponents
+    from solver.strategy.policy import set_sorted_hands, settings_of
+    from solver.strategy.trained import get_field
+
+    dealt = deal_hands(np.random.default_rng(seed), 1, n, exclude=hand)[0]
+    models = resolve_opponents(style, cr, n)
+    out: list[Any] = []
+    nat, natkey = find_naturals(dealt, cr)
+    for i, m in enumerate(models):
+        if nat[i] >= 0:
+            out.append((int(nat[i]), int(natkey[i]), cr.rules.naturals[int(nat[i])][0]))
+            continue
+        tables = m.tables
+        if tables is None and m.policy != "greedy":
+            tables = get_field(cr)
+        split, *_ = set_sorted_hands(dealt[i : i + 1], cr, m.policy, tables)
+        out.append(settings_of(dealt[i : i + 1], split)[0])
+    return out, dealt
+
+
+def _row_signs(a: tuple, b: tuple) -> list[int]:
+    """Each row from A's side: 1 won, 0 tied, -1 lost (a fouled hand loses every row)."""
+    (ka, _, fa), (kb, _, fb) = a, b
+    if fa or fb:
+        return [0] * 3 if fa and fb else ([-1] * 3 if fa else [1] * 3)
+    return [int(np.sign(int(x) - int(y))) for x, y in zip(ka, kb, strict=True)]
+
+
+def _scoops(a: tuple, b: tuple) -> bool:
+    """A scoops B for the home run: A legal, B fouled or beaten in all three rows."""
+    return not a[2] and (b[2] or all(s == 1 for s in _row_signs(a, b)))
+
+
+def _home_run(seats: list[Any], sums: list[tuple | None], cr: Any) -> int | None:
+    """The seat with the home run (docs/rules.md#home-run), or None: ``sums`` the
+    summaries of the hands shown (None: surrendered or a natural declared)."""
+    rules = cr.rules
+    if not rules.home_run:
+        return None
+    inside = [i for i, s in enumerate(seats) if not isinstance(s, str)]  # not surrendered
+    if any(sums[i] is None for i in inside) or len(inside) - 1 < rules.home_run_min_opponents:
+        return None  # a natural declared stops the home run
+    for h in inside:
+        if all(_scoops(sums[h], sums[j]) for j in inside if j != h):
+            return h
+    return None
+
+
+def _pair(i: int, j: int, seats: list[Any], sums: list, hold: np.ndarray, h: Any, cr: Any):
+    """What seat i wins from seat j, as ``settle_table`` settles the pair."""
+    from solver.engine.settlement import settle_declared, settle_pairs
+
+    a, b = seats[i], seats[j]
+    cost = float(cr.rules.surrender_cost or 0.0)
+    if isinstance(a, str) and isinstance(b, str):  # two surrenders: nothing
+        v = 0.0
+    elif isinstance(a, str):  # a surrender pays its cost to a player still in the hand
+        v = -cost
+    elif isinstance(b, str):
+        v = cost
+    elif sums[i] is None or sums[j] is None:
+        v = settle_declared(a if sums[i] is None else None, b if sums[j] is None else None, cr)
+    else:
+        pack = lambda s: (s[0][None], s[1][None], np.array([s[2]]))  # noqa: E731
+        v = float(settle_pairs(pack(sums[i]), pack(sums[j]), cr)[0])
+        if h in (i, j):
+            v *= cr.rules.home_run_multiplier
+    if hold[i] or hold[j]:
+        v *= cr.rules.code_factor
+    return float(v)
+
+
+def _showdown(j: int, seats: list, sums: list, hold: np.ndarray, h: Any, cr: Any) -> dict:
+    """The player against seat j: the rows from the player's side (None when either
+    showed no rows), who scooped whom, what the player wins from that seat."""
+    rows = None if sums[0] is None or sums[j] is None else _row_signs(sums[0], sums[j])
+    scoop = None
+    if rows is not None and len(set(rows)) == 1 and rows[0] != 0:
+        scoop = "you" if rows[0] == 1 else "them"
+    units = _pair(0, j, seats, sums, hold, h, cr)
+    return {"seat": j, "units": units, "rows": rows, "scoop": scoop}
+
+
+def _seat(entry: Any, cards: np.ndarray, total: float, cr: Any) -> dict[str, Any]:
+    """A seat at the table: its 13 cards, what it did (``play``, ``declare``,
+    ``surrender``), its rows named (when it played), its natural, its units."""
+    out: dict[str, Any] = {
+        "cards": format_cards(sorted(cards.tolist(), reverse=True)),
+        "units": total,
+        "action": "play",
+        "rows": None,
+        "natural": None,
+    }
+    if isinstance(entry, str):
+        out["action"] = "surrender"
+    elif isinstance(entry, tuple):
+        out["action"] = "declare"
+        out["natural"] = {**natural_names(entry[2]), "units": dict(cr.rules.naturals)[entry[2]]}
+    else:
+        rows = {"front": entry[:3], "middle": entry[3:8], "back": entry[8:]}
+        out["rows"] = _name_one({r: np.sort(v)[::-1] for r, v in rows.items()}, cr)
+    return out
+
+
+def play_table(body: Any, catalog: Any) -> dict[str, Any]:
+    """POST /api/table: ``{"rules", "players", "seed", "opponents", "units", "home_run":
+    seat or null, "seats": [{"units", "action", "rows", "natural"}, ...] (seat 0 the
+    player), "pairs": [{"seat", "units", "rows": [1|0|-1 front, middle, back] or null,
+    "scoop": "you" | "them" | null}, ...]}``."""
+    from solver.engine.compiled import compile_rules
+    from solver.engine.settlement import settle_table, summarize
+
+    opts = check_keys(body, TABLE_KEYS, '{"hand": "As Kd ...", "played": "... | ... | ..."}')
+    if opts.get("hand") is None:
+        raise InputError("hand is missing: give 13 cards, e.g. 'As Kd Qh ...'")
+    hand = parse_hand(_cards_text(opts["hand"], "hand"))
+    rules = catalog.resolve(opts.get("rules"))
+    style = _styles(opts["opponents"]) if opts.get("opponents") is not None else "field"
+    if "," in style:
+        raise InputError("opponents: one style for the table here (field, greedy or safe)")
+    if style != "greedy":
+        catalog.require_ready(rules)
+    players = _players(opts.get("players"), rules.players)
+    seed = _seed(opts.get("seed"))
+    cr = compile_rules(rules)
+    others, dealt = _opponents(hand, players - 1, seed, style, cr)
+    seats = [_mine(opts.get("played"), hand, cr), *others]
+    cards = [hand, *dealt]
+    totals = settle_table(seats, cr)
+    shown = np.array([isinstance(s, np.ndarray) for s in seats])
+    sums = [summarize(s, cr) if ok else None for s, ok in zip(seats, shown, strict=True)]
+    flats = np.zeros((players, 13), np.uint8)
+    flats[shown] = [s for s, ok in zip(seats, shown, strict=True) if ok]
+    hold = holds_code_card(flats, cr) & shown
+    h = _home_run(seats, sums, cr)
+    pairs = [_showdown(j, seats, sums, hold, h, cr) for j in range(1, players)]
+    return {
+        "hand": format_cards(sorted(hand.tolist(), reverse=True)),
+        "rules": rules.name,
+        "players": players,
+        "seed": seed,
+        "opponents": style,
+        "units": totals[0],
+        "home_run": h,
+        "seats": [_seat(s, cards[i], totals[i], cr) for i, s in enumerate(seats)],
+        "pairs": pairs,
+    }
