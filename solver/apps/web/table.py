@@ -24,6 +24,7 @@ from solver.apps.web.hands import ROW_SIZES, _name_one
 from solver.engine.code_card import holds_code_card
 from solver.engine.errors import InputError
 from solver.engine.inputs import quote
+from solver.engine.table_shape import MAX_PLAYERS, MIN_PLAYERS
 
 TABLE_KEYS: tuple[str, ...] = ("hand", "played", "rules", "players", "opponents", "seed")
 #: The actions a player may take besides setting the hand.
@@ -36,8 +37,10 @@ __all__ = ["TABLE_KEYS", "play_table"]
 def _players(value: Any, default: int) -> int:
     if value is None:
         return default
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not 2 <= value <= 4:
-        raise InputError(f"players must be a whole number from 2 to 4, got {quote(value)}")
+    whole = isinstance(value, numbers.Integral) and not isinstance(value, bool)
+    if not whole or not MIN_PLAYERS <= value <= MAX_PLAYERS:
+        bounds = f"from {MIN_PLAYERS} to {MAX_PLAYERS}"
+        raise InputError(f"players must be a whole number {bounds}, got {quote(value)}")
     return int(value)
 
 
