@@ -1,8 +1,9 @@
 """What knowing the opponents is worth: duplicate deals against ``greedy``
 (docs/opponents.md#measured).
 
-``python -m tests.opponents_gain`` deals ``--deals`` duplicate deals of 2 players under
-``chinese-2-4`` (seed ``--seed``) and plays each, seats swapped, between ``greedy`` and
+``python -m tests.opponents_gain`` deals ``--deals`` duplicate deals of ``--players``
+(default 2) under ``--rules`` (a preset or a ruleset file; default ``chinese-2-4``; seed
+``--seed``) and plays each, every seat in turn ``mc`` and the others ``greedy``, with
 three versions of ``mc`` (``--samples`` opponent hands a solve), settled exactly
 (``solver.apps.duel.score_duplicate``, the duel's scoring):
 
@@ -62,6 +63,8 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--learn", type=int, default=5000)
     ap.add_argument("--pool", type=int, default=500_000)
+    ap.add_argument("--rules", default="chinese-2-4")
+    ap.add_argument("--players", type=int, default=2)
     ap.add_argument("--out")
     args = ap.parse_args(argv)
     from solver.apps.duel import resolve, score_duplicate
@@ -69,11 +72,12 @@ def main(argv: list[str]) -> int:
     from solver.engine.rules import load_rules
     from solver.strategy.deal import deal_hands
 
-    rules = load_rules("chinese-2-4")
+    rules = replace(load_rules(args.rules), players=args.players)
     cr = compile_rules(rules)
-    hands = deal_hands(np.random.default_rng(args.seed), args.deals, 2)
+    k = args.players
+    hands = deal_hands(np.random.default_rng(args.seed), args.deals, k)
     flat = hands.reshape(-1, 13)
-    out: dict = {"rules": rules.name, "players": 2, "deals": args.deals,
+    out: dict = {"rules": rules.name, "players": k, "deals": args.deals,
                  "samples": args.samples, "seed": args.seed, "learn": args.learn}  # fmt: skip
     with tempfile.TemporaryDirectory(prefix="capsa-gain-") as tmp:
         folder = Path(tmp)
@@ -92,10 +96,10 @@ def main(argv: list[str]) -> int:
             tables = load_model(model, compile_rules(replace(rules, naturals=()))).tables
             build_pool(compile_rules(replace(rules, naturals=())), args.pool, tables=tables)
             print(f"the model's pool: {time.perf_counter() - t0:.0f} s", flush=True)
-        greedy = resolve("greedy", 2).set_hands(flat, cr, args.seed)
+        greedy = resolve("greedy", k).set_hands(flat, cr, args.seed)
         x, seconds = {}, {}
         for name, opp in (("greedy", "greedy"), ("field", "field"), ("model", str(model))):
-            mc = resolve(f"mc:{args.samples}", 2, None, opp)
+            mc = resolve(f"mc:{args.samples}", k, None, opp)
             t0 = time.perf_counter()
             settings = mc.set_hands(flat, cr, args.seed)
             seconds[name] = (time.perf_counter() - t0) / len(flat)

@@ -1222,10 +1222,11 @@ def ref_field_model_value(hand13: Sequence[int], keys, royalties, model, rules) 
         lose.append(1.0 - w - t)
         mid.append(w + t / 2)
         own = float(royalties[r])
+        util = float(model.fx[r][key][3])  # a learned model's row utility (0: the field)
         if rules.royalty_mode == "always":
-            term.append(own - float(model.fe[r]))
+            term.append(own - float(model.fe[r]) + util)
         else:
-            term.append(w * own - float(model.fo[r][key]))
+            term.append(w * own - float(model.fo[r][key]) + util)
     mult = float(rules.scoop_multiplier)
     value = ref_field_value(win, tie, term, rules.scoring, mult)
     cop = model.cop

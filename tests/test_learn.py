@@ -213,15 +213,6 @@ def test_train_from_bad_input_is_one_line(tmp_path):
     assert res.returncode == 2 and "-o" in res.stderr
 
 
-def test_no_model_is_learned_where_the_utility_cannot_be_folded(tmp_path):
-    """Under a scoop multiplier on royalties (shisanshui) the fold into the opponents'
-    royalties is not additive: --from says so in one line."""
-    write_settings(tmp_path / "s.txt", random_hands(20, 1), "greedy")
-    res = capsa("train", "--rules", "shisanshui", "--from", "s.txt", cwd=tmp_path)
-    assert res.returncode == 2 and res.stderr.count("\n") == 1
-    assert "a scoop multiplier (x2) on royalties" in res.stderr
-
-
 def test_batch_records_are_read_as_their_settings(tmp_path):
     """A policy's batch records give its settings (whatever it advises, but a declare);
     a played line's record gives what was played."""

@@ -10,6 +10,7 @@ import pytest
 import evaluator as ev
 from solver.engine.compiled import compile_rules
 from solver.engine.errors import InputError
+from solver.engine.layout import NKEY
 from solver.engine.rules import load_rules, rules_from_dict
 from solver.engine.settlement import settle
 from solver.strategy import _kernels as K
@@ -129,7 +130,7 @@ def _field_configs():
     royalty mode "always", and random corrections (card removal and joint grids) under
     2-4, a scoop multiplier with royalties (winner and always) and per-row; two with
     corrections ten times too large, so that the branch and bound's allowance for them
-    decides which backs it may skip."""
+    decides which backs it may skip; three with a learned model's row utility."""
     out = []
     for preset, mode in (("chinese-1-6", "winner"), ("chinese-2-4", "winner"),
                          ("shisanshui", "winner"), ("chinese-1-6", "always")):  # fmt: skip
@@ -156,6 +157,15 @@ def _field_configs():
             dist, cr, rng.normal(0, size / 2, (3, 13, 5, 9)),
             rng.normal(0, size / 2, (3, 14, 9)), rng.normal(0, size, (3, 5, 5, 5)),
         )))  # fmt: skip
+    # a learned model's row utility (fx[..., 3]) beside the tables, where a scoop
+    # multiplier multiplies royalties, in mode always, and under 2-4
+    for preset, change in (("shisanshui", {}), ("shisanshui", ALWAYS), ("chinese-2-4", {})):
+        base = load_rules(preset)
+        rules = rules_from_dict({**base.to_dict(), **change, "name": "x"}, "x") if change else base
+        shipped, cr = TR.get_field(compile_rules(base)), compile_rules(rules)
+        util = np.cumsum(rng.exponential(3.0 / NKEY, (3, NKEY)), axis=1)
+        out.append((rules, FT.field_tables(shipped.dist, cr, shipped.rank, shipped.suit,
+                                           shipped.cop, util=util)))  # fmt: skip
     return out
 
 

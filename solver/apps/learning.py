@@ -136,17 +136,11 @@ def learn_from(
     from solver.engine.compiled import compile_rules
     from solver.engine.settlement import summarize_batch
     from solver.strategy.field import play_digest
-    from solver.strategy.learn import MIN_SETTINGS, learn, learnable
+    from solver.strategy.learn import MIN_SETTINGS, learn
     from solver.strategy.opponents import MODEL_KIND, MODEL_VERSION
     from solver.strategy.trained import get_field
 
     cr = compile_rules(rules)
-    why = learnable(cr)
-    if why is not None:
-        raise InputError(
-            f"--from: a model cannot be learned under {quote(cr.rules.name)}: {why} "
-            "(docs/opponents.md#limits)"
-        )
     flat = np.array(seen.settings, np.uint8).reshape(-1, 13)
     keys, roy, fouls = summarize_batch(flat, cr)
     good = ~fouls

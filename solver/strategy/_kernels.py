@@ -11,12 +11,14 @@ wins, and a setting is legal when ``key_front <= key_middle <= key_back``.
 
 The field model (``FieldModel``, solver.strategy.field) is one kernel argument. Its
 tables per row r = 0 front, 1 middle, 2 back, indexed by key, interleaved in
-``fx[r, k]``: P(win the row), P(tie), and the expected royalty an opponent collects on
-that row by beating a row of key k; ``fe[r]`` an opponent's expected row royalty (for
-royalty mode "always"). Two corrections refine the independent-rows value: the
-card-removal shift of P(win) for the hand being set (``rank``, ``suit``; see
-``_hand_shift``) and the joint correction of the bonus for the opponent's correlated
-rows (``joint``, ``jw``, ``jl`` on the rows' midranks; see ``_model_value``).
+``fx[r, k]``: P(win the row), P(tie), the expected royalty an opponent collects on that row by
+beating a row of key k, and the row utility a learned opponent model adds to a row of
+key k (0 for the field; docs/opponents.md#learned-models); ``fe[r]`` an opponent's
+expected row royalty (for royalty mode "always"). Two corrections refine the
+independent-rows value: the card-removal shift of P(win) for the hand being set
+(``rank``, ``suit``; see ``_hand_shift``) and the joint correction of the bonus for the
+opponent's correlated rows (``joint``, ``jw``, ``jl`` on the rows' midranks; see
+``_model_value``).
 """
 
 from __future__ import annotations
@@ -347,12 +349,14 @@ def _hand_shift(hand, rank, suit, shift):
 def _row_terms(key, myroy, fx, fe, shift, r, mode, rr):
     """(win, tie, loss, royalty term, midrank) of one row of key `key` against the field.
 
-    fx float64[3, NKEY, 4]: (win, tie, royalty the opponent collects, unused) by row and
-    key, interleaved so that one lookup is one cache line; fe float64[3]. The win probability is
+    fx float64[3, NKEY, 4]: (win, tie, royalty the opponent collects, row utility) by row
+    and key, interleaved so that one lookup is one cache line; fe float64[3]. The win probability is
     moved by the hand's card-removal shift (float64[3, K + 1], ``_hand_shift``),
     interpolated linearly at the field's P(win), and kept within [0, 1 - tie]. The
     midrank win + tie / 2 places the row for the joint correction (``_trilinear``).
-    ``myroy`` is the row's royalty as it adds to the row's unit (``_extra`` with rr).
+    ``myroy`` is the row's royalty as it adds to the row's unit (``_extra`` with rr). The
+    royalty term carries the row utility (``fx[r, key, 3]``, a learned model's), which no
+    multiplier touches: the value is the field's plus the utility of the three rows.
     """
     myroy = myroy - rr * (myroy > 0.0)
     w0 = fx[r, key, 0]
@@ -369,9 +373,9 @@ def _row_terms(key, myroy, fx, fe, shift, r, mode, rr):
     if w < 0.0:
         w = 0.0
     if mode == MODE_ALWAYS:
-        rt = myroy - fe[r]
+        rt = myroy - fe[r] + fx[r, key, 3]
     else:
-        rt = w * myroy - fx[r, key, 2]
+        rt = w * myroy - fx[r, key, 2] + fx[r, key, 3]
     return w, t, 1.0 - w - t, rt, w + 0.5 * t
 
 

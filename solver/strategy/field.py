@@ -53,7 +53,7 @@ class FieldModel(NamedTuple):
     """The field model as one kernel argument (C-contiguous float64 arrays); see
     solver.strategy._kernels (``_row_terms``, ``_hand_shift``, ``_model_value``)."""
 
-    fx: np.ndarray  # [3, NKEY, 4] P(win), P(tie), royalty an opponent collects, unused
+    fx: np.ndarray  # [3, NKEY, 4] P(win), P(tie), royalty an opponent collects, row utility
     fe: np.ndarray  # [3] an opponent's expected row royalty
     rank: np.ndarray  # [3, 13, 5, K + 1] P(win) shift when holding n of rank q
     suit: np.ndarray  # [3, 14, K + 1] P(win) shift when holding n of one suit
@@ -71,7 +71,8 @@ class FieldTables(NamedTuple):
     ft: np.ndarray  # float64[3, NKEY] P(tie)
     fo: np.ndarray  # float64[3, NKEY] royalty an opponent collects by beating this row
     fe: np.ndarray  # float64[3] an opponent's expected row royalty
-    fx: np.ndarray  # float64[3, NKEY, 4] fw, ft, fo interleaved (fw/ft/fo are views of it)
+    fx: np.ndarray  # float64[3, NKEY, 4] fw, ft, fo and the row utility interleaved
+    #                 (fw/ft/fo are views of it; the utility is 0 but in a learned model)
     dist: np.ndarray  # float64[3, NKEY] the opponent's row-key distribution (as stored)
     meta: dict
     rank: np.ndarray  # float64[3, 13, 5, K + 1] (stored) card-removal shift by rank count
@@ -138,7 +139,9 @@ def field_tables(
     table file keeps it (``dist`` as given, then normalised), so trained tables and the
     same tables loaded from a file agree bit for bit. ``util`` float[3, NKEY] (a learned
     opponent model's, solver.strategy.learn): units added to a setting's value for each
-    row's key, folded into ``fo`` (which the value subtracts row by row)."""
+    row's key, kept beside the field's tables in ``fx[..., 3]`` (which the setting
+    kernels add to each row's term, whatever the scoring, the scoop multiplier and the
+    royalty mode: docs/opponents.md#learned-models)."""
     stored = _f32(dist)
     dist = stored / stored.sum(axis=1, keepdims=True)
     cdf = np.cumsum(dist, axis=1)
@@ -158,7 +161,7 @@ def field_tables(
     fx = np.zeros((3, dist.shape[1], 4))
     fx[..., 0], fx[..., 1], fx[..., 2] = fw, ft, fo
     if util is not None:
-        fx[..., 2] -= _f32(util)
+        fx[..., 3] = _f32(util)
     rank = np.zeros((3, 13, 5, 2)) if rank is None else _f32(rank)
     suit = np.zeros((3, 14, rank.shape[3])) if suit is None else _f32(suit)
     if rank.shape[:3] != (3, 13, 5) or rank.shape[3] < 2 or suit.shape != (3, 14, rank.shape[3]):

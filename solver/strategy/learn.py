@@ -7,9 +7,10 @@ function of the row's place in [0, 1] (``midranks``: the mean of its midrank amo
 field's rows of that position, P(win) + P(tie) / 2, and its rank among all row keys):
 piecewise linear on ``RAMPS`` equal pieces, nondecreasing (a stronger row
 is never worth less to them), zero for the field. The opponent sets a hand by the
-highest field value plus utility, the field's own branch and bound (the utility is
-folded into the royalty an opponent collects by beating a row, which the field value
-subtracts row by row), so setting a hand with a model costs what the field costs.
+highest field value plus utility, the field's own branch and bound: the utility is kept
+beside the field's tables (``fx[..., 3]``, which the setting kernels add to each row's
+term, apart from the royalties a scoop multiplier multiplies), so a model plays under
+every ruleset, and setting a hand with a model costs what the field costs.
 
 **The fit.** An opponent is taken to play setting s of a hand with probability
 proportional to exp(beta x (field value(s) + utility(s))) over the hand's candidate
@@ -50,7 +51,6 @@ __all__ = [
     "choose_ridge",
     "fit",
     "learn",
-    "learnable",
     "model_tables",
     "problem",
     "save_model",
@@ -66,19 +66,6 @@ RIDGES = (1.0, 1e-2, 1e-4)
 _ITER = 60
 #: The least beta (the field value's weight): the utility is at most pieces / BETA_MIN.
 BETA_MIN = 1e-3
-
-
-def learnable(cr: CompiledRules) -> str | None:
-    """Why a model cannot be learned under the ruleset, or None when it can: the row
-    utility is folded into the royalty an opponent collects by beating a row, which the
-    field value subtracts row by row only when royalties are paid by a row's loser
-    (``winner`` or ``cancel``) and no scoop multiplier multiplies them."""
-    r = cr.rules
-    if r.royalty_mode == "always":
-        return "royalties paid whoever wins the row (royalty_mode always)"
-    if r.scoop_multiplier != 1 and r.royalties:
-        return f"a scoop multiplier (x{r.scoop_multiplier:g}) on royalties"
-    return None
 
 
 def midranks(field: FieldTables) -> np.ndarray:
@@ -245,7 +232,7 @@ def util_table(w: np.ndarray, field: FieldTables) -> np.ndarray:
 def model_tables(
     field: FieldTables, util: np.ndarray, cr: CompiledRules, meta: dict[str, Any]
 ) -> FieldTables:
-    """A learned model's tables: the field's, with the row utility folded in."""
+    """A learned model's tables: the field's, with the row utility beside them."""
     return field_tables(field.dist, cr, field.rank, field.suit, field.cop, meta=meta, util=util)
 
 

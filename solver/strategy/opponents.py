@@ -222,11 +222,6 @@ def _read_tables(data: bytes, where: str, cr: CompiledRules) -> FieldTables:
             MemoryError, RecursionError) as exc:  # fmt: skip
         raise InputError(f"{where} is not a model file ({quote(str(exc), 80)})") from None
     meta = _meta(arrays["meta"], where)
-    from solver.strategy.learn import learnable
-
-    why = learnable(cr)
-    if why is not None:
-        raise InputError(f"{where}: no model plays under {quote(cr.rules.name)}: {why}")
     want = play_digest(cr.rules)
     if meta.get("play_digest") != want:
         learned = quote(str(meta.get("rules", "?")))

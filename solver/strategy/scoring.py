@@ -515,14 +515,15 @@ def field_parts(
     cr: CompiledRules,
     f: object,
 ) -> np.ndarray:
-    """The parts (``PARTS``) of field values ``vals`` float64[n], float64[n, 4]: rows, the
-    expected rows won minus lost (from each row's win and tie, ``wt``); royalties, the
-    model's royalty terms as ``_field_values`` adds them (what the setting's rows collect
-    when they win, minus what the field's rows collect by beating them; in mode "always"
-    each side's own; and the dealt cards' royalty); bonus, the rest (scoop or majority,
-    the joint-rows correction, what a scoop multiplier adds); naturals 0 (the field
-    model leaves the opponents' naturals out). A fouled setting: rows -3, royalties the
-    field's expected royalties, lost; the rest bonus."""
+    """The parts (``PARTS``) of field values ``vals`` float64[n], float64[n, 4]: rows,
+    the expected rows won minus lost (from each row's win and tie, ``wt``); royalties,
+    the model's royalty terms as ``_field_values`` adds them (what the setting's rows
+    collect when they win, minus what the field's rows collect by beating them; in mode
+    "always" each side's own; a learned model's row utility; and the dealt cards'
+    royalty); bonus, the rest (scoop or majority, the joint-rows correction, what a
+    scoop multiplier adds); naturals 0 (the field model leaves the opponents' naturals
+    out). A fouled setting: rows -3, royalties the field's expected royalties, lost; the
+    rest bonus."""
     fx, fe = f.fx, f.fe  # type: ignore[attr-defined]
     n = len(vals)
     out = np.zeros((n, 4))
@@ -530,10 +531,10 @@ def field_parts(
     out[:, 0] = (2.0 * win + tie - 1.0).sum(axis=1)
     r = np.arange(3)
     if cr.rules.royalty_mode == "always":
-        terms = roy[:, :3] - fe[None, :]
+        terms = roy[:, :3] - fe[None, :] + fx[r[None, :], keys, 3]
     else:  # what a row's royalty adds to its unit (docs/rules.md#tables-as-the-apps-pay-them)
         mine = roy[:, :3] - (roy[:, :3] > 0.0) * float(cr.rules.royalty_replaces_row)
-        terms = win * mine - fx[r[None, :], keys, 2]
+        terms = win * mine - fx[r[None, :], keys, 2] + fx[r[None, :], keys, 3]
     out[:, 2] = terms.sum(axis=1) + roy[:, 3]
     flat = cr.rules.foul_penalty is not None  # a flat penalty is all bonus
     out[fouls, 0], out[fouls, 2] = (0.0, 0.0) if flat else (-3.0, -float(fe.sum()))
