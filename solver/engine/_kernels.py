@@ -326,18 +326,19 @@ def _shown_units(a0, a1, a2, ra0, ra1, ra2, rda, b0, b1, b2, rb0, rb1, rb2, rdb,
 
 
 @kernel(inline="always")
-def _foul_parts(fb, ra0, ra1, ra2, rda, rb0, rb1, rb2, rdb, rr, scoring):
+def _foul_parts(fb, ra0, ra1, ra2, rda, rb0, rb1, rb2, rdb, params):
     """One hand fouled (B when fb, else A), no flat penalty: (sign, units, royalty). The
     legal hand wins every row and its scoring's scoop bonus (units: 3 rows plus
     ``_bonus`` of a scoop) and is paid all its royalties (``_extra`` of its rows, then
     its dealt cards'); sign is +1.0 when A is the legal one."""
+    rr = params[P_RR]
     if fb:
         sign = 1.0
         royalty = 0.0 + _extra(ra0, rr) + _extra(ra1, rr) + _extra(ra2, rr) + rda
     else:
         sign = -1.0
         royalty = 0.0 + _extra(rb0, rr) + _extra(rb1, rr) + _extra(rb2, rr) + rdb
-    return sign, 3.0 + _bonus(3, 0, scoring), royalty
+    return sign, 3.0 + _bonus(3, 0, params[P_SCORING]), royalty
 
 
 @kernel(inline="always")
@@ -352,17 +353,16 @@ def _settle_core(a0, a1, a2, ra0, ra1, ra2, rda, fa, b0, b1, b2, rb0, rb1, rb2, 
     ra0..ra2 / rb0..rb2 and dealt-card royalties rda / rdb (float64), fouls fa / fb
     (bool). The hot loops use this form (no array views), which is several times faster
     than passing rows of arrays."""
-    rr = params[P_RR]
     if fa or fb:
         if fa and fb:
             return 0.0
         if params[P_FOUL_ON] != 0.0:  # a flat penalty, nothing else
             return _flat_penalty(fb, params)
-        sign, units, royalty = _foul_parts(fb, ra0, ra1, ra2, rda, rb0, rb1, rb2, rdb, rr,
-                                           params[P_SCORING])  # fmt: skip
+        sign, units, royalty = _foul_parts(fb, ra0, ra1, ra2, rda, rb0, rb1, rb2, rdb, params)
         return sign * (units + royalty) * params[P_MULT]
-    return _shown_units(a0, a1, a2, ra0, ra1, ra2, rda, b0, b1, b2, rb0, rb1, rb2, rdb, rr,
-                        params[P_MODE], params[P_SCORING], params[P_MULT])  # fmt: skip
+    return _shown_units(a0, a1, a2, ra0, ra1, ra2, rda, b0, b1, b2, rb0, rb1, rb2, rdb,
+                        params[P_RR], params[P_MODE], params[P_SCORING],
+                        params[P_MULT])  # fmt: skip
 
 
 @kernel
@@ -376,19 +376,17 @@ def _settle_parts(a0, a1, a2, ra0, ra1, ra2, rda, fa, b0, b1, b2, rb0, rb1, rb2,
     multiplier adds to the whole pair settlement (rows and royalties included). Arguments
     as ``_settle_core``.
     """
-    rr = params[P_RR]
     mult = params[P_MULT]
     if fa or fb:
         if fa and fb:
             return 0.0, 0.0, 0.0
         if params[P_FOUL_ON] != 0.0:  # the flat penalty is all bonus
             return 0.0, _flat_penalty(fb, params), 0.0
-        sign, units, royalty = _foul_parts(fb, ra0, ra1, ra2, rda, rb0, rb1, rb2, rdb, rr,
-                                           params[P_SCORING])  # fmt: skip
+        sign, units, royalty = _foul_parts(fb, ra0, ra1, ra2, rda, rb0, rb1, rb2, rdb, params)
         extra = (mult - 1.0) * (units + royalty)
         return sign * 3.0, sign * (units - 3.0 + extra), sign * royalty
     rows, bonus, royalty, scoop = _shown_parts(a0, a1, a2, ra0, ra1, ra2, rda,
-                                               b0, b1, b2, rb0, rb1, rb2, rdb, rr,
+                                               b0, b1, b2, rb0, rb1, rb2, rdb, params[P_RR],
                                                params[P_MODE], params[P_SCORING])  # fmt: skip
     if scoop:
         bonus += (mult - 1.0) * (rows + bonus + royalty)
