@@ -250,69 +250,120 @@ def _extra(r, rr):
     return r - rr * (r > 0.0)
 
 
+# The settlement of a pair is written once, in the small kernels below, inlined into
+# ``_settle_core``, ``_settle_parts`` and ``solver.strategy._kernels._mc_pairs`` (whose
+# loop over deals LLVM vectorises: so every choice here is a select between values
+# computed either way, never a branch, and the ruleset's codes come in as scalars, not
+# as ``params``). Where no unit is paid they add 0.0 or multiply by 1.0, which changes
+# no value, so the three agree bit for bit (tests/test_pool.py, tests/reference.py).
+
+
+@kernel(inline="always")
+def _row_sign(a, b):
+    """+1, 0 or -1 (int64): row key a beats, ties or loses to row key b."""
+    return np.int64(a > b) - np.int64(a < b)
+
+
+@kernel(inline="always")
+def _row_royalty(w, ra, rb, rr, cancel):
+    """The royalty one row of result w (``_row_sign``) moves to A under royalty mode
+    winner or cancel: the winner's (``_extra``), paid by the row's loser; 0.0 for a tied
+    row, and with cancel (a bool) when both rows earn one."""
+    t = _extra(ra, rr) if w > 0 else -_extra(rb, rr)
+    return t if (w != 0) & ~(cancel & (ra > 0.0) & (rb > 0.0)) else 0.0
+
+
+@kernel(inline="always")
+def _royalties(w0, w1, w2, ra0, ra1, ra2, rda, rb0, rb1, rb2, rdb, rr, mode):
+    """Royalty units A collects from B, both legal, by royalty mode (a MODE_* code):
+    winner / cancel (``_row_royalty`` row by row) or always (each side's own, whoever
+    wins); the dealt cards' royalties rda - rdb are paid whoever wins, in every mode."""
+    cancel = mode == MODE_CANCEL
+    by_winner = (
+        0.0
+        + _row_royalty(w0, ra0, rb0, rr, cancel)
+        + _row_royalty(w1, ra1, rb1, rr, cancel)
+        + _row_royalty(w2, ra2, rb2, rr, cancel)
+    )
+    own = 0.0 + (ra0 - rb0) + (ra1 - rb1) + (ra2 - rb2)
+    royalty = own if mode == MODE_ALWAYS else by_winner
+    return royalty + (rda - rdb)
+
+
+@kernel(inline="always")
+def _bonus(won, lost, scoring):
+    """The bonus by scoring (a SCORING_* code) to A, who won ``won`` rows and lost
+    ``lost``: 1-6 +3 / -3 for a scoop, 2-4 +1 / -1 to whoever won more rows, per-row 0.0."""
+    s16 = 3.0 if won == 3 else (-3.0 if lost == 3 else 0.0)
+    s24 = 1.0 if won > lost else (-1.0 if lost > won else 0.0)
+    return s16 if scoring == SCORING_16 else (s24 if scoring == SCORING_24 else 0.0)
+
+
+@kernel(inline="always")
+def _shown_parts(a0, a1, a2, ra0, ra1, ra2, rda, b0, b1, b2, rb0, rb1, rb2, rdb, rr, mode,
+                 scoring):  # fmt: skip
+    """Two legal hands (arguments as ``_settle_core``; rr, mode and scoring the params'
+    codes): (rows, bonus, royalty, scoop), the rows won minus lost (float64), the
+    scoring's bonus, the royalties paid (``_royalties``) and whether one side won all
+    three rows (what the scoop multiplier then multiplies)."""
+    w0 = _row_sign(a0, b0)
+    w1 = _row_sign(a1, b1)
+    w2 = _row_sign(a2, b2)
+    royalty = _royalties(w0, w1, w2, ra0, ra1, ra2, rda, rb0, rb1, rb2, rdb, rr, mode)
+    won = np.int64(w0 > 0) + np.int64(w1 > 0) + np.int64(w2 > 0)
+    lost = np.int64(w0 < 0) + np.int64(w1 < 0) + np.int64(w2 < 0)
+    return float(w0 + w1 + w2), _bonus(won, lost, scoring), royalty, (won == 3) | (lost == 3)
+
+
+@kernel(inline="always")
+def _shown_units(a0, a1, a2, ra0, ra1, ra2, rda, b0, b1, b2, rb0, rb1, rb2, rdb, rr, mode,
+                 scoring, mult):  # fmt: skip
+    """Units A wins from B, both legal: ``_shown_parts`` added up (rows, bonus, then
+    royalties), times the scoop multiplier ``mult`` on a scoop."""
+    rows, bonus, royalty, scoop = _shown_parts(a0, a1, a2, ra0, ra1, ra2, rda,
+                                               b0, b1, b2, rb0, rb1, rb2, rdb, rr, mode,
+                                               scoring)  # fmt: skip
+    return (rows + bonus + royalty) * (mult if scoop else 1.0)
+
+
+@kernel(inline="always")
+def _foul_parts(fb, ra0, ra1, ra2, rda, rb0, rb1, rb2, rdb, params):
+    """One hand fouled (B when fb, else A), no flat penalty: (sign, units, royalty). The
+    legal hand wins every row and its scoring's scoop bonus (units: 3 rows plus
+    ``_bonus`` of a scoop) and is paid all its royalties (``_extra`` of its rows, then
+    its dealt cards'); sign is +1.0 when A is the legal one."""
+    rr = params[P_RR]
+    if fb:
+        sign = 1.0
+        royalty = 0.0 + _extra(ra0, rr) + _extra(ra1, rr) + _extra(ra2, rr) + rda
+    else:
+        sign = -1.0
+        royalty = 0.0 + _extra(rb0, rr) + _extra(rb1, rr) + _extra(rb2, rr) + rdb
+    return sign, 3.0 + _bonus(3, 0, params[P_SCORING]), royalty
+
+
+@kernel(inline="always")
+def _flat_penalty(fb, params):
+    """The flat foul penalty A collects (fb: B fouled) or pays (docs/rules.md#flat-foul-penalty)."""
+    return params[P_FOUL] if fb else -params[P_FOUL]
+
+
 @kernel
 def _settle_core(a0, a1, a2, ra0, ra1, ra2, rda, fa, b0, b1, b2, rb0, rb1, rb2, rdb, fb, params):
     """``_settle`` on scalars: row keys a0..a2 / b0..b2 (int64), row royalties
     ra0..ra2 / rb0..rb2 and dealt-card royalties rda / rdb (float64), fouls fa / fb
     (bool). The hot loops use this form (no array views), which is several times faster
     than passing rows of arrays."""
-    rr = params[P_RR]
     if fa or fb:
         if fa and fb:
             return 0.0
         if params[P_FOUL_ON] != 0.0:  # a flat penalty, nothing else
-            return params[P_FOUL] if fb else -params[P_FOUL]
-        # The legal hand wins every row and is paid all its royalties.
-        if fb:
-            sign = 1.0
-            royalty = 0.0 + _extra(ra0, rr) + _extra(ra1, rr) + _extra(ra2, rr)
-            royalty += rda
-        else:
-            sign = -1.0
-            royalty = 0.0 + _extra(rb0, rr) + _extra(rb1, rr) + _extra(rb2, rr)
-            royalty += rdb
-        scoring = params[P_SCORING]
-        units = 3.0
-        if scoring == SCORING_16:
-            units = 6.0
-        elif scoring == SCORING_24:
-            units = 4.0
+            return _flat_penalty(fb, params)
+        sign, units, royalty = _foul_parts(fb, ra0, ra1, ra2, rda, rb0, rb1, rb2, rdb, params)
         return sign * (units + royalty) * params[P_MULT]
-    w0 = np.int64(a0 > b0) - np.int64(a0 < b0)
-    w1 = np.int64(a1 > b1) - np.int64(a1 < b1)
-    w2 = np.int64(a2 > b2) - np.int64(a2 < b2)
-    mode = params[P_MODE]
-    if mode == MODE_ALWAYS:  # always: each side's own royalties, whoever wins
-        royalty = 0.0 + (ra0 - rb0) + (ra1 - rb1) + (ra2 - rb2)
-    else:  # winner / cancel: the row's loser pays the winner's royalty
-        royalty = 0.0
-        cancel = mode == MODE_CANCEL
-        if w0 != 0 and not (cancel and ra0 > 0.0 and rb0 > 0.0):
-            royalty += _extra(ra0, rr) if w0 > 0 else -_extra(rb0, rr)
-        if w1 != 0 and not (cancel and ra1 > 0.0 and rb1 > 0.0):
-            royalty += _extra(ra1, rr) if w1 > 0 else -_extra(rb1, rr)
-        if w2 != 0 and not (cancel and ra2 > 0.0 and rb2 > 0.0):
-            royalty += _extra(ra2, rr) if w2 > 0 else -_extra(rb2, rr)
-    # Dealt-card royalties are paid whoever wins the rows, in every mode.
-    royalty += rda - rdb
-    won = np.int64(w0 > 0) + np.int64(w1 > 0) + np.int64(w2 > 0)
-    lost = np.int64(w0 < 0) + np.int64(w1 < 0) + np.int64(w2 < 0)
-    units = float(w0 + w1 + w2)
-    scoring = params[P_SCORING]
-    if scoring == SCORING_16:
-        if won == 3:
-            units += 3.0
-        elif lost == 3:
-            units -= 3.0
-    elif scoring == SCORING_24:
-        if won > lost:
-            units += 1.0
-        elif lost > won:
-            units -= 1.0
-    units += royalty
-    if won == 3 or lost == 3:
-        units *= params[P_MULT]
-    return units
+    return _shown_units(a0, a1, a2, ra0, ra1, ra2, rda, b0, b1, b2, rb0, rb1, rb2, rdb,
+                        params[P_RR], params[P_MODE], params[P_SCORING],
+                        params[P_MULT])  # fmt: skip
 
 
 @kernel
@@ -326,61 +377,20 @@ def _settle_parts(a0, a1, a2, ra0, ra1, ra2, rda, fa, b0, b1, b2, rb0, rb1, rb2,
     multiplier adds to the whole pair settlement (rows and royalties included). Arguments
     as ``_settle_core``.
     """
-    rr = params[P_RR]
+    mult = params[P_MULT]
     if fa or fb:
         if fa and fb:
             return 0.0, 0.0, 0.0
         if params[P_FOUL_ON] != 0.0:  # the flat penalty is all bonus
-            return 0.0, (params[P_FOUL] if fb else -params[P_FOUL]), 0.0
-        if fb:
-            sign = 1.0
-            royalty = 0.0 + _extra(ra0, rr) + _extra(ra1, rr) + _extra(ra2, rr)
-            royalty += rda
-        else:
-            sign = -1.0
-            royalty = 0.0 + _extra(rb0, rr) + _extra(rb1, rr) + _extra(rb2, rr)
-            royalty += rdb
-        scoring = params[P_SCORING]
-        units = 3.0
-        if scoring == SCORING_16:
-            units = 6.0
-        elif scoring == SCORING_24:
-            units = 4.0
-        extra = (params[P_MULT] - 1.0) * (units + royalty)
+            return 0.0, _flat_penalty(fb, params), 0.0
+        sign, units, royalty = _foul_parts(fb, ra0, ra1, ra2, rda, rb0, rb1, rb2, rdb, params)
+        extra = (mult - 1.0) * (units + royalty)
         return sign * 3.0, sign * (units - 3.0 + extra), sign * royalty
-    w0 = np.int64(a0 > b0) - np.int64(a0 < b0)
-    w1 = np.int64(a1 > b1) - np.int64(a1 < b1)
-    w2 = np.int64(a2 > b2) - np.int64(a2 < b2)
-    mode = params[P_MODE]
-    if mode == MODE_ALWAYS:
-        royalty = 0.0 + (ra0 - rb0) + (ra1 - rb1) + (ra2 - rb2)
-    else:
-        royalty = 0.0
-        cancel = mode == MODE_CANCEL
-        if w0 != 0 and not (cancel and ra0 > 0.0 and rb0 > 0.0):
-            royalty += _extra(ra0, rr) if w0 > 0 else -_extra(rb0, rr)
-        if w1 != 0 and not (cancel and ra1 > 0.0 and rb1 > 0.0):
-            royalty += _extra(ra1, rr) if w1 > 0 else -_extra(rb1, rr)
-        if w2 != 0 and not (cancel and ra2 > 0.0 and rb2 > 0.0):
-            royalty += _extra(ra2, rr) if w2 > 0 else -_extra(rb2, rr)
-    royalty += rda - rdb
-    won = np.int64(w0 > 0) + np.int64(w1 > 0) + np.int64(w2 > 0)
-    lost = np.int64(w0 < 0) + np.int64(w1 < 0) + np.int64(w2 < 0)
-    rows = float(w0 + w1 + w2)
-    bonus = 0.0
-    scoring = params[P_SCORING]
-    if scoring == SCORING_16:
-        if won == 3:
-            bonus = 3.0
-        elif lost == 3:
-            bonus = -3.0
-    elif scoring == SCORING_24:
-        if won > lost:
-            bonus = 1.0
-        elif lost > won:
-            bonus = -1.0
-    if won == 3 or lost == 3:
-        bonus += (params[P_MULT] - 1.0) * (rows + bonus + royalty)
+    rows, bonus, royalty, scoop = _shown_parts(a0, a1, a2, ra0, ra1, ra2, rda,
+                                               b0, b1, b2, rb0, rb1, rb2, rdb, params[P_RR],
+                                               params[P_MODE], params[P_SCORING])  # fmt: skip
+    if scoop:
+        bonus += (mult - 1.0) * (rows + bonus + royalty)
     return rows, bonus, royalty
 
 

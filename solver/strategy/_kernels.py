@@ -38,11 +38,11 @@ from solver.engine._kernels import (
     _settle_natural,
     _settle_naturals,
     _settle_parts,
+    _shown_units,
 )
 from solver.engine.layout import (
     KERNEL_SOURCES,
     MODE_ALWAYS,
-    MODE_CANCEL,
     P_HR_MIN,
     P_HR_MULT,
     P_MODE,
@@ -864,16 +864,14 @@ def _mc_pairs(ckeys, croy, cfoul, ob, orb, onat, onv, weights, params, lo, hi, o
 
     The loop over deals is innermost, on slices that start at 0 (numba then knows no
     index is negative) and without a branch: every choice is a select between values
-    computed either way, so LLVM vectorises it. Each settlement is ``_settle_core``'s
-    arithmetic in its order (a row royalty not paid adds +0.0, a bonus not paid adds
-    0.0, no scoop multiplies by 1.0: none of these changes a value), and a deal's seats
-    are added in seat order, so ``out`` is what ``_mc_values`` writes.
+    computed either way, so LLVM vectorises it. Each settlement is ``_shown_units``, the
+    kernel ``_settle_core`` settles two legal hands with (inlined; the ruleset's codes
+    read once, as scalars), and a deal's seats are added in seat order, so ``out`` is
+    what ``_mc_values`` writes.
     """
     n_opp = weights.shape[0]
-    always = params[P_MODE] == MODE_ALWAYS
-    cancel = params[P_MODE] == MODE_CANCEL
-    b16 = params[P_SCORING] == SCORING_16
-    b24 = params[P_SCORING] == SCORING_24
+    mode = params[P_MODE]
+    scoring = params[P_SCORING]
     mult = params[P_MULT]
     rr = params[P_RR]
     n = hi - lo
@@ -885,10 +883,6 @@ def _mc_pairs(ckeys, croy, cfoul, ob, orb, onat, onv, weights, params, lo, hi, o
         ra1 = croy[c, 1]
         ra2 = croy[c, 2]
         rda = croy[c, 3]
-        # what each row's royalty adds to its unit (``_extra``: itself unless it replaces it)
-        xa0 = ra0 - rr * (ra0 > 0.0)
-        xa1 = ra1 - rr * (ra1 > 0.0)
-        xa2 = ra2 - rr * (ra2 > 0.0)
         oc = out[c, lo:hi]
         if cfoul[c]:  # a fouled (played) setting: the scalar settlement
             for o in range(n_opp):
@@ -904,10 +898,6 @@ def _mc_pairs(ckeys, croy, cfoul, ob, orb, onat, onv, weights, params, lo, hi, o
                                          params)  # fmt: skip
                     oc[d] += w * v
             continue
-        # cancel mode: a row royalty is paid to neither when both rows earn one
-        c0 = cancel and ra0 > 0.0
-        c1 = cancel and ra1 > 0.0
-        c2 = cancel and ra2 > 0.0
         for o in range(n_opp):
             w = weights[o]
             k0 = ob[0, o, lo:hi]
@@ -920,33 +910,9 @@ def _mc_pairs(ckeys, croy, cfoul, ob, orb, onat, onv, weights, params, lo, hi, o
             nat = onat[o, lo:hi]
             natv = onv[o, lo:hi]
             for d in range(n):
-                b0 = k0[d]
-                b1 = k1[d]
-                b2 = k2[d]
-                rb0 = q0[d]
-                rb1 = q1[d]
-                rb2 = q2[d]
-                w0 = np.int64(a0 > b0) - np.int64(a0 < b0)
-                w1 = np.int64(a1 > b1) - np.int64(a1 < b1)
-                w2 = np.int64(a2 > b2) - np.int64(a2 < b2)
-                t0 = xa0 if w0 > 0 else -(rb0 - rr * (rb0 > 0.0))
-                t1 = xa1 if w1 > 0 else -(rb1 - rr * (rb1 > 0.0))
-                t2 = xa2 if w2 > 0 else -(rb2 - rr * (rb2 > 0.0))
-                t0 = t0 if (w0 != 0) & ~(c0 & (rb0 > 0.0)) else 0.0
-                t1 = t1 if (w1 != 0) & ~(c1 & (rb1 > 0.0)) else 0.0
-                t2 = t2 if (w2 != 0) & ~(c2 & (rb2 > 0.0)) else 0.0
-                by_winner = 0.0 + t0 + t1 + t2
-                own = 0.0 + (ra0 - rb0) + (ra1 - rb1) + (ra2 - rb2)
-                royalty = own if always else by_winner
-                royalty += rda - q3[d]
-                won = np.int64(w0 > 0) + np.int64(w1 > 0) + np.int64(w2 > 0)
-                lost = np.int64(w0 < 0) + np.int64(w1 < 0) + np.int64(w2 < 0)
-                units = float(w0 + w1 + w2)
-                s16 = 3.0 if won == 3 else (-3.0 if lost == 3 else 0.0)
-                s24 = 1.0 if won > lost else (-1.0 if lost > won else 0.0)
-                units += s16 if b16 else (s24 if b24 else 0.0)
-                units += royalty
-                units *= mult if (won == 3) | (lost == 3) else 1.0
+                units = _shown_units(a0, a1, a2, ra0, ra1, ra2, rda, k0[d], k1[d], k2[d],
+                                     q0[d], q1[d], q2[d], q3[d], rr, mode, scoring,
+                                     mult)  # fmt: skip
                 oc[d] += w * (natv[d] if nat[d] else units)
 
 
