@@ -207,10 +207,10 @@ class Rules:
                 f"naturals must be a tuple of (name, units) lines, got {show(self.naturals)}"
             )
         nats: list[tuple[str, int | float]] = []
-        for line in self.naturals:
-            if not isinstance(line, tuple | list) or len(line) != 2:
-                raise RulesError(f"naturals must hold (name, units) lines, got {show(line)}")
-            name, units = natural_line(*line)
+        for nat in self.naturals:
+            if not isinstance(nat, tuple | list) or len(nat) != 2:
+                raise RulesError(f"naturals must hold (name, units) lines, got {show(nat)}")
+            name, units = natural_line(*nat)
             if any(name == n for n, _ in nats):
                 raise RulesError(f"duplicate natural 'naturals.{name}'")
             nats.append((name, units))

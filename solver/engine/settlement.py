@@ -96,12 +96,12 @@ def parse_setting(setting: Any, who: str = "setting") -> np.ndarray:
     ``who``, the row and the card that is wrong.
     """
     if isinstance(setting, str) and "|" in setting:
-        rows = setting.split("|")
-        if len(rows) != 3:
+        texts = setting.split("|")
+        if len(texts) != 3:
             raise CardParseError(
-                f"{who}: a setting is 'front | middle | back' (3 rows), got {len(rows)} rows"
+                f"{who}: a setting is 'front | middle | back' (3 rows), got {len(texts)} rows"
             )
-        setting = rows
+        setting = texts
     if isinstance(setting, str) or (
         isinstance(setting, np.ndarray) and setting.ndim == 1 and setting.shape[0] == 13
     ):
@@ -131,7 +131,7 @@ def parse_setting(setting: Any, who: str = "setting") -> np.ndarray:
         raise CardParseError(
             f"{who}: a setting is a (front, middle, back) triple of cards, got {n} items"
         )
-    rows = []
+    rows: list[np.ndarray] = []
     for name, size, cards in zip(ROWS, (3, 5, 5), setting, strict=True):
         try:
             arr = as_cards(cards)
@@ -493,6 +493,7 @@ def natural_setting(
         return None
     _, _, name = found
     ids = h.tolist()
+    rows: tuple[np.ndarray, ...]
     if name in _SPLIT_NATURALS:
         split = np.empty(13, np.int64)
         codes = np.array([NATURAL_CODES[name]], np.int64)
