@@ -70,7 +70,7 @@ def main(argv: list[str]) -> int:
     from solver.strategy.deal import deal_hands
 
     rules = load_rules("chinese-2-4")
-    cr = compile_rules(rules)
+    cr = compile_rules(load_rules(rules))
     hands = deal_hands(np.random.default_rng(args.seed), args.deals, 2)
     flat = hands.reshape(-1, 13)
     out: dict = {"rules": rules.name, "players": 2, "deals": args.deals,

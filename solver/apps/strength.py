@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from solver.engine.rules import Rules
+from solver.engine.rules import Rules, load_rules
 
 if TYPE_CHECKING:
     from solver.engine.compiled import CompiledRules
@@ -162,7 +162,7 @@ def compare_policies(
     from solver.strategy.deal import random_hands
     from solver.strategy.opponents import describe, resolve_opponents
 
-    cr = compile_rules(rules)  # once: everything below takes the compiled ruleset
+    cr = compile_rules(load_rules(rules))  # once: everything below takes the compiled ruleset
     models = resolve_opponents(opponents, cr, players - 1)
     for p in policies:  # every model named, checked before the first hand
         if p.startswith("mc@"):

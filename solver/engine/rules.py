@@ -75,7 +75,7 @@ from solver.engine.rule_values import (
     show,
     suggest,
 )
-from solver.engine.ruleset_files import TOO_BIG, check_shape, ruleset_data
+from solver.engine.ruleset_files import TOO_BIG, check_shape, ruleset_data, stdin_text
 
 __all__ = [
     "DEFAULT_NATURALS",
@@ -93,6 +93,7 @@ __all__ = [
     "RulesError",
     "SHISANSHUI_NATURALS",
     "SURRENDER_DEFAULTS",
+    "RulesLike",
     "default_surrender_cost",
     "load_rules",
     "preset",
@@ -540,8 +541,15 @@ def preset(name: str) -> Rules:
     )
 
 
-def load_rules(name_or_path: Rules | str | os.PathLike[str] | None = None) -> Rules:
-    """The ruleset for a preset name, a TOML ruleset file, or a Rules (returned as is).
+#: What names a ruleset, for ``load_rules``: a ``Rules``, a preset's name, a TOML ruleset
+#: file, ``-`` (a TOML ruleset on stdin), or None (the default preset).
+RulesLike = Rules | str | os.PathLike[str] | None
+
+
+def load_rules(name_or_path: RulesLike = None) -> Rules:
+    """The ruleset for a preset name, a TOML ruleset file, ``-`` (a TOML ruleset on stdin,
+    named ``stdin``, at most ``MAX_RULESET_BYTES``), or a Rules (returned as is): the one
+    reader of rulesets, called once at each front end.
 
     ``None`` gives the default preset (``chinese-1-6``). A string is a preset name
     (case-insensitive) if it is one, else a path; a file's Rules is named after the
@@ -553,6 +561,11 @@ def load_rules(name_or_path: Rules | str | os.PathLike[str] | None = None) -> Ru
         return PRESETS[DEFAULT_PRESET]
     if isinstance(name_or_path, Rules):
         return name_or_path
+    if name_or_path == "-":
+        try:
+            return rules_from_dict(ruleset_data(stdin_text()), name="stdin")
+        except RulesError as exc:
+            raise RulesError(f"stdin: {exc}") from None
     if isinstance(name_or_path, str):
         if name_or_path.strip().lower() in PRESETS:
             return PRESETS[name_or_path.strip().lower()]
@@ -582,3 +595,4 @@ def load_rules(name_or_path: Rules | str | os.PathLike[str] | None = None) -> Ru
         ) from None
     except RulesError as exc:
         raise RulesError(f"{path.name}: {exc}") from None
+

@@ -47,7 +47,7 @@ from solver.engine.code_card import code_card_of, holder_seat, holds_code_card
 from solver.engine.compiled import CompiledRules, RuleArrays, compile_rules
 from solver.engine.errors import InputError
 from solver.engine.layout import NATURAL_CODES, ROWS
-from solver.engine.rules import Rules
+from solver.engine.rules import Rules, RulesLike, load_rules
 
 __all__ = [
     "NATURAL_CODES",
@@ -70,10 +70,15 @@ __all__ = [
     "summarize_batch",
 ]
 
-#: What a public entry point takes for the rules: a ``Rules``, a preset's name, a ruleset
-#: file, None (the default preset), or a ``CompiledRules`` already made.
-RulesLike = Rules | CompiledRules | str | None
+#: What a public entry point takes for the rules: what ``load_rules`` reads (a ``Rules``, a
+#: preset's name, a ruleset file, None: the default preset), or a ``CompiledRules`` made.
+RulesOrCompiled = RulesLike | CompiledRules
 Cards = str | Sequence[int] | np.ndarray
+
+
+def _compile(rules: RulesOrCompiled) -> CompiledRules:
+    """A public entry point's ruleset, compiled (read by ``load_rules`` unless compiled)."""
+    return rules if isinstance(rules, CompiledRules) else compile_rules(load_rules(rules))
 
 
 def _compiled(cr: Any, who: str) -> None:
@@ -212,7 +217,7 @@ def summarize_batch(
     return keys, roys, fouls
 
 
-def settle(a: Any, b: Any, rules: RulesLike = None) -> float:
+def settle(a: Any, b: Any, rules: RulesOrCompiled = None) -> float:
     """Units player A wins from player B (negative: A pays).
 
     ``a`` and ``b`` are (front, middle, back) triples of card ids or text (or 13 cards in
@@ -224,7 +229,7 @@ def settle(a: Any, b: Any, rules: RulesLike = None) -> float:
     """
     from solver.engine import _kernels as k
 
-    cr = compile_rules(rules)
+    cr = _compile(rules)
     fa = parse_setting(a, "a")
     fb = parse_setting(b, "b")
     shared = np.intersect1d(fa, fb)
@@ -295,7 +300,7 @@ def _is_natural(entry: Any) -> bool:
 
 
 def settle_table(
-    settings: Sequence[Any], rules: RulesLike = None, *, holder: int | None = None
+    settings: Sequence[Any], rules: RulesOrCompiled = None, *, holder: int | None = None
 ) -> list[float]:
     """Each player's units at one table of 2 to 4 players; the list sums to zero.
 
@@ -323,7 +328,7 @@ def settle_table(
     k = len(settings)
     if not 2 <= k <= 4:
         raise InputError(f"a table has 2 to 4 players, got {k}")
-    cr = compile_rules(rules)
+    cr = _compile(rules)
     flats = np.zeros((k, 13), np.uint8)
     shown = np.zeros(k, np.bool_)
     nat = np.full(k, -1, np.int64)
@@ -413,10 +418,10 @@ def _hand(hand13: Cards) -> np.ndarray:
     return parse_hand(hand13)
 
 
-def find_natural(hand13: Cards, rules: RulesLike = None) -> tuple[int, int, str] | None:
+def find_natural(hand13: Cards, rules: RulesOrCompiled = None) -> tuple[int, int, str] | None:
     """The strongest natural the hand holds under ``rules`` (``natural_of``; a public
     entry point: the ruleset is compiled here)."""
-    return natural_of(hand13, compile_rules(rules))
+    return natural_of(hand13, _compile(rules))
 
 
 def natural_of(hand13: Cards, cr: CompiledRules) -> tuple[int, int, str] | None:
@@ -569,10 +574,10 @@ def _natural_id(nat: Any, r: Rules, who: str) -> tuple[int, int]:
     return nid, key
 
 
-def settle_natural(a_nat: Any, b_nat: Any, rules: RulesLike = None) -> float:
+def settle_natural(a_nat: Any, b_nat: Any, rules: RulesOrCompiled = None) -> float:
     """Units A wins from B when naturals are declared (``settle_declared``; a public entry
     point: the ruleset is compiled here)."""
-    return settle_declared(a_nat, b_nat, compile_rules(rules))
+    return settle_declared(a_nat, b_nat, _compile(rules))
 
 
 def settle_declared(a_nat: Any, b_nat: Any, cr: CompiledRules) -> float:

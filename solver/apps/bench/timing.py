@@ -15,8 +15,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 if TYPE_CHECKING:
-    from solver.engine.compiled import RulesLike
-    from solver.engine.rules import Rules
+    from solver.engine.rules import Rules, RulesLike
 
 #: A runner calls ``fn`` ``rounds`` times and returns the seconds of each call.
 Runner = Callable[[Callable[[], object], int], Sequence[float]]

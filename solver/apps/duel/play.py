@@ -14,7 +14,7 @@ from solver.apps.duel.stats import confidence_interval
 from solver.apps.duel.strategies import resolve
 from solver.engine.compiled import CompiledRules, compile_rules
 from solver.engine.layout import MAX_DEALS
-from solver.engine.rules import Rules
+from solver.engine.rules import Rules, load_rules
 from solver.strategy.deal import deal_hands
 
 __all__ = ["DuelResult", "Progress", "duel", "score_duplicate"]
@@ -199,7 +199,7 @@ def duel(
     60 s plus 10 ms a hand). ``progress(name, done, total)`` follows the setting of hands.
     ``opponents``: the opponent model ``mc`` assumes (``solve``'s; None: the field).
     """
-    cr = compile_rules(rules)  # once: every part below takes the compiled ruleset
+    cr = compile_rules(load_rules(rules))  # once: every part below takes the compiled ruleset
     r = cr.rules
     k = r.players if players is None else int(players)
     if not 2 <= k <= 4:
