@@ -109,6 +109,7 @@ def test_a_fifo_at_the_pool_path_never_blocks(tmp_path):
     name = subprocess.run(
         [sys.executable, "-c", "from solver.strategy.pool import pool_path; "
          "from solver.engine.compiled import compile_rules; "
+         "from solver.engine.rules import load_rules; "
          "print(pool_path(compile_rules(load_rules('chinese-1-6'))).name)"],
         capture_output=True, text=True, env=env, check=True,
     ).stdout.strip()  # fmt: skip

@@ -451,6 +451,7 @@ def test_the_pool_key_does_not_depend_on_what_was_imported_before():
     (the kernel sources are registered before the key is worked out)."""
     code = (
         "from solver.engine.compiled import compile_rules\n"
+        "from solver.engine.rules import load_rules\n"
         "from solver.strategy.pool import pool_key\n"
         "print(pool_key(compile_rules(load_rules('capsa'))))"
     )
@@ -473,6 +474,7 @@ def test_a_failed_write_leaves_no_pool(tmp_path, monkeypatch):
 def _build_script(size: int) -> list[str]:
     code = (
         "from solver.engine.compiled import compile_rules\n"
+        "from solver.engine.rules import load_rules\n"
         "from solver.strategy.pool import build_pool\n"
         f"build_pool(compile_rules(load_rules('chinese-1-6')), {size})"
     )

@@ -199,7 +199,7 @@ def duel(
     60 s plus 10 ms a hand). ``progress(name, done, total)`` follows the setting of hands.
     ``opponents``: the opponent model ``mc`` assumes (``solve``'s; None: the field).
     """
-    cr = compile_rules(load_rules(rules))  # once: every part below takes the compiled ruleset
+    cr = rules if isinstance(rules, CompiledRules) else compile_rules(load_rules(rules))
     r = cr.rules
     k = r.players if players is None else int(players)
     if not 2 <= k <= 4:
