@@ -104,6 +104,7 @@ NATURAL_NAMES = (
     "royal_dragon",
     "dragon",
     "twelve_royals",
+    "twelve_royals_and_one",
     "three_straight_flushes",
     "three_quads",
     "all_high",
@@ -911,6 +912,8 @@ def _natural_key(name: str, hand: tuple[int, ...], rules):
         return () if len(set(ranks)) == 13 else None
     if name == "twelve_royals":  # every card a J, Q, K or A
         return () if all(RANKS[r] in "JQKA" for r in ranks) else None
+    if name == "twelve_royals_and_one":  # docs/rules.md#twelve-royals-and-one
+        return () if sum(RANKS[r] in "JQKA" for r in ranks) >= 12 else None
     if name == "three_straight_flushes":
         return _best_three_rows(hand, _is_straight_flush3, _is_straight_flush5, wheel)
     if name == "three_quads":

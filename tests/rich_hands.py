@@ -231,6 +231,11 @@ def _natural_cards(name: str, rng: random.Random) -> list[int]:
         return [_card(r, suit if rng.random() < 0.4 else rng.randrange(4)) for r in range(13)]
     if name == "twelve_royals":
         return rng.sample([c for c in deck if rank_of(c) >= 9], 13)
+    if name == "twelve_royals_and_one":  # twelve J to A and (mostly) one lower card
+        royals = rng.sample([c for c in deck if rank_of(c) >= 9], 13)
+        if rng.random() < 0.8:
+            royals[0] = rng.choice([c for c in deck if rank_of(c) < 9])
+        return royals
     if name == "three_straight_flushes":
         return _rows_hand(rng, straight=True, flush=True)
     if name == "three_quads":

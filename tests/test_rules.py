@@ -52,7 +52,7 @@ MAU_BINH_ROYALTIES = DEFAULT_ROYALTIES
 DEFAULT_NATURALS = (("dragon", 13), ("three_straights", 3), ("six_pairs", 3), ("three_flushes", 3))
 SHISANSHUI_NATURALS = (
     ("royal_dragon", 104), ("dragon", 52), ("four_trips", 52), ("three_quads", 52),
-    ("twelve_royals", 26), ("three_straight_flushes", 26), ("all_high", 6), ("all_low", 6),
+    ("twelve_royals_and_one", 26), ("three_straight_flushes", 26), ("all_high", 6), ("all_low", 6),
     ("one_colour", 6), ("five_pairs_trips", 6), ("six_pairs", 6), ("three_straights", 6),
     ("three_flushes", 6),
 )  # fmt: skip
@@ -695,7 +695,7 @@ def test_digest_stable_and_distinct():
         "chinese-2-4": "cd90afe5299ac6bc",
         "per-row": "f537cbd8fe73e078",
         "capsa": "caac13519e5b9be7",
-        "shisanshui": "3bd40f5efd496ee6",
+        "shisanshui": "a1b0b178459e5f5a",  # docs/rules.md#twelve-royals-and-one
         "mau-binh": "d009086b3bae6cbd",
         "pusoy": "dd0462f56dabec23",
     }

@@ -47,6 +47,7 @@ PAYOUTS = {
     "royal_dragon": 108,
     "dragon": 36,
     "twelve_royals": 24,
+    "twelve_royals_and_one": 24,
     "three_straight_flushes": 22,
     "three_quads": 20,
     "all_high": 15,
@@ -114,25 +115,27 @@ def ids(hands) -> np.ndarray:
 
 def test_the_catalogue_is_one_list_everywhere():
     """The names a ruleset accepts, the kernel codes, the names shown and the oracle's
-    list are the same fourteen, in docs/rules.md's order; the presets keep theirs."""
-    assert len(NATURAL_NAMES) == 14 == len(set(NATURAL_NAMES))
+    list are the same fifteen, in docs/rules.md's order; the presets keep theirs."""
+    assert len(NATURAL_NAMES) == 15 == len(set(NATURAL_NAMES))
     assert tuple(NATURAL_CODES) == NATURAL_NAMES == tuple(NATURAL_NAMES_SHOWN) == R.NATURAL_NAMES
-    assert len(set(NATURAL_CODES.values())) == 14
+    assert len(set(NATURAL_CODES.values())) == 15
     for name, shown in NATURAL_NAMES_SHOWN.items():
         assert natural_label(name) == (
             f"{shown.english} ({', '.join(shown.local)})" if shown.local else shown.english
         )
     assert natural_label("six_pairs") == "Six pairs (六对半, lục phé bôn)"
-    assert natural_label("twelve_royals") == "Twelve royals (十二皇族)"
+    assert natural_label("twelve_royals") == "Twelve royals"
+    assert natural_label("twelve_royals_and_one") == "Twelve royals and one (十二皇族)"
     assert natural_label("twelve_one_colour") == "Twelve of one colour (12 lá đồng màu)"
     for name in ("chinese-1-6", "chinese-2-4", "capsa", "pusoy"):
         assert PRESETS[name].naturals == DEFAULT_NATURALS
     assert PRESETS["per-row"].naturals == ()
     # docs/rules.md#the-shisanshui-preset: the 13 special hands of atom-chen's 十三水
-    # server, by payout (the catalogue's without twelve of one colour)
+    # server, by payout (the catalogue's without twelve of one colour, and with its own
+    # twelve royals: docs/rules.md#twelve-royals-and-one)
     shisanshui = PRESETS["shisanshui"].naturals
     assert sorted(n for n, _ in shisanshui) == sorted(
-        n for n in NATURAL_NAMES if n != "twelve_one_colour"
+        n for n in NATURAL_NAMES if n not in ("twelve_one_colour", "twelve_royals")
     )
     assert [u for _, u in shisanshui] == [104, 52, 52, 52, 26, 26, 6, 6, 6, 6, 6, 6, 6]
     # docs/rules.md#the-mau-binh-preset: gameBinh's six, 3 each
@@ -173,7 +176,9 @@ def test_the_shisanshui_example_of_the_rules_page_loads():
     blocks = re.findall(r"```toml\n(.*?)```", section("special-hands"), re.S)
     assert len(blocks) == 1
     rules = rules_from_dict(tomllib.loads(blocks[0]), name="house")
-    assert rules.naturals == tuple((n, u) for n, u in TABLE if n != "twelve_one_colour")
+    left_out = ("twelve_one_colour", "twelve_royals_and_one")
+    shown = tuple(n for n in NATURAL_NAMES if n not in left_out)
+    assert rules.naturals == tuple((n, u) for n, u in TABLE if n in shown)
 
 
 # ------------------------------------------------------------------ the generated hands
@@ -329,13 +334,21 @@ def test_examples_and_interpretations():
     assert nat("2c 2d 2h 3c 3d 5h 5s 6c 6d 7h 7s 9c Th", table) is None  # five pairs
     # three quads: the highest quad decides, then the next
     aces = nat("Ac Ad Ah As 3c 3d 3h 3s 2c 2d 2h 2s Kd", table)
-    kings = nat("Kc Kd Kh Ks Qc Qd Qh Qs Jc Jd Jh Js 9d", table)
+    kings = nat("Kc Kd Kh Ks Qc Qd Qh Qs 9c 9d 9h 9s Jd", table)
     assert aces[2] == kings[2] == "three_quads" and S.settle_natural(aces, kings, table) == 20
     # twelve royals: J to A only, and they tie
     royals = nat("Jc Jd Jh Js Qc Qd Qh Qs Kc Kd Kh Ks Ac", table)
     assert royals[::2] == (2, "twelve_royals")
     other = nat("Jc Jd Jh Qs Qc Qd Qh As Kc Kd Kh Ks Ac", table)
     assert S.settle_natural(royals, other, table) == 0
+    # twelve royals and one (the apps' 十二皇族): one card below J is allowed, two are not
+    apps = house("chinese-1-6", (("twelve_royals_and_one", 26), ("six_pairs", 4)))
+    one_low = "Jc Jd Jh Js Qc Qd Qh Qs Kc Kd Kh Ks 5c"
+    assert nat(one_low, apps)[2] == "twelve_royals_and_one"
+    assert nat(one_low, table)[2] == "twelve_royals_and_one"
+    assert "twelve_royals" not in names_of(one_low)
+    assert nat("Jc Jd Jh Js Qc Qd Qh Qs Kc Kd Kh 4s 5c", apps) is None  # two below J
+    assert nat("Jc Jd Jh Js Qc Qd Qh Qs Kc Kd Kh Ks Ac", apps)[2] == "twelve_royals_and_one"
 
 
 def test_three_straight_flushes_rows_and_ties():
@@ -454,6 +467,7 @@ def test_counted_facts():
     expected = {
         "dragon": 4**13,
         "twelve_royals": comb(16, 13),
+        "twelve_royals_and_one": comb(16, 13) + comb(16, 12) * 36,
         "three_quads": comb(13, 3) * 40,
         "all_high": comb(28, 13),
         "all_low": comb(28, 13),
@@ -473,6 +487,7 @@ def test_counted_facts():
     assert counted == {
         "dragon": 67_108_864,
         "twelve_royals": 560,
+        "twelve_royals_and_one": 66_080,
         "three_quads": 11_440,
         "all_high": 37_442_160,
         "all_low": 37_442_160,

@@ -67,6 +67,7 @@ from solver.engine.layout import (
     THREE_STRAIGHTS,
     TWELVE_ONE_COLOUR,
     TWELVE_ROYALS,
+    TWELVE_ROYALS_AND_ONE,
 )
 
 if TYPE_CHECKING:
@@ -865,6 +866,10 @@ def _find_natural(
                 return j, key
         elif code == TWELVE_ROYALS:
             if low >= 9:  # J, Q, K, A only
+                return j, np.int64(0)
+        elif code == TWELVE_ROYALS_AND_ONE:
+            # twelve J, Q, K or A and one card of any rank (docs/rules.md#twelve-royals-and-one)
+            if rc[9] + rc[10] + rc[11] + rc[12] >= 12:
                 return j, np.int64(0)
         elif code == ALL_HIGH:
             if low >= 6:  # 8 or higher (docs/rules.md#all-high-and-all-low)

@@ -73,13 +73,14 @@ MODE_CODES: dict[str, int] = {"winner": MODE_WINNER, "cancel": MODE_CANCEL, "alw
 DRAGON, THREE_STRAIGHTS, SIX_PAIRS, THREE_FLUSHES = 0, 1, 2, 3
 ROYAL_DRAGON, TWELVE_ROYALS, THREE_STRAIGHT_FLUSHES, THREE_QUADS = 4, 5, 6, 7
 ALL_HIGH, ALL_LOW, ONE_COLOUR, TWELVE_ONE_COLOUR = 8, 9, 10, 11
-FOUR_TRIPS, FIVE_PAIRS_TRIPS = 12, 13
+FOUR_TRIPS, FIVE_PAIRS_TRIPS, TWELVE_ROYALS_AND_ONE = 12, 13, 14
 #: Every natural a ruleset may list, by its ``[naturals]`` name, in the order of
 #: docs/rules.md's table (``solver.engine.rules.NATURAL_NAMES`` is the same order).
 NATURAL_CODES: dict[str, int] = {
     "royal_dragon": ROYAL_DRAGON,
     "dragon": DRAGON,
     "twelve_royals": TWELVE_ROYALS,
+    "twelve_royals_and_one": TWELVE_ROYALS_AND_ONE,
     "three_straight_flushes": THREE_STRAIGHT_FLUSHES,
     "three_quads": THREE_QUADS,
     "all_high": ALL_HIGH,
@@ -121,7 +122,8 @@ class NaturalName(NamedTuple):
 NATURAL_NAMES_SHOWN: dict[str, NaturalName] = {
     "royal_dragon": NaturalName("Royal dragon", "至尊清龙", "rồng cuốn"),
     "dragon": NaturalName("Dragon", "一条龙", "sảnh rồng"),
-    "twelve_royals": NaturalName("Twelve royals", "十二皇族", None),
+    "twelve_royals": NaturalName("Twelve royals", None, None),
+    "twelve_royals_and_one": NaturalName("Twelve royals and one", "十二皇族", None),
     "three_straight_flushes": NaturalName("Three straight flushes", "三同花顺", None),
     "three_quads": NaturalName("Three quads", "三分天下", None),
     "all_high": NaturalName("All high", "全大", None),

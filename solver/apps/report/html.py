@@ -54,6 +54,7 @@ NATURAL_MESSAGES: dict[str, str] = {
     "royal_dragon": N_("Royal dragon"),
     "dragon": N_("Dragon"),
     "twelve_royals": N_("Twelve royals"),
+    "twelve_royals_and_one": N_("Twelve royals and one"),
     "three_straight_flushes": N_("Three straight flushes"),
     "three_quads": N_("Three quads"),
     "all_high": N_("All high"),
