@@ -29,7 +29,7 @@ import pytest
 from solver.engine import _kernels as k
 from solver.engine import settlement as S
 from solver.engine.compiled import compile_rules
-from solver.engine.rules import NATURAL_NAMES, PRESETS
+from solver.engine.rules import NATURAL_NAMES, PRESETS, load_rules
 
 N = 1_000_000
 N_HANDS = 100_000
@@ -48,10 +48,10 @@ def warm() -> dict[str, float]:
     rng = np.random.default_rng(1)
     for rules in PRESETS.values():
         deals = _settings(rng, 4)
-        a = S.summarize_batch(deals[:, :13], compile_rules(rules))
-        b = S.summarize_batch(deals[:, 13:], compile_rules(rules))
-        S.settle_pairs(a, b, compile_rules(rules))
-        k._settle_against(*a, a[0][0], a[1][0], a[2][0], S.compile_rules(rules).params,
+        a = S.summarize_batch(deals[:, :13], compile_rules(load_rules(rules)))
+        b = S.summarize_batch(deals[:, 13:], compile_rules(load_rules(rules)))
+        S.settle_pairs(a, b, compile_rules(load_rules(rules)))
+        k._settle_against(*a, a[0][0], a[1][0], a[2][0], S.compile_rules(load_rules(rules)).params,
                           np.empty(4))  # fmt: skip
     return {"first_call_s": time.perf_counter() - t0}
 
@@ -62,13 +62,13 @@ def data(request, warm):
     rules = PRESETS[request.param]
     rng = np.random.default_rng(0)
     deals = _settings(rng, N)
-    a = S.summarize_batch(deals[:, :13], compile_rules(rules))
-    b = S.summarize_batch(deals[:, 13:], compile_rules(rules))
+    a = S.summarize_batch(deals[:, :13], compile_rules(load_rules(rules)))
+    b = S.summarize_batch(deals[:, 13:], compile_rules(load_rules(rules)))
     legal: list = [[], [], []]
     while sum(len(x) for x in legal[0]) < 2 * N:
         more = _settings(rng, N)
         for half in (more[:, :13], more[:, 13:]):
-            keys, roys, fouls = S.summarize_batch(half, compile_rules(rules))
+            keys, roys, fouls = S.summarize_batch(half, compile_rules(load_rules(rules)))
             legal[0].append(keys[~fouls])
             legal[1].append(roys[~fouls])
             legal[2].append(fouls[~fouls])
@@ -77,7 +77,7 @@ def data(request, warm):
     return {
         "name": request.param,
         "rules": rules,
-        "params": S.compile_rules(rules).params,
+        "params": S.compile_rules(load_rules(rules)).params,
         "a": a,
         "b": b,
         "legal_a": la,
@@ -155,7 +155,7 @@ def test_settle_against(benchmark, data, warm):
 
 def test_summarize(benchmark, data, warm):
     benchmark.group = "summarize"
-    cr = S.compile_rules(data["rules"])
+    cr = S.compile_rules(load_rules(data["rules"]))
     settings = np.ascontiguousarray(data["deals"][:, :13])
     keys = np.empty((N, 3), np.int64)
     roys = np.empty((N, 3), np.float64)
@@ -177,7 +177,7 @@ def test_find_naturals(benchmark, data, warm):
     hands = np.ascontiguousarray(data["deals"][:N_HANDS, :13])
     rate = _time(
         benchmark,
-        lambda: S.find_naturals(hands, compile_rules(data["rules"])),
+        lambda: S.find_naturals(hands, compile_rules(load_rules(data["rules"]))),
         N_HANDS,
         5,
         warm,
@@ -194,10 +194,10 @@ def test_find_all_naturals(benchmark, data, warm):
     every = dataclasses.replace(
         data["rules"], name="every", naturals=tuple((n, 1) for n in NATURAL_NAMES)
     )
-    S.find_naturals(hands[:10], compile_rules(every))
+    S.find_naturals(hands[:10], compile_rules(load_rules(every)))
     rate = _time(
         benchmark,
-        lambda: S.find_naturals(hands, compile_rules(every)),
+        lambda: S.find_naturals(hands, compile_rules(load_rules(every))),
         N_HANDS,
         5,
         warm,

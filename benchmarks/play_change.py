@@ -19,7 +19,7 @@ import numpy as np
 
 from solver.engine import settlement as S
 from solver.engine.compiled import compile_rules
-from solver.engine.rules import PRESETS
+from solver.engine.rules import PRESETS, load_rules
 from solver.strategy.deal import deal_hands
 from solver.strategy.field import field_values, load_field_file
 from solver.strategy.setting import set_hands
@@ -34,7 +34,7 @@ def measure(name: str, hands: np.ndarray, folder: Path) -> dict:
         ["git", "show", f"{BEFORE}:solver/data/field-{name}.npz"], capture_output=True, check=True
     ).stdout
     path.write_bytes(blob)
-    cr_old, cr_new = compile_rules(old), compile_rules(new)
+    cr_old, cr_new = compile_rules(load_rules(old)), compile_rules(load_rules(new))
     with field_override(cr_old, load_field_file(path, cr_old)):
         before = set_hands(hands, old, "field")
     after = set_hands(hands, new, "field")

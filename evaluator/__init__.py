@@ -77,6 +77,9 @@ def _combos(n: int, k: int) -> np.ndarray:
 COMB5 = _combos(13, 5)  # (1287, 5) positions of each 5-subset of a sorted 13-card hand
 COMB3 = _combos(13, 3)  # (286, 3)
 
+#: Rows of card ids for the batch evaluators: text (one row), one row of ids, or (n, width).
+Rows = str | Sequence[int] | Sequence[Sequence[int]] | np.ndarray
+
 _warm = False
 
 
@@ -91,7 +94,7 @@ def warmup() -> None:
     t = get_tables()
     with compiling("evaluator", "evaluator kernels"):
         k._eval5_batch(
-            np.zeros((1, 5), np.uint8) + np.arange(5, dtype=np.uint8),
+            np.arange(5, dtype=np.uint8).reshape(1, 5),
             t.multi5,
             t.flush5,
             np.empty(1, np.int32),
@@ -114,7 +117,7 @@ def warmup() -> None:
     _warm = True
 
 
-def _batch(cards: str | Sequence | np.ndarray, width: int) -> tuple[np.ndarray, bool]:
+def _batch(cards: Rows, width: int) -> tuple[np.ndarray, bool]:
     """(rows, single): an integer (n, width) array for the checked kernels (not yet
     validated: the kernel checks ids and duplicates in its pass), and whether the input
     was one row (validated here, as it is small)."""
@@ -144,7 +147,7 @@ def _raise_bad_row(arr: np.ndarray, bad: int) -> None:
     raise CardParseError(f"duplicate card in row {row}: {format_cards(arr[row])}")
 
 
-def evaluate5(cards: str | Sequence | np.ndarray) -> int | np.ndarray:
+def evaluate5(cards: Rows) -> int | np.ndarray:
     """Strength of 5-card rows: ids of shape (5,) or (n, 5), or text; higher is stronger.
 
     One row gives an ``int``, a batch an ``int32`` array of length n. Raises
@@ -163,7 +166,7 @@ def evaluate5(cards: str | Sequence | np.ndarray) -> int | np.ndarray:
     return int(out[0]) if single else out
 
 
-def evaluate3(cards: str | Sequence | np.ndarray) -> int | np.ndarray:
+def evaluate3(cards: Rows) -> int | np.ndarray:
     """Strength of 3-card front rows, on the same scale as :func:`evaluate5` (same checks)."""
     from evaluator import _kernels as k
 
@@ -178,7 +181,7 @@ def evaluate3(cards: str | Sequence | np.ndarray) -> int | np.ndarray:
 
 
 def subset_strengths(
-    hand: str | Sequence | np.ndarray,
+    hand: str | Sequence[int] | np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(sorted hand, strengths of its 1,287 five-card subsets, of its 286 three-card subsets).
 

@@ -47,7 +47,11 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar, cast, overload
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
 
 log = logging.getLogger("capsa")
 
@@ -116,16 +120,39 @@ def _cache_dir(names: tuple[str, ...]) -> Path | None:
     return path
 
 
-F = TypeVar("F", bound=Callable)
+F = TypeVar("F", bound=Callable[..., Any])
+
+# The kernels' argument types, to the type checker (numba infers its own from the values).
+#: An integer or bool scalar as a kernel sees it: a Python one or a numpy one (a float
+#: scalar is a ``float``: numpy's float64 is one).
+Int: TypeAlias = "int | np.integer[Any]"
+Bool: TypeAlias = "bool | np.bool_"
+#: A card id or rank read as unsigned (the lookups' bit tricks).
+U64: TypeAlias = "np.uint64"
+#: A lookup table (int16), and arrays: of any integer dtype, of int64, float64, bool, and
+#: of card ids (uint8).
+Table: TypeAlias = "NDArray[np.int16]"
+Ints: TypeAlias = "NDArray[np.integer[Any]]"
+I64: TypeAlias = "NDArray[np.int64]"
+F64: TypeAlias = "NDArray[np.float64]"
+Bools: TypeAlias = "NDArray[np.bool_]"
+Cards: TypeAlias = "NDArray[np.uint8]"
 
 
-def kernel(fn: F | None = None, **extra) -> F:
-    """``@kernel`` / ``@kernel(...)``: numba.njit with the project's options."""
+@overload
+def kernel(fn: F) -> F: ...
+@overload
+def kernel(fn: None = None, **extra: Any) -> Callable[[F], F]: ...
+
+
+def kernel(fn: F | None = None, **extra: Any) -> F | Callable[[F], F]:
+    """``@kernel`` / ``@kernel(...)``: numba.njit with the project's options. To the type
+    checker a kernel is the function it compiles (the dispatcher is called alike)."""
     opts = {**_OPTIONS, **extra}
     if opts.get("parallel"):
         opts["cache"] = False
 
-    def wrap(f):
+    def wrap(f: F) -> F:
         import numba
 
         folder = cache_dir()
@@ -135,16 +162,16 @@ def kernel(fn: F | None = None, **extra) -> F:
             numba.config.CACHE_DIR = str(folder)
         dispatcher = numba.njit(**opts)(f)
         _lean_cache_loads(dispatcher)
-        return dispatcher
+        return cast(F, dispatcher)
 
     return wrap if fn is None else wrap(fn)
 
 
-def _lean_cache_loads(dispatcher) -> None:
+def _lean_cache_loads(dispatcher: Any) -> None:
     """Make the dispatcher's cache load without refreshing numba's whole target context
     (the module docstring says why); left as numba made it when the cache is off, the
     user asked for numba's behaviour, or this numba lacks the internals used."""
-    cache = getattr(dispatcher, "_cache", None)
+    cache: Any = getattr(dispatcher, "_cache", None)
     if (
         os.environ.get("CAPSA_NUMBA_FULL_REFRESH")
         or not hasattr(cache, "_load_overload")
@@ -152,7 +179,7 @@ def _lean_cache_loads(dispatcher) -> None:
     ):
         return
 
-    def load_overload(sig, target_context):
+    def load_overload(sig: Any, target_context: Any) -> Any:
         _runtime_ready(target_context)
         with cache._guard_against_spurious_io_errors():
             return cache._load_overload(sig, target_context)
@@ -161,7 +188,7 @@ def _lean_cache_loads(dispatcher) -> None:
     cache.load_overload = load_overload
 
 
-def _runtime_ready(target_context) -> None:
+def _runtime_ready(target_context: Any) -> None:
     """numba's runtime (NRT), which cached kernels link against; once per process (numba
     keeps the flag)."""
     from numba.core.runtime import rtsys

@@ -8,45 +8,50 @@ numbers r_i + i). Strengths are on the one scale of ``evaluator.tables``: higher
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from evaluator._jit import kernel
 
+if TYPE_CHECKING:
+    from evaluator._jit import U64, Int, Ints, Table
+
 
 @kernel
-def _c2(x):
+def _c2(x: Int) -> Int:
     return x * (x - 1) // 2
 
 
 @kernel
-def _c3(x):
+def _c3(x: Int) -> Int:
     return x * (x - 1) * (x - 2) // 6
 
 
 @kernel
-def _c4(x):
+def _c4(x: Int) -> Int:
     return x * (x - 1) * (x - 2) * (x - 3) // 24
 
 
 @kernel
-def _c5(x):
+def _c5(x: Int) -> Int:
     return x * (x - 1) * (x - 2) * (x - 3) * (x - 4) // 120
 
 
 @kernel
-def _index5(r0, r1, r2, r3, r4):
+def _index5(r0: Int, r1: Int, r2: Int, r3: Int, r4: Int) -> Int:
     """Rank-multiset index of five ranks given in ascending order."""
     return r0 + _c2(r1 + 1) + _c3(r2 + 2) + _c4(r3 + 3) + _c5(r4 + 4)
 
 
 @kernel
-def _index3(r0, r1, r2):
+def _index3(r0: Int, r1: Int, r2: Int) -> Int:
     """Rank-multiset index of three ranks given in ascending order."""
     return r0 + _c2(r1 + 1) + _c3(r2 + 2)
 
 
 @kernel
-def _sort5(a, b, c, d, e):
+def _sort5(a: U64, b: U64, c: U64, d: U64, e: U64) -> tuple[U64, U64, U64, U64, U64]:
     """Five values in ascending order (a sorting network of 9 comparators)."""
     a, b = min(a, b), max(a, b)
     d, e = min(d, e), max(d, e)
@@ -67,7 +72,7 @@ _TOP_RANK = np.uint64(12)
 
 
 @kernel
-def _lookup5(c0, c1, c2, c3, c4):
+def _lookup5(c0: U64, c1: U64, c2: U64, c3: U64, c4: U64) -> tuple[Int, bool, U64]:
     """(rank-multiset index int, flush bool, highest rank uint64) of five card ids given
     as uint64. Scalars only, so it inlines into every loop that calls it (a kernel taking
     the table arrays per row costs several times the lookup itself). The index is
@@ -85,7 +90,7 @@ def _lookup5(c0, c1, c2, c3, c4):
 
 
 @kernel
-def _lookup3(c0, c1, c2):
+def _lookup3(c0: U64, c1: U64, c2: U64) -> tuple[Int, U64]:
     """(rank-multiset index int, highest rank uint64) of three card ids given as uint64."""
     a = c0 >> _TWO
     b = c1 >> _TWO
@@ -97,7 +102,9 @@ def _lookup3(c0, c1, c2):
 
 
 @kernel
-def _eval5(c0, c1, c2, c3, c4, multi5, flush5):
+def _eval5(
+    c0: Int, c1: Int, c2: Int, c3: Int, c4: Int, multi5: Table, flush5: Table
+) -> np.int32:
     """Strength of five distinct card ids (0..51) in any order (int32)."""
     idx, flush, _ = _lookup5(
         np.uint64(c0), np.uint64(c1), np.uint64(c2), np.uint64(c3), np.uint64(c4)
@@ -108,14 +115,14 @@ def _eval5(c0, c1, c2, c3, c4, multi5, flush5):
 
 
 @kernel
-def _eval3(c0, c1, c2, multi3):
+def _eval3(c0: Int, c1: Int, c2: Int, multi3: Table) -> np.int32:
     """Strength of three distinct card ids (0..51) in any order, as a front (int32)."""
     idx, _ = _lookup3(np.uint64(c0), np.uint64(c1), np.uint64(c2))
     return np.int32(multi3[idx])
 
 
 @kernel
-def _eval5_batch(cards, multi5, flush5, out):
+def _eval5_batch(cards: Ints, multi5: Table, flush5: Table, out: Ints) -> None:
     """cards uint8[n, 5] (distinct ids 0..51 per row, any order) -> out int32[n].
 
     The bare lookup: no check at all (the public wrapper uses ``_eval5_checked``).
@@ -132,7 +139,7 @@ def _eval5_batch(cards, multi5, flush5, out):
 
 
 @kernel
-def _eval3_batch(cards, multi3, out):
+def _eval3_batch(cards: Ints, multi3: Table, out: Ints) -> None:
     """cards uint8[n, 3] (distinct ids 0..51 per row, any order) -> out int32[n]; no check."""
     for i in range(cards.shape[0]):
         idx, _ = _lookup3(np.uint64(cards[i, 0]), np.uint64(cards[i, 1]), np.uint64(cards[i, 2]))
@@ -144,7 +151,7 @@ BAD_ID, DUPLICATE = 0, 1
 
 
 @kernel
-def _eval5_checked(cards, multi5, flush5, out):
+def _eval5_checked(cards: Ints, multi5: Table, flush5: Table, out: Ints) -> int:
     """cards int[n, 5] (any integer dtype, any order) -> out int32[n]; returns int -1 when
     every row holds five distinct ids from 0 to 51, else ``row * 2 + what`` for the first
     bad row (``BAD_ID``: an id out of range; ``DUPLICATE``: a card twice); ``out`` is
@@ -176,7 +183,7 @@ def _eval5_checked(cards, multi5, flush5, out):
 
 
 @kernel
-def _eval3_checked(cards, multi3, out):
+def _eval3_checked(cards: Ints, multi3: Table, out: Ints) -> int:
     """cards int[n, 3] (any integer dtype, any order) -> out int32[n]; returns -1 or the
     first bad row as ``row * 2 + what``, as :func:`_eval5_checked` does (for three cards
     the three comparisons are cheaper than the masks)."""
@@ -194,7 +201,9 @@ def _eval3_checked(cards, multi3, out):
 
 
 @kernel
-def _subset_pass(hand, multi5, flush5, multi3, out5, out3):
+def _subset_pass(
+    hand: Ints, multi5: Table, flush5: Table, multi3: Table, out5: Ints, out3: Ints
+) -> None:
     """Strengths of every 5- and 3-card subset of a 13-card hand.
 
     hand uint8[13] sorted ascending; out5 int16[1287] and out3 int16[286] receive the
@@ -236,7 +245,9 @@ def _subset_pass(hand, multi5, flush5, multi3, out5, out3):
 
 
 @kernel
-def _subset_pass_batch(hands, multi5, flush5, multi3, out5, out3):
+def _subset_pass_batch(
+    hands: Ints, multi5: Table, flush5: Table, multi3: Table, out5: Ints, out3: Ints
+) -> None:
     """hands uint8[n, 13] (each sorted) -> out5 int16[n, 1287], out3 int16[n, 286]."""
     for i in range(hands.shape[0]):
         _subset_pass(hands[i], multi5, flush5, multi3, out5[i], out3[i])

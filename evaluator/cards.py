@@ -73,7 +73,7 @@ def _index(
     if isinstance(value, bool):
         raise error(f"{what} must be an integer, got {value!r}")
     try:
-        i = operator.index(value)
+        i = operator.index(value)  # type: ignore[arg-type]  # any object: TypeError below
     except TypeError:
         raise error(f"{what} must be an integer, got {value!r}") from None
     if not 0 <= i <= upper:

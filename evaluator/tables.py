@@ -318,7 +318,8 @@ def _save(t: Tables, path: Path) -> None:
 
     path.parent.mkdir(parents=True, exist_ok=True)
     arrays = {"digest": np.array(tables_digest(t)), "builder": np.array(builder_digest())}
-    atomic_write(path, lambda fh: np.savez(fh, **arrays, **t._asdict()), binary=True)
+    # numpy's stub types every keyword as savez's own allow_pickle: bool
+    atomic_write(path, lambda fh: np.savez(fh, **arrays, **t._asdict()), binary=True)  # type: ignore[arg-type]
 
 
 _lock = threading.Lock()

@@ -168,7 +168,7 @@ def test_natural_kernels_equal_the_oracle_on_equal_payouts(ties):
     from solver.strategy import _kernels as sk
 
     r = dataclasses.replace(PRESETS["shisanshui"], name="t", natural_ties=ties)
-    cr = compile_rules(r)
+    cr = compile_rules(load_rules(r))
     names = [n for n, _ in r.naturals]
     onat = np.array([i for i in range(len(names)) for _ in range(2)] + [-1], np.int64)
     okey = np.array([key for _ in names for key in (1, 2)] + [0], np.int64)

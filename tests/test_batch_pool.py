@@ -62,7 +62,7 @@ def test_a_short_input_deals_a_long_one_builds_the_pool(folder, tmp_path, caplog
     assert "building the opponent pool for chinese-1-6 first (20,000 hands" in caplog.text
     assert "700 lines x 30 opponent hands" in caplog.text
     assert seen[0] == (0, SIZE) and seen[-1] == (SIZE, SIZE)
-    pool = PL.cached_pool(compile_rules("chinese-1-6"))
+    pool = PL.cached_pool(compile_rules(load_rules("chinese-1-6")))
     assert pool is not None and pool.size == SIZE
     stored = json.loads(sidecar_path(tmp_path / "c.jsonl").read_text())
     assert stored["pool"] == f"{pool.key}/{SIZE}/{pool.digest}" == pool.ident
@@ -84,7 +84,7 @@ def test_pool_true_builds_for_any_input_with_the_home_run_too(folder, tmp_path):
     assert plan_pool(load_rules(None), "field", 4, 30, True, 10**9, None, SIZE) is None
     assert plan_pool(load_rules(None), "mc", 4, 30, None, None, None, SIZE) is None  # stdin
     run_batch(src, tmp_path / "a.jsonl", workers=1, pool=True, **MC)
-    assert PL.cached_pool(compile_rules("chinese-1-6")).size == SIZE
+    assert PL.cached_pool(compile_rules(load_rules("chinese-1-6"))).size == SIZE
 
 
 @pytest.mark.parametrize("name", ["shisanshui", "mau-binh"])
@@ -96,7 +96,7 @@ def test_a_home_run_batch_builds_its_pool_and_draws_whole_tables(folder, tmp_pat
     src = write_hands(tmp_path / "h.txt", 700)
     opts = {**MC, "rules": name}
     run_batch(src, tmp_path / "a.jsonl", workers=1, **opts)
-    pool = PL.cached_pool(compile_rules(name))
+    pool = PL.cached_pool(compile_rules(load_rules(name)))
     assert pool is not None and pool.size == SIZE
     assert json.loads(sidecar_path(tmp_path / "a.jsonl").read_text())["pool"] == pool.ident
     run_batch(src, tmp_path / "b.jsonl", workers=2, **opts)
@@ -110,7 +110,7 @@ def test_workers_and_dask_draw_from_the_same_pool(folder, tmp_path):
     """The same bytes in process, on two worker processes and on a Dask LocalCluster:
     each hand's seed and the one pool decide its opponents."""
     src = write_hands(tmp_path / "h.txt", 40)
-    PL.build_pool(compile_rules("chinese-1-6"), SIZE)
+    PL.build_pool(compile_rules(load_rules("chinese-1-6")), SIZE)
     run_batch(src, tmp_path / "one.jsonl", workers=1, **MC)
     one = (tmp_path / "one.jsonl").read_bytes()
     run_batch(src, tmp_path / "dealt.jsonl", workers=1, pool=False, **MC)
@@ -132,7 +132,7 @@ def test_resume_follows_the_pool_of_the_run(folder, tmp_path):
     whole = out.read_bytes()
     lines = whole.splitlines(keepends=True)
     out.write_bytes(b"".join(lines[:12]) + lines[12][:20])  # killed mid-record
-    PL.pool_path(compile_rules("chinese-1-6")).unlink()
+    PL.pool_path(compile_rules(load_rules("chinese-1-6"))).unlink()
     with pytest.raises(BatchError, match="other options: pool"):
         run_batch(src, out, workers=1, resume=True, pool=False, **MC)
     res = run_batch(src, out, workers=1, resume=True, **MC)

@@ -183,7 +183,7 @@ def test_train_writes_tables_that_load(tmp_path):
     assert "converged after 3 rounds" in res.stderr and "round 3: tables moved" in res.stderr
     from solver.strategy.field import load_field_file
 
-    t = load_field_file(dest, compile_rules("per-row"))
+    t = load_field_file(dest, compile_rules(load_rules("per-row")))
     assert t.meta["seed"] == 20261130 and t.meta["rounds"] == 3
     assert np.allclose(t.dist.sum(axis=1), 1)
 

@@ -57,7 +57,7 @@ def test_default_off_and_every_preset_keeps_its_digest():
         on = dataclasses.replace(r, name="x", code_card="8h")
         assert on.digest() != r.digest(), name
         assert dataclasses.replace(on, code_card_multiplier=3).digest() != on.digest()
-        assert compile_rules(r).arrays.params[11] == 1.0
+        assert compile_rules(load_rules(r)).arrays.params[11] == 1.0
 
 
 @pytest.mark.parametrize(
@@ -206,7 +206,7 @@ def test_solve_against_equals_the_oracle():
     """``--against`` known opponents: the opponent holding the 8h weighs twice; each
     candidate's value is the oracle's whole table, per opponent."""
     r = CODE_RULESETS["1-6 x2 min3 home run"]
-    cr = compile_rules(r)
+    cr = compile_rules(load_rules(r))
     rng = np.random.default_rng(3)
     for _ in range(3):
         deck = rng.permutation(52).astype(np.uint8)
@@ -261,7 +261,7 @@ def test_mc_values_equal_the_oracle_with_a_seat_holding_it(name):
     seat that holds the code card weighs the multiplier (oracle: ``ref_table_units``)."""
     r = CODE_RULESETS[name]
     card = R._code_card(r)
-    cr = compile_rules(r)
+    cr = compile_rules(load_rules(r))
     rng = np.random.default_rng(5)
     stakes = np.array([1.0, 10.0, 0.5])
     held = 0
@@ -344,7 +344,7 @@ def test_mc_without_the_card_weighs_the_seat_that_holds_it():
     from solver.strategy.setting import set_hands
 
     r = with_card(PRESETS["chinese-1-6"])
-    cr = compile_rules(r)
+    cr = compile_rules(load_rules(r))
     hand = np.sort(parse_hand("9d Tc Jh Qs 2c 2d 5s 5h Ac Kd 3c 7h 4d"))
     cands = candidates(hand, cr)
     deals = 40

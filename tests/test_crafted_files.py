@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 from solver.engine.compiled import compile_rules
+from solver.engine.rules import load_rules
 from solver.strategy import pool as PL
 from tests.helpers import capsa
 from tests.test_run_identity import make_model
@@ -46,7 +47,7 @@ def one_line(res: subprocess.CompletedProcess, code: int = 2) -> str:
 def pool_file(tmp_path_factory) -> Path:
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("CAPSA_POOL_DIR", str(tmp_path_factory.mktemp("pool")))
-        return PL.build_pool(compile_rules("chinese-1-6"), 20_000).path
+        return PL.build_pool(compile_rules(load_rules("chinese-1-6")), 20_000).path
 
 
 def _crafted(pool_file: Path, folder: Path, name: str, how) -> Path:
@@ -104,7 +105,8 @@ def test_a_fifo_at_the_pool_path_never_blocks(tmp_path):
     name = subprocess.run(
         [sys.executable, "-c", "from solver.strategy.pool import pool_path; "
          "from solver.engine.compiled import compile_rules; "
-         "print(pool_path(compile_rules('chinese-1-6')).name)"],
+         "from solver.engine.rules import load_rules; "
+         "print(pool_path(compile_rules(load_rules('chinese-1-6'))).name)"],
         capture_output=True, text=True, env=env, check=True,
     ).stdout.strip()  # fmt: skip
     fifo = folder / name

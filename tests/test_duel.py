@@ -188,7 +188,7 @@ def test_score_duplicate_matches_settle():
     from solver.strategy.setting import set_hands
 
     b = set_hands(flat, PER_ROW, "greedy")
-    s = du.score_duplicate(a, b, hands, compile_rules("chinese-1-6"))
+    s = du.score_duplicate(a, b, hands, compile_rules(load_rules("chinese-1-6")))
     for d in range(4):
         total = 0.0
         for i in range(3):

@@ -159,7 +159,7 @@ def test_mc_puts_what_the_opponents_naturals_take_in_naturals():
     from solver.strategy.scoring import deal_opponents, mc_deals
 
     rules = rules_from_dict({"naturals": {"six_pairs": 30, "three_straights": 30}}, name="nat")
-    cr = compile_rules(rules)
+    cr = compile_rules(load_rules(rules))
     hand = np.sort(ev.parse_hand(HAND))
     sol = solve(HAND, rules=rules, samples=3000, seed=4, top=0).to_dict()
     deals = mc_deals(3000, 3)

@@ -226,7 +226,7 @@ def test_the_field_tables_ignore_the_home_run():
     for name, r in PRESETS.items():
         on = hr(name, home_run_min_opponents=1)
         assert play_digest(on) == play_digest(r)
-        assert field_ready(compile_rules(on))
+        assert field_ready(compile_rules(load_rules(on)))
 
 
 # ------------------------------------------------------------------------ whole tables
@@ -387,7 +387,7 @@ def test_settle_tables_in_a_batch():
     k = 3
     tables = [t for t in tables if len(t) == k]
     flat = np.array([np.concatenate([np.array(row) for row in s]) for t in tables for s in t])
-    cr = compile_rules(r)
+    cr = compile_rules(load_rules(r))
     out = S.settle_tables(S.summarize_batch(flat.astype(np.uint8), cr), k, cr)
     want = [x for t in tables for x in solver.settle_table(t, r)]
     np.testing.assert_array_equal(out, want)
@@ -400,7 +400,7 @@ def test_settle_tables_in_a_batch():
 
 def some_candidates(hand: np.ndarray, r: Rules, rng: np.random.Generator, extra: int):
     """The hand's Pareto front and ``extra`` random splits of it (mostly fouled)."""
-    cr = compile_rules(r)
+    cr = compile_rules(load_rules(r))
     cands = candidates(hand, cr)
     if len(cands) > 40:
         keep = np.sort(rng.choice(len(cands), 40, replace=False))
@@ -436,7 +436,7 @@ def crafted_opponents(hand: np.ndarray, r: Rules, n_opp: int, deals: int, seed: 
                 natkey.append(0)
                 deal.append(triple(s))
         entries.append(deal)
-    keys, roys, fouls = S.summarize_batch(np.array(sets), compile_rules(r))
+    keys, roys, fouls = S.summarize_batch(np.array(sets), compile_rules(load_rules(r)))
     opp = Opponents(n_opp, keys, roys, np.array(nat, np.int64), np.array(natkey, np.int64), fouls)
     return opp, entries
 
@@ -473,7 +473,7 @@ def test_mc_values_equal_the_oracle_on_crafted_tables(name):
         hand = np.sort(rng.permutation(52)[:13].astype(np.uint8))
         cands = some_candidates(hand, r, rng, extra=25)
         opp, entries = crafted_opponents(hand, r, n_opp, deals=30, seed=h)
-        cr = compile_rules(r)
+        cr = compile_rules(load_rules(r))
         plain = score_against(cands, cr, opp)
         staked = score_against(cands, cr, opp, stakes=stakes)
         for c in range(len(cands)):
@@ -504,7 +504,7 @@ def test_mc_values_equal_the_oracle_against_field_opponents(players):
     from solver.strategy.setting import set_hands
 
     r = hr("shisanshui", home_run_min_opponents=players - 1)
-    cr = compile_rules(r)
+    cr = compile_rules(load_rules(r))
     n_opp = players - 1
     seen = {"own": 0, "against": 0}
     for seed, text in enumerate(
@@ -600,7 +600,7 @@ def test_exact_answers_equal_the_brute_force_at_whole_tables(case):
         plain = solve(hand, rules=PRESETS["chinese-2-4"], against=opps, stakes=stakes, top=0)
         assert plain.setting != sol.setting and plain.ev_staked < sol.ev_staked
     # the front and all legal splits agree (and the front is smaller)
-    cr = compile_rules(r)
+    cr = compile_rules(load_rules(r))
     assert cr.pareto_safe
     everything = dataclasses.replace(cr, pareto_safe=False)
     sol_all = solve(hand, rules=everything, against=opps, stakes=stakes, top=0)
@@ -612,7 +612,7 @@ def test_exact_answers_equal_the_brute_force_at_whole_tables(case):
 def test_mc_front_equals_every_legal_split(text):
     """The Monte Carlo values of every legal split never beat the front's best."""
     r = hr("shisanshui")
-    cr = compile_rules(r)
+    cr = compile_rules(load_rules(r))
     everything = dataclasses.replace(cr, pareto_safe=False)
     front = solve(text, rules=cr, samples=900, seed=4, top=0)
     every = solve(text, rules=everything, samples=900, seed=4, top=0)
@@ -651,7 +651,7 @@ def test_playing_a_natural_that_wins_a_home_run():
     fouled = [
         (tuple(rest[i::3][:3]), tuple(rest[i::3][3:8]), tuple(rest[i::3][8:13])) for i in range(3)
     ]
-    assert all(S.summarize(f, compile_rules(base))[2] for f in fouled)
+    assert all(S.summarize(f, compile_rules(load_rules(base)))[2] for f in fouled)
     off = solve(hand, rules=base, against=fouled)
     on = solve(hand, rules=dataclasses.replace(base, home_run_multiplier=2), against=fouled)
     assert off.natural["ev_declare"] == on.natural["ev_declare"] == 10
@@ -713,7 +713,7 @@ def test_duel_settles_whole_tables(players):
     rng = np.random.default_rng(5)
     a = arrange(rng, flat)  # mostly fouled: B, set by the field, scoops often
     b = set_hands(flat, r, "field")
-    s = du.score_duplicate(a, b, hands, compile_rules(r))
+    s = du.score_duplicate(a, b, hands, compile_rules(load_rules(r)))
     runs = 0
     for d in range(deals):
         total = 0.0

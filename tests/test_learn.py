@@ -13,6 +13,7 @@ import pytest
 from evaluator import format_cards
 from solver.engine.compiled import compile_rules
 from solver.engine.errors import InputError
+from solver.engine.rules import load_rules
 from solver.strategy import learn as L
 from solver.strategy.opponents import load_model
 from solver.strategy.policy import set_sorted_hands
@@ -60,7 +61,7 @@ def test_learning_greedy_recovers_its_choices_on_other_hands(greedy_model):
     of greedy's hands exactly as greedy does (measured: 87%; the field: under 10%), and
     the back, the row greedy decides first, in at least 90% (measured: 96%)."""
     folder, _ = greedy_model
-    cr = compile_rules(RULES)
+    cr = compile_rules(load_rules(RULES))
     model = load_model(folder / "greedy.npz", cr)
     hands = random_hands(1000, 99)
     field = get_field(cr)
@@ -75,7 +76,7 @@ def test_learning_greedy_recovers_its_choices_on_other_hands(greedy_model):
 def test_the_model_reproduces_the_row_statistics_it_was_fitted_to():
     """At the fit, each row's mean place (the features the utility is built on) under
     the model's softmax is the observed mean, to within the ridge's pull."""
-    cr = compile_rules(RULES)
+    cr = compile_rules(load_rules(RULES))
     field = get_field(cr)
     hands = random_hands(600, 8)
     _, keys, roy, _ = set_sorted_hands(hands, cr, "safe", field)
@@ -101,7 +102,7 @@ def test_the_setter_is_the_best_candidate_by_field_value_plus_utility():
     from solver.strategy.field import field_values
     from solver.strategy.splits import candidates
 
-    cr = compile_rules(RULES)
+    cr = compile_rules(load_rules(RULES))
     field = get_field(cr)
     hands = random_hands(300, 3)
     _, keys, roy, _ = set_sorted_hands(hands, cr, "greedy", field)
@@ -137,7 +138,7 @@ def _craft(folder, name, **change):
 
 def test_a_model_loads_and_damaged_foreign_or_other_files_are_refused(greedy_model):
     folder, _ = greedy_model
-    cr = compile_rules(RULES)
+    cr = compile_rules(load_rules(RULES))
     model = load_model(folder / "greedy.npz", cr)
     assert model.name == "greedy.npz" and model.tables.meta["samples"] == 2000
     cases = {
@@ -167,7 +168,7 @@ def test_a_model_loads_and_damaged_foreign_or_other_files_are_refused(greedy_mod
     with pytest.raises(InputError, match="too large"):
         load_model(folder / "bomb.npz", cr)
     with pytest.raises(InputError, match="another ruleset"):
-        load_model(folder / "greedy.npz", compile_rules("chinese-1-6"))
+        load_model(folder / "greedy.npz", compile_rules(load_rules("chinese-1-6")))
     res = capsa("solve", "As Kd Qh Jc 9s 8d 7h 6c 5s 4d 3h 2c 2s", "--opponents",
                 str(folder / "other.npz"), "-r", RULES)  # fmt: skip
     assert res.returncode == 2 and res.stderr.count("\n") == 1, res.stderr
@@ -241,7 +242,7 @@ def test_a_model_has_a_pool_of_its_own(greedy_model, tmp_path, monkeypatch):
 
     folder, _ = greedy_model
     monkeypatch.setenv("CAPSA_POOL_DIR", str(tmp_path))
-    cr = compile_rules(RULES)
+    cr = compile_rules(load_rules(RULES))
     field_pool = PL.build_pool(cr, 20_000)
     res = capsa("pool", "--rules", RULES, "--opponents", str(folder / "greedy.npz"), "--size",
                 "20000", "-f", "json", cwd=tmp_path)  # fmt: skip
@@ -274,7 +275,7 @@ def test_the_ridge_shrinks_towards_the_field_and_is_chosen_on_held_out_hands():
     """A stronger ridge gives smaller weights (beta x each piece: the penalty's own
     scale); ``choose_ridge`` takes the ridge whose fit on four fifths gives the fifth
     left out the highest likelihood."""
-    cr = compile_rules(RULES)
+    cr = compile_rules(load_rules(RULES))
     field = get_field(cr)
     hands = random_hands(200, 12)
     _, gk, gr, _ = set_sorted_hands(hands, cr, "safe", field)

@@ -20,7 +20,7 @@ def test_safe_is_the_legal_setting_whose_weakest_row_is_strongest(preset):
     """``safe`` (the kernel ``_safe``) against the brute force over every legal split:
     the same (weakest midrank, sum) pair, a legal setting of the hand's own cards."""
     rules = load_rules(preset)
-    cr = compile_rules(rules)
+    cr = compile_rules(load_rules(rules))
     fx = get_field(cr).fx
 
     def midrank(r, key):
@@ -68,7 +68,7 @@ def pool_dir(tmp_path_factory):
     before = os.environ.get("CAPSA_POOL_DIR")
     os.environ["CAPSA_POOL_DIR"] = str(folder)
     try:
-        PL.build_pool(compile_rules("chinese-1-6"), 40_000)
+        PL.build_pool(compile_rules(load_rules("chinese-1-6")), 40_000)
     finally:
         os.environ["CAPSA_POOL_DIR"] = before or ""
     return folder
@@ -109,7 +109,7 @@ def test_the_opponents_at_the_table_are_set_by_the_model(style):
     from solver.strategy.opponents import resolve_opponents
 
     rules = replace(load_rules("chinese-2-4"), naturals=())
-    cr = compile_rules(rules)
+    cr = compile_rules(load_rules(rules))
     hand = random_hands(1, 5)[0]
     opp = SC.deal_opponents(hand, cr, 2, 30, 11, models=resolve_opponents(style, cr, 2))
     dealt = deal_hands(np.random.default_rng(11), 30, 2, exclude=hand).reshape(60, 13)
@@ -139,7 +139,7 @@ def test_one_model_a_seat():
     from solver.strategy import scoring as SC
     from solver.strategy.opponents import resolve_opponents
 
-    cr = compile_rules("chinese-2-4")
+    cr = compile_rules(load_rules("chinese-2-4"))
     hand = random_hands(1, 6)[0]
     mixed = SC.deal_opponents(hand, cr, 2, 50, 3, models=resolve_opponents("greedy,safe", cr, 2))
     greedy = SC.deal_opponents(hand, cr, 2, 50, 3, models=resolve_opponents("greedy", cr, 2))

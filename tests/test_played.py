@@ -73,7 +73,7 @@ def test_a_fouled_setting_is_scooped_by_every_opponent():
     from solver.strategy.splits import candidates
 
     rules = load_rules("chinese-1-6")
-    cr = compile_rules(rules)
+    cr = compile_rules(load_rules(rules))
     hand = np.sort(parse_cards(HAND))
     cands = candidates(hand, cr).with_split(played_split(hand, FOULED)[None, :], cr)
     opp = deal_opponents(hand, cr, 3, 5, seed=9)

@@ -48,7 +48,7 @@ def pools_in(tmp_path_factory, names: tuple[str, ...], size: int) -> Path:
     os.environ["CAPSA_POOL_DIR"] = str(folder)
     try:
         for name in names:
-            PL.build_pool(compile_rules(name), size)
+            PL.build_pool(compile_rules(load_rules(name)), size)
     finally:
         os.environ["CAPSA_POOL_DIR"] = before or ""
     return folder
@@ -108,7 +108,7 @@ def test_mc_pairs_is_mc_values_bit_for_bit(name):
     royalty mode, multiplier, one royalty per hand, dealt royalties, stakes, opponents'
     naturals, a fouled played setting, and a range of deals that starts inside."""
     rules = load_rules(name) if name not in CUSTOM else rules_from_dict(CUSTOM[name], name)
-    cr = compile_rules(rules)
+    cr = compile_rules(load_rules(rules))
     ra = cr.arrays
     rng = np.random.default_rng(len(name))
     for trial, hand in enumerate(random_hands(4, len(name))):
@@ -148,7 +148,7 @@ def test_mc_pairs_is_mc_values_bit_for_bit(name):
 def test_score_against_deals_whole_tables_for_fouled_opponents():
     """Opponents a pool or the field never gives (a fouled one) go through the whole-table
     kernel; the values are the same either way for legal ones."""
-    cr = compile_rules("chinese-1-6")
+    cr = compile_rules(load_rules("chinese-1-6"))
     hand = np.sort(ev.parse_hand(HAND))
     c = candidates(hand, cr)
     opp = SC.deal_opponents(hand, cr, 3, 40, seed=3)
@@ -169,7 +169,7 @@ def test_score_against_deals_whole_tables_for_fouled_opponents():
 
 
 def test_pool_pick_takes_the_first_disjoint_hands_from_the_start(with_pools):
-    pool = PL.cached_pool(compile_rules("chinese-1-6"))
+    pool = PL.cached_pool(compile_rules(load_rules("chinese-1-6")))
     assert pool is not None and pool.size == SIZE
     for seed, hand in enumerate(random_hands(20, 5)):
         want = 50 + seed * 20
@@ -184,7 +184,7 @@ def test_pool_pick_takes_the_first_disjoint_hands_from_the_start(with_pools):
 
 
 def test_pool_opponents_share_no_card_with_the_hand(with_pools):
-    pool = PL.cached_pool(compile_rules("shisanshui"))
+    pool = PL.cached_pool(compile_rules(load_rules("shisanshui")))
     for players in (2, 3, 4):
         for seed, hand in enumerate(random_hands(10, players)):
             deals = 120 // (players - 1)
@@ -199,7 +199,7 @@ def test_pool_opponents_share_no_card_with_the_hand(with_pools):
 def test_pool_hands_are_set_as_the_field_sets_them(with_pools, name):
     """Every pool hand of a sample: the field's setting (``set_hands``), its row keys and
     royalties, and the natural it declares under the ruleset's own list."""
-    cr = compile_rules(name)
+    cr = compile_rules(load_rules(name))
     pool = PL.cached_pool(cr)
     idx = np.r_[np.arange(0, SIZE, 97), pool.nat_at[:50]]
     cards = pool.hands(idx)
@@ -225,7 +225,7 @@ def test_pool_values_are_settlements_against_the_pool_hands(with_pools):
     """A solve drawing from the pool: each deal's value is the oracle's settlement of the
     candidate against the pool hands it drew, as set by the field."""
     rules = load_rules("chinese-1-6")
-    cr = compile_rules(rules)
+    cr = compile_rules(load_rules(rules))
     hand = np.sort(ev.parse_hand(HAND))
     pool = PL.cached_pool(cr)
     opp = SC.pool_opponents(pool, hand, 3, 6, seed=9)
@@ -259,7 +259,7 @@ def test_solve_draws_from_a_cached_pool_and_deals_without_one(with_pools, tmp_pa
     pooled = solve(HAND, samples=300, seed=4).to_dict()
     assert pooled != dealt and pooled["samples"] == dealt["samples"] == 300
     assert solve(HAND, samples=300, seed=4, pool=True).to_dict() == pooled
-    path = PL.pool_path(compile_rules("chinese-1-6"))
+    path = PL.pool_path(compile_rules(load_rules("chinese-1-6")))
     assert solve(HAND, samples=300, seed=4, pool=str(path)).to_dict() == pooled
     monkeypatch.setenv("CAPSA_POOL_DIR", str(tmp_path))  # no pool there: dealt
     assert solve(HAND, samples=300, seed=4).to_dict() == dealt
@@ -287,7 +287,8 @@ def test_home_run_tables_are_drawn_and_no_pool_still_deals(with_pools):
     hr = rules_from_dict({"base": "shisanshui", "home_run_multiplier": 2,
                           "home_run_min_opponents": 2}, "shisanshui-hr")  # fmt: skip
     # the home run sets no hand
-    assert PL.pool_key(compile_rules(hr)) == PL.pool_key(compile_rules("shisanshui"))
+    plain = compile_rules(load_rules("shisanshui"))
+    assert PL.pool_key(compile_rules(load_rules(hr))) == PL.pool_key(plain)
     for players in (3, 4):
         a = solve(HAND, rules=hr, players=players, samples=240, seed=1)
         assert a.pooled
@@ -343,7 +344,7 @@ def test_no_pool_answers_are_the_golden_ones(with_pools):
 
 
 def _copy_pool(pools: Path, folder: Path, name: str = "chinese-1-6") -> Path:
-    src = pools / PL.pool_path(compile_rules(name), size=SIZE).name
+    src = pools / PL.pool_path(compile_rules(load_rules(name)), size=SIZE).name
     dst = folder / src.name
     dst.write_bytes(src.read_bytes())
     return dst
@@ -387,13 +388,14 @@ def test_a_damaged_pool_is_never_used_and_is_built_again(pools, tmp_path, monkey
     _damage(path, how)
     with pytest.raises(PL.PoolError, match="damaged|format"):
         PL.open_pool(path)
-    assert PL.cached_pool(compile_rules("chinese-1-6")) is None
+    assert PL.cached_pool(compile_rules(load_rules("chinese-1-6"))) is None
     assert "not used (capsa pool builds it again)" in caplog.text
     assert solve(HAND, samples=240, seed=6).to_dict() == solve(
         HAND, samples=240, seed=6, pool=False
     ).to_dict()  # fmt: skip
-    rebuilt = PL.build_pool(compile_rules("chinese-1-6"), SIZE)
-    assert rebuilt.path == path and PL.cached_pool(compile_rules("chinese-1-6")) is not None
+    rebuilt = PL.build_pool(compile_rules(load_rules("chinese-1-6")), SIZE)
+    again = PL.cached_pool(compile_rules(load_rules("chinese-1-6")))
+    assert rebuilt.path == path and again is not None
     assert solve(HAND, samples=240, seed=6).to_dict() == good  # the same pool again
 
 
@@ -406,18 +408,18 @@ def test_a_pool_of_other_tables_or_another_ruleset_is_not_used(pools, tmp_path, 
 
     monkeypatch.setenv("CAPSA_POOL_DIR", str(tmp_path))
     path = _copy_pool(pools, tmp_path)
-    cr = compile_rules("chinese-1-6")
+    cr = compile_rules(load_rules("chinese-1-6"))
     other = tables_from_dist(get_field(cr).dist, cr)  # no corrections: other tables
     own = PL.pool_key(cr)
     assert PL.cached_pool(cr) is not None
     with field_override(cr, other):
         assert PL.pool_key(cr) != own
         assert PL.cached_pool(cr) is None
-    wrong = PL.pool_path(compile_rules("capsa"))
+    wrong = PL.pool_path(compile_rules(load_rules("capsa")))
     path.rename(wrong)
     with pytest.raises(PL.PoolError, match="another ruleset"):
-        PL.open_pool(wrong, PL.pool_key(compile_rules("capsa")))
-    assert PL.cached_pool(compile_rules("capsa")) is None
+        PL.open_pool(wrong, PL.pool_key(compile_rules(load_rules("capsa"))))
+    assert PL.cached_pool(compile_rules(load_rules("capsa"))) is None
     stale = tmp_path / path.name.replace(PL.pool_key(cr), "0" * 32)
     stale.write_bytes(b"an old pool")
     PL.build_pool(cr, 2_000)
@@ -426,16 +428,16 @@ def test_a_pool_of_other_tables_or_another_ruleset_is_not_used(pools, tmp_path, 
 
 def test_the_pool_key_follows_tables_naturals_and_rules_not_payouts():
     base = load_rules("chinese-1-6")
-    key = PL.pool_key(compile_rules(base))
+    key = PL.pool_key(compile_rules(load_rules(base)))
     pays = rules_from_dict({"naturals": {"dragon": 26, "three_straights": 3, "six_pairs": 3,
                                          "three_flushes": 3}}, "pays")  # fmt: skip
     order = rules_from_dict({"naturals": {"dragon": 13, "six_pairs": 3, "three_straights": 3,
                                           "three_flushes": 3}}, "order")  # fmt: skip
-    assert PL.pool_key(compile_rules(pays)) == key  # payouts set no hand
+    assert PL.pool_key(compile_rules(load_rules(pays))) == key  # payouts set no hand
     assert PL.pool_key(compile_rules(replace(base, surrender_cost=None, players=2))) == key
-    assert PL.pool_key(compile_rules(order)) != key  # which natural a hand declares
-    assert PL.pool_key(compile_rules("chinese-2-4")) != key
-    assert PL.pool_key(compile_rules("capsa")) != key
+    assert PL.pool_key(compile_rules(load_rules(order))) != key  # which natural a hand declares
+    assert PL.pool_key(compile_rules(load_rules("chinese-2-4"))) != key
+    assert PL.pool_key(compile_rules(load_rules("capsa"))) != key
 
 
 def test_the_pool_key_does_not_depend_on_what_was_imported_before():
@@ -443,11 +445,12 @@ def test_the_pool_key_does_not_depend_on_what_was_imported_before():
     (the kernel sources are registered before the key is worked out)."""
     code = (
         "from solver.engine.compiled import compile_rules\n"
+        "from solver.engine.rules import load_rules\n"
         "from solver.strategy.pool import pool_key\n"
-        "print(pool_key(compile_rules('capsa')))"
+        "print(pool_key(compile_rules(load_rules('capsa'))))"
     )
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert res.stdout.strip() == PL.pool_key(compile_rules("capsa"))
+    assert res.stdout.strip() == PL.pool_key(compile_rules(load_rules("capsa")))
 
 
 def test_a_failed_write_leaves_no_pool(tmp_path, monkeypatch):
@@ -458,15 +461,16 @@ def test_a_failed_write_leaves_no_pool(tmp_path, monkeypatch):
 
     monkeypatch.setattr(PL.os, "replace", boom)
     with pytest.raises(OSError, match="No space"):
-        PL.build_pool(compile_rules("chinese-1-6"), 2_000)
+        PL.build_pool(compile_rules(load_rules("chinese-1-6")), 2_000)
     assert list(tmp_path.iterdir()) == []
 
 
 def _build_script(size: int) -> list[str]:
     code = (
         "from solver.engine.compiled import compile_rules\n"
+        "from solver.engine.rules import load_rules\n"
         "from solver.strategy.pool import build_pool\n"
-        f"build_pool(compile_rules('chinese-1-6'), {size})"
+        f"build_pool(compile_rules(load_rules('chinese-1-6')), {size})"
     )
     return [sys.executable, "-c", code]
 
@@ -481,21 +485,21 @@ def test_a_killed_build_leaves_no_pool_that_is_later_trusted(tmp_path, monkeypat
     time.sleep(6)
     proc.send_signal(signal.SIGKILL)
     proc.wait()
-    cr = compile_rules("chinese-1-6")
+    cr = compile_rules(load_rules("chinese-1-6"))
     assert not PL.pool_path(cr).exists() and PL.cached_pool(cr) is None
     target = PL.pool_path(cr)
     half = tmp_path / f".{target.name}.abc123.tmp"  # what a writer killed mid-write leaves
-    full = PL.build_pool(compile_rules("chinese-1-6"), 2_000)
+    full = PL.build_pool(compile_rules(load_rules("chinese-1-6")), 2_000)
     half.write_bytes(full.path.read_bytes()[:5000])
     full.path.unlink()
     PL._OPEN.clear()
-    assert PL.cached_pool(compile_rules("chinese-1-6")) is None
+    assert PL.cached_pool(compile_rules(load_rules("chinese-1-6"))) is None
     assert solve(HAND, samples=60, seed=1).to_dict() == solve(
         HAND, samples=60, seed=1, pool=False
     ).to_dict()  # fmt: skip
     old = time.time() - 3600
     os.utime(half, (old, old))
-    PL.build_pool(compile_rules("chinese-1-6"), 2_000)
+    PL.build_pool(compile_rules(load_rules("chinese-1-6")), 2_000)
     assert not half.exists()
 
 
@@ -507,16 +511,16 @@ def test_two_builds_at_once_give_one_sound_pool(tmp_path, monkeypatch):
         _, err = p.communicate(timeout=600)
         assert p.returncode == 0, err.decode()
     files = sorted(x.name for x in tmp_path.iterdir())
-    assert files == [PL.pool_path(compile_rules("chinese-1-6")).name]
-    pool = PL.open_pool(tmp_path / files[0], PL.pool_key(compile_rules("chinese-1-6")))
+    assert files == [PL.pool_path(compile_rules(load_rules("chinese-1-6"))).name]
+    pool = PL.open_pool(tmp_path / files[0], PL.pool_key(compile_rules(load_rules("chinese-1-6"))))
     assert pool.size == 30_000
 
 
 def test_pool_sizes_are_checked():
     with pytest.raises(ValueError, match="pool size must be from 1,000 to"):
-        PL.build_pool(compile_rules("chinese-1-6"), 10)
+        PL.build_pool(compile_rules(load_rules("chinese-1-6")), 10)
     with pytest.raises(ValueError, match="whole number"):
-        PL.build_pool(compile_rules("chinese-1-6"), 2.5)  # type: ignore[arg-type]
+        PL.build_pool(compile_rules(load_rules("chinese-1-6")), 2.5)  # type: ignore[arg-type]
 
 
 def test_pool_pays_when_the_dealt_opponents_outnumber_its_hands():
@@ -539,7 +543,7 @@ def test_pooled_and_dealt_values_agree_within_their_errors(tmp_path, monkeypatch
     setting's differences over their standard errors spread like a standard normal.
     A pool of 500,000 hands (about 6,400 apart from each hand's cards) is built first."""
     monkeypatch.setenv("CAPSA_POOL_DIR", str(tmp_path))
-    cr = compile_rules("chinese-1-6")
+    cr = compile_rules(load_rules("chinese-1-6"))
     pool = PL.build_pool(cr, 500_000)
     z, fixed, best = [], [], []
     for i, hand in enumerate(random_hands(1000, 2026)):

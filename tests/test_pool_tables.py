@@ -55,7 +55,7 @@ def test_tables_are_whole_tables_set_by_the_field(with_pools, name):
     """Every table: three hands that share no card with the hand nor one another (so all
     52 cards), each set as the field sets it (keys, royalties, natural); the pairwise
     deals are the plain pool's draw from the same seed; most second seats are drawn."""
-    cr = compile_rules(name)
+    cr = compile_rules(load_rules(name))
     pool = PL.cached_pool(cr)
     drawn_seats = 0
     for i, hand in enumerate(random_hands(12, 7)):
@@ -85,7 +85,7 @@ def test_values_are_the_oracles_table_settlement(with_pools):
     home run (ref_settle_table minus the pairwise sum, both the oracle's), for every
     candidate of a sample and the best, per opponent; and the value is the columns' mean."""
     rules = load_rules("shisanshui")
-    cr = compile_rules(rules)
+    cr = compile_rules(load_rules(rules))
     hand = np.sort(ev.parse_hand(HAND))
     drawn = HR.pool_tables(PL.cached_pool(cr), hand, cr, 3, 400, seed=4)
     c = candidates(hand, cr)
@@ -121,7 +121,7 @@ def test_pooled_tables_agree_with_dealt_tables(with_pools):
     """Three hands, 1,500 opponent hands from the pool (what the small test pool holds
     apart from a hand) and 6,000 dealt: the pooled value of each of the five best
     settings is within four standard errors of the dealt whole tables'."""
-    cr = compile_rules("shisanshui")
+    cr = compile_rules(load_rules("shisanshui"))
     pool = PL.cached_pool(cr)
     for i, hand in enumerate(random_hands(3, 11)):
         c = candidates(hand, cr)
@@ -158,7 +158,7 @@ def test_pooled_and_dealt_whole_tables_agree_within_their_errors(tmp_path, monke
     differences over their standard errors spread like a standard normal. A pool of
     500,000 hands is built first. (docs/pool.md gives the figures.)"""
     monkeypatch.setenv("CAPSA_POOL_DIR", str(tmp_path))
-    cr = compile_rules("shisanshui")
+    cr = compile_rules(load_rules("shisanshui"))
     pool = PL.cached_pool(cr) or PL.build_pool(cr, 500_000)
     z, fixed, best = agreement(cr, pool, 1000)
     for d in (np.array(fixed), np.array(best)):
@@ -192,12 +192,13 @@ def test_code_card_at_pooled_tables_is_the_oracles(with_pools):
     table's correction is the oracle's (whole table minus pairwise, both with the code
     card), added to the pairwise deals' values."""
     rules = replace(load_rules("shisanshui"), name="shisanshui-8h", code_card="8h")
-    cr = compile_rules(rules)
+    cr = compile_rules(load_rules(rules))
     card = 4 * 6 + 2
     hand = np.sort(ev.parse_hand(HAND))
     assert card not in hand.tolist()
     pool = PL.cached_pool(cr)
-    assert pool is not None and pool.path == PL.cached_pool(compile_rules("shisanshui")).path
+    plain = PL.cached_pool(compile_rules(load_rules("shisanshui")))
+    assert pool is not None and pool.path == plain.path
     drawn = HR.pool_tables(pool, hand, cr, 3, 400, seed=4)
     held = drawn.pairs.hold.reshape(-1, 3).mean()
     assert 0.25 < held < 0.42  # 13 of the 39 unseen cards a seat

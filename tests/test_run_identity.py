@@ -188,7 +188,7 @@ def test_a_worker_given_another_model_or_pool_stops_the_run(tmp_path, monkeypatc
     monkeypatch.setenv("CAPSA_POOL_DIR", str(tmp_path / "pools"))
     from solver.engine.compiled import compile_rules
 
-    pool = PL.build_pool(compile_rules("chinese-1-6"), 1000)
+    pool = PL.build_pool(compile_rules(load_rules("chinese-1-6")), 1000)
     job = Job(rules=load_rules("chinese-1-6"), policy="mc", samples=20, seed=0, players=4,
               fmt="jsonl", csv_spec=None, skip_upto=0, pool=str(pool.path),
               pool_id=f"{pool.key}/2000/{pool.digest}")  # fmt: skip

@@ -21,6 +21,7 @@ import dataclasses
 import itertools
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -163,10 +164,10 @@ def random_pairs(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def kernel_settle_pairs(a: np.ndarray, b: np.ndarray, r: Rules) -> np.ndarray:
-    ka, qa, fa = S.summarize_batch(a, compile_rules(r))
-    kb, qb, fb = S.summarize_batch(b, compile_rules(r))
+    ka, qa, fa = S.summarize_batch(a, compile_rules(load_rules(r)))
+    kb, qb, fb = S.summarize_batch(b, compile_rules(load_rules(r)))
     out = np.empty(len(a))
-    k._settle_pairs(ka, qa, fa, kb, qb, fb, S.compile_rules(r).params, out)
+    k._settle_pairs(ka, qa, fa, kb, qb, fb, S.compile_rules(load_rules(r)).params, out)
     return out
 
 
@@ -185,8 +186,8 @@ def compare_with_reference(a: np.ndarray, b: np.ndarray, r: Rules, n_ref: int) -
         sa, sb = split(a[i]), split(b[i])
         want = R.ref_settle(sa, sb, r)
         assert got[i] == want, (i, r.name, sa, sb, got[i], want)
-    ka, qa, fa = (x[:n_ref] for x in S.summarize_batch(a, compile_rules(r)))
-    kb, qb, fb = (x[:n_ref] for x in S.summarize_batch(b, compile_rules(r)))
+    ka, qa, fa = (x[:n_ref] for x in S.summarize_batch(a, compile_rules(load_rules(r))))
+    kb, qb, fb = (x[:n_ref] for x in S.summarize_batch(b, compile_rules(load_rules(r))))
     legal = ~fa & ~fb
     wins, losses = (ka > kb).sum(axis=1), (ka < kb).sum(axis=1)
     return {
@@ -420,7 +421,7 @@ def test_one_royalty_per_hand_keeps_the_back_on_equal_values():
     a = ("4c 4d 4h", "9c 9d 9h 8c 8d", "Kc Kd Kh Ks 3c")
     b = ("Ac Ad Ah", "Tc Td Th 3d 3h", "Qc Qd Qh Qs 2d")
     assert R.ref_row_results(ids(a), ids(b), r) == (-1, -1, 1)
-    assert S.summarize(a, compile_rules(r))[1].tolist() == [0, 0, 3, 0]
+    assert S.summarize(a, compile_rules(load_rules(r)))[1].tolist() == [0, 0, 3, 0]
     assert both(a, b, r) == -1 + 3  # B's front royalty is gone, A's back one is paid
     assert both(a, b, dataclasses.replace(r, one_royalty_per_hand=False)) == -1 - 3 + 3
 
@@ -453,7 +454,7 @@ def test_one_fouled_hand(overrides, units):
 @pytest.mark.parametrize("preset", list(PRESETS))
 def test_two_fouled_hands_settle_zero(preset):
     r = PRESETS[preset]
-    assert S.summarize(F2, compile_rules(r))[2]
+    assert S.summarize(F2, compile_rules(load_rules(r)))[2]
     assert both(F, F2, r) == 0
     assert S.settle(F, F2, r) == 0.0
 
@@ -469,8 +470,8 @@ def test_royal_flush_lines():
     assert both(a, b, PRESETS["capsa"]) == 1
     # The suit order fouls hearts over spades.
     a_swapped = ("2c 3d 5h", "As Ks Qs Js Ts", "Ah Kh Qh Jh Th")
-    assert S.summarize(a_swapped, compile_rules(EARLIER_SHISANSHUI))[2]
-    assert not S.summarize(a_swapped, compile_rules(D))[2]
+    assert S.summarize(a_swapped, compile_rules(load_rules(EARLIER_SHISANSHUI)))[2]
+    assert not S.summarize(a_swapped, compile_rules(load_rules(D)))[2]
     assert not S.summarize(a_swapped, compile_rules(PRESETS["shisanshui"]))[2]  # no suits
     assert both(a_swapped, b, EARLIER_SHISANSHUI) == (3 + 0) * 2 * -1  # per-row, x2
 
@@ -519,7 +520,7 @@ def test_antisymmetry_and_zero_sum(settings_, r):
         totals[j] -= u
     assert sum(totals) == pytest.approx(0.0, abs=1e-9)
     # The batch settlement of every pair gives the same per-player totals.
-    keys, roys, fouls = S.summarize_batch(settings_, compile_rules(r))
+    keys, roys, fouls = S.summarize_batch(settings_, compile_rules(load_rules(r)))
     ii, jj = np.triu_indices(len(players), 1)
     pair = S.settle_pairs(
         (keys[ii], roys[ii], fouls[ii]), (keys[jj], roys[jj], fouls[jj]), compile_rules(r)
@@ -536,7 +537,7 @@ def test_antisymmetry_and_zero_sum(settings_, r):
 
 def test_compile_rules_fields():
     t = get_tables()
-    cr = S.compile_rules(D)
+    cr = S.compile_rules(load_rules(D))
     ra = cr.arrays
     assert ra._fields == (
         "remap", "decisive", "suit_rank", "roy", "params", "nat_units", "nat_codes",
@@ -554,9 +555,12 @@ def test_compile_rules_fields():
     assert ra.nat_units.tolist() == [13, 3, 3, 3]
     assert ra.nat_codes.tolist() == [0, 1, 2, 3]  # dragon, three straights, six pairs, flushes
     assert (ra.remap == np.arange(7917)).all()
-    assert S.compile_rules(D) is cr  # cached
-    assert S.compile_rules("chinese-1-6") is cr
-    assert S.compile_rules(None) is cr
+    assert S.compile_rules(load_rules(D)) is cr  # cached
+    assert S.compile_rules(load_rules("chinese-1-6")) is cr
+    assert S.compile_rules(load_rules(None)) is cr
+    for read_first in ("chinese-1-6", None, Path("x.toml")):  # load_rules reads names
+        with pytest.raises(TypeError, match="load_rules first"):
+            S.compile_rules(read_first)  # type: ignore[arg-type]
     assert S.compile_rules(cr) is cr
     assert cr.params is ra.params and cr.rules is D and cr.pareto_safe
     sh = S.compile_rules(PRESETS["shisanshui"]).arrays
@@ -565,16 +569,16 @@ def test_compile_rules_fields():
     # per-row x2, home run x2 from 2, rows at their whole value, natural ties by payout
     assert sh.params.tolist() == [0, 2, 0, 0, 1, 2, 2, 1, 0, 0, 1, 1]  # no code card: x1
     assert sh.nat_units.tolist() == [104, 52, 52, 52, 26, 26, 6, 6, 6, 6, 6, 6, 6]
-    earlier = S.compile_rules(EARLIER_SHISANSHUI).arrays
+    earlier = S.compile_rules(load_rules(EARLIER_SHISANSHUI)).arrays
     assert earlier.suit_rank.tolist() == [1, 0, 2, 3]  # c d h s under s > h > c > d
     assert earlier.params.tolist() == [0, 2, 0, 0, 1, 1, 2, 0, 0, 0, 0, 1]  # home run off
     assert S.compile_rules(PRESETS["pusoy"]).arrays.suit_rank.tolist() == [2, 3, 1, 0]
     home_run = rules(home_run_multiplier=2.5, home_run_min_opponents=2)
-    assert S.compile_rules(home_run).params.tolist()[5:7] == [2.5, 2]
+    assert S.compile_rules(load_rules(home_run)).params.tolist()[5:7] == [2.5, 2]
     assert S.compile_rules(PRESETS["per-row"]).arrays.nat_units.shape == (0,)
     assert not S.compile_rules(PRESETS["capsa"]).arrays.roy.any()
     r = rules(scoring="2-4", royalty_mode="always", one_royalty_per_hand=True)
-    assert S.compile_rules(r).params.tolist()[:5] == [2, 1, 2, 1, 1]
+    assert S.compile_rules(load_rules(r)).params.tolist()[:5] == [2, 1, 2, 1, 1]
     assert S.compile_rules(rules(royalty_mode="cancel")).params[2] == 1
     with pytest.raises(ValueError):
         ra.roy[0, 0] = 1.0  # read-only
@@ -600,7 +604,7 @@ def test_royalty_table_by_strength():
     t = get_tables()
     reps = class_representatives()
     for r in (D, PRESETS["shisanshui"], PRESETS["capsa"], CUSTOM["fractions"]):
-        roy = S.compile_rules(r).arrays.roy
+        roy = S.compile_rules(load_rules(r)).arrays.roy
         for s, cards in reps.items():
             if len(cards) == 3:
                 assert roy[0, s] == R.ref_row_royalty("front", cards, r)
@@ -620,7 +624,7 @@ def ev_strength(cards) -> int:
 
 
 def test_summarize():
-    keys, roy, foul = S.summarize(RA, compile_rules(D))
+    keys, roy, foul = S.summarize(RA, compile_rules(load_rules(D)))
     assert keys.dtype == np.int64 and roy.dtype == np.float64 and isinstance(foul, bool)
     assert not foul and roy.tolist() == [3, 8, 5, 0]
     assert keys[0] <= keys[1] <= keys[2]
@@ -631,16 +635,16 @@ def test_summarize():
         0,
         0,
     ]
-    assert S.summarize(F, compile_rules(D))[2] is True
+    assert S.summarize(F, compile_rules(load_rules(D)))[2] is True
     # 13 ids in front, middle, back order work too.
     flat = parse_cards(" ".join(RA))
-    assert (S.summarize(flat, compile_rules(D))[0] == keys).all()
-    assert (S.summarize(" ".join(RA), compile_rules(D))[0] == keys).all()
+    assert (S.summarize(flat, compile_rules(load_rules(D)))[0] == keys).all()
+    assert (S.summarize(" ".join(RA), compile_rules(load_rules(D)))[0] == keys).all()
     # keys compare like the oracle's comparison keys, row by row, with suits.
     r = PRESETS["shisanshui"]
     a, b = random_pairs(300, seed=5)
-    ka, _, _ = S.summarize_batch(a, compile_rules(r))
-    kb, _, _ = S.summarize_batch(b, compile_rules(r))
+    ka, _, _ = S.summarize_batch(a, compile_rules(load_rules(r)))
+    kb, _, _ = S.summarize_batch(b, compile_rules(load_rules(r)))
     for i in range(300):
         for row, (ra_, rb_) in enumerate(zip(split(a[i]), split(b[i]), strict=True)):
             want = R.ref_compare_rows(ra_, rb_, r.wheel, r.suit_order)
@@ -656,7 +660,7 @@ def test_subset_keys_and_royalties_match_the_oracle():
 
     rng = np.random.default_rng(3)
     for r in (D, PRESETS["shisanshui"], rules(suit_order="dchs"), CUSTOM["fractions"]):
-        cr = S.compile_rules(r)
+        cr = S.compile_rules(load_rules(r))
         hand = np.sort(rng.permutation(52)[:13]).astype(np.uint8)
         k5, k3, r5, r3 = prepare_hand(hand, cr)
         rows = [hand[c].tolist() for c in COMB5] + [hand[c].tolist() for c in COMB3]
@@ -676,10 +680,10 @@ def test_subset_keys_and_royalties_match_the_oracle():
 def test_settle_against_one_opponent():
     r = PRESETS["chinese-2-4"]
     a, b = random_pairs(2000, seed=11)
-    keys, roys, fouls = S.summarize_batch(a, compile_rules(r))
-    kb, rb, fb = S.summarize(split(b[0]), compile_rules(r))
+    keys, roys, fouls = S.summarize_batch(a, compile_rules(load_rules(r)))
+    kb, rb, fb = S.summarize(split(b[0]), compile_rules(load_rules(r)))
     out = np.empty(2000)
-    k._settle_against(keys, roys, fouls, kb, rb, fb, S.compile_rules(r).params, out)
+    k._settle_against(keys, roys, fouls, kb, rb, fb, S.compile_rules(load_rules(r)).params, out)
     for i in range(0, 2000, 97):
         want = k._settle(keys[i], roys[i], fouls[i], kb, rb, fb, S.compile_rules(r).params)
         assert out[i] == want
@@ -918,7 +922,7 @@ def test_find_naturals_batch_matches_single():
     extra = [MAKERS[n](rng) for n in MAKERS for _ in range(5)]
     hands = np.vstack([hands, np.array(extra)])
     for r in (D, PRESETS["shisanshui"], rules(naturals=(("three_flushes", 2),))):
-        nids, keys = S.find_naturals(hands, compile_rules(r))
+        nids, keys = S.find_naturals(hands, compile_rules(load_rules(r)))
         for i in range(len(hands)):
             got = S.find_natural(hands[i], r)
             assert (nids[i], keys[i]) == ((-1, 0) if got is None else got[:2])
@@ -1003,15 +1007,15 @@ def test_natural_setting_shows_the_natural(name, preset):
     alone = dataclasses.replace(r, naturals=((name, 3),))
     for _ in range(10):
         hand = MAKERS[name](rng)
-        front, middle, back = S.natural_setting(hand, compile_rules(alone))
+        front, middle, back = S.natural_setting(hand, compile_rules(load_rules(alone)))
         assert sorted([*front, *middle, *back]) == sorted(hand.tolist())
         assert (len(front), len(middle), len(back)) == (3, 5, 5)
-        assert not S.summarize((front, middle, back), compile_rules(r))[2]  # legal
+        assert not S.summarize((front, middle, back), compile_rules(load_rules(r)))[2]  # legal
         if name == "three_straights":
             assert R._is_straight3(front) and R._is_straight5(middle) and R._is_straight5(back)
         if name == "three_flushes":
             assert all(R._is_flush(row) for row in (front, middle, back))
-    assert S.natural_setting(FIVE_PAIRS, compile_rules(r)) is None
+    assert S.natural_setting(FIVE_PAIRS, compile_rules(load_rules(r))) is None
 
 
 def test_natural_setting_puts_the_stronger_suit_in_the_back():
@@ -1019,11 +1023,11 @@ def test_natural_setting_puts_the_stronger_suit_in_the_back():
     hand = parse_cards("2c 5c 9c 3d 6d 8d Td Qd 3h 6h 8h Th Qh")
     for order in ("shcd", "dchs"):
         r = dataclasses.replace(PRESETS["capsa"], suit_order=order)
-        front, middle, back = S.natural_setting(hand, compile_rules(r))
-        assert not S.summarize((front, middle, back), compile_rules(r))[2]
+        front, middle, back = S.natural_setting(hand, compile_rules(load_rules(r)))
+        assert not S.summarize((front, middle, back), compile_rules(load_rules(r)))[2]
         assert (
-            S.summarize((front, middle, back), compile_rules(r))[0][2]
-            > S.summarize((front, back, middle), compile_rules(r))[0][2]
+            S.summarize((front, middle, back), compile_rules(load_rules(r)))[0][2]
+            > S.summarize((front, back, middle), compile_rules(load_rules(r)))[0][2]
         )
 
 

@@ -44,11 +44,11 @@ def sorted_hand(text: str) -> np.ndarray:
 
 
 def prepared(hand: np.ndarray, rules):
-    return prepare_hand(hand, compile_rules(rules))
+    return prepare_hand(hand, compile_rules(load_rules(rules)))
 
 
 def pareto_safe(rules) -> bool:
-    return compile_rules(rules).pareto_safe
+    return compile_rules(load_rules(rules)).pareto_safe
 
 
 # ---------------------------------------------------------------- structure and splits
@@ -135,13 +135,13 @@ def _field_configs():
     for preset, mode in (("chinese-1-6", "winner"), ("chinese-2-4", "winner"),
                          ("shisanshui", "winner"), ("chinese-1-6", "always")):  # fmt: skip
         rules = load_rules(preset)
-        shipped = TR.get_field(compile_rules(rules))
+        shipped = TR.get_field(compile_rules(load_rules(rules)))
         if mode != rules.royalty_mode:
             rules = rules_from_dict(
                 {**rules.to_dict(), "royalty_mode": mode, "royalty_replaces_row": False,
                  "name": "x"}, "x",
             )  # fmt: skip
-        cr = compile_rules(rules)
+        cr = compile_rules(load_rules(rules))
         out.append((rules, FT.field_tables(shipped.dist, cr, shipped.rank, shipped.suit,
                                            shipped.cop)))  # fmt: skip
     rng = np.random.default_rng(11)
@@ -175,7 +175,7 @@ def test_field_values_match_the_oracle():
     for term, on random legal splits of random hands."""
     rng = np.random.default_rng(4)
     for rules, f in _field_configs():
-        cr = compile_rules(rules)
+        cr = compile_rules(load_rules(rules))
         for hand in random_hands(3, 8):
             every = candidates(hand, cr, prune=False)
             pick = rng.choice(len(every), 60, replace=False)
@@ -197,7 +197,7 @@ def test_field_best_is_the_best_legal_split_by_field_value():
     st = SP.structure()
     hands = [*random_hands(8, 3), *(sorted_hand(h) for h in SPECIAL_HANDS.values())]
     for rules, f in _field_configs():
-        cr = compile_rules(rules)
+        cr = compile_rules(load_rules(rules))
         for hand in hands:
             k5, k3, r5, r3 = prepared(hand, rules)
             fb, mb, bb, value = K._field_best(hand, k3, k5, r3, r5, st, f.model, cr.params)
@@ -304,7 +304,7 @@ def test_exact_mode_with_unsafe_pareto_scores_every_legal_split():
     sol = solve(hand, rules=rules, against=opps)
     value, _, _ = ref.ref_best_setting(hand.tolist(), opps, rules)
     assert sol.ev_play * 2 == pytest.approx(value)
-    assert sol.candidates == candidates(hand, compile_rules(rules)).legal
+    assert sol.candidates == candidates(hand, compile_rules(load_rules(rules))).legal
 
 
 def test_against_rejects_clashing_or_bad_opponents():
@@ -333,7 +333,7 @@ def test_mc_values_equal_the_oracle_against_the_dealt_opponents():
     from solver.strategy.scoring import deal_opponents, score_against
 
     rules = load_rules("chinese-1-6")
-    cr = compile_rules(rules)
+    cr = compile_rules(load_rules(rules))
     hand = sorted_hand("As Ks Qs Js Ts 9h 9d 9c 2s 3d 4c 5h 7d")
     c = candidates(hand, cr)
     opp = deal_opponents(hand, cr, 3, 6, seed=5)
@@ -454,13 +454,13 @@ def test_custom_ruleset_trains_on_first_use_then_uses_the_cache(tmp_path, monkey
     TR.forget_fields()
     try:
         with caplog.at_level("WARNING", logger="capsa"):
-            first = TR.get_field(compile_rules(house))
+            first = TR.get_field(compile_rules(load_rules(house)))
         assert calls == ["house"]
         assert any("training them now" in r.getMessage() for r in caplog.records)
-        assert FT.field_cache_path(compile_rules(house)).exists()
+        assert FT.field_cache_path(compile_rules(load_rules(house))).exists()
         assert first.meta["play_digest"] == FT.play_digest(house)
         TR.forget_fields()
-        again = TR.get_field(compile_rules(house))  # from the cache: no second training
+        again = TR.get_field(compile_rules(load_rules(house)))  # from the cache: no second training
         assert calls == ["house"]
         assert np.allclose(again.fw, first.fw, atol=1e-6)
         sol = solve(SPECIAL_HANDS["quads"], rules=house, policy="field")

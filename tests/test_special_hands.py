@@ -158,7 +158,7 @@ def test_every_name_loads_in_order(tmp_path):
     back = tmp_path / "back.toml"
     back.write_text(to_toml(from_file))
     assert load_rules(str(back)).naturals == ORDERS["shuffled-1"]
-    assert compile_rules(from_file).arrays.nat_codes.tolist() == [
+    assert compile_rules(load_rules(from_file)).arrays.nat_codes.tolist() == [
         NATURAL_CODES[n] for n, _ in ORDERS["shuffled-1"]
     ]
     # The order is part of the game: reversed, another digest.
@@ -207,7 +207,7 @@ def test_detection_equals_the_oracle_under_every_order(base):
     seen = set()
     for label, order in ORDERS.items():
         rules = house(base, order)
-        nids, keys = S.find_naturals(arr, compile_rules(rules))
+        nids, keys = S.find_naturals(arr, compile_rules(load_rules(rules)))
         for i, h in enumerate(hands):
             want = oracle_best(h, rules)
             got = None if nids[i] < 0 else order[nids[i]][0]
@@ -219,7 +219,7 @@ def test_detection_equals_the_oracle_under_every_order(base):
                 seen.add(got)
     for name in NATURAL_NAMES:
         alone = house(base, ((name, 1),))
-        nids, _ = S.find_naturals(arr, compile_rules(alone))
+        nids, _ = S.find_naturals(arr, compile_rules(load_rules(alone)))
         for i, h in enumerate(hands):
             assert (nids[i] == 0) == (name in oracle(h, wheel)), (name, R.ref_format(h))
         assert (nids == 0).sum() >= 4, name  # the generator makes it
@@ -237,7 +237,7 @@ def test_tie_keys_order_hands_as_the_oracle(base):
     ties = 0
     for name in NATURAL_NAMES:
         alone = house(base, ((name, PAYOUTS[name]),))
-        nids, keys = S.find_naturals(arr, compile_rules(alone))
+        nids, keys = S.find_naturals(arr, compile_rules(load_rules(alone)))
         held = [i for i in range(len(hands)) if nids[i] == 0]
         theirs = {i: oracle(hands[i], wheel)[name] for i in held}
         for a in held:
@@ -251,7 +251,7 @@ def test_tie_keys_order_hands_as_the_oracle(base):
     assert ties > 0
     for order in ORDERS.values():
         rules = house(base, order)
-        nids, keys = S.find_naturals(arr, compile_rules(rules))
+        nids, keys = S.find_naturals(arr, compile_rules(load_rules(rules)))
         found = [
             None if nids[i] < 0 else (int(nids[i]), int(keys[i]), order[nids[i]][0])
             for i in range(len(hands))
@@ -554,7 +554,7 @@ def test_natural_setting_is_legal_and_shows_the_natural(base):
             assert sorted(front + middle + back) == sorted(hand)
             assert (len(front), len(middle), len(back)) == (3, 5, 5)
             assert R.ref_is_legal(front, middle, back, r.wheel, r.suit_order), (name, hand)
-            assert not S.summarize((front, middle, back), compile_rules(alone))[2]
+            assert not S.summarize((front, middle, back), compile_rules(load_rules(alone)))[2]
             if name in ("three_straights", "three_flushes", "three_straight_flushes"):
                 key = (R.ref_key5(back, r.wheel), R.ref_key5(middle, r.wheel), R.ref_key3(front))
                 assert key == oracle(hand, r.wheel)[name]
@@ -572,7 +572,8 @@ def test_natural_setting_of_a_dragon_with_a_straight_flush_inside_is_legal():
     straight flush then goes to the back (before, the dragon was shown fouled)."""
     hand = R.ref_cards("2c 3d 4h 5s 6s 7s 8s 9s Tc Jd Qh Ks Ad")
     front, middle, back = (
-        x.tolist() for x in S.natural_setting(np.array(hand), compile_rules("chinese-1-6"))
+        x.tolist()
+        for x in S.natural_setting(np.array(hand), compile_rules(load_rules("chinese-1-6")))
     )
     assert R.ref_is_legal(front, middle, back, "low", None)
     assert R.ref_format(sorted(back)) == "5s 6s 7s 8s 9s"
@@ -592,7 +593,7 @@ def test_monte_carlo_opponents_declare_the_special_hands():
     from solver.strategy.splits import candidates, split_cards
 
     rules = house("chinese-1-6", TABLE)
-    cr = compile_rules(rules)
+    cr = compile_rules(load_rules(rules))
     hand = np.sort(R.ref_cards("2c 3c 4c 5c 6c 7c 2s 3s 4s 5s 6s 7s 8s")).astype(np.uint8)
     deals = 100
     opp = deal_opponents(hand, cr, 3, deals, seed=9)

@@ -95,16 +95,16 @@ def test_dealt_royalties_settle_as_the_oracle_on_rich_pairs(rules):
 def test_dealt_summaries_carry_the_dealt_royalty():
     r = dealt_rules()
     keys, roy, foul = solver.engine.settlement.summarize(
-        ("7c 7d 7h", "3s 4d 5c 6h 7s", "2h 9h Jh Qh Kh"), compile_rules(r)
+        ("7c 7d 7h", "3s 4d 5c 6h 7s", "2h 9h Jh Qh Kh"), compile_rules(load_rules(r))
     )
     assert not foul and roy.tolist() == [3.0, 0.0, 0.0, 4.0]  # front trips; the four sevens
     # without the rule the same setting earns the front trips only
     assert solver.engine.settlement.summarize(
-        ("7c 7d 7h", "3s 4d 5c 6h 7s", "2h 9h Jh Qh Kh"), compile_rules("chinese-1-6")
+        ("7c 7d 7h", "3s 4d 5c 6h 7s", "2h 9h Jh Qh Kh"), compile_rules(load_rules("chinese-1-6"))
     )[1].tolist() == [3.0, 0.0, 0.0, 0.0]
     # quads kept whole in the back earn the dealt 4, not the row's 4 as well
     _, roy, _ = solver.engine.settlement.summarize(
-        ("2c 3d 4h", "5s 6c 8d 9h Tc", "Ac Ad Ah As Kd"), compile_rules(r)
+        ("2c 3d 4h", "5s 6c 8d 9h Tc", "Ac Ad Ah As Kd"), compile_rules(load_rules(r))
     )
     assert roy.tolist() == [0.0, 0.0, 0.0, 4.0]
 

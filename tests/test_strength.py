@@ -10,6 +10,7 @@ import pytest
 
 from solver.apps.strength import compare_policies
 from solver.engine.errors import InputError
+from solver.engine.rules import load_rules
 
 CAPSA = [sys.executable, "-m", "solver", "strength"]
 
@@ -62,7 +63,7 @@ def test_tables_compare_field_tables_on_the_same_hands(tmp_path):
     from solver.strategy.field import save_field, tables_from_dist
     from solver.strategy.trained import field_override, get_field
 
-    cr = compile_rules("chinese-2-4")
+    cr = compile_rules(load_rules("chinese-2-4"))
     own = get_field(cr)
     save_field(own, tmp_path / "same.npz")
     save_field(tables_from_dist(own.dist, cr, meta=dict(own.meta)), tmp_path / "plain.npz")
@@ -82,7 +83,7 @@ def test_tables_compare_field_tables_on_the_same_hands(tmp_path):
     other = tables_from_dist(own.dist, cr)
     with pytest.raises(RuntimeError), field_override(cr, other):
         assert get_field(cr) is other
-        assert get_field(compile_rules("chinese-1-6")) is not other
+        assert get_field(compile_rules(load_rules("chinese-1-6"))) is not other
         raise RuntimeError
     assert get_field(cr) is own
     (tmp_path / "junk.npz").write_text("not a table")

@@ -104,15 +104,15 @@ def test_joint_grids_by_their_definition():
 
 def test_training_is_deterministic_for_a_seed():
     rules = load_rules("chinese-2-4")
-    a = T.train(compile_rules(rules), rounds=3, hands_per_round=400, seed=7)
-    b = T.train(compile_rules(rules), rounds=3, hands_per_round=400, seed=7)
-    c = T.train(compile_rules(rules), rounds=3, hands_per_round=400, seed=8)
+    a = T.train(compile_rules(load_rules(rules)), rounds=3, hands_per_round=400, seed=7)
+    b = T.train(compile_rules(load_rules(rules)), rounds=3, hands_per_round=400, seed=7)
+    c = T.train(compile_rules(load_rules(rules)), rounds=3, hands_per_round=400, seed=8)
     for name in ("dist", "rank", "suit", "cop"):
         assert np.array_equal(getattr(a, name), getattr(b, name)), name
     assert not np.array_equal(a.dist, c.dist)
     assert a.meta["seed"] == 7 and a.meta["rounds"] == 3 and a.meta["version"] == FT.FIELD_VERSION
     hands = random_hands(np.random.default_rng(1), 200)
-    cr = compile_rules(rules)
+    cr = compile_rules(load_rules(rules))
     assert np.array_equal(set_sorted_hands(hands, cr, "field", field=a, threads=1)[0],
                           set_sorted_hands(hands, cr, "field", field=b)[0])  # fmt: skip
 
@@ -121,9 +121,9 @@ def test_saved_tables_load_bit_for_bit(tmp_path):
     """What training returns and what its file loads are the same model, so a shipped
     table sets hands exactly as the training run's last model did."""
     rules = load_rules("shisanshui")
-    t = T.train(compile_rules(rules), rounds=2, hands_per_round=300, seed=2)
+    t = T.train(compile_rules(load_rules(rules)), rounds=2, hands_per_round=300, seed=2)
     FT.save_field(t, tmp_path / "t.npz")
-    back = FT.load_field_file(tmp_path / "t.npz", compile_rules(rules))
+    back = FT.load_field_file(tmp_path / "t.npz", compile_rules(load_rules(rules)))
     for a, b in zip(t.model, back.model, strict=True):
         assert np.array_equal(a, b)
     assert back.meta == t.meta
@@ -138,7 +138,7 @@ def test_field_value_tracks_monte_carlo():
     written, the Monte Carlo standard error being about 0.03), and closer than the same
     tables without the card-removal and joint corrections come (0.115 when written).
     """
-    cr = compile_rules("chinese-2-4")
+    cr = compile_rules(load_rules("chinese-2-4"))
     full = TR.get_field(cr)
     plain = FT.field_tables(full.dist, cr)
     errors = {"full": [], "plain": []}

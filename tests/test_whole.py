@@ -53,6 +53,7 @@ def test_the_integer_checks_are_one_check():
 
 def test_training_and_pool_use_the_same_words():
     from solver.engine.compiled import compile_rules
+    from solver.engine.rules import load_rules
     from solver.strategy.pool import build_pool
     from solver.strategy.train import check_train_options
 
@@ -61,4 +62,4 @@ def test_training_and_pool_use_the_same_words():
     with pytest.raises(InputError, match=r"^--seed must be from 0 to .*, got -1$"):
         check_train_options(1, 100, -1, 0.1, 1)
     with pytest.raises(InputError, match=r"^pool size must be a whole number, got 1.5$"):
-        build_pool(compile_rules("chinese-1-6"), 1.5)  # type: ignore[arg-type]
+        build_pool(compile_rules(load_rules("chinese-1-6")), 1.5)  # type: ignore[arg-type]

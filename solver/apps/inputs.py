@@ -1,5 +1,6 @@
 """What a command reads besides its main input: text from a file or stdin (bounded, UTF-8),
-opponent settings (``--against``), a ruleset given as a preset, a file or ``-``.
+opponent settings (``--against``). A ruleset is read by ``solver.engine.rules.load_rules``
+(a preset, a file, or ``-``: stdin).
 
 Every read has a bound (``read_bounded``); a read that fails, is too large or is not
 UTF-8 is an ``InputError`` naming what was read (exit 2 in the CLI).
@@ -8,16 +9,12 @@ UTF-8 is an ``InputError`` naming what was read (exit 2 in the CLI).
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING
 
 from solver.engine.errors import InputError
 from solver.engine.inputs import read_bounded
-from solver.engine.options import MAX_RULESET_BYTES, MAX_TEXT
+from solver.engine.options import MAX_TEXT
 
-if TYPE_CHECKING:
-    from solver.engine.rules import Rules
-
-__all__ = ["decode_text", "read_ruleset", "read_settings", "read_stdin_text"]
+__all__ = ["decode_text", "read_settings", "read_stdin_text"]
 
 
 def decode_text(raw: bytes, what: str) -> str:
@@ -47,17 +44,3 @@ def read_settings(path: str) -> list[str]:
         except OSError as exc:
             raise InputError(f"cannot read --against file '{path}': {exc.strerror}") from None
     return [ln.strip() for ln in text.splitlines() if ln.strip() and not ln.startswith("#")]
-
-
-def read_ruleset(name: str | None) -> Rules:
-    """A preset's name, a TOML ruleset file, or ``-``: a TOML ruleset on stdin (named
-    ``stdin``, at most ``MAX_RULESET_BYTES``)."""
-    from solver.engine.rules import RulesError, load_rules, rules_from_dict, ruleset_data
-
-    if name != "-":
-        return load_rules(name)
-    text = read_stdin_text(most=MAX_RULESET_BYTES, why="a ruleset is a few hundred bytes")
-    try:
-        return rules_from_dict(ruleset_data(text), name="stdin")
-    except RulesError as exc:
-        raise RulesError(f"stdin: {exc}") from None

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from solver.engine.progress import Progress
-from solver.engine.rules import Rules
+from solver.engine.rules import Rules, load_rules
 
 if TYPE_CHECKING:
     from solver.engine.compiled import CompiledRules
@@ -160,11 +160,11 @@ def compare_policies(
     ``mc@MODEL`` in ``policies`` is mc assuming MODEL."""
     tables = dict(tables or {})
     _check(n_hands, players, policies, samples, eval_deals, extra=tables)
-    from solver.engine.compiled import compile_rules
+    from solver.engine.compiled import CompiledRules, compile_rules
     from solver.strategy.deal import random_hands
     from solver.strategy.opponents import describe, resolve_opponents
 
-    cr = compile_rules(rules)  # once: everything below takes the compiled ruleset
+    cr = rules if isinstance(rules, CompiledRules) else compile_rules(load_rules(rules))
     models = resolve_opponents(opponents, cr, players - 1)
     for p in policies:  # every model named, checked before the first hand
         if p.startswith("mc@"):

@@ -61,6 +61,7 @@ def prepare(
     file that can be written). Returns the ruleset, compiled (once, here: the entry point
     of ``capsa train``), and where its tables go."""
     from solver.engine.compiled import compile_rules
+    from solver.engine.rules import load_rules
     from solver.strategy.train import check_train_options
 
     check_train_options(
@@ -70,7 +71,7 @@ def prepare(
         options["tol"],
         options["min_rounds"],
     )
-    cr = compile_rules(ruleset)
+    cr = compile_rules(load_rules(ruleset))
     dest = destination(cr, output, ship)
     inputs = [reads(ruleset, "the ruleset file")] if ruleset is not None else []
     check_outputs(inputs, [writes(dest)], "capsa train")

@@ -58,8 +58,9 @@ RulesOpt = Annotated[
     typer.Option(
         "--rules",
         "-r",
-        metavar="NAME|FILE",
-        help=f"Preset name or TOML ruleset file (see `capsa rules`); default {DEFAULT_PRESET}.",
+        metavar="NAME|FILE|-",
+        help="Preset name, TOML ruleset file or '-' (a ruleset on stdin; see `capsa rules`); "
+        f"default {DEFAULT_PRESET}.",
     ),
 ]
 PolicyOpt = Annotated[

@@ -26,6 +26,8 @@ id is an index into ``codes`` (-1: none); its tie key is int64 (see ``_find_natu
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from evaluator._jit import kernel, register_kernel_sources
@@ -68,13 +70,17 @@ from solver.engine.layout import (
     TWELVE_ROYALS_AND_ONE,
 )
 
+if TYPE_CHECKING:
+    from evaluator._jit import F64, I64, Bool, Bools, Cards, Int, Ints, Table
+    from solver.engine.compiled import Lookup, RuleArrays
+
 register_kernel_sources(KERNEL_SOURCES)  # before the first kernel below
 
 # --------------------------------------------------------------------------- row keys
 
 
 @kernel
-def _suit_part(c, d, suit_rank, best):
+def _suit_part(c: Int, d: Int, suit_rank: I64, best: Int) -> Int:
     """max(best, suit_rank of card c) when c has rank d. One expression, no early return:
     the branches cost 25 times the work, making keys under a suit order slow."""
     c = np.int64(c)
@@ -83,7 +89,9 @@ def _suit_part(c, d, suit_rank, best):
 
 
 @kernel
-def _row_key3(c0, c1, c2, strength, remap, decisive, suit_rank):
+def _row_key3(
+    c0: Int, c1: Int, c2: Int, strength: Int, remap: Table, decisive: Ints, suit_rank: I64
+) -> np.int64:
     """Key (int64) of a 3-card row from its three card ids (scalars) and its strength."""
     d = decisive[strength]
     best = _suit_part(c0, d, suit_rank, 0)
@@ -93,7 +101,10 @@ def _row_key3(c0, c1, c2, strength, remap, decisive, suit_rank):
 
 
 @kernel
-def _row_key5(c0, c1, c2, c3, c4, strength, remap, decisive, suit_rank):
+def _row_key5(
+    c0: Int, c1: Int, c2: Int, c3: Int, c4: Int,
+    strength: Int, remap: Table, decisive: Ints, suit_rank: I64,
+) -> np.int64:  # fmt: skip
     """Key (int64) of a 5-card row from its five card ids (scalars) and its strength."""
     d = decisive[strength]
     best = _suit_part(c0, d, suit_rank, 0)
@@ -108,7 +119,7 @@ def _row_key5(c0, c1, c2, c3, c4, strength, remap, decisive, suit_rank):
 
 
 @kernel
-def _one_royalty(r0, r1, r2):
+def _one_royalty(r0: float, r1: float, r2: float) -> tuple[float, float, float]:
     """Keep only the largest of three row royalties (equal: back, then middle, then front)."""
     if r2 >= r1 and r2 >= r0:
         return 0.0, 0.0, r2
@@ -118,7 +129,9 @@ def _one_royalty(r0, r1, r2):
 
 
 @kernel
-def _one_royalty_with_dealt(r0, r1, r2, rd):
+def _one_royalty_with_dealt(
+    r0: float, r1: float, r2: float, rd: float
+) -> tuple[float, float, float, float]:
     """One royalty per hand over the rows' and the dealt cards' royalties: the largest
     is kept (a dealt one over a row one of the same size; then back, middle, front)."""
     if rd > 0.0 and rd >= r0 and rd >= r1 and rd >= r2:
@@ -128,7 +141,7 @@ def _one_royalty_with_dealt(r0, r1, r2, rd):
 
 
 @kernel
-def _dealt_royalty(cards, dealt_units, single):
+def _dealt_royalty(cards: Cards, dealt_units: F64, single: Bool) -> float:
     """Royalty of the four of a kinds and straight flushes among 13 dealt cards uint8[13].
 
     dealt_units float64[3]: the back row's line for four of a kind, straight flush and
@@ -200,7 +213,9 @@ def _dealt_royalty(cards, dealt_units, single):
 
 
 @kernel
-def _summarize(setting, lk, ra, keys_out, roy_out):
+def _summarize(
+    setting: Cards, lk: Lookup, ra: RuleArrays, keys_out: I64, roy_out: F64
+) -> bool:
     """Summary of one setting: setting uint8[13] = front(3) + middle(5) + back(5) card ids,
     lk the evaluator's Lookup, ra the ruleset's RuleArrays.
 
@@ -233,7 +248,9 @@ def _summarize(setting, lk, ra, keys_out, roy_out):
 
 
 @kernel
-def _summarize_batch(settings, lk, ra, keys, roys, fouls):
+def _summarize_batch(
+    settings: Cards, lk: Lookup, ra: RuleArrays, keys: I64, roys: F64, fouls: Bools
+) -> None:
     """settings uint8[n, 13] -> keys int64[n, 3], roys float64[n, 4], fouls bool[n]."""
     for i in range(settings.shape[0]):
         fouls[i] = _summarize(settings[i], lk, ra, keys[i], roys[i])
@@ -243,7 +260,7 @@ def _summarize_batch(settings, lk, ra, keys, roys, fouls):
 
 
 @kernel(inline="always")
-def _extra(r, rr):
+def _extra(r: float, rr: float) -> float:
     """What a row royalty r adds to the row's unit: r, or r - 1 when the royalty replaces
     the row's unit (rr = 1.0, docs/rules.md#a-bonus-row-is-its-whole-value) and the row
     earns one (r > 0). With rr = 0.0 it is r exactly."""
@@ -349,7 +366,11 @@ def _flat_penalty(fb, params):
 
 
 @kernel
-def _settle_core(a0, a1, a2, ra0, ra1, ra2, rda, fa, b0, b1, b2, rb0, rb1, rb2, rdb, fb, params):
+def _settle_core(
+    a0: Int, a1: Int, a2: Int, ra0: float, ra1: float, ra2: float, rda: float, fa: Bool,
+    b0: Int, b1: Int, b2: Int, rb0: float, rb1: float, rb2: float, rdb: float, fb: Bool,
+    params: F64,
+) -> float:  # fmt: skip
     """``_settle`` on scalars: row keys a0..a2 / b0..b2 (int64), row royalties
     ra0..ra2 / rb0..rb2 and dealt-card royalties rda / rdb (float64), fouls fa / fb
     (bool). The hot loops use this form (no array views), which is several times faster
@@ -367,7 +388,11 @@ def _settle_core(a0, a1, a2, ra0, ra1, ra2, rda, fa, b0, b1, b2, rb0, rb1, rb2, 
 
 
 @kernel
-def _settle_parts(a0, a1, a2, ra0, ra1, ra2, rda, fa, b0, b1, b2, rb0, rb1, rb2, rdb, fb, params):
+def _settle_parts(
+    a0: Int, a1: Int, a2: Int, ra0: float, ra1: float, ra2: float, rda: float, fa: Bool,
+    b0: Int, b1: Int, b2: Int, rb0: float, rb1: float, rb2: float, rdb: float, fb: Bool,
+    params: F64,
+) -> tuple[float, float, float]:  # fmt: skip
     """``_settle_core`` split into where its units come from: ``(rows, bonus, royalties)``,
     whose sum is the settlement (docs/solve.md#why-this-setting-the-parts-of-the-value).
 
@@ -395,7 +420,7 @@ def _settle_parts(a0, a1, a2, ra0, ra1, ra2, rda, fa, b0, b1, b2, rb0, rb1, rb2,
 
 
 @kernel
-def _settle(ka, ra, fa, kb, rb, fb, params):
+def _settle(ka: I64, ra: F64, fa: Bool, kb: I64, rb: F64, fb: Bool, params: F64) -> float:
     """Units A wins from B (float64). ka/kb int64[3] row keys (front, middle, back),
     ra/rb float64[4] royalties of the rows and of the dealt cards (after one royalty per
     hand), fa/fb foul.
@@ -413,7 +438,10 @@ def _settle(ka, ra, fa, kb, rb, fb, params):
 
 
 @kernel
-def _settle_at(keys_a, roys_a, fouls_a, i, keys_b, roys_b, fouls_b, j, params):
+def _settle_at(
+    keys_a: I64, roys_a: F64, fouls_a: Bools, i: int,
+    keys_b: I64, roys_b: F64, fouls_b: Bools, j: int, params: F64,
+) -> float:  # fmt: skip
     """``_settle`` of summary i of (keys_a int64[n,3], roys_a float64[n,4], fouls_a bool[n])
     against summary j of the b arrays, by index (no array views)."""
     return _settle_core(
@@ -426,7 +454,9 @@ def _settle_at(keys_a, roys_a, fouls_a, i, keys_b, roys_b, fouls_b, j, params):
 
 
 @kernel
-def _settle_against(keys, roys, fouls, kb, rb, fb, params, out):
+def _settle_against(
+    keys: I64, roys: F64, fouls: Bools, kb: I64, rb: F64, fb: Bool, params: F64, out: F64
+) -> None:
     """Every summary of (keys int64[n,3], roys float64[n,4], fouls bool[n]) against one
     opponent (kb int64[3], rb float64[4], fb bool) -> out float64[n] (units won)."""
     b0, b1, b2 = kb[0], kb[1], kb[2]
@@ -440,7 +470,9 @@ def _settle_against(keys, roys, fouls, kb, rb, fb, params, out):
 
 
 @kernel
-def _settle_pairs(ka, ra, fa, kb, rb, fb, params, out):
+def _settle_pairs(
+    ka: I64, ra: F64, fa: Bools, kb: I64, rb: F64, fb: Bools, params: F64, out: F64
+) -> None:
     """Pair i of two summary arrays (int64[n,3], float64[n,4], bool[n] each) -> out[i]."""
     for i in range(ka.shape[0]):
         out[i] = _settle_at(ka, ra, fa, i, kb, rb, fb, i, params)
@@ -450,7 +482,7 @@ def _settle_pairs(ka, ra, fa, kb, rb, fb, params, out):
 
 
 @kernel
-def _scoops(a0, a1, a2, fa, b0, b1, b2, fb):
+def _scoops(a0: Int, a1: Int, a2: Int, fa: Bool, b0: Int, b1: Int, b2: Int, fb: Bool) -> Bool:
     """Whether A scoops B for the home run (docs/rules.md#home-run): A is legal, and B is
     fouled or loses all three rows to A (row keys a0..a2 / b0..b2 int64, fouls fa / fb;
     a tied row is not a win)."""
@@ -462,7 +494,7 @@ def _scoops(a0, a1, a2, fa, b0, b1, b2, fb):
 
 
 @kernel
-def _home_run_seat(keys, fouls, nat, surr, params):
+def _home_run_seat(keys: I64, fouls: Bools, nat: I64, surr: Bools, params: F64) -> int:
     """The seat with a home run at a table of k players, or -1 (docs/rules.md#home-run).
 
     keys int64[k, 3], fouls bool[k], nat int64[k] (>= 0: a natural declared), surr
@@ -498,7 +530,10 @@ def _home_run_seat(keys, fouls, nat, surr, params):
 
 
 @kernel
-def _settle_table(keys, roys, fouls, nat, natkey, surr, hold, params, nat_units, cost, out):
+def _settle_table(
+    keys: I64, roys: F64, fouls: Bools, nat: I64, natkey: I64, surr: Bools, hold: Bools,
+    params: F64, nat_units: F64, cost: float, out: F64,
+) -> None:  # fmt: skip
     """Each player's units at one table of k players: out float64[k] (written, sums to 0).
 
     keys int64[k, 3], roys float64[k, 4], fouls bool[k] summaries (read only for players
@@ -541,7 +576,10 @@ def _settle_table(keys, roys, fouls, nat, natkey, surr, hold, params, nat_units,
 
 
 @kernel
-def _settle_tables(keys, roys, fouls, nat, natkey, surr, hold, k, params, nat_units, cost, out):
+def _settle_tables(
+    keys: I64, roys: F64, fouls: Bools, nat: I64, natkey: I64, surr: Bools, hold: Bools,
+    k: int, params: F64, nat_units: F64, cost: float, out: F64,
+) -> None:  # fmt: skip
     """``_settle_table`` of many tables of k players each, laid out seat by seat: table t
     is rows t * k .. t * k + k - 1 of every array (keys int64[n * k, 3], roys
     float64[n * k, 4], fouls / surr / hold bool[n * k], nat / natkey int64[n * k]) -> out
@@ -557,7 +595,7 @@ def _settle_tables(keys, roys, fouls, nat, natkey, surr, hold, k, params, nat_un
 
 
 @kernel
-def _settle_natural(na, nka, nb, nkb, nat_units):
+def _settle_natural(na: Int, nka: Int, nb: Int, nkb: Int, nat_units: F64) -> float:
     """Units A wins from B when a natural is involved: na/nb natural ids (-1 none, 0 the
     strongest), nka/nkb int64 tie keys, nat_units float64[k] payouts by id. A natural
     collects its payout from a player with none; the stronger of two collects its own
@@ -580,7 +618,9 @@ def _settle_natural(na, nka, nb, nkb, nat_units):
 
 
 @kernel
-def _settle_naturals(na, nka, nb, nkb, nat_units, params):
+def _settle_naturals(
+    na: Int, nka: Int, nb: Int, nkb: Int, nat_units: F64, params: F64
+) -> float:
     """``_settle_natural`` under the ruleset's natural ties (params[P_NAT_PAYOUT]; docs/
     rules.md#natural-ties): by payout, between two naturals the larger payout collects
     its payout and equal payouts tie (whatever the naturals); otherwise as
@@ -597,12 +637,12 @@ def _settle_naturals(na, nka, nb, nkb, nat_units, params):
 
 
 @kernel
-def _pow4(e):
+def _pow4(e: Int) -> Int:
     return np.int64(1) << (2 * e)
 
 
 @kernel
-def _straights_possible(packed):
+def _straights_possible(packed: Int) -> bool:
     """Whether rank counts (2 bits a rank, each <= 3) are one 3-card run (A-2-3 .. Q-K-A)
     plus two 5-card runs (A-2-3-4-5 .. T-J-Q-K-A). Base-4 digits never carry here, so
     the integer sum matches the rank counts exactly."""
@@ -622,7 +662,7 @@ def _straights_possible(packed):
 
 
 @kernel
-def _flushes_possible(sc):
+def _flushes_possible(sc: I64) -> bool:
     """Whether suit counts int64[4] can make a 3-card flush and two 5-card flushes."""
     for s in range(4):
         n = sc[s]
@@ -632,7 +672,7 @@ def _flushes_possible(sc):
 
 
 @kernel
-def _is_run(mask, n):
+def _is_run(mask: Int, n: int) -> bool:
     """Rank bit mask of n distinct ranks in a row (A-2-3 and A-2-3-4-5 count)."""
     low = mask & -mask
     if n == 3:
@@ -641,7 +681,7 @@ def _is_run(mask, n):
 
 
 @kernel
-def _row_ok5(c0, c1, c2, c3, c4, mode):
+def _row_ok5(c0: Int, c1: Int, c2: Int, c3: Int, c4: Int, mode: int) -> bool:
     """Whether five cards are a straight (mode ROWS_STRAIGHT), a flush (ROWS_FLUSH) or a
     straight flush (ROWS_STRAIGHT_FLUSH)."""
     if mode != ROWS_STRAIGHT:
@@ -657,7 +697,7 @@ def _row_ok5(c0, c1, c2, c3, c4, mode):
 
 
 @kernel
-def _front_ok(x0, x1, x2, mode):
+def _front_ok(x0: Int, x1: Int, x2: Int, mode: int) -> bool:
     """``_row_ok5`` for a 3-card front: a 3-card run (A-2-3 .. Q-K-A, not K-A-2) and/or
     three cards of one suit."""
     if mode != ROWS_STRAIGHT:
@@ -669,7 +709,7 @@ def _front_ok(x0, x1, x2, mode):
 
 
 @kernel
-def _best_rows(hand, mode, lk, remap, split):
+def _best_rows(hand: Cards, mode: int, lk: Lookup, remap: Table, split: I64) -> np.int64:
     """Best three-straights (mode ROWS_STRAIGHT), three-flushes (ROWS_FLUSH) or
     three-straight-flushes (ROWS_STRAIGHT_FLUSH) split of hand uint8[13].
 
@@ -744,7 +784,9 @@ def _best_rows(hand, mode, lk, remap, split):
 
 
 @kernel
-def _find_natural(hand, codes, lk, remap, split):
+def _find_natural(
+    hand: Cards, codes: I64, lk: Lookup, remap: Table, split: I64
+) -> tuple[int, np.int64]:
     """Strongest natural of hand uint8[13] among codes int64[k] (strongest first).
 
     Returns (id, key): id indexes codes (-1: none, key 0). Keys (int64, higher wins,
@@ -873,7 +915,9 @@ def _find_natural(hand, codes, lk, remap, split):
 
 
 @kernel
-def _find_natural_batch(hands, codes, lk, remap, ids, keys):
+def _find_natural_batch(
+    hands: Cards, codes: I64, lk: Lookup, remap: Table, ids: I64, keys: I64
+) -> None:
     """hands uint8[n, 13] -> ids int64[n] (-1 none), keys int64[n]."""
     split = np.empty(13, np.int64)
     for i in range(hands.shape[0]):

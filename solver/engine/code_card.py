@@ -7,7 +7,6 @@ cards are known (``settlement.settle``), and by ``_settle_table`` from a per-pla
 
 from __future__ import annotations
 
-import numbers
 from typing import Any
 
 import numpy as np
@@ -31,7 +30,8 @@ def holds_code_card(hands: np.ndarray, cr: CompiledRules) -> np.ndarray:
     card = code_card_of(cr)
     if card < 0:
         return np.zeros(hands.shape[:-1], np.bool_)
-    return (np.asarray(hands) == card).any(axis=-1)
+    held: np.ndarray = (np.asarray(hands) == card).any(axis=-1)
+    return held
 
 
 def holder_seat(holder: Any, k: int, hold: np.ndarray, shown: np.ndarray) -> int:
@@ -39,7 +39,7 @@ def holder_seat(holder: Any, k: int, hold: np.ndarray, shown: np.ndarray) -> int
     card shown by nobody."""
     if (
         isinstance(holder, bool)
-        or not isinstance(holder, numbers.Integral)
+        or not isinstance(holder, int | np.integer)
         or not (0 <= holder < k)
     ):
         raise InputError(f"holder must be a seat from 0 to {k - 1}, got {holder!r}")

@@ -38,9 +38,7 @@ from solver.engine.layout import (
     ROWS,
     SCORING_CODES,
 )
-from solver.engine.rules import Rules, load_rules
-
-RulesLike = Rules | str | None
+from solver.engine.rules import Rules
 
 # Royalty hand of each evaluator category (a royal flush is looked up apart).
 _ROYALTY_HAND = {3: "three_of_a_kind", 6: "full_house", 7: "four_of_a_kind", 8: "straight_flush"}
@@ -201,9 +199,15 @@ def _compile(rules: Rules) -> CompiledRules:
     )
 
 
-def compile_rules(rules: RulesLike | CompiledRules = None) -> CompiledRules:
-    """The compiled ruleset (cached per ``Rules``); a preset name or a path works too, and
-    a ``CompiledRules`` is returned as it is."""
+def compile_rules(rules: Rules | CompiledRules) -> CompiledRules:
+    """The compiled ruleset (cached per ``Rules``); a ``CompiledRules`` is returned as it
+    is. A preset's name or a file is read first, once, by ``rules.load_rules``:
+    ``compile_rules(load_rules(name))``; anything else is a TypeError."""
     if isinstance(rules, CompiledRules):
         return rules
-    return _compile(rules if isinstance(rules, Rules) else load_rules(rules))
+    if not isinstance(rules, Rules):
+        raise TypeError(
+            "compile_rules takes Rules or CompiledRules (read a name or a file with "
+            f"load_rules first), got {type(rules).__name__}"
+        )
+    return _compile(rules)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import NamedTuple
 
-from evaluator.tables import NSTRENGTH
+from evaluator.tables import NSTRENGTH as NSTRENGTH  # re-exported: the kernels read it here
 from solver.engine.options import (  # noqa: F401 - re-exported: one place to look
     MAX_DEALS,
     MAX_SAMPLES,

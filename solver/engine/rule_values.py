@@ -210,7 +210,7 @@ def check_number(
             f"{key} must be at most {_max_units():,} (capsa's limit on payouts), got {show(value)}"
         )
     if isinstance(value, float) and value.is_integer():
-        value = int(value)
+        return int(value)
     return value
 
 
@@ -335,10 +335,10 @@ def check_whole_rows(whole: bool, mode: str, dealt: bool) -> None:
 def check_code_multiplier(value: Any) -> int | float:
     """``code_card_multiplier``: a finite number above 0."""
     need = "a finite number > 0"
-    value = check_number(value, "code_card_multiplier", what=need, units=True)
-    if value == 0:
+    multiplier = check_number(value, "code_card_multiplier", what=need, units=True)
+    if multiplier == 0:
         raise RulesError(f"code_card_multiplier must be {need}, got 0")
-    return value
+    return multiplier
 
 
 def code_card_id(card: str) -> int:

@@ -75,7 +75,7 @@ from solver.engine.rule_values import (
     show,
     suggest,
 )
-from solver.engine.ruleset_files import TOO_BIG, check_shape, ruleset_data
+from solver.engine.ruleset_files import TOO_BIG, check_shape, ruleset_data, stdin_text
 from solver.engine.table_shape import STANDARD_DECK, Deck
 
 __all__ = [
@@ -94,6 +94,7 @@ __all__ = [
     "RulesError",
     "SHISANSHUI_NATURALS",
     "SURRENDER_DEFAULTS",
+    "RulesLike",
     "default_surrender_cost",
     "load_rules",
     "preset",
@@ -213,10 +214,10 @@ class Rules:
                 f"naturals must be a tuple of (name, units) lines, got {show(self.naturals)}"
             )
         nats: list[tuple[str, int | float]] = []
-        for line in self.naturals:
-            if not isinstance(line, tuple | list) or len(line) != 2:
-                raise RulesError(f"naturals must hold (name, units) lines, got {show(line)}")
-            name, units = natural_line(*line)
+        for nat in self.naturals:
+            if not isinstance(nat, tuple | list) or len(nat) != 2:
+                raise RulesError(f"naturals must hold (name, units) lines, got {show(nat)}")
+            name, units = natural_line(*nat)
             if any(name == n for n, _ in nats):
                 raise RulesError(f"duplicate natural 'naturals.{name}'")
             nats.append((name, units))
@@ -546,8 +547,15 @@ def preset(name: str) -> Rules:
     )
 
 
-def load_rules(name_or_path: Rules | str | os.PathLike[str] | None = None) -> Rules:
-    """The ruleset for a preset name, a TOML ruleset file, or a Rules (returned as is).
+#: What names a ruleset, for ``load_rules``: a ``Rules``, a preset's name, a TOML ruleset
+#: file, ``-`` (a TOML ruleset on stdin), or None (the default preset).
+RulesLike = Rules | str | os.PathLike[str] | None
+
+
+def load_rules(name_or_path: RulesLike = None) -> Rules:
+    """The ruleset for a preset name, a TOML ruleset file, ``-`` (a TOML ruleset on stdin,
+    named ``stdin``, at most ``MAX_RULESET_BYTES``), or a Rules (returned as is): the one
+    reader of rulesets, called once at each front end.
 
     ``None`` gives the default preset (``chinese-1-6``). A string is a preset name
     (case-insensitive) if it is one, else a path; a file's Rules is named after the
@@ -559,6 +567,11 @@ def load_rules(name_or_path: Rules | str | os.PathLike[str] | None = None) -> Ru
         return PRESETS[DEFAULT_PRESET]
     if isinstance(name_or_path, Rules):
         return name_or_path
+    if name_or_path == "-":
+        try:
+            return rules_from_dict(ruleset_data(stdin_text()), name="stdin")
+        except RulesError as exc:
+            raise RulesError(f"stdin: {exc}") from None
     if isinstance(name_or_path, str):
         if name_or_path.strip().lower() in PRESETS:
             return PRESETS[name_or_path.strip().lower()]
@@ -588,3 +601,4 @@ def load_rules(name_or_path: Rules | str | os.PathLike[str] | None = None) -> Ru
         ) from None
     except RulesError as exc:
         raise RulesError(f"{path.name}: {exc}") from None
+

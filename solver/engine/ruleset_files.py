@@ -18,7 +18,7 @@ from solver.engine.options import MAX_RULESET_BYTES, MAX_RULESET_DEPTH, MAX_RULE
 if TYPE_CHECKING:
     from solver.engine.rules import Rules
 
-__all__ = ["TOO_BIG", "check_shape", "ruleset_data", "to_toml"]
+__all__ = ["TOO_BIG", "check_shape", "ruleset_data", "stdin_text", "to_toml"]
 
 #: Why the bound on a ruleset file is enough.
 TOO_BIG = "a ruleset is a few hundred bytes"
@@ -113,3 +113,19 @@ def to_toml(rules: Rules) -> str:
             out.append(f"\n[{key}]")
             out.extend(f"{n} = {_toml_value(u)}" for n, u in value.items())
     return "\n".join(out) + "\n"
+
+
+def stdin_text() -> str:
+    """A ruleset's text on stdin (``load_rules("-")``): at most ``MAX_RULESET_BYTES``,
+    UTF-8; ``InputError`` otherwise (too large: ``TooLarge``)."""
+    import sys
+
+    from solver.engine.errors import InputError
+    from solver.engine.inputs import read_bounded
+    from solver.engine.options import MAX_RULESET_BYTES
+
+    raw = read_bounded(sys.stdin.buffer, MAX_RULESET_BYTES, "stdin", TOO_BIG)
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"stdin is not UTF-8 text (bad byte at offset {exc.start})") from None

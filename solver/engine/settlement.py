@@ -47,7 +47,7 @@ from solver.engine.code_card import code_card_of, holder_seat, holds_code_card
 from solver.engine.compiled import CompiledRules, RuleArrays, compile_rules
 from solver.engine.errors import InputError
 from solver.engine.layout import NATURAL_CODES, ROWS
-from solver.engine.rules import Rules
+from solver.engine.rules import Rules, RulesLike, load_rules
 from solver.engine.table_shape import MAX_PLAYERS, MIN_PLAYERS, players_text
 
 __all__ = [
@@ -71,10 +71,15 @@ __all__ = [
     "summarize_batch",
 ]
 
-#: What a public entry point takes for the rules: a ``Rules``, a preset's name, a ruleset
-#: file, None (the default preset), or a ``CompiledRules`` already made.
-RulesLike = Rules | CompiledRules | str | None
+#: What a public entry point takes for the rules: what ``load_rules`` reads (a ``Rules``, a
+#: preset's name, a ruleset file, None: the default preset), or a ``CompiledRules`` made.
+RulesOrCompiled = RulesLike | CompiledRules
 Cards = str | Sequence[int] | np.ndarray
+
+
+def _compile(rules: RulesOrCompiled) -> CompiledRules:
+    """A public entry point's ruleset, compiled (read by ``load_rules`` unless compiled)."""
+    return rules if isinstance(rules, CompiledRules) else compile_rules(load_rules(rules))
 
 
 def _compiled(cr: Any, who: str) -> None:
@@ -97,12 +102,12 @@ def parse_setting(setting: Any, who: str = "setting") -> np.ndarray:
     ``who``, the row and the card that is wrong.
     """
     if isinstance(setting, str) and "|" in setting:
-        rows = setting.split("|")
-        if len(rows) != 3:
+        texts = setting.split("|")
+        if len(texts) != 3:
             raise CardParseError(
-                f"{who}: a setting is 'front | middle | back' (3 rows), got {len(rows)} rows"
+                f"{who}: a setting is 'front | middle | back' (3 rows), got {len(texts)} rows"
             )
-        setting = rows
+        setting = texts
     if isinstance(setting, str) or (
         isinstance(setting, np.ndarray) and setting.ndim == 1 and setting.shape[0] == 13
     ):
@@ -132,7 +137,7 @@ def parse_setting(setting: Any, who: str = "setting") -> np.ndarray:
         raise CardParseError(
             f"{who}: a setting is a (front, middle, back) triple of cards, got {n} items"
         )
-    rows = []
+    rows: list[np.ndarray] = []
     for name, size, cards in zip(ROWS, (3, 5, 5), setting, strict=True):
         try:
             arr = as_cards(cards)
@@ -213,7 +218,7 @@ def summarize_batch(
     return keys, roys, fouls
 
 
-def settle(a: Any, b: Any, rules: RulesLike = None) -> float:
+def settle(a: Any, b: Any, rules: RulesOrCompiled = None) -> float:
     """Units player A wins from player B (negative: A pays).
 
     ``a`` and ``b`` are (front, middle, back) triples of card ids or text (or 13 cards in
@@ -225,7 +230,7 @@ def settle(a: Any, b: Any, rules: RulesLike = None) -> float:
     """
     from solver.engine import _kernels as k
 
-    cr = compile_rules(rules)
+    cr = _compile(rules)
     fa = parse_setting(a, "a")
     fb = parse_setting(b, "b")
     shared = np.intersect1d(fa, fb)
@@ -296,7 +301,7 @@ def _is_natural(entry: Any) -> bool:
 
 
 def settle_table(
-    settings: Sequence[Any], rules: RulesLike = None, *, holder: int | None = None
+    settings: Sequence[Any], rules: RulesOrCompiled = None, *, holder: int | None = None
 ) -> list[float]:
     """Each player's units at one table of 2 to 4 players; the list sums to zero.
 
@@ -324,7 +329,7 @@ def settle_table(
     k = len(settings)
     if not MIN_PLAYERS <= k <= MAX_PLAYERS:
         raise InputError(f"a table has {players_text()} players, got {k}")
-    cr = compile_rules(rules)
+    cr = _compile(rules)
     flats = np.zeros((k, 13), np.uint8)
     shown = np.zeros(k, np.bool_)
     nat = np.full(k, -1, np.int64)
@@ -416,10 +421,10 @@ def _hand(hand13: Cards) -> np.ndarray:
     return parse_hand(hand13)
 
 
-def find_natural(hand13: Cards, rules: RulesLike = None) -> tuple[int, int, str] | None:
+def find_natural(hand13: Cards, rules: RulesOrCompiled = None) -> tuple[int, int, str] | None:
     """The strongest natural the hand holds under ``rules`` (``natural_of``; a public
     entry point: the ruleset is compiled here)."""
-    return natural_of(hand13, compile_rules(rules))
+    return natural_of(hand13, _compile(rules))
 
 
 def natural_of(hand13: Cards, cr: CompiledRules) -> tuple[int, int, str] | None:
@@ -496,6 +501,7 @@ def natural_setting(
         return None
     _, _, name = found
     ids = h.tolist()
+    rows: tuple[np.ndarray, ...]
     if name in _SPLIT_NATURALS:
         split = np.empty(13, np.int64)
         codes = np.array([NATURAL_CODES[name]], np.int64)
@@ -571,10 +577,10 @@ def _natural_id(nat: Any, r: Rules, who: str) -> tuple[int, int]:
     return nid, key
 
 
-def settle_natural(a_nat: Any, b_nat: Any, rules: RulesLike = None) -> float:
+def settle_natural(a_nat: Any, b_nat: Any, rules: RulesOrCompiled = None) -> float:
     """Units A wins from B when naturals are declared (``settle_declared``; a public entry
     point: the ruleset is compiled here)."""
-    return settle_declared(a_nat, b_nat, compile_rules(rules))
+    return settle_declared(a_nat, b_nat, _compile(rules))
 
 
 def settle_declared(a_nat: Any, b_nat: Any, cr: CompiledRules) -> float:

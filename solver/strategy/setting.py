@@ -9,7 +9,7 @@ import numpy as np
 from evaluator import as_cards, parse_hand
 from solver.engine.compiled import compile_rules
 from solver.engine.errors import InputError
-from solver.engine.rules import Rules
+from solver.engine.rules import Rules, load_rules
 from solver.strategy.policy import set_sorted_hands, settings_of
 from solver.strategy.trained import get_field
 
@@ -20,7 +20,7 @@ def set_hands(hands, rules: Rules | str | None = None, policy: str = "field") ->
     """Set many hands: uint8[n, 13] -> uint8[n, 13] laid out front(3) + middle(5) + back(5).
     A public entry point: ``rules`` (a ``Rules``, a preset's name or a file) is compiled
     here, once."""
-    cr = compile_rules(rules)
+    cr = compile_rules(load_rules(rules))
     arr = np.asarray(hands)
     if arr.ndim != 2 or arr.shape[1] != 13:
         raise InputError(f"hands must have shape (n, 13), got {arr.shape}")

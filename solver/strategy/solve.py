@@ -31,7 +31,7 @@ from solver.engine.inputs import quote
 from solver.engine.inputs import whole as _whole
 from solver.engine.layout import MAX_SAMPLES, POLICIES
 from solver.engine.options import TopBy
-from solver.engine.rules import Rules
+from solver.engine.rules import Rules, load_rules
 from solver.engine.table_shape import MAX_OPPONENTS, MAX_PLAYERS, MIN_PLAYERS
 from solver.strategy.advice import (
     advise,
@@ -296,7 +296,7 @@ def solve(
     """
     from evaluator._jit import compiling
 
-    cr = compile_rules(rules)
+    cr = rules if isinstance(rules, CompiledRules) else compile_rules(load_rules(rules))
     if policy not in POLICIES:
         raise InputError(f"policy must be one of {', '.join(POLICIES)}, got {quote(policy)}")
     if players is not None:

@@ -412,6 +412,8 @@ def run_batch(
     start = time.perf_counter()
     out_path = None if output is None or hasattr(output, "write") else Path(output)
     fmt = _check_options(fmt, out_path, policy, resume, samples)
+    if rules == "-" and not hasattr(source, "read") and str(source) == "-":
+        raise BatchError("--rules - and the hands both on stdin: give one of them as a file")
     rules_given, rules = rules, load_rules(rules)
     workers = max(1, workers if workers is not None else os.cpu_count() or 1)
     job = _job(rules, policy, samples, seed, players, fmt, solve_fn, fast, stakes, opponents)

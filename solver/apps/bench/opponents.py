@@ -20,7 +20,7 @@ from solver.apps.bench.timing import (
 )
 
 if TYPE_CHECKING:
-    from solver.engine.compiled import RulesLike
+    from solver.engine.rules import RulesLike
 
 __all__ = ["mc_opponents"]
 

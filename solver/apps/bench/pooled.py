@@ -28,7 +28,8 @@ from solver.apps.bench.timing import (
 )
 
 if TYPE_CHECKING:
-    from solver.engine.compiled import CompiledRules, RulesLike
+    from solver.engine.compiled import CompiledRules
+    from solver.engine.rules import RulesLike
 
 __all__ = ["batch_mc", "mc_pool", "pool_build"]
 

@@ -52,7 +52,7 @@ def mc_presets(
     with contextlib.ExitStack() as stack:
         pools = {}
         for n in names:
-            cr = compile_rules(n)
+            cr = compile_rules(PRESETS[n])
             pools[n] = (cr, stack.enter_context(_a_pool(cr, pool_size))[0])
         stack.enter_context(_one_thread())
 

@@ -27,8 +27,7 @@ from solver.apps.bench.timing import (
 )
 
 if TYPE_CHECKING:
-    from solver.engine.compiled import RulesLike
-    from solver.engine.rules import Rules
+    from solver.engine.rules import Rules, RulesLike
 
 __all__ = ["batch", "played", "report", "startup", "startup_field"]
 

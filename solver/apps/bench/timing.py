@@ -17,8 +17,7 @@ import numpy as np
 from solver.engine.table_shape import STANDARD_DECK
 
 if TYPE_CHECKING:
-    from solver.engine.compiled import RulesLike
-    from solver.engine.rules import Rules
+    from solver.engine.rules import Rules, RulesLike
 
 #: A runner calls ``fn`` ``rounds`` times and returns the seconds of each call.
 Runner = Callable[[Callable[[], object], int], Sequence[float]]

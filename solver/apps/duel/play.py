@@ -14,7 +14,7 @@ from solver.apps.duel.strategies import resolve
 from solver.engine.compiled import CompiledRules, compile_rules
 from solver.engine.layout import MAX_DEALS
 from solver.engine.progress import Progress
-from solver.engine.rules import Rules
+from solver.engine.rules import Rules, load_rules
 from solver.engine.table_shape import MAX_PLAYERS, MIN_PLAYERS, players_text
 from solver.strategy.deal import deal_hands
 
@@ -198,7 +198,7 @@ def duel(
     hands.
     ``opponents``: the opponent model ``mc`` assumes (``solve``'s; None: the field).
     """
-    cr = compile_rules(rules)  # once: every part below takes the compiled ruleset
+    cr = rules if isinstance(rules, CompiledRules) else compile_rules(load_rules(rules))
     r = cr.rules
     k = r.players if players is None else int(players)
     if not MIN_PLAYERS <= k <= MAX_PLAYERS:

@@ -23,8 +23,7 @@ def rules(
     fmt: RulesetFormat = "table",
 ) -> None:
     """List the rule presets, or show one ruleset (a preset or a TOML file) in full."""
-    from solver.apps.inputs import read_ruleset
-    from solver.engine.rules import PRESET_GAMES, PRESETS
+    from solver.engine.rules import PRESET_GAMES, PRESETS, load_rules
     from solver.engine.ruleset_files import to_toml
     from solver.engine.ruleset_text import describe_rules, rules_summary
 
@@ -38,7 +37,7 @@ def rules(
         ]
         emit(out, fmt, listing, lambda out: render_presets(listing, out))
         return
-    r = read_ruleset(name)
+    r = load_rules(name)
     if fmt == "toml":
         out.file.write(to_toml(r))
         return

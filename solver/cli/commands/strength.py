@@ -73,8 +73,9 @@ def strength(
     """Paired per-hand comparison of policies: what mc gains against a policy per hand."""
     from solver.apps.strength import compare_policies, load_tables
     from solver.engine.compiled import compile_rules
+    from solver.engine.rules import load_rules
 
-    cr = compile_rules(rules)  # once: the tables and the comparison take it compiled
+    cr = compile_rules(load_rules(rules))  # once: the tables and the comparison take it compiled
     r = cr.rules
     extra = load_tables(tables or [], cr)
     policies = ("mc", *(against or ["field"]), *extra)
