@@ -276,13 +276,13 @@ def _extra(r: float, rr: float) -> float:
 
 
 @kernel(inline="always")
-def _row_sign(a, b):
+def _row_sign(a: Int, b: Int) -> Int:
     """+1, 0 or -1 (int64): row key a beats, ties or loses to row key b."""
     return np.int64(a > b) - np.int64(a < b)
 
 
 @kernel(inline="always")
-def _row_royalty(w, ra, rb, rr, cancel):
+def _row_royalty(w: Int, ra: float, rb: float, rr: float, cancel: Bool) -> float:
     """The royalty one row of result w (``_row_sign``) moves to A under royalty mode
     winner or cancel: the winner's (``_extra``), paid by the row's loser; 0.0 for a tied
     row, and with cancel (a bool) when both rows earn one."""
@@ -291,7 +291,10 @@ def _row_royalty(w, ra, rb, rr, cancel):
 
 
 @kernel(inline="always")
-def _royalties(w0, w1, w2, ra0, ra1, ra2, rda, rb0, rb1, rb2, rdb, rr, mode):
+def _royalties(
+    w0: Int, w1: Int, w2: Int, ra0: float, ra1: float, ra2: float, rda: float,
+    rb0: float, rb1: float, rb2: float, rdb: float, rr: float, mode: float,
+) -> float:  # fmt: skip
     """Royalty units A collects from B, both legal, by royalty mode (a MODE_* code):
     winner / cancel (``_row_royalty`` row by row) or always (each side's own, whoever
     wins); the dealt cards' royalties rda - rdb are paid whoever wins, in every mode."""
@@ -308,7 +311,7 @@ def _royalties(w0, w1, w2, ra0, ra1, ra2, rda, rb0, rb1, rb2, rdb, rr, mode):
 
 
 @kernel(inline="always")
-def _bonus(won, lost, scoring):
+def _bonus(won: Int, lost: Int, scoring: float) -> float:
     """The bonus by scoring (a SCORING_* code) to A, who won ``won`` rows and lost
     ``lost``: 1-6 +3 / -3 for a scoop, 2-4 +1 / -1 to whoever won more rows, per-row 0.0."""
     s16 = 3.0 if won == 3 else (-3.0 if lost == 3 else 0.0)
@@ -317,8 +320,11 @@ def _bonus(won, lost, scoring):
 
 
 @kernel(inline="always")
-def _shown_parts(a0, a1, a2, ra0, ra1, ra2, rda, b0, b1, b2, rb0, rb1, rb2, rdb, rr, mode,
-                 scoring):  # fmt: skip
+def _shown_parts(
+    a0: Int, a1: Int, a2: Int, ra0: float, ra1: float, ra2: float, rda: float,
+    b0: Int, b1: Int, b2: Int, rb0: float, rb1: float, rb2: float, rdb: float,
+    rr: float, mode: float, scoring: float,
+) -> tuple[float, float, float, Bool]:  # fmt: skip
     """Two legal hands (arguments as ``_settle_core``; rr, mode and scoring the params'
     codes): (rows, bonus, royalty, scoop), the rows won minus lost (float64), the
     scoring's bonus, the royalties paid (``_royalties``) and whether one side won all
@@ -333,8 +339,11 @@ def _shown_parts(a0, a1, a2, ra0, ra1, ra2, rda, b0, b1, b2, rb0, rb1, rb2, rdb,
 
 
 @kernel(inline="always")
-def _shown_units(a0, a1, a2, ra0, ra1, ra2, rda, b0, b1, b2, rb0, rb1, rb2, rdb, rr, mode,
-                 scoring, mult):  # fmt: skip
+def _shown_units(
+    a0: Int, a1: Int, a2: Int, ra0: float, ra1: float, ra2: float, rda: float,
+    b0: Int, b1: Int, b2: Int, rb0: float, rb1: float, rb2: float, rdb: float,
+    rr: float, mode: float, scoring: float, mult: float,
+) -> float:  # fmt: skip
     """Units A wins from B, both legal: ``_shown_parts`` added up (rows, bonus, then
     royalties), times the scoop multiplier ``mult`` on a scoop."""
     rows, bonus, royalty, scoop = _shown_parts(a0, a1, a2, ra0, ra1, ra2, rda,
@@ -344,7 +353,10 @@ def _shown_units(a0, a1, a2, ra0, ra1, ra2, rda, b0, b1, b2, rb0, rb1, rb2, rdb,
 
 
 @kernel(inline="always")
-def _foul_parts(fb, ra0, ra1, ra2, rda, rb0, rb1, rb2, rdb, params):
+def _foul_parts(
+    fb: Bool, ra0: float, ra1: float, ra2: float, rda: float,
+    rb0: float, rb1: float, rb2: float, rdb: float, params: F64,
+) -> tuple[float, float, float]:  # fmt: skip
     """One hand fouled (B when fb, else A), no flat penalty: (sign, units, royalty). The
     legal hand wins every row and its scoring's scoop bonus (units: 3 rows plus
     ``_bonus`` of a scoop) and is paid all its royalties (``_extra`` of its rows, then
@@ -360,7 +372,7 @@ def _foul_parts(fb, ra0, ra1, ra2, rda, rb0, rb1, rb2, rdb, params):
 
 
 @kernel(inline="always")
-def _flat_penalty(fb, params):
+def _flat_penalty(fb: Bool, params: F64) -> float:
     """The flat foul penalty A collects (fb: B fouled) or pays (docs/rules.md#flat-foul-penalty)."""
     return params[P_FOUL] if fb else -params[P_FOUL]
 

@@ -58,12 +58,12 @@ def whole(value: Any, name: str, low: int, high: int | None = None) -> int:
     the numbers with thousands separators (a huge one as its count of digits)."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise InputError(f"{name} must be a whole number, got {quote(value)}")
-    value = int(value)
-    if value < low or (high is not None and value > high):
+    n = int(value)
+    if n < low or (high is not None and n > high):
         bound = f"from {low:,} to {high:,}" if high is not None else f"at least {low:,}"
-        got = f"{value:,}" if abs(value) < 10**QUOTE_CHARS else quote(value)
+        got = f"{n:,}" if abs(n) < 10**QUOTE_CHARS else quote(n)
         raise InputError(f"{name} must be {bound}, got {got}")
-    return value
+    return n
 
 
 def _escape(ch: str) -> str:
