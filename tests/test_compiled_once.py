@@ -44,6 +44,7 @@ ENTRY_POINTS = {
     "solver/apps/bench/presets.py": {"mc_presets"},  # every preset in the same rounds
     "solver/apps/batch/pinned.py": {"run_models"},  # a batch worker: the run's models
     "solver/apps/web/hands.py": {"name_rows"},  # POST /api/rows
+    "solver/apps/web/table.py": {"play_table"},  # POST /api/table
     "solver/cli/commands/strength.py": {"strength"},
     "solver/cli/commands/pool.py": {"pool"},
 }
