@@ -1,15 +1,11 @@
 """Rulesets: the ``Rules`` dataclass, the presets, and TOML ruleset files.
 
-A ruleset is every setting that varies between tables (docs/rules.md: settling two
-players, naturals, surrender, table size, presets; every key is in
-docs/rules.md#ruleset-files). ``Rules`` is a frozen, hashable dataclass (tuples
-only, no dicts), so it can key an ``functools.lru_cache``. It validates and normalises
-itself on construction, so ``Rules(...)``, ``dataclasses.replace(...)``,
-``rules_from_dict(...)`` and ``load_rules(...)`` all give checked values.
-
-This module only uses the standard library: it is imported by ``capsa --help``. The
-vocabulary and the value checks are in ``rule_values``, TOML files in and out in
-``ruleset_files``, the ruleset for people in ``ruleset_text``.
+A ruleset is every setting that varies between tables (docs/rules.md#ruleset-files has every
+key). ``Rules`` is frozen and hashable (tuples only, so it can key an ``lru_cache``) and checks
+and normalises itself on construction: ``Rules(...)``, ``replace(...)``, ``rules_from_dict`` and
+``load_rules`` all give checked values. Standard library only (``capsa --help`` imports it); the
+vocabulary and value checks are in ``rule_values``, TOML in and out in ``ruleset_files``, the
+ruleset for people in ``ruleset_text``.
 
 Normal forms (so that equal rulesets compare, hash and digest equal):
 

@@ -1,12 +1,10 @@
 """Settling two players under a ruleset, and naturals: validating wrappers over the kernels.
 
-``compile_rules(rules)`` (solver.engine.compiled) turns a ``Rules`` into what the kernels
-take, once per ruleset. A setting is summarised once into row keys, row royalties and a
-foul flag (``summarize``); two summaries settle with ``_settle``. The public entry
-points ``settle``, ``settle_table``, ``settle_natural`` and ``find_natural`` take a
-``Rules``, a preset name or a ruleset file and compile it once; every other function
-here takes the ``CompiledRules`` (a ``TypeError`` says so otherwise), as every caller
-below the public entry points holds it already.
+``compile_rules`` (solver.engine.compiled) turns a ``Rules`` into what the kernels take, once
+per ruleset. A setting is summarised into row keys, row royalties and a foul flag
+(``summarize``); two summaries settle with ``_settle``. The public entry points (``settle``,
+``settle_table``, ``settle_natural``, ``find_natural``) take a ``Rules``, a preset name or a
+file and compile it once; every other function takes the ``CompiledRules`` (else TypeError).
 
 Row keys: ``strength' * 4 + suit component``, where ``strength'`` is the evaluator
 strength under the ruleset's wheel and the suit component is the rank (0..3, 3 the
