@@ -18,6 +18,7 @@ import numpy as np
 
 from evaluator import get_tables
 from evaluator.tables import Tables
+from solver.engine.errors import RulesError
 from solver.engine.layout import (
     MODE_CODES,
     NATURAL_CODES,
@@ -39,6 +40,7 @@ from solver.engine.layout import (
     SCORING_CODES,
 )
 from solver.engine.rules import Rules
+from solver.engine.table_shape import MAX_PLAYERS, STANDARD_DECK
 
 # Royalty hand of each evaluator category (a royal flush is looked up apart).
 _ROYALTY_HAND = {3: "three_of_a_kind", 6: "full_house", 7: "four_of_a_kind", 8: "straight_flush"}
@@ -210,4 +212,17 @@ def compile_rules(rules: Rules | CompiledRules) -> CompiledRules:
             "compile_rules takes Rules or CompiledRules (read a name or a file with "
             f"load_rules first), got {type(rules).__name__}"
         )
+    check_playable(rules)
     return _compile(rules)
+
+
+def check_playable(rules: Rules) -> None:
+    """RulesError, one line, for a table that play is not built for yet: a deck with
+    added suits or more than ``MAX_PLAYERS`` players (issue #31; ``capsa rules`` and
+    ``capsa rank`` read such rulesets, nothing plays them)."""
+    if rules.deck != STANDARD_DECK or rules.players > MAX_PLAYERS:
+        raise RulesError(
+            f"play at {rules.players} players with extra_suits = \"{rules.extra_suits}\" "
+            f"({rules.deck.size} cards) is not built yet: issue #31 (capsa plays the "
+            f"{STANDARD_DECK.size}-card deck, {MAX_PLAYERS} players at most)"
+        )

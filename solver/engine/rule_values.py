@@ -14,11 +14,12 @@ from typing import Any
 from solver.engine.errors import RulesError
 from solver.engine.inputs import quote
 from solver.engine.table_shape import (
+    DECKS,
     MAX_OPPONENTS,
-    MAX_PLAYERS,
     MIN_OPPONENTS,
     MIN_PLAYERS,
-    players_text,
+    TABLE_MAX_PLAYERS,
+    Deck,
 )
 
 # --------------------------------------------------------------------------------------
@@ -38,8 +39,10 @@ ROYALTY_HANDS: tuple[str, ...] = (
     "four_of_a_kind",
     "straight_flush",
     "royal_flush",
+    "five_of_a_kind",
 )
 #: Hands that may carry a royalty in each row: the front only makes three of a kind.
+#: ``five_of_a_kind`` happens only with added suits (docs/rules.md#added-suits).
 ROW_HANDS: dict[str, tuple[str, ...]] = {
     "front": ("three_of_a_kind",),
     "middle": ROYALTY_HANDS[1:],
@@ -133,6 +136,7 @@ FILE_KEYS: tuple[str, ...] = (
     "wheel",
     "surrender_cost",
     "players",
+    "extra_suits",
     "home_run_multiplier",
     "home_run_min_opponents",
     "royalty_replaces_row",
@@ -247,15 +251,48 @@ def check_suit_order(value: Any) -> str | None:
 
 
 def check_players(value: Any) -> int:
+    """``players``: 2 to 6 (the biggest deck's hands; ``check_deck`` asks for the deck)."""
     if isinstance(value, float) and value.is_integer():
         value = int(value)
     if (
         isinstance(value, bool)
         or not isinstance(value, int)
-        or not MIN_PLAYERS <= value <= MAX_PLAYERS
+        or not MIN_PLAYERS <= value <= TABLE_MAX_PLAYERS
     ):
-        raise RulesError(f"players must be an integer from {players_text()}, got {show(value)}")
+        raise RulesError(
+            f"players must be an integer from {MIN_PLAYERS} to {TABLE_MAX_PLAYERS}, "
+            f"got {show(value)}"
+        )
     return value
+
+
+def check_extra_suits(value: Any) -> str:
+    """``extra_suits``: the suits dealt twice, ``""``, ``"h"`` (加一色) or ``"hc"`` (加二色)
+    as the sources deal them (docs/rules.md#added-suits); ``false`` or ``"none"`` is ``""``."""
+    if value is False or (isinstance(value, str) and value.strip().lower() == "none"):
+        return ""
+    text = value.strip().lower() if isinstance(value, str) else None
+    if text not in DECKS:
+        raise RulesError(
+            'extra_suits must be "" (52 cards), "h" (the hearts twice, 65 cards) or "hc" '
+            f"(hearts and clubs twice, 78 cards), got {show(value)}"
+        )
+    return text
+
+
+def check_deck(extra_suits: str, players: int) -> Deck:
+    """The deck of ``extra_suits`` when it deals ``players`` hands, else one line naming
+    both keys."""
+    deck = DECKS[extra_suits]
+    if players > deck.most_players():
+        fits = [k for k, d in DECKS.items() if d.most_players() >= players]
+        bigger = [f'"{k}" ({DECKS[k].size} cards)' for k in fits]
+        raise RulesError(
+            f"players = {players} needs a bigger deck than extra_suits = \"{extra_suits}\" "
+            f"({deck.size} cards, {deck.most_players()} players at most): set extra_suits = "
+            + " or ".join(bigger)
+        )
+    return deck
 
 
 def check_min_opponents(value: Any) -> int:

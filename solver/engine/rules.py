@@ -56,6 +56,8 @@ from solver.engine.rule_values import (
     check_choice,
     check_code_card,
     check_code_multiplier,
+    check_deck,
+    check_extra_suits,
     check_flag,
     check_foul_penalty,
     check_min_opponents,
@@ -72,7 +74,7 @@ from solver.engine.rule_values import (
     suggest,
 )
 from solver.engine.ruleset_files import TOO_BIG, check_shape, ruleset_data, stdin_text
-from solver.engine.table_shape import STANDARD_DECK, Deck
+from solver.engine.table_shape import Deck, deck_of
 
 __all__ = [
     "DEFAULT_NATURALS",
@@ -139,9 +141,8 @@ class Rules:
     foul_penalty: float | None = None
     code_card: str | None = None
     code_card_multiplier: float = 2
-    #: The deck (solver.engine.table_shape). Not a ruleset key and not in the digest:
-    #: the standard deck is the only one built, so every digest is the one it had.
-    deck: Deck = STANDARD_DECK
+    #: Suits dealt twice: "" (52 cards), "h" (65) or "hc" (78); see ``deck``.
+    extra_suits: str = ""
 
     def __post_init__(self) -> None:
         def put(field: str, value: Any) -> None:
@@ -150,35 +151,22 @@ class Rules:
         if not isinstance(self.name, str) or not self.name.strip():
             raise RulesError(f"name must be a non-empty string, got {show(self.name)}")
         put("scoring", check_choice(self.scoring, "scoring", SCORINGS))
-        put(
-            "scoop_multiplier",
-            check_number(
-                self.scoop_multiplier,
-                "scoop_multiplier",
-                minimum=1,
-                what="a number >= 1",
-                units=True,
-            ),
+        multiplier = check_number(
+            self.scoop_multiplier, "scoop_multiplier", minimum=1, what="a number >= 1", units=True
         )
+        put("scoop_multiplier", multiplier)
         put("royalty_mode", check_choice(self.royalty_mode, "royalty_mode", ROYALTY_MODES))
         put("one_royalty_per_hand", check_flag(self.one_royalty_per_hand, "one_royalty_per_hand"))
         put("royalties_dealt", check_flag(self.royalties_dealt, "royalties_dealt"))
         put("suit_order", check_suit_order(self.suit_order))
         put("wheel", check_choice(self.wheel, "wheel", WHEELS))
         put("surrender_cost", check_surrender(self.surrender_cost, self.scoring))
-        if self.deck != STANDARD_DECK:  # the only deck built (solver.engine.table_shape)
-            raise RulesError(f"deck must be the standard deck, got {show(self.deck)}")
         put("players", check_players(self.players))
-        put(
-            "home_run_multiplier",
-            check_number(
-                self.home_run_multiplier,
-                "home_run_multiplier",
-                minimum=1,
-                what="a number >= 1 (1: no home run)",
-                units=True,
-            ),
-        )
+        put("extra_suits", check_extra_suits(self.extra_suits))
+        check_deck(self.extra_suits, self.players)
+        need, hr = "a number >= 1 (1: no home run)", self.home_run_multiplier
+        hr = check_number(hr, "home_run_multiplier", minimum=1, what=need, units=True)
+        put("home_run_multiplier", hr)
         put("home_run_min_opponents", check_min_opponents(self.home_run_min_opponents))
         put("royalty_replaces_row", check_flag(self.royalty_replaces_row, "royalty_replaces_row"))
         put("natural_ties", check_choice(self.natural_ties, "natural_ties", NATURAL_TIES))
@@ -220,6 +208,11 @@ class Rules:
         put("naturals", tuple(nats))
 
     # ---- queries -----------------------------------------------------------------
+
+    @property
+    def deck(self) -> Deck:
+        """The deck ``extra_suits`` deals (solver.engine.table_shape.DECKS)."""
+        return deck_of(self.extra_suits)
 
     def royalty(self, row: str, hand: str) -> float:
         """Units a row of this hand earns (0.0 when the table has no line for it).
@@ -277,7 +270,8 @@ class Rules:
 
         Every key is present, so the dict does not depend on a base preset: off
         switches are ``false`` (TOML has no null), ``suit_order`` ``"none"``, and all
-        three royalty rows are given (an empty row table means no royalties there).
+        three royalty rows are given (an empty row table means no royalties there);
+        ``extra_suits`` only when it adds a suit (no preset does).
         """
         royalties: dict[str, dict[str, float]] | bool
         if self.royalties:
@@ -297,6 +291,7 @@ class Rules:
             "wheel": self.wheel,
             "surrender_cost": self.surrender_cost if self.surrender_cost is not None else False,
             "players": self.players,
+            **({"extra_suits": self.extra_suits} if self.extra_suits else {}),
             "home_run_multiplier": self.home_run_multiplier,
             "home_run_min_opponents": self.home_run_min_opponents,
             "royalty_replaces_row": self.royalty_replaces_row,
@@ -320,7 +315,7 @@ class Rules:
         minimum changes nothing and is left out too. ``royalty_replaces_row``,
         ``natural_ties`` and ``foul_penalty`` enter it only when not at their defaults;
         the code card with its multiplier only when there is one (without it the
-        multiplier changes nothing).
+        multiplier changes nothing); ``extra_suits`` only when it adds a suit.
         """
         payload = [
             DIGEST_VERSION,
@@ -347,6 +342,8 @@ class Rules:
             payload.append({"foul_penalty": self.foul_penalty})
         if self.code_card is not None:
             payload.append({"code_card": [self.code_card, self.code_card_multiplier]})
+        if self.extra_suits:
+            payload.append({"extra_suits": self.extra_suits})
         text = json.dumps(payload, separators=(",", ":"), allow_nan=False)
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 

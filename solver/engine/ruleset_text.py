@@ -156,6 +156,21 @@ def describe_rules(rules: Rules) -> list[tuple[str, str]]:
         ("wheel", _WHEEL_TEXT[rules.wheel]),
         ("surrender_cost", surrender),
         ("players", f"{rules.players} ({rules.players - 1} opponents)"),
+        *_deck_rows(rules),
         ("home_run", _home_run_text(rules)),
         ("digest", rules.digest()),
     ]
+
+
+#: Players' words for each ``extra_suits`` that adds a suit (docs/rules.md#added-suits).
+_EXTRA_TEXT = {"h": "hearts twice (加一色)", "hc": "hearts and clubs twice (加二色)"}
+
+
+def _deck_rows(rules: Rules) -> list[tuple[str, str]]:
+    """The ``extra_suits`` row, for a deck with added suits only (a 52-card ruleset's
+    description is the one it was)."""
+    if not rules.extra_suits:
+        return []
+    deck = rules.deck
+    text = f"{rules.extra_suits!r}: {_EXTRA_TEXT[rules.extra_suits]}, {deck.size} cards"
+    return [("extra_suits", text)]

@@ -2,14 +2,18 @@
 
 Every other module reads these names instead of writing the numbers down
 (``tests/test_table_shape.py`` fails on a literal 52, a 2-to-4 player bound or a 64-bit
-card mask anywhere else, outside the kernels' documented places). Today's 52-card deck,
-``STANDARD_DECK``, is the default and the only deck built; a bigger deck (added suits,
-copies, jokers) starts here (docs/architecture.md#the-tables-shape).
+card mask anywhere else, outside the kernels' documented places). The 52-card deck,
+``STANDARD_DECK``, is the default; ``DECKS`` adds the decks of the ruleset key
+``extra_suits`` (docs/rules.md#added-suits): ``"h"`` deals the hearts twice (65 cards),
+``"hc"`` the hearts and the clubs (78). Play (solve, batch, the page) is built for the
+standard deck and up to ``MAX_PLAYERS`` only; a ruleset may already name a bigger deck
+and up to ``TABLE_MAX_PLAYERS`` (issue #31; docs/architecture.md#the-tables-shape).
 
-A card id is ``rank * suits + suit`` within one copy of the deck, and ``copy * (ranks *
-suits)`` more for the copies after the first (``evaluator.cards``: rank 0 the deuce,
-12 the ace; suit 0..3 clubs, diamonds, hearts, spades). A hand's cards fit one
-``uint64`` mask (bit ``c`` for card ``c``) while the deck has at most 64 cards.
+A card id is ``rank * suits + suit`` for the first copy of a card and ``ranks * suits``
+more for its second copy (``evaluator.cards``: rank 0 the deuce, 12 the ace; suit 0..3
+clubs, diamonds, hearts, spades): the second ace of hearts is 52 + 50 = 102. Copies
+differ by id and are equal in play (``Deck.face``). A hand's cards fit one ``uint64``
+mask (bit ``c`` for card ``c``) only while every id is below 64 (``Deck.fits_mask``).
 
 Standard library only: ``capsa --help`` imports it (through ``solver.engine.rules``).
 """
@@ -25,10 +29,14 @@ __all__ = [
     "MASK_DTYPE",
     "MAX_PLAYERS",
     "MIN_OPPONENTS",
+    "DECKS",
+    "EXTRA_SUITS",
+    "TABLE_MAX_PLAYERS",
     "MIN_PLAYERS",
     "ROW_SIZES",
     "STANDARD_DECK",
     "Deck",
+    "deck_of",
     "players_text",
     "table_shape",
 ]
@@ -43,35 +51,73 @@ MASK_DTYPE = "<u8"
 MASK_BITS = 64
 
 
+#: Suit letters in id order (suit 0 clubs .. 3 spades), as ``evaluator.cards`` spells them.
+SUIT_LETTERS = "cdhs"
+
+
 @dataclass(frozen=True)
 class Deck:
-    """A deck: ``ranks`` ranks (deuce to ace) in ``suits`` suits, ``copies`` times."""
+    """A deck: ``ranks`` ranks (deuce to ace) in ``suits`` suits, and the suits of
+    ``extra_suits`` (suit ids) dealt a second time."""
 
     ranks: int = 13
     suits: int = 4
-    copies: int = 1
+    extra_suits: tuple[int, ...] = ()
 
     def __post_init__(self) -> None:
-        if min(self.ranks, self.suits, self.copies) < 1 or self.size > MASK_BITS:
-            raise ValueError(f"a deck of 1 to {MASK_BITS} cards, got {self}")
+        extra = self.extra_suits
+        if (
+            min(self.ranks, self.suits) < 1
+            or len(set(extra)) != len(extra)
+            or any(not 0 <= s < self.suits for s in extra)
+        ):
+            raise ValueError(f"a deck of ranks and suits, each extra suit once, got {self}")
+
+    @property
+    def faces(self) -> int:
+        """Distinct cards (52 for every deck of thirteen ranks in four suits)."""
+        return self.ranks * self.suits
 
     @property
     def size(self) -> int:
-        """The number of cards (52 for the standard deck)."""
-        return self.ranks * self.suits * self.copies
+        """The number of cards (52 for the standard deck, 65 and 78 with added suits)."""
+        return self.ranks * (self.suits + len(self.extra_suits))
+
+    @property
+    def copies(self) -> int:
+        """The most copies of any one card (1, or 2 with an added suit)."""
+        return 2 if self.extra_suits else 1
+
+    @property
+    def fits_mask(self) -> bool:
+        """Whether every card id is below ``MASK_BITS`` (a hand fits one uint64 mask)."""
+        return max(self.cards()) < MASK_BITS
 
     @property
     def full_mask(self) -> int:
-        """Every card's bit set (bit ``c`` for card ``c``)."""
-        return (1 << self.size) - 1
+        """Every card's bit set (bit ``c`` for card ``c``), as a Python int."""
+        return sum(1 << c for c in self.cards())
 
-    def cards(self) -> range:
-        """Every card id, lowest first."""
-        return range(self.size)
+    def cards(self) -> list[int]:
+        """Every card id, lowest first: the first copies, then the second copies."""
+        second = [
+            self.faces + r * self.suits + s
+            for r in range(self.ranks)
+            for s in sorted(self.extra_suits)
+        ]
+        return [*range(self.faces), *second]
+
+    def face(self, card: int) -> int:
+        """The card id of ``card``'s first copy: copies compare equal by their face."""
+        return card % self.faces
+
+    def copies_of(self, face: int) -> int:
+        """How many copies of the card with id ``face`` the deck holds (1 or 2)."""
+        return 2 if face % self.suits in self.extra_suits else 1
 
     def rank(self, card: int) -> int:
         """The rank of card id ``card`` (0 the deuce .. ranks - 1 the ace)."""
-        return card % (self.ranks * self.suits) // self.suits
+        return card % self.faces // self.suits
 
     def suit(self, card: int) -> int:
         """The suit of card id ``card`` (0 .. suits - 1)."""
@@ -81,13 +127,34 @@ class Deck:
         """How many hands the deck deals at most."""
         return self.size // HAND_SIZE
 
+    @property
+    def extra_letters(self) -> str:
+        """The ruleset's ``extra_suits`` of this deck: ``""``, ``"h"`` or ``"hc"``."""
+        return "".join(SUIT_LETTERS[s] for s in self.extra_suits)
 
-#: Today's deck: 52 cards, thirteen ranks in four suits, one copy.
+
+#: The standard deck: 52 cards, thirteen ranks in four suits, one copy.
 STANDARD_DECK = Deck()
 
-#: Players at a table (docs/rules.md#table-size): the standard deck deals four hands.
+#: The ruleset key ``extra_suits`` -> its suits (ids), as the sources deal them:
+#: atom-chen/ShiSanShuiServer ``script_thirteen/core/card_define.lua``, ``GStars_One_Color``
+#: (加一色, the hearts again) and ``GStars_Two_Color`` (加二色, hearts and clubs).
+EXTRA_SUITS: dict[str, tuple[int, ...]] = {"": (), "h": (2,), "hc": (2, 0)}
+#: Each ``extra_suits`` value's deck.
+DECKS: dict[str, Deck] = {k: Deck(extra_suits=v) for k, v in EXTRA_SUITS.items()}
+
+
+def deck_of(extra_suits: str) -> Deck:
+    """The deck of an ``extra_suits`` value (``""``, ``"h"`` or ``"hc"``; KeyError else)."""
+    return DECKS[extra_suits]
+
+
+#: Players at a table (docs/rules.md#table-size): the standard deck deals four hands,
+#: the bound of every play path; a ruleset may seat up to ``TABLE_MAX_PLAYERS`` (the
+#: biggest deck's hands), which play refuses until issue #31 builds it.
 MIN_PLAYERS = 2
 MAX_PLAYERS = STANDARD_DECK.most_players()
+TABLE_MAX_PLAYERS = max(d.most_players() for d in DECKS.values())
 #: Opponents a player meets: every other seat.
 MIN_OPPONENTS = MIN_PLAYERS - 1
 MAX_OPPONENTS = MAX_PLAYERS - 1
@@ -106,6 +173,7 @@ def table_shape(deck: Deck = STANDARD_DECK) -> dict[str, object]:
             "ranks": deck.ranks,
             "suits": deck.suits,
             "copies": deck.copies,
+            "extra_suits": deck.extra_letters,
             "cards": deck.size,
         },
         "min_players": MIN_PLAYERS,
