@@ -5,6 +5,11 @@ Strengths are ``int32`` on one scale for 5-card rows (middle, back) and 3-card r
 more kickers below a deuce, so the foul check is ``front <= middle <= back`` on integers.
 Default rules: the wheel A-2-3-4-5 is the lowest straight, no suit order.
 
+With ``extra_suits`` (``"h"``, ``"hc"``: a deck that deals those suits twice) the row
+functions take that deck's ids (a second copy is its face + ``FACES``) and answer on
+the copies scale of ``evaluator.decks``: five of a kind above the straight flush,
+flushes that hold pairs.
+
 Importing this package does not import numba; the kernels load on first use.
 """
 
@@ -15,6 +20,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from evaluator.cards import (
+    EXTRA_SUITS,
+    FACES,
     HAND_SIZE,
     RANKS,
     SUIT_SYMBOLS,
@@ -22,10 +29,18 @@ from evaluator.cards import (
     CardParseError,
     as_cards,
     card_id,
+    deck_ids,
     format_card,
     format_cards,
     parse_cards,
     parse_hand,
+)
+from evaluator.decks import (
+    CATEGORY_NAMES_COPIES,
+    FIVE_OF_A_KIND,
+    NSTRENGTH_COPIES,
+    DeckTables,
+    get_deck_tables,
 )
 from evaluator.tables import (
     CATEGORY_NAMES,
@@ -38,24 +53,32 @@ from evaluator.tables import (
 
 __all__ = [
     "CATEGORY_NAMES",
+    "CATEGORY_NAMES_COPIES",
     "COMB3",
     "COMB5",
+    "EXTRA_SUITS",
+    "FACES",
+    "FIVE_OF_A_KIND",
     "HAND_SIZE",
     "NSTRENGTH",
+    "NSTRENGTH_COPIES",
     "RANKS",
     "SUITS",
     "SUIT_SYMBOLS",
     "CardParseError",
+    "DeckTables",
     "Tables",
     "as_cards",
     "build_tables",
     "card_id",
     "category",
     "category_name",
+    "deck_ids",
     "evaluate3",
     "evaluate5",
     "format_card",
     "format_cards",
+    "get_deck_tables",
     "get_tables",
     "is_royal",
     "parse_cards",
@@ -147,15 +170,66 @@ def _raise_bad_row(arr: np.ndarray, bad: int) -> None:
     raise CardParseError(f"duplicate card in row {row}: {format_cards(arr[row])}")
 
 
-def evaluate5(cards: Rows) -> int | np.ndarray:
+def _deck_faces(cards: Rows, width: int, extra_suits: str) -> tuple[np.ndarray, bool]:
+    """(faces, single) of rows of the deck with ``extra_suits``: every id the deck's, no
+    id twice in a row (CardParseError, one line), then each id's face (``id % FACES``)
+    as uint8, which the bare kernels read."""
+    if isinstance(cards, str):
+        arr = as_cards(cards, width, extra_suits).reshape(1, width)
+        return arr % FACES, True
+    arr = np.asarray(cards)
+    single = arr.ndim == 1
+    if single:
+        arr = arr.reshape(1, -1)
+    if arr.ndim != 2 or arr.shape[1] != width:
+        raise CardParseError(f"expected shape ({width},) or (n, {width}), got {np.shape(cards)}")
+    if arr.size and arr.dtype.kind not in "iu":
+        raise CardParseError(f"card ids must be integers, got {arr.dtype}")
+    ids = arr.astype(np.int64)
+    valid = np.zeros(256, bool)
+    valid[deck_ids(extra_suits)] = True
+    inside = (ids >= 0) & (ids < 256)
+    if not (inside & valid[np.where(inside, ids, 0)]).all():
+        bad = int(ids[~(inside & valid[np.where(inside, ids, 0)])][0])
+        raise CardParseError(f"bad card id {bad}: not a card of extra_suits = {extra_suits!r}")
+    ordered = np.sort(ids, axis=1)
+    twice = (ordered[:, 1:] == ordered[:, :-1]).any(axis=1)
+    if twice.any():
+        row = int(np.flatnonzero(twice)[0])
+        raise CardParseError(
+            f"duplicate card in row {row}: {format_cards(arr[row], extra_suits)} (one id twice)"
+        )
+    return (ids % FACES).astype(np.uint8), single
+
+
+def _evaluate_copies(cards: Rows, width: int, extra_suits: str) -> int | np.ndarray:
+    """``evaluate5`` / ``evaluate3`` on the deck with ``extra_suits``: the bare kernels
+    over the rows' faces, with the copies scale's tables."""
+    from evaluator import _kernels as k
+
+    faces, single = _deck_faces(cards, width, extra_suits)
+    warmup()
+    t = get_deck_tables()
+    out = np.empty(len(faces), np.int32)
+    if width == 5:
+        k._eval5_batch(faces, t.multi5, t.flush5, out)
+    else:
+        k._eval3_batch(faces, t.multi3, out)
+    return int(out[0]) if single else out
+
+
+def evaluate5(cards: Rows, extra_suits: str = "") -> int | np.ndarray:
     """Strength of 5-card rows: ids of shape (5,) or (n, 5), or text; higher is stronger.
 
     One row gives an ``int``, a batch an ``int32`` array of length n. Raises
     :class:`CardParseError` for an id outside 0..51, a card twice in a row, a wrong shape
     or non-integer ids (a batch is checked by the kernel, in the same pass as the lookup).
+    With ``extra_suits``, rows of that deck on the copies scale (module docstring).
     """
     from evaluator import _kernels as k
 
+    if extra_suits:
+        return _evaluate_copies(cards, 5, extra_suits)
     rows, single = _batch(cards, 5)
     warmup()
     t = get_tables()
@@ -166,10 +240,12 @@ def evaluate5(cards: Rows) -> int | np.ndarray:
     return int(out[0]) if single else out
 
 
-def evaluate3(cards: Rows) -> int | np.ndarray:
+def evaluate3(cards: Rows, extra_suits: str = "") -> int | np.ndarray:
     """Strength of 3-card front rows, on the same scale as :func:`evaluate5` (same checks)."""
     from evaluator import _kernels as k
 
+    if extra_suits:
+        return _evaluate_copies(cards, 3, extra_suits)
     rows, single = _batch(cards, 3)
     warmup()
     t = get_tables()
@@ -181,16 +257,27 @@ def evaluate3(cards: Rows) -> int | np.ndarray:
 
 
 def subset_strengths(
-    hand: str | Sequence[int] | np.ndarray,
+    hand: str | Sequence[int] | np.ndarray, extra_suits: str = ""
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(sorted hand, strengths of its 1,287 five-card subsets, of its 286 three-card subsets).
 
     Subset ``i`` is the cards at positions ``COMB5[i]`` (``COMB3[i]``) of the sorted hand.
+    With ``extra_suits``: a hand of that deck, sorted by face (a first copy before its
+    second), on the copies scale.
     """
     from evaluator import _kernels as k
 
-    h = np.sort(parse_hand(hand))
     warmup()
+    if extra_suits:
+        ids = parse_hand(hand, extra_suits)
+        h = ids[np.lexsort((ids, ids % FACES))]
+        faces = (h % FACES).astype(np.uint8)
+        d = get_deck_tables()
+        s5 = np.empty(1287, np.int16)
+        s3 = np.empty(286, np.int16)
+        k._subset_pass(faces, d.multi5, d.flush5, d.multi3, s5, s3)
+        return h, s5, s3
+    h = np.sort(parse_hand(hand))
     t = get_tables()
     s5 = np.empty(1287, np.int16)
     s3 = np.empty(286, np.int16)
@@ -198,25 +285,30 @@ def subset_strengths(
     return h, s5, s3
 
 
-def _check_strength(strength: int) -> int:
+def _check_strength(strength: int, extra_suits: str = "") -> int:
     """An integer strength in range (a float, a bool or a string is an error, not
     truncated): ValueError."""
     from evaluator.cards import _index
 
-    return _index(strength, "strength", NSTRENGTH - 1, f"out of range 0..{NSTRENGTH - 1}",
-                  ValueError)  # fmt: skip
+    n = NSTRENGTH_COPIES if extra_suits else NSTRENGTH
+    return _index(strength, "strength", n - 1, f"out of range 0..{n - 1}", ValueError)
 
 
-def category(strength: int) -> int:
-    """Category of a strength: 0 high card .. 8 straight flush (see CATEGORY_NAMES)."""
-    return int(get_tables().category[_check_strength(strength)])
+def _scale(extra_suits: str) -> Tables | DeckTables:
+    return get_deck_tables() if extra_suits else get_tables()
 
 
-def category_name(strength: int) -> str:
+def category(strength: int, extra_suits: str = "") -> int:
+    """Category of a strength: 0 high card .. 8 straight flush (see CATEGORY_NAMES), and
+    9 five of a kind on the copies scale (``extra_suits``; CATEGORY_NAMES_COPIES)."""
+    return int(_scale(extra_suits).category[_check_strength(strength, extra_suits)])
+
+
+def category_name(strength: int, extra_suits: str = "") -> str:
     """Category name of a strength, e.g. ``"two pair"``."""
-    return CATEGORY_NAMES[category(strength)]
+    return CATEGORY_NAMES_COPIES[category(strength, extra_suits)]
 
 
-def is_royal(strength: int) -> bool:
+def is_royal(strength: int, extra_suits: str = "") -> bool:
     """Whether the strength is the royal flush."""
-    return bool(get_tables().royal[_check_strength(strength)])
+    return bool(_scale(extra_suits).royal[_check_strength(strength, extra_suits)])

@@ -3,6 +3,12 @@
 A card id is ``rank * 4 + suit``: rank 0 is the deuce and 12 the ace, suit 0..3 is
 clubs, diamonds, hearts, spades (2c = 0, As = 51). Every public array of cards is a
 ``numpy.uint8`` array of such ids.
+
+A deck with added suits (``extra_suits``: ``"h"`` or ``"hc"``, docs/rules.md#added-suits)
+holds a second copy of each card of those suits: its id is the first copy's plus
+``FACES`` (52), so the second ace of hearts is 102. Text writes both copies alike
+(``Ah Ah``); a reader gives the first ``Ah`` of a text id 50 and the second id 102, and
+the strength of a row depends on its faces (``id % FACES``) only.
 """
 
 from __future__ import annotations
@@ -17,6 +23,10 @@ RANKS = "23456789TJQKA"
 SUITS = "cdhs"
 SUIT_SYMBOLS = "♣♦♥♠"
 HAND_SIZE = 13
+#: Distinct cards: a second copy's id is its face's plus FACES.
+FACES = len(RANKS) * len(SUITS)
+#: The ``extra_suits`` a deck may add, as the sources deal them (加一色, 加二色).
+EXTRA_SUITS = ("", "h", "hc")
 
 _RANK_OF = {r: i for i, r in enumerate(RANKS)}
 _RANK_OF.update({r.lower(): i for i, r in enumerate(RANKS)})
@@ -99,9 +109,18 @@ def format_card(cid: int) -> str:
     return _NAMES[_check_id(cid)]
 
 
-def format_cards(ids: Iterable[int]) -> str:
+def format_cards(ids: Iterable[int], extra_suits: str = "") -> str:
     """Cards in ``As Kd Th`` form, in the order given; every id is checked as in
-    :func:`format_card` (a numpy integer array in one pass)."""
+    :func:`format_card` (a numpy integer array in one pass). With ``extra_suits`` the ids
+    are the deck's (``deck_ids``) and a second copy is written as its first: ``Ah Ah``."""
+    if extra_suits:
+        valid = set(deck_ids(extra_suits).tolist())
+        flat = [int(c) for c in ids]
+        outside = [c for c in flat if c not in valid]
+        if outside:
+            why = f"not a card of extra_suits = {extra_suits!r}"
+            raise CardParseError(f"bad card id {outside[0]}: {why}")
+        return " ".join(_NAMES[c % FACES] for c in flat)
     if isinstance(ids, np.ndarray) and ids.dtype.kind in "iu" and ids.ndim == 1:
         if ids.size and (int(ids.min()) < 0 or int(ids.max()) > 51):
             bad = int(ids[(ids < 0) | (ids > 51)][0])
@@ -161,16 +180,60 @@ def _parse_token(token: str, position: int) -> int:
     return _RANK_OF[rank_txt] * 4 + _SUIT_OF[suit_txt]
 
 
-def parse_cards(text: str, *, allow_duplicates: bool = False) -> np.ndarray:
+def deck_ids(extra_suits: str = "") -> np.ndarray:
+    """Every card id of the deck with ``extra_suits`` added, lowest first (uint8)."""
+    suits = _extra(extra_suits)
+    second = [FACES + r * 4 + s for r in range(len(RANKS)) for s in sorted(suits)]
+    return np.array([*range(FACES), *second], np.uint8)
+
+
+def _extra(extra_suits: str) -> tuple[int, ...]:
+    """The suit ids of an ``extra_suits`` value; CardParseError for another value."""
+    if extra_suits not in EXTRA_SUITS:
+        raise CardParseError(f"extra_suits must be one of {EXTRA_SUITS}, got {extra_suits!r}")
+    return tuple(SUITS.index(c) for c in extra_suits)
+
+
+def copies_of(faces: Sequence[int], extra_suits: str) -> list[int]:
+    """Faces (ids 0..51, in order) -> card ids on the deck with ``extra_suits``: a face's
+    second appearance is its second copy (id + FACES). CardParseError, one line, for a
+    card more times than the deck holds it."""
+    suits = _extra(extra_suits)
+    seen: dict[int, int] = {}
+    out = []
+    for i, face in enumerate(faces, start=1):
+        n = seen.get(face, 0)
+        if n and (face % 4 not in suits or n > 1):
+            held = "two" if face % 4 in suits else "one"
+            deck = f"extra_suits = {extra_suits!r}" if extra_suits else "the 52-card deck"
+            times = "duplicate card" if n == 1 else f"{n + 1} times the card"
+            raise CardParseError(
+                f"{times} {_NAMES[face]!r}: {deck} holds {held} {_NAMES[face]}",
+                _NAMES[face],
+                i,
+            )
+        seen[face] = n + 1
+        out.append(face + FACES * n)
+    return out
+
+
+def parse_cards(
+    text: str, *, allow_duplicates: bool = False, extra_suits: str = ""
+) -> np.ndarray:
     """Parse cards from text into a ``uint8`` id array, in the order written.
 
     Accepts ``As``, ``as``, ``AS``, ``10h``, ``Th`` and suit symbols ``♠♥♦♣``, separated by
     spaces, commas or nothing (``AsKdQh``). Raises :class:`CardParseError` naming the bad
     token and its 1-based position, or the duplicated card; parsing stops at the first
-    error (a long text costs time in proportion to its length, at most).
+    error (a long text costs time in proportion to its length, at most). With
+    ``extra_suits`` (``"h"``, ``"hc"``) a card of an added suit may be written twice: the
+    second is its second copy (``copies_of``).
     """
     if not isinstance(text, str):
         raise CardParseError(f"expected card text, got {type(text).__name__}")
+    if extra_suits:
+        faces = parse_cards(text, allow_duplicates=True)
+        return np.array(copies_of(faces.tolist(), extra_suits), dtype=np.uint8)
     quick = [_COMMON.get(t, -1) for t in text.split()]  # the usual spelling: one lookup each
     if -1 not in quick and (allow_duplicates or len(set(quick)) == len(quick)):
         return np.array(quick, dtype=np.uint8)
@@ -185,12 +248,20 @@ def parse_cards(text: str, *, allow_duplicates: bool = False) -> np.ndarray:
     return np.array(ids, dtype=np.uint8)
 
 
-def as_cards(cards: str | Sequence[int] | np.ndarray, n: int | None = None) -> np.ndarray:
+def as_cards(
+    cards: str | Sequence[int] | np.ndarray, n: int | None = None, extra_suits: str = ""
+) -> np.ndarray:
     """Coerce text or a sequence of ids to a validated ``uint8`` array of distinct cards.
 
-    With ``n``, the number of cards must be exactly ``n``.
+    With ``n``, the number of cards must be exactly ``n``. With ``extra_suits``, of the
+    deck with those suits added (text may hold copies, ids are the deck's ids).
     """
-    if isinstance(cards, str):
+    if extra_suits:
+        if isinstance(cards, str):
+            arr = parse_cards(cards, extra_suits=extra_suits)
+        else:
+            arr = _deck_array(cards, extra_suits)
+    elif isinstance(cards, str):
         arr = parse_cards(cards)
     else:
         try:
@@ -215,6 +286,20 @@ def as_cards(cards: str | Sequence[int] | np.ndarray, n: int | None = None) -> n
     return arr
 
 
-def parse_hand(hand: str | Sequence[int] | np.ndarray) -> np.ndarray:
-    """Exactly 13 distinct cards (text or ids) as a ``uint8`` array, in the order given."""
-    return as_cards(hand, HAND_SIZE)
+def _deck_array(cards: Sequence[int] | np.ndarray, extra_suits: str) -> np.ndarray:
+    """Ids of the deck with ``extra_suits``, distinct, as a uint8 array (else CardParseError)."""
+    raw = np.asarray(cards)
+    if raw.ndim != 1 or (raw.size and raw.dtype.kind not in "iu"):
+        raise CardParseError(f"expected a flat sequence of card ids, got {raw.dtype} {raw.shape}")
+    format_cards(raw.tolist(), extra_suits)  # every id the deck's
+    arr = raw.astype(np.uint8)
+    if len(np.unique(arr)) != len(arr):
+        vals, counts = np.unique(arr, return_counts=True)
+        raise CardParseError(f"card id {int(vals[counts > 1][0])} twice")
+    return arr
+
+
+def parse_hand(hand: str | Sequence[int] | np.ndarray, extra_suits: str = "") -> np.ndarray:
+    """Exactly 13 distinct cards (text or ids) as a ``uint8`` array, in the order given;
+    with ``extra_suits``, of that deck (``as_cards``)."""
+    return as_cards(hand, HAND_SIZE, extra_suits)

@@ -8,6 +8,13 @@ Cards are ids ``rank * 4 + suit`` (rank 0 = deuce .. 12 = ace; suit 0 = c, 1 = d
 3 = s). Any sequence of ints (tuples, lists, numpy arrays) is accepted; ``ref_cards`` turns
 text such as ``"As Kd Th"`` into ids for hand-written tests.
 
+Decks with added suits (docs/rules.md#added-suits): a second copy of a card is the id
+``52 + rank * 4 + suit``, only for a suit the deck deals twice (``RefDeck`` lists the
+deck and reads text with copies). Rows of these decks play by the same keys: five of a
+kind is the category ``FIVE_OF_A_KIND`` above the straight flush, and a flush that holds
+a pair or two pairs stays a flush, ranked by its number of pairs first
+(docs/rules.md#flushes-with-pairs).
+
 Functions that need a ruleset take a ``rules`` object, duck-typed: it needs the attributes
 of ``solver.engine.rules.Rules`` (docs/rules.md#ruleset-files): ``scoring``, ``scoop_multiplier``,
 ``royalty_mode``, ``one_royalty_per_hand``, ``suit_order``, ``wheel``, ``royalties``
@@ -19,7 +26,8 @@ Row keys
 ``ref_key5`` / ``ref_key3`` return ``(category, tiebreak)`` tuples on ONE scale: higher is
 stronger, compare with ``<``. ``tiebreak`` lists one rank per rank group, the biggest
 group first and higher ranks first within equal-sized groups, so it has the same length
-for every hand of a category. A front row is padded with ``PAD = -1`` ("two more kickers
+for every hand of a category; a flush's starts with the number of pairs it holds (0 but
+with added suits). A front row is padded with ``PAD = -1`` ("two more kickers
 below a deuce"), which puts it just below every 5-card row with the same leading ranks:
 front K K 5 -> (1, (11, 3, -1, -1)) < middle K K 5 3 2 -> (1, (11, 3, 1, 0)).
 
@@ -98,6 +106,11 @@ CATEGORY_NAMES = (
     "straight flush",
 )
 HIGH_CARD, PAIR, TWO_PAIR, TRIPS, STRAIGHT, FLUSH, FULL_HOUSE, QUADS, STRAIGHT_FLUSH = range(9)
+#: Five cards of one rank, possible only with added suits: above the straight flush.
+FIVE_OF_A_KIND = 9
+ALL_CATEGORY_NAMES = (*CATEGORY_NAMES, "five of a kind")
+#: Distinct cards: a second copy is 52 + its first copy's id.
+FACES = 52
 
 ROWS = ("front", "middle", "back")
 NATURAL_NAMES = (
@@ -131,7 +144,7 @@ _ROYALTY_HAND = {
 
 
 def rank_of(card: int) -> int:
-    return int(card) // 4
+    return int(card) % FACES // 4
 
 
 def suit_of(card: int) -> int:
@@ -147,6 +160,26 @@ def ref_cards(text: str) -> tuple[int, ...]:
             rank_text = "T"
         out.append(RANKS.index(rank_text) * 4 + SUITS.index(suit_text))
     return tuple(out)
+
+
+class RefDeck:
+    """A deck with the suits of ``extra_suits`` (letters of ``SUITS``) dealt twice."""
+
+    def __init__(self, extra_suits: str = ""):
+        self.extra = {SUITS.index(letter) for letter in extra_suits}
+        second = [FACES + r * 4 + s for r in range(13) for s in range(4) if s in self.extra]
+        self.ids = tuple(range(FACES)) + tuple(second)
+
+    def cards(self, text: str) -> tuple[int, ...]:
+        """Text -> ids of this deck: a card written again is its second copy."""
+        out: list[int] = []
+        for face in ref_cards(text):
+            if face in out:
+                if face % 4 not in self.extra or face + FACES in out:
+                    raise ValueError(f"{ref_format([face])} more times than the deck holds it")
+                face += FACES
+            out.append(face)
+        return tuple(out)
 
 
 def ref_format(cards: Iterable[int]) -> str:
@@ -203,14 +236,18 @@ def ref_key5(cards: Sequence[int], wheel: str = "low") -> tuple:
     groups = tuple(_rank_groups(cards))  # one rank per group, biggest group first
     sizes = _group_sizes(cards)
 
+    if sizes == [5]:
+        return (FIVE_OF_A_KIND, groups)
     if top is not None and is_flush:
         return (STRAIGHT_FLUSH, (top,))
+    if is_flush and sizes != [1, 1, 1, 1, 1]:  # one or two pairs of copies: a flush
+        return (FLUSH, (sizes.count(2), *groups))
     if sizes == [4, 1]:
         return (QUADS, groups)
     if sizes == [3, 2]:
         return (FULL_HOUSE, groups)
     if is_flush:
-        return (FLUSH, groups)
+        return (FLUSH, (0, *groups))
     if top is not None:
         return (STRAIGHT, (top,))
     if sizes == [3, 1, 1]:
@@ -252,7 +289,7 @@ def ref_key(cards: Sequence[int], wheel: str = "low") -> tuple:
 
 
 def ref_category5(cards: Sequence[int]) -> str:
-    return CATEGORY_NAMES[ref_key5(cards)[0]]
+    return ALL_CATEGORY_NAMES[ref_key5(cards)[0]]
 
 
 def ref_category3(cards: Sequence[int]) -> str:

@@ -174,7 +174,7 @@ for _fields in EXPECTED.values():
     _fields.setdefault("foul_penalty", None)
     _fields.setdefault("code_card", None)  # docs/rules.md#the-code-card: off in every preset
     _fields.setdefault("code_card_multiplier", 2)
-    _fields.setdefault("deck", STANDARD_DECK)  # not a ruleset key: solver.engine.table_shape
+    _fields.setdefault("extra_suits", "")  # docs/rules.md#added-suits: no preset adds a suit
 
 
 def write(tmp_path: Path, text: str, name: str = "house.toml") -> Path:
@@ -203,6 +203,7 @@ def test_preset_values(name):
     assert rules is PRESETS[name]
     assert rules.name == name
     assert fields_of(rules) == EXPECTED[name]
+    assert rules.deck == STANDARD_DECK  # the 52-card deck: no preset adds a suit
     # exact types, not just equal values: ints stay ints
     assert type(rules.scoop_multiplier) is int
     assert rules.surrender_cost is None or type(rules.surrender_cost) is int
@@ -536,10 +537,11 @@ def test_rules_from_dict_without_file():
         ('scoop_multiplier = "2"', ["scoop_multiplier", ">= 1"]),
         ("scoop_multiplier = true", ["scoop_multiplier", ">= 1"]),
         ("scoop_multiplier = nan", ["scoop_multiplier"]),
-        ("players = 5", ["players", "2 to 4", "5"]),
-        ("players = 1", ["players", "2 to 4"]),
-        ('players = "4"', ["players", "2 to 4"]),
-        ("players = 2.5", ["players", "2 to 4"]),
+        ("players = 5", ["players = 5", "extra_suits", "52 cards"]),
+        ("players = 7", ["players", "2 to 6", "7"]),
+        ("players = 1", ["players", "2 to 6"]),
+        ('players = "4"', ["players", "2 to 6"]),
+        ("players = 2.5", ["players", "2 to 6"]),
         ('suit_order = "shc"', ["suit_order", "c d h s", "'shc'"]),
         ('suit_order = "sshc"', ["suit_order", "four distinct"]),
         ('suit_order = "shcx"', ["suit_order", "c d h s"]),

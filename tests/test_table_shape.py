@@ -23,6 +23,7 @@ from solver.engine.rule_values import check_min_opponents, check_players
 from solver.engine.rules import Rules
 from solver.engine.settlement import settle_table
 from solver.engine.table_shape import (
+    DECKS,
     HAND_SIZE,
     MASK_BITS,
     MAX_OPPONENTS,
@@ -30,7 +31,9 @@ from solver.engine.table_shape import (
     MIN_PLAYERS,
     ROW_SIZES,
     STANDARD_DECK,
+    TABLE_MAX_PLAYERS,
     Deck,
+    deck_of,
     table_shape,
 )
 from solver.strategy.solve import _players_against
@@ -143,11 +146,11 @@ def test_the_allow_list_is_still_needed():
 
 def test_the_standard_deck_is_the_evaluators_cards():
     d = STANDARD_DECK
-    assert (d.ranks, d.suits, d.copies) == (len(RANKS), len(SUITS), 1)
-    assert d.size == len(RANKS) * len(SUITS) == len(list(d.cards()))
-    assert d.full_mask == sum(1 << c for c in d.cards())
+    assert (d.ranks, d.suits, d.copies, d.extra_suits) == (len(RANKS), len(SUITS), 1, ())
+    assert d.size == len(RANKS) * len(SUITS) == len(list(d.cards())) == ev.FACES
+    assert d.full_mask == sum(1 << c for c in d.cards()) == (1 << d.size) - 1
     for c in d.cards():
-        assert ev.card_id(d.rank(c), d.suit(c)) == c
+        assert ev.card_id(d.rank(c), d.suit(c)) == c == d.face(c)
         assert ev.format_card(c) == RANKS[d.rank(c)] + SUITS[d.suit(c)]
     assert HAND_SIZE == sum(ROW_SIZES) and len(ROW_SIZES) == 3
     assert layout.ROW_SIZES == ROW_SIZES  # the kernels' copy (a registered kernel source)
@@ -155,18 +158,85 @@ def test_the_standard_deck_is_the_evaluators_cards():
     assert MIN_PLAYERS == 2
 
 
-def test_a_deck_fits_a_card_mask():
-    with pytest.raises(ValueError, match="deck"):
-        Deck(ranks=13, suits=5)  # 65 cards: past a 64-bit mask
+def test_the_added_suit_decks_and_their_ids():
+    """加一色 deals the hearts twice (65 cards, 5 players), 加二色 hearts and clubs (78, 6);
+    a second copy's id is its face's + 52, the same ids as the evaluator's."""
+    assert list(DECKS) == list(ev.EXTRA_SUITS) == ["", "h", "hc"]
+    assert [(d.size, d.most_players()) for d in DECKS.values()] == [(52, 4), (65, 5), (78, 6)]
+    assert TABLE_MAX_PLAYERS == 6 and DECKS[""] is not None and DECKS[""] == STANDARD_DECK
+    for extra, d in DECKS.items():
+        assert d.extra_letters == extra and deck_of(extra) is d
+        ids = d.cards()
+        assert ids == sorted(set(ids)) == ev.deck_ids(extra).tolist() and len(ids) == d.size
+        assert d.fits_mask == (extra == "")  # a 65- or 78-card hand is past a 64-bit mask
+        for c in ids:
+            face = d.face(c)
+            assert face < d.faces and (c == face or c == face + d.faces)
+            assert (d.rank(c), d.suit(c)) == (d.rank(face), d.suit(face))
+            assert d.copies_of(face) == sum(d.face(x) == face for x in ids)
+        assert {d.suit(c) for c in ids if c >= d.faces} == {SUITS.index(s) for s in extra}
+    assert DECKS["h"].cards()[52:54] == [52 + 2, 52 + 6] and DECKS["h"].copies == 2
+
+
+def test_a_deck_is_checked():
+    for bad in ({"ranks": 0}, {"extra_suits": (2, 2)}, {"extra_suits": (4,)}):
+        with pytest.raises(ValueError, match="deck"):
+            Deck(**bad)
     assert Deck(suits=2).most_players() == 2 and MASK_BITS >= STANDARD_DECK.size
 
 
-def test_rules_carry_the_deck_outside_the_digest():
+def test_rules_carry_the_deck_of_extra_suits():
     r = Rules()
-    assert r.deck == STANDARD_DECK
-    assert "deck" not in r.to_dict()
-    with pytest.raises(RulesError, match="deck"):
-        Rules(deck=Deck(suits=2))
+    assert r.deck == STANDARD_DECK and r.extra_suits == ""
+    assert "deck" not in r.to_dict() and "extra_suits" not in r.to_dict()
+    five = Rules(extra_suits="h", players=5)
+    assert five.deck == DECKS["h"] and five.to_dict()["extra_suits"] == "h"
+    assert Rules(extra_suits="HC", players=6).deck.size == 78
+    assert Rules(extra_suits="hc").digest() != r.digest() != five.digest()
+    with pytest.raises(TypeError):
+        Rules(deck=Deck(suits=2))  # type: ignore[call-arg]  # the deck is extra_suits'
+
+
+@pytest.mark.parametrize(
+    "extra, players, fits",
+    [("", 4, True), ("", 5, False), ("h", 5, True), ("h", 6, False), ("hc", 6, True)],
+)
+def test_a_deck_too_small_for_its_players_names_both_keys(extra, players, fits):
+    if fits:
+        assert Rules(extra_suits=extra, players=players).deck.most_players() >= players
+        return
+    with pytest.raises(RulesError) as err:
+        Rules(extra_suits=extra, players=players)
+    text = str(err.value)
+    assert "\n" not in text and "players = " in text and "extra_suits = " in text
+    assert f'"{extra}" ({DECKS[extra].size} cards' in text
+
+
+def test_extra_suits_takes_the_sources_values_only():
+    for bad in ("s", "hd", "ch", 1, True):
+        with pytest.raises(RulesError, match="extra_suits must be"):
+            Rules(extra_suits=bad)  # type: ignore[arg-type]
+    assert Rules(extra_suits="none").extra_suits == "" == Rules(extra_suits=False).extra_suits  # type: ignore[arg-type]
+
+
+def test_play_refuses_a_table_it_is_not_built_for(tmp_path):
+    """Added suits or five and six players: one line naming issue #31, exit 2, from
+    every command that compiles a ruleset (they all compile through compile_rules)."""
+    from typer.testing import CliRunner
+
+    from solver.engine.compiled import compile_rules
+
+    for extra, players in (("h", 4), ("h", 5), ("hc", 6)):
+        with pytest.raises(RulesError, match="not built yet: issue #31"):
+            compile_rules(Rules(extra_suits=extra, players=players))
+    path = tmp_path / "five.toml"
+    path.write_text('base = "shisanshui"\nextra_suits = "h"\nplayers = 5\n', encoding="utf-8")
+    hand = "As Ks Qs Js Ts 9h 9d 9c 2s 3d 4c 5h 7d"
+    result = CliRunner().invoke(cli_app, ["solve", hand, "--rules", str(path)])
+    assert result.exit_code == 2
+    assert "not built yet: issue #31" in result.output
+    shown = CliRunner().invoke(cli_app, ["rules", str(path)])
+    assert shown.exit_code == 0 and "65 cards" in shown.output
 
 
 # ---- the checks and the fronts read it -------------------------------------------------
@@ -176,9 +246,12 @@ def test_every_player_check_takes_the_bounds_from_the_module():
     for n in (MIN_PLAYERS, MAX_PLAYERS):
         assert check_players(n) == n and Rules(players=n).players == n
         strength_check(10, n, ["field", "greedy"], 1, 10)
-    for n in (MIN_PLAYERS - 1, MAX_PLAYERS + 1):
-        with pytest.raises(RulesError, match=f"from {MIN_PLAYERS} to {MAX_PLAYERS}"):
+    # a ruleset seats up to the biggest deck's players (the deck it needs is checked apart)
+    assert check_players(TABLE_MAX_PLAYERS) == TABLE_MAX_PLAYERS
+    for n in (MIN_PLAYERS - 1, TABLE_MAX_PLAYERS + 1):
+        with pytest.raises(RulesError, match=f"from {MIN_PLAYERS} to {TABLE_MAX_PLAYERS}"):
             check_players(n)
+    for n in (MIN_PLAYERS - 1, MAX_PLAYERS + 1):
         with pytest.raises(InputError, match=f"{MIN_PLAYERS} to {MAX_PLAYERS}"):
             strength_check(10, n, ["field", "greedy"], 1, 10)
         with pytest.raises(InputError, match=f"{MIN_PLAYERS} to {MAX_PLAYERS} players"):

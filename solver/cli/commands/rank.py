@@ -8,7 +8,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from solver.cli.options import ResultFormat
+from solver.cli.options import ResultFormat, RulesOpt
 from solver.cli.output import consoles, emit, fail, pretty_cards
 
 
@@ -16,29 +16,39 @@ def rank(
     ctx: typer.Context,
     cards: Annotated[str, typer.Argument(help="A 5-card or 3-card row, e.g. 'As Ks Qs Js Ts'.")],
     fmt: ResultFormat = "table",
+    rules: RulesOpt = None,
 ) -> None:
-    """Show a row's category and strength (higher is stronger, one scale for 3 and 5 cards)."""
-    import evaluator
+    """Show a row's category and strength (higher is stronger, one scale for 3 and 5 cards).
 
-    ids = evaluator.parse_cards(cards)
+    With a ruleset that adds suits (``extra_suits``) the row may hold copies (``Ah Ah``)
+    and is ranked on that deck's scale: five of a kind above the straight flush."""
+    import evaluator
+    from solver.engine.rules import load_rules
+
+    extra = load_rules(rules).extra_suits if rules is not None else ""
+    ids = evaluator.parse_cards(cards, extra_suits=extra)
     if len(ids) not in (3, 5):
         fail(f"a row has 3 or 5 cards, got {len(ids)}")
-    strength = evaluator.evaluate5(ids) if len(ids) == 5 else evaluator.evaluate3(ids)
+    row = evaluator.evaluate5 if len(ids) == 5 else evaluator.evaluate3
+    strength = row(ids, extra)
     result = {
-        "cards": evaluator.format_cards(ids),
-        "category": evaluator.category_name(strength),
+        "cards": evaluator.format_cards(ids, extra),
+        "category": evaluator.category_name(strength, extra),
         "strength": strength,
-        "royal": evaluator.is_royal(strength),
+        "royal": evaluator.is_royal(strength, extra),
     }
+    if extra:  # the scale the strength is on (a 52-card answer is the one it was)
+        result["extra_suits"] = extra
     emit(consoles(ctx).out, fmt, result, lambda out: render_rank(result, out))
 
 
 def render_rank(result: dict[str, Any], out: Console) -> None:
     """The table of ``capsa rank`` (its JSON answer)."""
-    from evaluator import NSTRENGTH
+    from evaluator import NSTRENGTH, NSTRENGTH_COPIES
 
+    top = NSTRENGTH_COPIES if result.get("extra_suits") else NSTRENGTH
     t = Table(show_header=False, box=None)
     t.add_row("cards", pretty_cards(result["cards"]))
     t.add_row("category", result["category"])
-    t.add_row("strength", f"{result['strength']} of 0..{NSTRENGTH - 1}")
+    t.add_row("strength", f"{result['strength']} of 0..{top - 1}")
     out.print(t)
