@@ -363,3 +363,36 @@ def test_generated_rows_rich_in_copies_match_the_oracle(extra):
     )
     assert cats["five of a kind"] > 50 and paired_flushes > 200 and copies > len(rows) // 2
     _agree(rows, extra)
+
+
+# ---------------------------------------------------------------- the royalty key
+
+
+def test_the_five_of_a_kind_royalty_key(tmp_path):
+    from typer.testing import CliRunner
+
+    from solver.cli import app
+    from solver.engine.errors import RulesError
+    from solver.engine.rules import PRESETS, load_rules
+
+    for rules in PRESETS.values():  # no preset pays it: 0 in every row
+        assert all(rules.royalty(row, "five_of_a_kind") == 0 for row in ("middle", "back"))
+    path = tmp_path / "five.toml"
+    path.write_text(
+        'base = "shisanshui"\nextra_suits = "h"\nplayers = 5\n'
+        "[royalties.middle]\nfull_house = 2\nfive_of_a_kind = 20\n"
+        "[royalties.back]\nfive_of_a_kind = 10\n",
+        encoding="utf-8",
+    )
+    rules = load_rules(path)
+    assert rules.royalty("middle", "five_of_a_kind") == 20
+    assert rules.royalty("back", "five of a kind") == 10  # the evaluator's category name
+    shown = CliRunner().invoke(app, ["rules", str(path)])
+    assert shown.exit_code == 0 and "five_of_a_kind wins 20" in shown.output
+    assert "five_of_a_kind wins 10" in shown.output
+    path.write_text("[royalties.front]\nfive_of_a_kind = 5\n", encoding="utf-8")
+    with pytest.raises(RulesError, match="front row pays only 'three_of_a_kind'"):
+        load_rules(path)
+    path.write_text("[royalties.back]\nfive_of_a_kind = -1\n", encoding="utf-8")
+    with pytest.raises(RulesError, match="royalties.back.five_of_a_kind"):
+        load_rules(path)
