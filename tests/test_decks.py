@@ -396,3 +396,30 @@ def test_the_five_of_a_kind_royalty_key(tmp_path):
     path.write_text("[royalties.back]\nfive_of_a_kind = -1\n", encoding="utf-8")
     with pytest.raises(RulesError, match="royalties.back.five_of_a_kind"):
         load_rules(path)
+
+
+def test_the_rules_page_shows_these_counts():
+    """docs/rules.md#flushes-with-pairs: its table of rows per deck is the formulas'."""
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parent.parent / "docs" / "rules.md").read_text("utf-8")
+    shown = {}
+    for cards, total, five, sf, flush, paired in re_rows(text):
+        shown[cards] = (total, five, sf, flush, paired)
+    for extra, e in DECKS.items():
+        c = five_card_counts(e)
+        paired = c["flush"] - (comb(13, 5) - 10) * ((4 - e) + 32 * e)
+        cards = len(ev.deck_ids(extra))
+        want = (comb(cards, 5), c["five of a kind"], c["straight flush"], c["flush"], paired)
+        assert shown[cards] == want, cards
+
+
+def re_rows(text: str):
+    import re
+
+    for m in re.finditer(
+        r"^\| (\d+) cards[^|]*\| ([\d,]+) \| ([\d,]+) \| ([\d,]+) \| ([\d,]+) \(([\d,]+)\) \|$",
+        text,
+        re.MULTILINE,
+    ):
+        yield (int(m[1]), *(int(g.replace(",", "")) for g in m.groups()[1:]))
