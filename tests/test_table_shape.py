@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -193,6 +194,11 @@ def test_rules_carry_the_deck_of_extra_suits():
     assert five.deck == DECKS["h"] and five.to_dict()["extra_suits"] == "h"
     assert Rules(extra_suits="HC", players=6).deck.size == 78
     assert Rules(extra_suits="hc").digest() != r.digest() != five.digest()
+    from solver.engine.rules import rules_from_dict
+    from solver.engine.ruleset_files import ruleset_data, to_toml
+
+    back = rules_from_dict(ruleset_data(to_toml(replace(five, name="five"))), name="x")
+    assert back == replace(five, name="five")  # the TOML a ruleset writes reads back
     with pytest.raises(TypeError):
         Rules(deck=Deck(suits=2))  # type: ignore[call-arg]  # the deck is extra_suits'
 
