@@ -5,7 +5,8 @@
   stderr captured; text (UTF-8) unless ``input`` is bytes or ``text=False``;
 - ``random_hands(n, seed)``: ``n`` random 13-card hands, each sorted, uint8[n, 13]
   (the same hands for the same seed in every file that deals them); ``dealt=True``:
-  unsorted, as dealt.
+  unsorted, as dealt;
+- ``batch_job(**kw)``: a batch ``Job`` from flat keywords, its solve options checked.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 #: The command line as a subprocess runs it.
 CAPSA = [sys.executable, "-m", "solver"]
 
-__all__ = ["CAPSA", "ROOT", "capsa", "random_hands"]
+__all__ = ["CAPSA", "ROOT", "batch_job", "capsa", "random_hands"]
 
 
 def capsa(

@@ -91,16 +91,16 @@ class SolveOptions:
     """
 
     players: int | None = None
-    policy: str = Policy.mc.value
     samples: int | None = None
     seed: int | None = None
-    against: Sequence[Any] | None = None
     top: int = DEFAULT_TOP
-    top_by: str = TopBy.shape.value
+    policy: str = Policy.mc.value
+    against: Sequence[Any] | None = None
     stakes: Sequence[float] | None = None
     played: Sequence[Any] | str | None = None
-    pool: Any = True
+    top_by: str = TopBy.shape.value
     opponents: Any = None
+    pool: Any = True
     #: Set by ``check()`` on the instance it returns (``dataclasses.replace`` makes an
     #: unchecked one); not a field of the request.
     checked: bool = field(default=False, init=False, repr=False, compare=False)
