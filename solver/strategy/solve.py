@@ -31,6 +31,7 @@ from solver.engine.options import DEFAULT_SAMPLES, TOP_BY, SolveOptions
 from solver.engine.rules import Rules, load_rules
 from solver.engine.table_shape import MAX_OPPONENTS
 from solver.strategy.advice import (
+    Ranked,
     advise,
     check_word,
     played_action,
@@ -140,8 +141,8 @@ def assemble(
         played_info = played_setting(cands, scores, best, played, order, advice.value,
                                      advice.action, scale)  # fmt: skip
     elif played is not None:
-        played_info = played_action(cands, scores, cr, best, order, advice, played, natural,
-                                    scale)  # fmt: skip
+        played_info = played_action(cands, scores, cr, Ranked(best, order, scale), advice,
+                                    played, natural)  # fmt: skip
     if scores.stakes is not None:
         stakes_out, ev_staked = scores.stakes.tolist(), advice.value
     elif scores.stake is not None:
