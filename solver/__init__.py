@@ -1,5 +1,6 @@
 """capsa: optimal hand-setting for 13-card Chinese poker. Keep this module light (no numba)."""
 
+from solver.engine.options import SolveOptions
 from solver.engine.rules import PRESETS, Rules, RulesError, load_rules
 
 __all__ = [
@@ -7,6 +8,7 @@ __all__ = [
     "Rules",
     "Solution",
     "RulesError",
+    "SolveOptions",
     "compile_rules",
     "find_natural",
     "load_rules",

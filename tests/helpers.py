@@ -5,7 +5,8 @@
   stderr captured; text (UTF-8) unless ``input`` is bytes or ``text=False``;
 - ``random_hands(n, seed)``: ``n`` random 13-card hands, each sorted, uint8[n, 13]
   (the same hands for the same seed in every file that deals them); ``dealt=True``:
-  unsorted, as dealt.
+  unsorted, as dealt;
+- ``batch_job(**kw)``: a batch ``Job`` from flat keywords, its solve options checked.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 #: The command line as a subprocess runs it.
 CAPSA = [sys.executable, "-m", "solver"]
 
-__all__ = ["CAPSA", "ROOT", "capsa", "random_hands"]
+__all__ = ["CAPSA", "ROOT", "batch_job", "capsa", "random_hands"]
 
 
 def capsa(
@@ -64,3 +65,20 @@ def random_hands(n: int, seed: int = 0, *, dealt: bool = False) -> np.ndarray:
     return np.sort(
         rng.permuted(np.tile(np.arange(52, dtype=np.uint8), (n, 1)), axis=1)[:, :13], axis=1
     )
+
+
+#: The fields of a batch ``Job`` that are its solve options (``Job.options``).
+_JOB_SOLVE_KEYS = ("policy", "samples", "seed", "players", "stakes")
+
+
+def batch_job(**kw: Any) -> Any:
+    """A batch ``Job`` from flat keywords (``policy``, ``samples``, ``seed``, ``players``
+    and ``stakes`` go into its checked ``SolveOptions``, as ``run_batch`` makes them)."""
+    from solver.apps.batch.work import Job
+    from solver.engine.options import SolveOptions
+
+    solve = {k: kw.pop(k) for k in _JOB_SOLVE_KEYS if k in kw}
+    kw.setdefault("csv_spec", None)
+    kw.setdefault("skip_upto", 0)
+    options = SolveOptions(top=0, pool=False, **solve).check()
+    return Job(options=options, **kw)

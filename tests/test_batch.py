@@ -26,12 +26,12 @@ MC = {"policy": "mc", "samples": 24}
 MC_ARGS = ["--policy", "mc", "--samples", "24"]
 
 
-def shifted_seed_solve(hand, **kw):
-    """A custom solve_fn (top-level, so that it pickles into the workers)."""
+def shifted_seed_solve(hand, rules, options):
+    """A custom solve_fn (top-level, so that it pickles into the workers): called as
+    ``solve(hand, rules, options)``."""
     from solver.strategy.solve import solve
 
-    kw["seed"] += 1
-    return solve(hand, **kw)
+    return solve(hand, rules, options.evolve(seed=options.seed + 1))
 
 
 # --------------------------------------------------------------------------------------

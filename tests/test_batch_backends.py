@@ -14,18 +14,19 @@ import pytest
 from solver.apps.batch import backends as K
 from solver.apps.batch.work import Job, solve_chunk
 from solver.engine.rules import load_rules
+from tests.helpers import batch_job
 
 HAND = "As Ks Qs Js Ts 9h 9d 9c 2s 3d 4c 5h 7d"
 ROOT = Path(__file__).resolve().parent.parent
 needs_proc = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
 
 
-def sleepy_solve(hand, **kw):
+def sleepy_solve(hand, *args, **kw):
     """A solve_fn that never finishes in time (top-level: it pickles)."""
     time.sleep(120)
 
 
-def failing_solve(hand, **kw):
+def failing_solve(hand, *args, **kw):
     raise RuntimeError("a bug")
 
 
@@ -40,7 +41,7 @@ def job(**kw) -> Job:
         csv_spec=None,
         skip_upto=0,
     )
-    return Job(**{**base, **kw})
+    return batch_job(**{**base, **kw})
 
 
 def alive(pid: int) -> bool:

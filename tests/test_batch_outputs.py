@@ -16,10 +16,11 @@ from solver.apps.batch.errors import BatchError, BatchFailed
 from solver.apps.batch.resume import run_options, sidecar_path, write_sidecar
 from solver.apps.batch.work import Job
 from solver.engine.rules import load_rules
+from tests.helpers import batch_job
 
 
 def job(fmt: str = "jsonl") -> Job:
-    return Job(load_rules("chinese-1-6"), "field", None, 0, 4, fmt, None, 0)
+    return batch_job(rules=load_rules("chinese-1-6"), policy="field", seed=0, players=4, fmt=fmt)
 
 
 @pytest.fixture

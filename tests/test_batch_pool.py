@@ -16,10 +16,11 @@ from solver.apps.batch import BatchFailed, run_batch
 from solver.apps.batch.errors import BatchError
 from solver.apps.batch.pooling import plan_pool
 from solver.apps.batch.resume import sidecar_path
-from solver.apps.batch.work import Job, solve_chunk
+from solver.apps.batch.work import solve_chunk
 from solver.engine.compiled import compile_rules
 from solver.engine.rules import load_rules, rules_from_dict
 from solver.strategy import pool as PL
+from tests.helpers import batch_job
 
 SIZE = 20_000
 MC = {"policy": "mc", "samples": 30, "pool_size": SIZE}
@@ -146,7 +147,7 @@ def test_resume_follows_the_pool_of_the_run(folder, tmp_path):
 
 
 def test_a_worker_that_cannot_see_the_pool_fails_the_run(tmp_path):
-    job = Job(rules=load_rules(None), policy="mc", samples=30, seed=0, players=4, fmt="jsonl",
+    job = batch_job(rules=load_rules(None), policy="mc", samples=30, seed=0, players=4, fmt="jsonl",
               csv_spec=None, skip_upto=0, pool=str(tmp_path / "gone.bin"),
               pool_id="x/1")  # fmt: skip
     with pytest.raises(BatchFailed, match="a worker cannot use the opponent pool: .*gone.bin"):

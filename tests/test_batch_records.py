@@ -15,6 +15,7 @@ from solver.apps.batch.reading import LINE_BREAKS, BadLine
 from solver.apps.batch.work import Job
 from solver.engine.rules import load_rules
 from solver.strategy.solve import Solution, solve
+from tests.helpers import batch_job
 
 HAND = "As Ks Qs Js Ts 9h 9d 9c 2s 3d 4c 5h 7d"
 SIX_PAIRS = "As Ad Ks Kd Qs Qd Js Jd Ts Td 9s 9d 2c"
@@ -31,10 +32,10 @@ def job(**kw) -> Job:
         csv_spec=None,
         skip_upto=0,
     )
-    return Job(**{**base, **kw})
+    return batch_job(**{**base, **kw})
 
 
-def refuse(hand, **kw):
+def refuse(hand, *args, **kw):
     """A solve_fn that rejects every hand (top-level: it pickles)."""
     raise ValueError("no thanks")
 

@@ -14,12 +14,13 @@ from solver.apps.batch import run as U
 from solver.apps.batch.errors import BatchError, BatchFailed
 from solver.apps.batch.outputs import Output
 from solver.apps.batch.reading import BadLine
-from solver.apps.batch.work import ChunkResult, Job
+from solver.apps.batch.work import ChunkResult
 from solver.engine.layout import MAX_SAMPLES
 from solver.engine.rules import load_rules
+from tests.helpers import batch_job
 
 HAND = "As Ks Qs Js Ts 9h 9d 9c 2s 3d 4c 5h 7d"
-JOB = Job(load_rules("chinese-1-6"), "field", None, 0, 4, "jsonl", None, 0)
+JOB = batch_job(rules=load_rules("chinese-1-6"), policy="field", seed=0, players=4, fmt="jsonl")
 
 
 class Died(Exception):
@@ -178,9 +179,9 @@ def test_writer_reports_bad_lines_and_progress():
 @pytest.mark.parametrize(
     ("kw", "why"),
     [
-        ({"samples": MAX_SAMPLES + 1}, f"samples must be from 1 to {MAX_SAMPLES}"),
+        ({"samples": MAX_SAMPLES + 1}, f"samples must be from 1 to {MAX_SAMPLES:,}"),
         ({"samples": 0}, "samples must be from 1"),
-        ({"policy": "best"}, "unknown policy 'best'"),
+        ({"policy": "best"}, "policy must be one of mc, field, greedy, got 'best'"),
         ({"fmt": "xml"}, "unknown output format 'xml'"),
         ({"resume": True, "output": None}, "--resume needs an output file"),
     ],

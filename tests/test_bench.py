@@ -163,7 +163,7 @@ def test_mc_pool_measurement_against_field_in_the_same_rounds(tmp_path, monkeypa
         seen.append(rounds)
         return [0.01] * rounds
 
-    r = bench.mc_pool(hands=2, rounds=2, runner=runner, field_hands=40, pool_size=20_000)
+    r = bench.mc_pool(hands=2, rounds=2, runner=runner, pool_size=20_000)
     assert seen == [2] and r.name == "mc_pool" and r.items == 2 and r.threads == 1
     f = r.extra["field_per_hand"]
     assert r.target_rate == pytest.approx(max(1 / 0.02, 1 / (250 * f)))

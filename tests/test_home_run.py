@@ -740,6 +740,7 @@ def test_strength_under_a_home_run_ruleset(tmp_path):
     """`capsa strength` under a home-run file runs, and its values are the table ones:
     the same hands and seeds without the home run give other values."""
     from solver.apps.strength import compare_policies
+    from solver.engine.options import SolveOptions
 
     path = tmp_path / "hr.toml"
     path.write_text('base = "chinese-1-6"\nhome_run_multiplier = 3\nplayers = 4\n')
@@ -751,9 +752,11 @@ def test_strength_under_a_home_run_ruleset(tmp_path):
     assert res.returncode == 0, res.stderr
     d = json.loads(res.stdout)
     assert d["rules"] == "hr" and set(d["policies"]) == {"mc", "field"}
-    on = compare_policies(3, load_rules(path), 4, ("mc", "field"), 150, 40, seed=1)
+    on = compare_policies(3, load_rules(path), SolveOptions(players=4, samples=150),
+                          ("mc", "field"), 40, seed=1)  # fmt: skip
     assert on.to_dict()["policies"] == d["policies"]
-    off = compare_policies(3, PRESETS["chinese-1-6"], 4, ("mc", "field"), 150, 40, seed=1)
+    off = compare_policies(3, PRESETS["chinese-1-6"], SolveOptions(players=4, samples=150),
+                           ("mc", "field"), 40, seed=1)  # fmt: skip
     assert on.results[1].mean != off.results[1].mean
 
 

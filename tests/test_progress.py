@@ -28,8 +28,8 @@ def _tasks():
                                 m["solver.apps.training"])  # fmt: skip
     pool, train = m["solver.strategy.pool"], m["solver.strategy.train"]
     return [
-        (batch_run.run_batch, "on_progress"),
-        (batch_run.run_batch, "on_pool"),
+        (batch_run.BatchHooks, "on_progress"),
+        (batch_run.BatchHooks, "on_pool"),
         (pooling.ready_pool, "progress"),
         (bench_run.run, "progress"),
         (play.duel, "progress"),

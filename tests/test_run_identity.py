@@ -20,7 +20,7 @@ from evaluator import format_cards
 from solver.engine.rules import load_rules
 from solver.strategy.field import play_digest
 from solver.strategy.opponents import MODEL_KIND, MODEL_VERSION
-from tests.helpers import capsa
+from tests.helpers import batch_job, capsa
 
 HERE = Path(__file__).resolve().parent.parent
 DATA = HERE / "solver" / "data"
@@ -172,11 +172,10 @@ def test_a_worker_given_another_model_or_pool_stops_the_run(tmp_path, monkeypatc
     import dataclasses
 
     from solver.apps.batch import BatchFailed, solve_chunk
-    from solver.apps.batch.work import Job
     from solver.strategy import pool as PL
 
     make_model(tmp_path / "m.npz")
-    job = Job(rules=load_rules("chinese-2-4"), policy="mc", samples=20, seed=0, players=4,
+    job = batch_job(rules=load_rules("chinese-2-4"), policy="mc", samples=20, seed=0, players=4,
               fmt="jsonl", csv_spec=None, skip_upto=0, opponents=str(tmp_path / "m.npz"),
               opponent_digests=("0" * 32,) * 3)  # fmt: skip
     hand = [(1, b"As Ks Qs Js Ts 9h 9d 9c 2s 3d 4c 5h 7d")]
@@ -184,12 +183,13 @@ def test_a_worker_given_another_model_or_pool_stops_the_run(tmp_path, monkeypatc
         solve_chunk(job, hand)
     (tmp_path / "m.npz").write_bytes(b"PK\x03\x04 cut")
     with pytest.raises(BatchFailed, match="model can no longer be read: .* is not a model file"):
-        solve_chunk(dataclasses.replace(job, opponent_digests=None, seed=1), hand)
+        solve_chunk(dataclasses.replace(job, opponent_digests=None,
+                                        options=job.options.evolve(seed=1)), hand)
     monkeypatch.setenv("CAPSA_POOL_DIR", str(tmp_path / "pools"))
     from solver.engine.compiled import compile_rules
 
     pool = PL.build_pool(compile_rules(load_rules("chinese-1-6")), 1000)
-    job = Job(rules=load_rules("chinese-1-6"), policy="mc", samples=20, seed=0, players=4,
+    job = batch_job(rules=load_rules("chinese-1-6"), policy="mc", samples=20, seed=0, players=4,
               fmt="jsonl", csv_spec=None, skip_upto=0, pool=str(pool.path),
               pool_id=f"{pool.key}/2000/{pool.digest}")  # fmt: skip
     with pytest.raises(BatchFailed, match="the opponent pool changed under the run"):

@@ -15,11 +15,11 @@ import json
 import pytest
 
 from solver.apps.batch.records import csv_row, csv_text, fast_records
-from solver.apps.batch.work import Job
 from solver.apps.report.records import hand_from_record, read_records, unflatten
 from solver.engine.rules import load_rules
 from solver.strategy import schema as S
 from solver.strategy.solve import Solution, solve
+from tests.helpers import batch_job
 
 HAND = "As Ks Qs Js Ts 9h 9d 9c 2s 3d 4c 5h 7d"
 DRAGON = "2c 3d 4h 5s 6c 7d 8h 9s Tc Jd Qh Ks Ac"
@@ -78,8 +78,8 @@ def test_a_surrender_answer_conforms():
 def test_batch_fast_records_conform():
     from evaluator import parse_hand
 
-    job = Job(rules=load_rules("chinese-1-6"), policy="field", samples=None, seed=1, players=4,
-              fmt="jsonl", csv_spec=None, skip_upto=0)  # fmt: skip
+    job = batch_job(rules=load_rules("chinese-1-6"), policy="field", samples=None, seed=1,
+                    players=4, fmt="jsonl")  # fmt: skip
     good = [(1, "a", parse_hand(HAND), None), (2, None, parse_hand(DRAGON), None)]
     records = fast_records(job, good, [])
     assert len(records) == 2

@@ -10,6 +10,7 @@ import pytest
 
 from solver.apps.strength import compare_policies
 from solver.engine.errors import InputError
+from solver.engine.options import SolveOptions
 from solver.engine.rules import load_rules
 
 CAPSA = [sys.executable, "-m", "solver", "strength"]
@@ -17,8 +18,8 @@ CAPSA = [sys.executable, "-m", "solver", "strength"]
 
 def test_gains_are_paired_differences_of_the_policies_values():
     report = compare_policies(
-        n_hands=6, rules="chinese-2-4", players=2, policies=("mc", "field", "greedy"),
-        samples=200, eval_deals=20, seed=3,
+        n_hands=6, rules="chinese-2-4", options=SolveOptions(players=2, samples=200),
+        policies=("mc", "field", "greedy"), eval_deals=20, seed=3,
     )  # fmt: skip
     d = report.to_dict()
     means = {p: v["mean"] for p, v in d["policies"].items()}
@@ -32,8 +33,8 @@ def test_gains_are_paired_differences_of_the_policies_values():
     assert d["gains"]["mc-greedy"]["mean"] > 0.3
     # the same seed gives the same figures
     again = compare_policies(
-        n_hands=6, rules="chinese-2-4", players=2, policies=("mc", "field", "greedy"),
-        samples=200, eval_deals=20, seed=3,
+        n_hands=6, rules="chinese-2-4", options=SolveOptions(players=2, samples=200),
+        policies=("mc", "field", "greedy"), eval_deals=20, seed=3,
     )  # fmt: skip
     assert again.to_dict() == d
 

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from solver.engine.options import DEFAULT_SAMPLES, SolveOptions
 from solver.engine.progress import Progress
 from solver.engine.rules import Rules, load_rules
 
@@ -115,17 +116,13 @@ def load_tables(
     return tables
 
 
-def _check(n_hands: int, players: int, policies: Sequence[str], samples: int, deals: int, extra=()):
+def _check(n_hands: int, policies: Sequence[str], deals: int, extra: Any = ()) -> None:
+    """The counts and the policies (the solve options check themselves: players, samples)."""
     from solver.engine.errors import InputError
-    from solver.engine.layout import MAX_DEALS, MAX_SAMPLES, POLICIES
-    from solver.engine.table_shape import MAX_PLAYERS, MIN_PLAYERS, players_text
+    from solver.engine.layout import MAX_DEALS, POLICIES
 
     if not 2 <= n_hands <= MAX_DEALS:
         raise InputError(f"hands must be from 2 to {MAX_DEALS:,}, got {n_hands}")
-    if not MIN_PLAYERS <= players <= MAX_PLAYERS:
-        raise InputError(f"players must be from {players_text()}, got {players}")
-    if not 1 <= samples <= MAX_SAMPLES:
-        raise InputError(f"samples must be from 1 to {MAX_SAMPLES:,}, got {samples}")
     if not 2 <= deals <= MAX_DEALS:
         raise InputError(f"eval_deals must be from 2 to {MAX_DEALS:,}, got {deals}")
     bad = [p for p in policies if p not in POLICIES and p not in extra and not p.startswith("mc@")]
@@ -138,33 +135,37 @@ def _check(n_hands: int, players: int, policies: Sequence[str], samples: int, de
 def compare_policies(
     n_hands: int = 1000,
     rules: Rules | str | None = None,
-    players: int = 4,
+    options: SolveOptions | None = None,
     policies: Sequence[str] = ("mc", "field", "greedy"),
-    samples: int = 3000,
     eval_deals: int = 100,
     seed: int = 1,
     progress: Progress | None = None,
     tables: Mapping[str, FieldTables] | None = None,
-    pool: bool = True,
-    opponents: str | None = None,
 ) -> StrengthReport:
     """Mean units per opponent of each policy over the same random hands and opponents.
 
+    ``options`` (``SolveOptions``): what every solve is asked: ``players`` (default the
+    ruleset's), ``samples`` of each mc solve (default ``DEFAULT_SAMPLES``), ``pool``
+    (``mc`` draws its opponents from the cached opponent pool, ``solve``'s; False deals
+    them; the evaluation deals are dealt either way) and ``opponents`` (the model the
+    evaluation deals' opponents are set by, which ``mc`` assumes, module docstring;
+    None: the field); ``mc@MODEL`` in ``policies`` is mc assuming MODEL.
     ``tables`` maps extra policy names (say ``field@old``, listed in ``policies``) to field
     tables: that policy is the field strategy playing those tables instead of the
     ruleset's own, so two sets of tables meet the same hands and opponents (the
-    opponents, and mc's, are set by the ruleset's own tables). ``pool``: ``mc`` draws its
-    opponents from the cached opponent pool (``solve``'s ``pool``); False deals them. The
-    evaluation deals are dealt either way. ``opponents``: the model the evaluation deals'
-    opponents are set by, which ``mc`` assumes (module docstring; None: the field);
-    ``mc@MODEL`` in ``policies`` is mc assuming MODEL."""
+    opponents, and mc's, are set by the ruleset's own tables)."""
     tables = dict(tables or {})
-    _check(n_hands, players, policies, samples, eval_deals, extra=tables)
+    _check(n_hands, policies, eval_deals, extra=tables)
     from solver.engine.compiled import CompiledRules, compile_rules
     from solver.strategy.deal import random_hands
     from solver.strategy.opponents import describe, resolve_opponents
 
     cr = rules if isinstance(rules, CompiledRules) else compile_rules(load_rules(rules))
+    opts = (options or SolveOptions()).check()
+    players = opts.players or cr.rules.players
+    samples = opts.samples or DEFAULT_SAMPLES
+    opts = opts.evolve(players=players, samples=samples, top=0)
+    opponents = opts.opponents
     models = resolve_opponents(opponents, cr, players - 1)
     for p in policies:  # every model named, checked before the first hand
         if p.startswith("mc@"):
@@ -172,39 +173,41 @@ def compare_policies(
     assumed = {p: (p[3:] if p.startswith("mc@") else opponents) for p in policies}
     rng = np.random.default_rng(seed)
     values = np.zeros((len(policies), n_hands))
-    pairs = [(a, b) for i, a in enumerate(policies) for b in policies[i + 1 :]]
+    pairs = _pairs(policies)
     differ = dict.fromkeys((f"{a}-{b}" for a, b in pairs), 0)
     for h in range(n_hands):
         hand = random_hands(rng, 1)[0]
-        values[:, h], settings = _play_hand(hand, cr, players, policies, samples, eval_deals,
-                                            tables, rng, pool, (models, assumed))  # fmt: skip
+        values[:, h], settings = _play_hand(hand, cr, opts, policies, eval_deals, tables, rng,
+                                            (models, assumed))  # fmt: skip
         for a, b in pairs:
             sa, sb = settings[policies.index(a)], settings[policies.index(b)]
             if any(set(sa[r].split()) != set(sb[r].split()) for r in (0, 1)):
                 differ[f"{a}-{b}"] += 1
         if progress:
             progress(h + 1, n_hands)
-    report = _report(values, policies, pairs, differ, cr.rules.name, players, eval_deals,
-                     samples, seed)  # fmt: skip
+    report = _report(values, policies, differ, cr.rules.name, players, eval_deals, samples, seed)
     return dataclasses.replace(report, opponents=describe(models))
+
+
+def _pairs(policies: Sequence[str]) -> list[tuple[str, str]]:
+    """Each pair of policies, in order."""
+    return [(a, b) for i, a in enumerate(policies) for b in policies[i + 1 :]]
 
 
 def _play_hand(
     hand: np.ndarray,
     cr: CompiledRules,
-    players: int,
+    opts: SolveOptions,
     policies: Sequence[str],
-    samples: int,
     eval_deals: int,
     tables: Mapping[str, FieldTables],
     rng: np.random.Generator,
-    pool: bool = True,
     at_table: tuple[Any, Mapping[str, Any]] = (None, {}),
 ) -> tuple[np.ndarray, list[tuple[str, str, str]]]:
     """Each policy's setting of ``hand`` and its value against the same fresh opponents
-    (units per opponent; a declared natural or a surrender at its own value).
-    ``at_table``: the models the fresh opponents are set by, and the model each mc
-    policy assumes."""
+    (units per opponent; a declared natural or a surrender at its own value). ``opts``:
+    each solve's options (players, samples, pool, opponents); ``at_table``: the models
+    the fresh opponents are set by, and the model each mc policy assumes."""
     from evaluator import parse_cards
     from solver.engine.settlement import natural_of
     from solver.strategy.scoring import deal_opponents, score_against
@@ -212,18 +215,18 @@ def _play_hand(
     from solver.strategy.splits import Candidates, split_of
     from solver.strategy.trained import field_override
 
+    players = opts.players or cr.rules.players
     models, assumed = at_table
     opp = deal_opponents(hand, cr, players - 1, eval_deals, int(rng.integers(2**63)),
                          models=models)  # fmt: skip
     sols = []
     for p in policies:
         mc = p == "mc" or p.startswith("mc@")
-        extra = {"pool": pool, "opponents": assumed[p]} if mc else {}
+        policy = "field" if p in tables else "mc" if mc else p
+        seat = {"opponents": assumed[p]} if mc else {"pool": True, "opponents": None}
+        one = opts.evolve(policy=policy, seed=int(rng.integers(2**63)), **seat)
         with field_override(cr, tables[p]) if p in tables else contextlib.nullcontext():
-            sols.append(solve(hand, rules=cr, players=players,
-                              policy="field" if p in tables else "mc" if mc else p,
-                              samples=samples, seed=int(rng.integers(2**63)), top=0,
-                              **extra))  # fmt: skip
+            sols.append(solve(hand, cr, one))
     settings = [(sol.front, sol.middle, sol.back) for sol in sols]
     split = [split_of(hand, *(parse_cards(r) for r in st)) for st in settings]
     none = (np.empty((0, 3), np.int32), np.empty((0, 3), np.int64), np.empty((0, 4)))
@@ -243,7 +246,6 @@ def _play_hand(
 def _report(
     values: np.ndarray,
     policies: Sequence[str],
-    pairs: list[tuple[str, str]],
     differ: dict[str, int],
     rules: str,
     players: int,
@@ -261,7 +263,7 @@ def _report(
         PolicyResult(p, float(values[i].mean()), se(values[i])) for i, p in enumerate(policies)
     )
     gains, ci95 = {}, {}
-    for a, b in pairs:
+    for a, b in _pairs(policies):
         d = values[policies.index(a)] - values[policies.index(b)]
         gains[f"{a}-{b}"] = (float(d.mean()), se(d))
         mean, _, half = confidence_interval(d)

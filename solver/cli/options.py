@@ -11,7 +11,7 @@ from typing import Annotated, Any
 
 import typer
 
-from solver.engine.options import Policy
+from solver.engine.options import MAX_SAMPLES, Policy
 from solver.engine.rules import DEFAULT_PRESET
 
 __all__ = [
@@ -24,6 +24,7 @@ __all__ = [
     "RulesetFormat",
     "StakesOpt",
     "format_option",
+    "samples_option",
 ]
 
 _FORMAT_HELP = {
@@ -71,6 +72,14 @@ PolicyOpt = Annotated[
         "greedy: the naive player.",
     ),
 ]
+
+def samples_option(help: str) -> Any:
+    """``--samples/-n``: opponent hands dealt (mc), from 1 to ``MAX_SAMPLES`` (the bound
+    ``SolveOptions.check`` holds, so a command refuses too many before any work)."""
+    return Annotated[
+        int | None, typer.Option("--samples", "-n", min=1, max=MAX_SAMPLES, help=help)
+    ]
+
 
 NoPoolOpt = Annotated[
     bool,

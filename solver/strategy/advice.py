@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -24,6 +25,7 @@ from solver.strategy.splits import Candidates
 __all__ = [
     "PLAYED_WORDS",
     "Advice",
+    "Ranked",
     "advise",
     "check_word",
     "played_action",
@@ -184,16 +186,24 @@ def played_setting(
     return out
 
 
+@dataclass(frozen=True)
+class Ranked:
+    """Where the candidates stand: the best one, the others in order of value (best
+    first), and the equal stakes' scale (money = ``scale`` x units; None: none)."""
+
+    best: int
+    order: np.ndarray
+    scale: float | None
+
+
 def played_action(
     cands: Candidates,
     scores: Scores,
     cr: CompiledRules,
-    best: int,
-    order: np.ndarray,
+    ranked: Ranked,
     advice: Advice,
     action: str,
     natural: Natural | None,
-    scale: float | None,
 ) -> dict[str, Any]:
     """What declaring the natural or surrendering (``action``) is worth next to the
     advice: ``loss`` is the advised action's value minus this one's (0 when it is the
@@ -202,6 +212,7 @@ def played_action(
     advice shows them, or null for a surrender."""
     from solver.engine.settlement import natural_setting
 
+    best, order, scale = ranked.best, ranked.order, ranked.scale
     stakes = scores.stakes
     rows: tuple[str | None, ...] = (None, None, None)
     if action == "declare":

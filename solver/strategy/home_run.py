@@ -133,21 +133,33 @@ def pool_tables(
         part = np.empty(n_tables, np.int64)
         k._pool_partners(masks, taken, rng.integers(len(masks), size=n_tables), part)
         seats[:, s] = part
-    return _tables(pool, cr, region, masks, seats, hand_mask, rng, tables, pairs)
+    return _tables(pool, cr, _Seats(region, masks, seats, hand_mask), rng, tables, pairs)
+
+
+@dataclass(frozen=True)
+class _Seats:
+    """The pool hands drawn for whole tables: ``region`` their pool indices, ``masks``
+    their cards, ``seats`` each table's (index into ``region``, -1 a seat to deal from
+    the cards left), ``hand_mask`` the hand's cards."""
+
+    region: np.ndarray
+    masks: np.ndarray
+    seats: np.ndarray
+    hand_mask: int
 
 
 def _tables(
     pool: OpponentPool,
     cr: CompiledRules,
-    region: np.ndarray,
-    masks: np.ndarray,
-    seats: np.ndarray,
-    hand_mask: int,
+    at_table: _Seats,
     rng: np.random.Generator,
     tables: FieldTables | None,
     pairs: Opponents,
 ) -> PooledTables:
-    """The tables of ``seats`` (pool hands, -1 a seat to deal from the cards left)."""
+    """The tables of ``at_table.seats`` (pool hands, -1 a seat to deal from the cards
+    left)."""
+    region, masks, seats = at_table.region, at_table.masks, at_table.seats
+    hand_mask = at_table.hand_mask
     n_tables, n_opp = seats.shape
     dealt = []
     for t in range(n_tables):

@@ -227,10 +227,11 @@ def score_exact(
     def declare_by_opponent(nat: Natural) -> np.ndarray:
         return np.full(n_opp, settle_declared(nat, None, cr))
 
-    def parts(i: int) -> np.ndarray:
-        return parts_against(cands, i, cr, okeys, oroy, ofoul, none, none, n_opp)
-
     opp = Opponents(n_opp, okeys, oroy, none, none, ofoul, hold)
+
+    def parts(i: int) -> np.ndarray:
+        return parts_against(cands, i, cr, opp)
+
     return with_code_card(cands, cr, opp, stakes, Scores(
         "exact",
         total / n_opp if stakes is None else staked,
@@ -244,22 +245,15 @@ def score_exact(
     ))  # fmt: skip
 
 
-def parts_against(
-    cands: Candidates,
-    i: int,
-    cr: CompiledRules,
-    okeys: np.ndarray,
-    oroy: np.ndarray,
-    ofoul: np.ndarray,
-    onat: np.ndarray,
-    onatkey: np.ndarray,
-    n_opp: int,
-) -> np.ndarray:
-    """The parts of candidate i's value (``PARTS``) against deals of opponents (``n_opp``
-    a deal, arrays as ``_mc_values``): units per opponent, the mean over the deals. The
-    home run's extra (the whole table's value minus the pairwise sum) is bonus."""
+def parts_against(cands: Candidates, i: int, cr: CompiledRules, opp: Opponents) -> np.ndarray:
+    """The parts of candidate i's value (``PARTS``) against deals of opponents ``opp``
+    (``n_opp`` a deal, arrays as ``_mc_values``): units per opponent, the mean over the
+    deals. The home run's extra (the whole table's value minus the pairwise sum) is
+    bonus."""
     from solver.strategy import _kernels as k
 
+    n_opp, okeys, oroy, ofoul = opp.n_opp, opp.keys, opp.roy, opp.foul
+    onat, onatkey = opp.nat, opp.nat_key
     ra = cr.arrays
     deals = len(okeys) // n_opp
     one = slice(i, i + 1)
@@ -465,8 +459,7 @@ def score_against(
         return by_seat.mean(axis=1) if stakes is None else by_seat @ weights
 
     def parts(i: int) -> np.ndarray:
-        return parts_against(cands, i, cr, opp.keys, opp.roy, opp.foul, opp.nat, opp.nat_key,
-                             n_opp)  # fmt: skip
+        return parts_against(cands, i, cr, opp)
 
     return with_code_card(cands, cr, opp, stakes, Scores(
         "mc",

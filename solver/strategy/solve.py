@@ -27,13 +27,11 @@ import numpy as np
 from evaluator import format_cards, parse_hand
 from solver.engine.compiled import CompiledRules, compile_rules
 from solver.engine.errors import InputError
-from solver.engine.inputs import quote
-from solver.engine.inputs import whole as _whole
-from solver.engine.layout import MAX_SAMPLES, POLICIES
-from solver.engine.options import TopBy
+from solver.engine.options import DEFAULT_SAMPLES, TOP_BY, SolveOptions
 from solver.engine.rules import Rules, load_rules
-from solver.engine.table_shape import MAX_OPPONENTS, MAX_PLAYERS, MIN_PLAYERS
+from solver.engine.table_shape import MAX_OPPONENTS
 from solver.strategy.advice import (
+    Ranked,
     advise,
     check_word,
     played_action,
@@ -50,7 +48,8 @@ from solver.strategy.scoring import Natural, Opponents, Scores
 from solver.strategy.splits import Candidates
 from solver.strategy.threads import Stop
 
-DEFAULT_SAMPLES = 3000
+__all__ = ["DEFAULT_SAMPLES", "SOLVE_FIELDS", "TOP_BY", "Found", "SolveOptions", "Solution",
+           "assemble", "solve"]
 
 
 @dataclass
@@ -102,27 +101,31 @@ class Solution:
         return d
 
 
+@dataclass(frozen=True)
+class Found:
+    """What a solve found besides the scores, for ``assemble``: the players at the table,
+    the hand's natural, the candidate chosen (None: the highest value), how many
+    candidates there were before the played setting joined them, the played setting's
+    index among the candidates or ``"declare"`` / ``"surrender"``, and the opponent
+    model assumed (mc)."""
+
+    players: int
+    natural: Natural | None = None
+    best: int | None = None
+    candidates: int | None = None
+    played: int | str | None = None
+    opponents: str | None = None
+
+
 def assemble(
-    cands: Candidates,
-    scores: Scores,
-    cr: CompiledRules,
-    *,
-    players: int,
-    natural: Natural | None = None,
-    best: int | None = None,
-    top: int = 3,
-    samples: int | None = None,
-    seed: int | None = None,
-    candidates: int | None = None,
-    played: int | str | None = None,
-    top_by: str = "shape",
-    opponents: str | None = None,
+    cands: Candidates, scores: Scores, cr: CompiledRules, opts: SolveOptions, found: Found
 ) -> Solution:
-    """The Solution from a scorer's Scores: the best candidate (``best``, or the highest
-    ``value``), the runners-up (``top_by``: the best of each other shape, or the next by
-    value), the natural and surrender advice, and what the player's choice cost:
-    ``played`` is the index of the setting played among the candidates, or
-    ``"declare"`` / ``"surrender"``; ``opponents``: the opponent model assumed (mc)."""
+    """The Solution from a scorer's Scores: the best candidate (``found.best``, or the
+    highest ``value``), the runners-up (``opts.top`` of them, by ``opts.top_by``: the
+    best of each other shape, or the next by value), the natural and surrender advice,
+    and what the player's choice cost (``found.played``)."""
+    players, natural, best, played = found.players, found.natural, found.best, found.played
+    top, top_by = opts.top, opts.top_by
     n_opp = players - 1
     # equal stakes (Scores.stake): chosen in units, money = units per opponent x scale
     scale = None if scores.stake is None else scores.stake * n_opp
@@ -138,8 +141,8 @@ def assemble(
         played_info = played_setting(cands, scores, best, played, order, advice.value,
                                      advice.action, scale)  # fmt: skip
     elif played is not None:
-        played_info = played_action(cands, scores, cr, best, order, advice, played, natural,
-                                    scale)  # fmt: skip
+        played_info = played_action(cands, scores, cr, Ranked(best, order, scale), advice,
+                                    played, natural)  # fmt: skip
     if scores.stakes is not None:
         stakes_out, ev_staked = scores.stakes.tolist(), advice.value
     elif scores.stake is not None:
@@ -153,9 +156,9 @@ def assemble(
         rules=cr.rules.name,
         policy=scores.method,
         players=players,
-        samples=samples,
-        seed=seed,
-        opponents=opponents,
+        samples=opts.mc_samples,
+        seed=opts.seed,
+        opponents=found.opponents,
         front=front,
         middle=middle,
         back=back,
@@ -171,7 +174,7 @@ def assemble(
             "ev_play": _r(ev),
         },  # fmt: skip
         action=advice.action,
-        candidates=candidates,
+        candidates=found.candidates,
         ev_play=ev,
         ev_parts=_parts(scores, best),
         stakes=stakes_out,
@@ -179,11 +182,6 @@ def assemble(
         ev_by_opponent=[float(x) for x in advice.by_opponent],
         played=played_info,
     )
-
-
-#: How the runners-up are chosen: the best setting of each other shape, or the plain
-#: next best by value (``--top-by``; ``solver.engine.options.TopBy``).
-TOP_BY: tuple[str, ...] = tuple(t.value for t in TopBy)
 
 
 def _alternatives(
@@ -249,113 +247,92 @@ def _other_shapes(cands: Candidates, best: int, picked: list[int], top: int) -> 
 def solve(
     hand: str | Sequence[int] | np.ndarray,
     rules: Rules | CompiledRules | str | None = None,
-    players: int | None = None,
-    policy: str = "mc",
-    samples: int | None = None,
-    seed: int | None = None,
-    against: Sequence | None = None,
-    top: int = 3,
+    options: SolveOptions | None = None,
     *,
-    stakes: Sequence[float] | None = None,
-    played: Sequence | str | None = None,
-    top_by: str = "shape",
     stop: Stop | None = None,
-    pool: bool | str | os.PathLike[str] | OpponentPool = True,
-    opponents: str | OpponentModel | Sequence[str | OpponentModel] | None = None,
+    **keywords: Any,
 ) -> Solution:
     """The best setting of a 13-card hand under a ruleset; see the module docstring.
 
-    ``policy`` is ``mc`` (Monte Carlo best response, the default), ``field`` or
-    ``greedy``. ``samples`` is the number of opponent hands dealt for ``mc`` (default
-    3,000, at most ``MAX_SAMPLES``); ``against`` is a list of opponent settings, each
-    (front, middle, back) or the text ``"front | middle | back"``: the answer is then
-    exact for those opponents, and ``players`` (if given) must count them. ``stakes``:
-    money per unit against each opponent (one per opponent, in order; default 1 each):
-    the setting chosen maximises the staked total, and naturals and surrender are
-    weighed the same way (docs/rules.md#stakes). ``played``: the setting the player
-    chose, (front, middle, back) or ``"front | middle | back"``, of the hand's own cards
-    (fouled or not): it meets the same opponents as every candidate and
+    ``options`` (``solver.engine.options.SolveOptions``) is the request; the keyword form
+    ``solve(hand, rules, samples=..., seed=..., ...)`` builds it from the same names (the
+    two cannot be mixed). Its fields: ``players``; ``policy`` is ``mc`` (Monte Carlo best
+    response, the default), ``field`` or ``greedy``. ``samples`` is the number of opponent
+    hands dealt for ``mc`` (default 3,000, at most ``MAX_SAMPLES``); ``against`` is a list
+    of opponent settings, each (front, middle, back) or the text ``"front | middle |
+    back"``: the answer is then exact for those opponents, and ``players`` (if given) must
+    count them. ``stakes``: money per unit against each opponent (one per opponent, in
+    order; default 1 each): the setting chosen maximises the staked total, and naturals and
+    surrender are weighed the same way (docs/rules.md#stakes). ``played``: the setting the
+    player chose, (front, middle, back) or ``"front | middle | back"``, of the hand's own
+    cards (fouled or not): it meets the same opponents as every candidate and
     ``Solution.played`` says what it cost; or ``"declare"`` (the hand's natural, which it
     must hold under the ruleset) or ``"surrender"`` (which the ruleset must allow): what
     that choice cost next to the advice. ``top``: how many runners-up; ``top_by``:
-    ``"shape"`` (the best setting of each other shape: another hand class in some row,
-    or another back) or ``"value"`` (the next best settings, kicker swaps and all).
-    ``seed``: the Monte Carlo deals' seed; when none is given one is picked and recorded
-    in ``Solution.seed``, so every answer can be repeated. ``pool`` (``mc``): draw the
-    opponents from the cached opponent pool when there is one and the table settles
-    pair by pair (no home run; solver.strategy.pool), else deal them; ``False`` always
-    deals (the answers of the code before the pool, byte for byte); a path: that pool
-    file (which must be sound and this ruleset's, else ``PoolError``). ``opponents``
-    (``mc``): who sits at the table (solver.strategy.opponents, docs/opponents.md):
-    ``"field"`` (the default, today's mc), ``"greedy"``, ``"safe"`` or a model file
-    (``capsa train --from``), or one per opponent (``"greedy,field,field"`` or a list);
-    the opponents are dealt and set by it (only the field's are drawn from the pool) and
-    ``Solution.opponents`` names it. ``stop`` (a
-    threading.Event) ends a long run early (``solver.strategy.threads.Stopped``); so does
+    ``"shape"`` (the best setting of each other shape: another hand class in some row, or
+    another back) or ``"value"`` (the next best settings, kicker swaps and all). ``seed``:
+    the Monte Carlo deals' seed; when none is given one is picked and recorded in
+    ``Solution.seed``, so every answer can be repeated. ``pool`` (``mc``): draw the
+    opponents from the cached opponent pool when there is one and the table settles pair by
+    pair (no home run; solver.strategy.pool), else deal them; ``False`` always deals (the
+    answers of the code before the pool, byte for byte); a path: that pool file (which must
+    be sound and this ruleset's, else ``PoolError``). ``opponents`` (``mc``): who sits at
+    the table (solver.strategy.opponents, docs/opponents.md): ``"field"`` (the default,
+    today's mc), ``"greedy"``, ``"safe"`` or a model file (``capsa train --from``), or one
+    per opponent (``"greedy,field,field"`` or a list); the opponents are dealt and set by it
+    (only the field's are drawn from the pool) and ``Solution.opponents`` names it. ``stop``
+    (a threading.Event) ends a long run early (``solver.strategy.threads.Stopped``); so does
     Ctrl-C (KeyboardInterrupt). Bad arguments raise ``InputError`` or ``CardParseError``.
     """
     from evaluator._jit import compiling
 
+    if options is None:
+        unknown = sorted(set(keywords) - set(SOLVE_FIELDS))
+        if unknown:
+            raise TypeError(f"solve() got an unexpected keyword argument {unknown[0]!r}")
+        options = SolveOptions(**keywords)
+    elif keywords:
+        raise TypeError("solve() takes the options or keyword arguments, not both")
+    elif not isinstance(options, SolveOptions):
+        raise InputError(f"options must be SolveOptions, got {type(options).__name__}")
     cr = rules if isinstance(rules, CompiledRules) else compile_rules(load_rules(rules))
-    if policy not in POLICIES:
-        raise InputError(f"policy must be one of {', '.join(POLICIES)}, got {quote(policy)}")
-    if players is not None:
-        players = _whole(players, "players", MIN_PLAYERS, MAX_PLAYERS)
-    if samples is not None:
-        samples = _whole(samples, "samples", 1, MAX_SAMPLES)
-    if seed is not None:
-        seed = _whole(seed, "seed", 0)
-    elif policy == "mc" and against is None:
-        seed = secrets.randbelow(2**32)  # picked, and recorded: the answer can be repeated
-    top = _whole(top, "top", 0)
-    if top_by not in TOP_BY:
-        raise InputError(f"top_by must be one of {', '.join(TOP_BY)}, got {quote(top_by)}")
-    if not isinstance(pool, bool | str | os.PathLike | OpponentPool):
-        raise InputError(f"pool must be true, false or a pool file, got {quote(pool)}")
+    opts = options.check()
+    if opts.seed is None and opts.mc:  # picked, and recorded: the answer can be repeated
+        opts = opts.evolve(seed=secrets.randbelow(2**32))
     h = np.sort(parse_hand(hand))
     with compiling("solve", "solver kernels"):
-        return _solve(h, cr, players, policy, samples, seed, against, (top, top_by), stakes,
-                      played, stop, pool, opponents)  # fmt: skip
+        return _solve(h, cr, opts, stop)
 
 
-def _solve(
-    h: np.ndarray,
-    cr: CompiledRules,
-    players: int | None,
-    policy: str,
-    samples: int | None,
-    seed: int | None,
-    against: Sequence | None,
-    runners_up: tuple[int, str],
-    stakes: Sequence[float] | None,
-    played: Sequence | str | None,
-    stop: Stop | None,
-    pool: bool | str | os.PathLike[str] | OpponentPool = True,
-    opponents: str | OpponentModel | Sequence[str | OpponentModel] | None = None,
-) -> Solution:
+#: The names of ``solve``'s keyword form: the fields of SolveOptions.
+SOLVE_FIELDS: tuple[str, ...] = tuple(SolveOptions().to_kwargs())
+
+
+def _solve(h: np.ndarray, cr: CompiledRules, opts: SolveOptions, stop: Stop | None) -> Solution:
     from solver.engine.settlement import natural_of
     from solver.strategy import scoring as sc
     from solver.strategy.against import parse_against
     from solver.strategy.splits import candidates
 
+    against, players, policy, seed = opts.against, opts.players, opts.policy, opts.seed
     if against is not None:
         okeys, oroy, ofoul, ohold = parse_against(against, h, cr)
         players = _players_against(len(okeys), players)
     elif players is None:
         players = cr.rules.players
     n_opp = players - 1
-    weights = sc.check_stakes(stakes, n_opp)
+    weights = sc.check_stakes(opts.stakes, n_opp)
     same = sc.uniform_stake(weights)
     if same is not None:  # chosen as without stakes; the money is scaled (Scores.stake)
         weights = None
-    mc = against is None and policy == "mc"
-    models = _models(opponents, cr, n_opp, mc)
-    used_samples = (samples or DEFAULT_SAMPLES) if mc else None
+    mc = opts.mc
+    models = _models(opts.opponents, cr, n_opp, mc)
+    used_samples = opts.mc_samples
     deals = sc.mc_deals(used_samples, n_opp) if mc else 0
     # the Monte Carlo opponents: drawn from the opponent pool (pair by pair settlement,
     # a pool cached: the field's, or a learned model's at every seat), else dealt and set
     # on other threads while this one finds the candidates (the same opponents either way)
-    drawn = _drawn(pool, h, cr, n_opp, deals, seed, models) if mc else None
+    drawn = _drawn(opts.pool, h, cr, n_opp, deals, seed, models) if mc else None
     background = (
         sc.opponents_in_background(h, cr, n_opp, deals, seed, stop, models)
         if mc and drawn is None
@@ -364,7 +341,7 @@ def _solve(
     with background as dealt:
         cands = candidates(h, cr)
         n_front = len(cands)
-        cands, played_at = with_played(cands, h, played, cr)
+        cands, played_at = with_played(cands, h, opts.played, cr)
         natural = natural_of(h, cr)
         check_word(played_at, natural, cr)
         best = None
@@ -379,21 +356,8 @@ def _solve(
                 cands, best = sc.with_greedy(cands, cr)
             scores = sc.score_field(cands, cr, method=policy, n_opp=n_opp, stakes=weights)
     scores.stake = same
-    solution = assemble(
-        cands,
-        scores,
-        cr,
-        players=players,
-        natural=natural,
-        best=best,
-        top=runners_up[0],
-        samples=used_samples,
-        seed=seed,
-        candidates=n_front,
-        played=played_at,
-        top_by=runners_up[1],
-        opponents=describe(models) if mc else None,
-    )
+    found = Found(players, natural, best, n_front, played_at, describe(models) if mc else None)
+    solution = assemble(cands, scores, cr, opts, found)
     solution.pooled = drawn is not None
     return solution
 

@@ -215,6 +215,15 @@ def check_train_options(
         )
 
 
+@dataclass(frozen=True)
+class ModelShape:
+    """The field model's resolution: ``knots`` of the rank and suit shifts, ``grid``
+    cells a side of the joint correction."""
+
+    knots: int = KNOTS
+    grid: int = GRID
+
+
 def train(
     cr: CompiledRules,
     rounds: int = DEFAULT_ROUNDS,
@@ -223,12 +232,13 @@ def train(
     tol: float = DEFAULT_TOL,
     min_rounds: int = DEFAULT_MIN_ROUNDS,
     progress: Progress | None = None,
-    knots: int = KNOTS,
-    grid: int = GRID,
+    shape: ModelShape | None = None,
 ) -> FieldTables:
     """Train the field model for a compiled ruleset by self-play; deterministic for a
-    seed. ``InputError`` for options it cannot run with (``check_train_options``)."""
+    seed. ``InputError`` for options it cannot run with (``check_train_options``).
+    ``shape``: the model's knots and grid (default ``ModelShape()``)."""
     check_train_options(rounds, hands_per_round, seed, tol, min_rounds)
+    knots, grid = (shape or ModelShape()).knots, (shape or ModelShape()).grid
     rng = np.random.default_rng(seed)
     t0 = time.perf_counter()
     hands = random_hands(rng, hands_per_round)

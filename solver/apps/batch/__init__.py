@@ -26,7 +26,7 @@ from solver.apps.batch.errors import BatchError, BatchFailed
 from solver.apps.batch.reading import MAX_LINE, BadLine, parse_line
 from solver.apps.batch.records import CSV_COLUMNS, csv_row, format_records, hand_seed
 from solver.apps.batch.resume import sidecar_path
-from solver.apps.batch.run import BatchProgress, BatchResult, run_batch
+from solver.apps.batch.run import BatchHooks, BatchOptions, BatchProgress, BatchResult, run_batch
 from solver.apps.batch.work import solve_chunk
 from solver.engine.layout import POLICIES
 
@@ -37,6 +37,8 @@ __all__ = [
     "BadLine",
     "BatchError",
     "BatchFailed",
+    "BatchHooks",
+    "BatchOptions",
     "BatchProgress",
     "BatchResult",
     "csv_row",

@@ -76,6 +76,7 @@ def plan_pool(
     """The pool a run will use, or None to deal (module docstring). ``lines``: the input's
     lines (None: unknown); ``stored``: the run file of the output being resumed (None
     for a fresh run); ``size``: of a pool built now (default ``DEFAULT_POOL_SIZE``)."""
+    from solver.engine.options import DEFAULT_SAMPLES
     from solver.strategy.pool import (
         DEFAULT_POOL_SIZE,
         cached_pool,
@@ -83,7 +84,6 @@ def plan_pool(
         pool_path,
         pool_pays,
     )
-    from solver.strategy.solve import DEFAULT_SAMPLES
 
     if policy != "mc" or pool is False:
         return None
@@ -165,8 +165,8 @@ def ready_pool(
     build), is a ``BatchFailed``; one that is not the pool the plan names (its digest) a
     ``BatchError``. Returns its ``KEY/SIZE/DIGEST``. ``total_lines`` of the input (None:
     unknown), ``done_lines`` already written (a resumed run)."""
+    from solver.engine.options import DEFAULT_SAMPLES
     from solver.strategy.pool import PoolError, build_pool, check_writable, open_pool
-    from solver.strategy.solve import DEFAULT_SAMPLES
 
     folder = Path(plan.path).parent
     try:

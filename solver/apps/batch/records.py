@@ -182,19 +182,13 @@ def solve_one(
     (``solve(..., played=...)`` when the line gave the setting played)."""
     solve = job.solve_fn or _real_solve()
     try:
-        solution = solve(
-            hand,
-            rules=job.rules,
-            policy=job.policy,
-            samples=job.samples,
+        opts = job.options.evolve(
             seed=hand_seed(job.seed, line),
-            players=job.players,
-            top=0,
-            **({"stakes": list(job.stakes)} if job.stakes is not None else {}),
-            **({"played": played} if played is not None else {}),
+            played=played,
             **({"pool": run_pool(job) if job.pool else False} if job.policy == "mc" else {}),
             **({"opponents": run_models(job)} if job.opponents is not None else {}),
         )
+        solution = solve(hand, job.rules, opts)
     except ValueError as exc:  # the solver's own input checks
         bad.append(BadLine(line, ident, str(exc)))
         return None
@@ -225,7 +219,7 @@ def fast_records(job: Job, good: list[Good], bad: list[BadLine]) -> list[dict[st
     from solver.strategy.field import field_values
     from solver.strategy.policy import set_sorted_hands
     from solver.strategy.scoring import field_parts, field_scores, score_field, uniform_stake
-    from solver.strategy.solve import assemble
+    from solver.strategy.solve import Found, assemble
     from solver.strategy.splits import Candidates, split_of
     from solver.strategy.trained import get_field
 
@@ -264,17 +258,8 @@ def fast_records(job: Job, good: list[Good], bad: list[BadLine]) -> list[dict[st
                 scores = score_field(one, cr, job.policy, n_opp, stakes)
                 at = 1
             scores.stake = same
-            solution = assemble(
-                one,
-                scores,
-                cr,
-                players=job.players,
-                best=0,
-                top=0,
-                seed=hand_seed(job.seed, line),
-                candidates=None,
-                played=at,
-            )
+            opts = job.options.evolve(seed=hand_seed(job.seed, line))
+            solution = assemble(one, scores, cr, opts, Found(job.players, best=0, played=at))
             record = {"line": line, "id": ident, **solution.to_dict()}
             if at is not None:
                 record["played"]["rank"] = record["played"]["of"] = None

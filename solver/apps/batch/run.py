@@ -18,7 +18,7 @@ import os
 import signal
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,11 +38,21 @@ from solver.apps.batch.resume import (
     write_sidecar,
 )
 from solver.apps.batch.work import ChunkResult, Job
-from solver.engine.layout import MAX_SAMPLES, POLICIES
+from solver.engine.errors import InputError
+from solver.engine.options import SolveOptions
 from solver.engine.progress import Progress
 from solver.engine.rules import Rules, load_rules
 
-__all__ = ["DEFAULT_CHUNK", "BatchProgress", "BatchResult", "chunks", "pump", "run_batch"]
+__all__ = [
+    "DEFAULT_CHUNK",
+    "BatchHooks",
+    "BatchOptions",
+    "BatchProgress",
+    "BatchResult",
+    "chunks",
+    "pump",
+    "run_batch",
+]
 
 #: Hands per chunk: Monte Carlo hands take about a second, policy hands well under a ms.
 DEFAULT_CHUNK = {"mc": 2, "field": 1024, "greedy": 1024}
@@ -257,56 +267,82 @@ def pump(
 # --------------------------------------------------------------------------------------
 
 
-def _check_options(
-    fmt: str | None, out_path: Path | None, policy: str, resume: bool, samples: int | None
-) -> str:
+@dataclass(frozen=True)
+class BatchOptions:
+    """How a run goes, besides what each hand's solve is asked (``SolveOptions``): see
+    ``run_batch``."""
+
+    fmt: str | None = None
+    rules: Rules | str | os.PathLike[str] | None = None
+    workers: int | None = None
+    resume: bool = False
+    force: bool = False
+    dask: Any = None
+    errors: str | os.PathLike[str] | None = None
+    chunk_size: int | None = None
+    solve_fn: Callable[..., Any] | None = None
+    fast: bool | None = None
+    pool: bool | None = None
+    pool_size: int | None = None
+
+
+@dataclass(frozen=True)
+class BatchHooks:
+    """What a run tells its caller: each bad line, the lines written, the pool built."""
+
+    on_bad: Callable[[BadLine], None] | None = None
+    on_progress: Progress | None = None
+    on_pool: Progress | None = None
+
+
+_SOLVE_KEYS = ("policy", "samples", "seed", "players", "stakes", "opponents")
+_RUN_KEYS = tuple(f.name for f in dataclasses.fields(BatchOptions))
+_HOOK_KEYS = tuple(f.name for f in dataclasses.fields(BatchHooks))
+
+
+def _check_options(fmt: str | None, out_path: Path | None, resume: bool) -> str:
     """``BatchError`` for options a run cannot start with; the output format (default:
     csv for an output named ``*.csv``, else jsonl)."""
-    if policy not in POLICIES:
-        raise BatchError(f"unknown policy {policy!r}; policies are {', '.join(POLICIES)}")
     if fmt is None:
         fmt = "csv" if out_path is not None and out_path.suffix.lower() == ".csv" else "jsonl"
     if fmt not in ("jsonl", "csv"):
         raise BatchError(f"unknown output format {fmt!r}; formats are jsonl, csv")
     if resume and out_path is None:
         raise BatchError("--resume needs an output file (-o FILE)")
-    if samples is not None and not 1 <= samples <= MAX_SAMPLES:
-        raise BatchError(f"samples must be from 1 to {MAX_SAMPLES}, got {samples}")
     return fmt
 
 
-def _job(
-    rules: Rules,
-    policy: str,
-    samples: int | None,
-    seed: int,
-    players: int | None,
-    fmt: str,
-    solve_fn: Callable[..., Any] | None,
-    fast: bool | None,
-    stakes: Sequence[float] | None,
-    opponents: str | None = None,
-) -> Job:
+def _checked(solve: SolveOptions) -> SolveOptions:
+    """The run's solve options, checked once (``BatchError``): each line sets its seed
+    and played setting, and the answers carry no runners-up."""
+    if solve.against is not None or solve.played is not None:
+        raise BatchError("batch takes no against and no played: a line gives its played setting")
+    try:
+        return solve.evolve(top=0, pool=False).check()
+    except InputError as exc:
+        raise BatchError(str(exc)) from None
+
+
+def _job(rules: Rules, solve: SolveOptions, run: BatchOptions, fmt: str) -> Job:
     """What every chunk's worker is given (the input's CSV layout comes later). The
     opponent models are checked here, once (one clear error before any worker starts);
     ``field`` everywhere is no model (today's run, its pool and run file)."""
     from solver.strategy.scoring import check_stakes
 
-    n_players = players or rules.players
-    weights = check_stakes(stakes, n_players - 1)
-    opponents, digests = _opponents(opponents, rules, policy, n_players - 1)
+    n_players = solve.players or rules.players
+    weights = check_stakes(solve.stakes, n_players - 1)
+    opponents, digests = _opponents(solve.opponents, rules, solve.policy, n_players - 1)
+    stakes = None if weights is None else tuple(weights.tolist())
     return Job(
         rules=rules,
-        policy=policy,
-        samples=samples,
-        seed=seed,
-        players=n_players,
+        options=solve.evolve(
+            players=n_players, seed=solve.seed or 0, stakes=stakes, opponents=None
+        ),  # fmt: skip
         fmt=fmt,
         csv_spec=None,
         skip_upto=0,
-        solve_fn=solve_fn,
-        fast=policy in ("field", "greedy") if fast is None else fast,
-        stakes=None if weights is None else tuple(weights.tolist()),
+        solve_fn=run.solve_fn,
+        fast=solve.policy in ("field", "greedy") if run.fast is None else run.fast,
         opponents=opponents,
         opponent_digests=digests,
     )
@@ -336,11 +372,13 @@ def _opponents(
 
 
 def _pool_ready(
-    job: Job, plan: Any, inp: Any, out: Any, out_path: Path | None, samples: int | None,
+    job: Job, plan: Any, files: tuple[Any, Any, Path | None], samples: int | None,
     on_pool: Progress | None,
 ) -> Job:  # fmt: skip
     """The job once its pool is built (if need be) and checked: its workers get the pool's
-    ``KEY/SIZE/DIGEST``, and a pool built now has its digest written in the run file."""
+    ``KEY/SIZE/DIGEST``, and a pool built now has its digest written in the run file.
+    ``files``: the input, the output and the output's path."""
+    inp, out, out_path = files
     ident = ready_pool(plan, inp.total_lines, out.resumed_after, samples, on_pool)
     if ident == job.pool_id:
         return job
@@ -368,36 +406,26 @@ def _pieces(job: Job, inp: Any, out: Any, out_path: Path | None, size: int) -> I
 def run_batch(
     source: str | os.PathLike[str] | IO[bytes],
     output: str | os.PathLike[str] | IO[str] | None = None,
-    *,
-    fmt: str | None = None,
-    rules: Rules | str | os.PathLike[str] | None = None,
-    policy: str = "mc",
-    samples: int | None = None,
-    seed: int = 0,
-    players: int | None = None,
-    workers: int | None = None,
-    resume: bool = False,
-    force: bool = False,
-    dask: Any = None,
-    errors: str | os.PathLike[str] | None = None,
-    on_bad: Callable[[BadLine], None] | None = None,
-    on_progress: Progress | None = None,
-    chunk_size: int | None = None,
-    solve_fn: Callable[..., Any] | None = None,
-    fast: bool | None = None,
-    stakes: Sequence[float] | None = None,
-    pool: bool | None = None,
-    pool_size: int | None = None,
-    on_pool: Progress | None = None,
-    opponents: str | None = None,
+    solve: SolveOptions | None = None,
+    run: BatchOptions | None = None,
+    hooks: BatchHooks | None = None,
+    **keywords: Any,
 ) -> BatchResult:
     """Solve every hand of ``source`` and write the records to ``output``.
 
     ``source`` is a path, ``"-"`` (stdin) or a binary stream; ``output`` a path, a text
-    stream, or None (stdout). ``fmt`` is ``jsonl`` or ``csv`` (default: from the output
+    stream, or None (stdout). ``solve``: what each hand's solve is asked (``policy``,
+    ``samples``, ``seed``: the run's, each line's coming from it and the line number,
+    default 0; ``players``, ``stakes``, ``opponents``); ``run``: how the run goes
+    (``BatchOptions``); ``hooks``: ``on_bad``, ``on_progress``, ``on_pool``. The keyword
+    form ``run_batch(src, out, samples=..., workers=..., on_bad=...)`` builds the three
+    from the same names (not mixed with them).
+
+    ``fmt`` is ``jsonl`` or ``csv`` (default: from the output
     name, else jsonl). ``workers`` processes (default: every core; 1 runs in process);
     ``dask`` is a scheduler address, ``"local"`` or a ``distributed.Client``.
-    ``solve_fn`` replaces ``solver.solve`` (a top-level function, so that it pickles).
+    ``solve_fn`` replaces ``solver.solve`` (a top-level function, so that it pickles;
+    called as ``solve_fn(hand, rules, options)``).
     ``fast`` (default: on for field and greedy) sets policy hands a chunk at a time
     (see ``records.fast_records``); off, every hand goes through ``solve``. Raises
     ``BatchError`` when the run cannot start; bad lines do not raise. ``stakes``: money
@@ -409,36 +437,62 @@ def run_batch(
     An output file that already holds records is refused (``BatchError``) unless the
     run resumes it or ``force`` starts it again.
     """
+    solve, run, hooks = _fronts(solve, run, hooks, keywords)
     start = time.perf_counter()
     out_path = None if output is None or hasattr(output, "write") else Path(output)
-    fmt = _check_options(fmt, out_path, policy, resume, samples)
-    if rules == "-" and not hasattr(source, "read") and str(source) == "-":
+    fmt = _check_options(run.fmt, out_path, run.resume)
+    solve = _checked(solve)
+    if run.rules == "-" and not hasattr(source, "read") and str(source) == "-":
         raise BatchError("--rules - and the hands both on stdin: give one of them as a file")
-    rules_given, rules = rules, load_rules(rules)
-    workers = max(1, workers if workers is not None else os.cpu_count() or 1)
-    job = _job(rules, policy, samples, seed, players, fmt, solve_fn, fast, stakes, opponents)
-    check_paths(source, output, out_path, errors, rules_given)
+    rules = load_rules(run.rules)
+    workers = max(1, run.workers if run.workers is not None else os.cpu_count() or 1)
+    job = _job(rules, solve, run, fmt)
+    resume, errors, samples = run.resume, run.errors, job.samples
+    check_paths(source, output, out_path, errors, run.rules)
 
     with ExitStack() as stack:
         inp = open_input(source, stack)
         job = dataclasses.replace(job, csv_spec=inp.csv_spec)
-        job, plan = with_pool(job, pool, pool_size, inp.total_lines, out_path if resume else None)
-        out = open_output(output, out_path, job, resume, inp.name, stack, force)
+        job, plan = with_pool(job, run.pool, run.pool_size, inp.total_lines,
+                              out_path if resume else None)  # fmt: skip
+        out = open_output(output, out_path, job, resume, inp.name, stack, run.force)
         job = dataclasses.replace(job, skip_upto=out.resumed_after)
         if plan is not None:  # the output is ours (locked): build the pool if need be
-            job = _pool_ready(job, plan, inp, out, out_path, samples, on_pool)
-        pieces = _pieces(job, inp, out, out_path, chunk_size or DEFAULT_CHUNK[policy])
+            job = _pool_ready(job, plan, (inp, out, out_path), samples, hooks.on_pool)
+        pieces = _pieces(job, inp, out, out_path, run.chunk_size or DEFAULT_CHUNK[job.policy])
         err_sink = open_errors(errors, stack)
         result = BatchResult(resumed_after=out.resumed_after, output=str(out_path or "<stdout>"))
-        writer = _Writer(out, err_sink, f"'{errors}'", result, on_bad, on_progress,
+        writer = _Writer(out, err_sink, f"'{errors}'", result, hooks.on_bad, hooks.on_progress,
                          inp.total_lines, start, job.skip_upto)  # fmt: skip
         writer.header()
         result.stopped_by = pump(
             job,
             pieces,
             writer,
-            lambda: make_backend(dask, workers),
+            lambda: make_backend(run.dask, workers),
         )
         result.interrupted = result.stopped_by is not None
     result.seconds = time.perf_counter() - start
     return result
+
+
+def _fronts(
+    solve: SolveOptions | None,
+    run: BatchOptions | None,
+    hooks: BatchHooks | None,
+    keywords: dict[str, Any],
+) -> tuple[SolveOptions, BatchOptions, BatchHooks]:
+    """``run_batch``'s keyword form: the three option objects from the keywords."""
+    unknown = sorted(set(keywords) - {*_SOLVE_KEYS, *_RUN_KEYS, *_HOOK_KEYS})
+    if unknown:
+        raise TypeError(f"run_batch() got an unexpected keyword argument {unknown[0]!r}")
+    pick = lambda keys: {k: v for k, v in keywords.items() if k in keys}  # noqa: E731
+    parts = [(solve, SolveOptions, _SOLVE_KEYS), (run, BatchOptions, _RUN_KEYS),
+             (hooks, BatchHooks, _HOOK_KEYS)]  # fmt: skip
+    out: list[Any] = []
+    for given, kind, keys in parts:
+        named = pick(keys)
+        if given is not None and named:
+            raise TypeError(f"run_batch() takes {kind.__name__} or its keywords, not both")
+        out.append(given if given is not None else kind(**named))
+    return out[0], out[1], out[2]

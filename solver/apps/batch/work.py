@@ -19,6 +19,7 @@ from typing import Any, NamedTuple
 from solver.apps.batch.errors import BatchFailed
 from solver.apps.batch.reading import BadLine, CsvSpec, Line, read_hand
 from solver.apps.batch.records import format_records, records
+from solver.engine.options import SolveOptions
 from solver.engine.rules import Rules
 
 __all__ = ["ChunkResult", "Job", "default_threads", "one_thread", "solve_chunk"]
@@ -26,19 +27,19 @@ __all__ = ["ChunkResult", "Job", "default_threads", "one_thread", "solve_chunk"]
 
 @dataclass(frozen=True)
 class Job:
-    """Everything a worker needs besides the lines; pickled with every chunk."""
+    """Everything a worker needs besides the lines; pickled with every chunk.
+
+    ``options``: what every hand's solve is asked (``solver.engine.options.SolveOptions``,
+    checked once by ``run_batch``: players resolved, ``seed`` the run's, no runners-up,
+    no pool); each line changes its seed and played setting (``SolveOptions.evolve``)."""
 
     rules: Rules
-    policy: str
-    samples: int | None
-    seed: int
-    players: int
+    options: SolveOptions
     fmt: str
     csv_spec: CsvSpec | None
     skip_upto: int  # lines <= this are checked, not solved (resume)
     solve_fn: Callable[..., Any] | None = None
     fast: bool = False
-    stakes: tuple[float, ...] | None = None  # one per opponent (docs/rules.md#stakes)
     #: The opponent pool file the workers draw from (mc; None: they deal) and its
     #: ``KEY/SIZE`` (kept in the run file); see solver.apps.batch.pooling.
     pool: str | None = None
@@ -49,6 +50,30 @@ class Job:
     opponent_digests: tuple[str, ...] | None = None
     #: Lines <= ``skip_upto`` solved again all the same (resume: lines with no record).
     again: tuple[int, ...] = ()
+
+    @property
+    def policy(self) -> str:
+        return self.options.policy
+
+    @property
+    def samples(self) -> int | None:
+        return self.options.samples
+
+    @property
+    def seed(self) -> int:
+        """The run's seed (each line's comes from it: ``records.hand_seed``)."""
+        return self.options.seed or 0
+
+    @property
+    def players(self) -> int:
+        assert self.options.players is not None  # resolved by run_batch
+        return self.options.players
+
+    @property
+    def stakes(self) -> tuple[float, ...] | None:
+        """One per opponent (docs/rules.md#stakes), or None."""
+        stakes = self.options.stakes
+        return None if stakes is None else tuple(stakes)
 
 
 class ChunkResult(NamedTuple):
@@ -99,7 +124,8 @@ def _warm_up(job: Job) -> None:
         return
     from evaluator import parse_hand
 
-    warm = dataclasses.replace(job, samples=min(job.samples or 32, 32))
+    few = job.options.evolve(samples=min(job.samples or 32, 32))
+    warm = dataclasses.replace(job, options=few)
     hands = [parse_hand(h) for h in _WARM_HANDS]
     played = (hands[0][:3], hands[0][3:8], hands[0][8:])  # a played setting (fouled)
     items = [(i, None, h, None) for i, h in enumerate(hands, 1)]

@@ -18,6 +18,7 @@ from evaluator import get_tables
 from solver.apps.bench.timing import (
     PUBLIC_RATIO,
     TARGET_EVAL5,
+    Label,
     Result,
     Runner,
     Unavailable,
@@ -51,14 +52,16 @@ def eval5(
     rows = random_rows(n, 5, seed)
     out = np.empty(n, np.int32)
     return measure(
-        "eval5",
-        f"5-card strength, {n:,} random unsorted rows, one thread",
+        Label(
+            "eval5",
+            f"5-card strength, {n:,} random unsorted rows, one thread",
+            "lookup",
+            TARGET_EVAL5,
+        ),
         lambda: k._eval5_batch(rows, t.multi5, t.flush5, out),
         n,
-        "lookup",
         rounds,
         runner,
-        TARGET_EVAL5,
     )
 
 
@@ -71,11 +74,13 @@ def eval3(
     rows = random_rows(n, 3, seed)
     out = np.empty(n, np.int32)
     return measure(
-        "eval3",
-        f"3-card strength, {n:,} random unsorted rows, one thread",
+        Label(
+            "eval3",
+            f"3-card strength, {n:,} random unsorted rows, one thread",
+            "lookup",
+        ),
         lambda: k._eval3_batch(rows, t.multi3, out),
         n,
-        "lookup",
         rounds,
         runner,
     )
@@ -176,11 +181,13 @@ def subset_pass(
     out5 = np.empty((n, 1287), np.int16)
     out3 = np.empty((n, 286), np.int16)
     return measure(
-        "subset_pass",
-        f"13-card subset pass (1,573 rows a hand), {n:,} hands, one thread",
+        Label(
+            "subset_pass",
+            f"13-card subset pass (1,573 rows a hand), {n:,} hands, one thread",
+            "hand",
+        ),
         lambda: k._subset_pass_batch(hands, t.multi5, t.flush5, t.multi3, out5, out3),
         n,
-        "hand",
         rounds,
         runner,
     )
@@ -266,11 +273,13 @@ def compare(
     same = _same_order(ours, np.asarray(strengths(), np.int64))
     version = _version(library)
     res = measure(
-        library,
-        f"{library} {version}: public 5-card evaluation, {n:,} of the same rows, a Python loop",
+        Label(
+            library,
+            f"{library} {version}: public 5-card evaluation, {n:,} of the same rows, a Python loop",
+            "lookup",
+        ),
         loop,
         n,
-        "lookup",
         rounds,
         runner,
         extra={"version": version, "same_order": same},

@@ -17,6 +17,7 @@ from solver.apps.bench.timing import (
     MC_POOL_MS,
     POOL_BUILD_SECONDS,
     TARGET_BATCH_MC,
+    Label,
     Result,
     Runner,
     Target,
@@ -80,6 +81,10 @@ def _one_thread() -> Iterator[None]:
             os.environ["CAPSA_THREADS"] = before
 
 
+#: Hands the field strategy sets beside each Monte Carlo hand ``mc_pool`` times.
+FIELD_HANDS = 100
+
+
 def mc_pool(
     opponents: int = 3_000,
     hands: int = 20,
@@ -88,13 +93,12 @@ def mc_pool(
     seed: int = 0,
     rules: RulesLike = None,
     runner: Runner | None = None,
-    field_hands: int = 2_000,
     pool_size: int | None = None,
 ) -> Result:
     """A Monte Carlo ``solve`` of a hand against ``opponents`` opponent hands drawn from
     the opponent pool, on one core (kernels warm, the pool mapped and checked by the
-    first call), against the field strategy setting ``field_hands`` hands on one core in
-    the same rounds (each round times the two back to back, so they see the same
+    first call), against the field strategy setting ``FIELD_HANDS`` hands for each mc
+    hand on one core in the same rounds (each round times the two back to back, so they see the same
     machine). Targets: at most ``MC_POOL_MS`` a hand and ``MC_POOL_FIELD_RATIO`` times
     field's time a hand. Uses the ruleset's cached pool, else builds a temporary one
     of ``pool_size`` hands (``BENCH_POOL_SIZE``) first (``extra``: its size, and the
@@ -109,6 +113,7 @@ def mc_pool(
     tables = get_field(cr)
     deals = -(-opponents // (players - 1))
     hs = seeded_hands(hands, seed)
+    field_hands = FIELD_HANDS * hands
     fh = seeded_hands(field_hands, seed + 1)  # sorted
     with _a_pool(cr, pool_size) as (pool, built), _one_thread():
 
@@ -215,16 +220,19 @@ def pool_build(
         build(2_000)
         first = time.perf_counter() - t0
         res = measure(
-            "pool_build",
-            f"build an opponent pool of {n:,} hands ({r.name}), every core",
+            Label(
+                "pool_build",
+                f"build an opponent pool of {n:,} hands ({r.name}), every core",
+                "hand",
+                Target(
+                    f"≤ {POOL_BUILD_SECONDS / 60:g} min for {default:,}",
+                    default / POOL_BUILD_SECONDS,
+                ),
+            ),
             lambda: build(n),
             n,
-            "hand",
             rounds,
             runner,
-            Target(
-                f"≤ {POOL_BUILD_SECONDS / 60:g} min for {default:,}", default / POOL_BUILD_SECONDS
-            ),
             first_call=first,
         )
     per_hand = nbytes[-1] / n
@@ -280,15 +288,17 @@ def batch_mc(
         run(warm, min(n, 20))
         first = time.perf_counter() - t0
         res = measure(
-            "batch_mc",
-            f"capsa batch --policy mc (3,000 opponent hands from the pool), {n:,} hands "
-            f"({r.name}), every core",
+            Label(
+                "batch_mc",
+                f"capsa batch --policy mc (3,000 opponent hands from the pool), {n:,} hands "
+                f"({r.name}), every core",
+                "hand",
+                TARGET_BATCH_MC,
+            ),
             lambda: run(src, n),
             n,
-            "hand",
             rounds,
             runner,
-            TARGET_BATCH_MC,
             first_call=first,
         )
     res.extra.update(pool_size=pool.size, pool_built_seconds=built)

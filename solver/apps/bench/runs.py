@@ -16,6 +16,7 @@ from solver.apps.bench.timing import (
     STARTUP_RATIO,
     TARGET_BATCH,
     TARGET_REPORT,
+    Label,
     Result,
     Runner,
     Unavailable,
@@ -71,14 +72,16 @@ def batch(
             raise Unavailable(f"solver.apps.batch.run_batch: {exc}") from None
         first = time.perf_counter() - t0
         return measure(
-            "batch",
-            f"capsa batch --policy field, {n:,} hands ({r.name}), every core",
+            Label(
+                "batch",
+                f"capsa batch --policy field, {n:,} hands ({r.name}), every core",
+                "hand",
+                TARGET_BATCH,
+            ),
             lambda: run(src, n),
             n,
-            "hand",
             rounds,
             runner,
-            TARGET_BATCH,
             first_call=first,
         )
     finally:
@@ -172,11 +175,14 @@ def played(
         first = _batch_seconds(warm, r, seed, min(n, 1000))
         bare_s = _batch_seconds(bare, r, seed, n)
         res = measure(
-            "played",
-            f"capsa batch --policy field, {n:,} lines with a setting played ({r.name}), every core",
+            Label(
+                "played",
+                f"capsa batch --policy field, {n:,} lines with a setting played ({r.name}), "
+                "every core",
+                "hand",
+            ),
             lambda: _batch_seconds(src, r, seed, n),
             n,
-            "hand",
             rounds,
             runner,
             first_call=first,
@@ -261,15 +267,16 @@ def report(
         run(warm, min(n, 1000))
         first = time.perf_counter() - t0
         return measure(
-            "report",
-            f"capsa report, {n:,} batch records with a played setting ({r.name})",
+            Label(
+                "report",
+                f"capsa report, {n:,} batch records with a played setting ({r.name})",
+                "record",
+                TARGET_REPORT,
+            ),
             lambda: run(src, n),
             n,
-            "record",
             rounds,
             runner,
-            TARGET_REPORT,
-            {"bytes": os.path.getsize(src)},
             first_call=first,
         )
     finally:

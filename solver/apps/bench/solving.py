@@ -15,6 +15,7 @@ from solver.apps.bench.timing import (
     TARGET_FIELD,
     TARGET_MC3000,
     TARGET_SPLITS,
+    Label,
     Result,
     Runner,
     Target,
@@ -78,14 +79,16 @@ def splits(
         else "rank all 72,072 splits and mark the legal ones"
     )
     res = measure(
-        "pareto" if pareto else "splits",
-        f"{what}, {n:,} hands ({r.name}), one thread",
+        Label(
+            "pareto" if pareto else "splits",
+            f"{what}, {n:,} hands ({r.name}), one thread",
+            "hand",
+            None if pareto else TARGET_SPLITS,
+        ),
         call,
         n,
-        "hand",
         rounds,
         runner,
-        None if pareto else TARGET_SPLITS,
     )
     res.extra["pareto_front_mean" if pareto else "legal_partitions_mean"] = float(counts.mean())
     return res
@@ -111,14 +114,16 @@ def _policy(
     r = load(rules)
     hands = seeded_hands(n, seed)
     return measure(
-        policy,
-        f"set a hand with the {policy} strategy, {n:,} hands ({r.name})",
+        Label(
+            policy,
+            f"set a hand with the {policy} strategy, {n:,} hands ({r.name})",
+            "hand",
+            target,
+        ),
         lambda: set_hands(hands, r, policy),
         n,
-        "hand",
         rounds,
         runner,
-        target,
     )
 
 
@@ -171,16 +176,17 @@ def mc(
                   top=0, pool=False)  # fmt: skip
 
     return measure(
-        f"mc{opponents}",
-        f"Monte Carlo solve, {opponents:,} opponent hands dealt ({deals:,} deals, {players} "
-        f"players), {hands} hands ({r.name})",
+        Label(
+            f"mc{opponents}",
+            f"Monte Carlo solve, {opponents:,} opponent hands dealt ({deals:,} deals, {players} "
+            f"players), {hands} hands ({r.name})",
+            "hand",
+            TARGET_MC3000 if opponents >= 3000 else None,
+        ),
         call,
         hands,
-        "hand",
         rounds,
         runner,
-        TARGET_MC3000 if opponents >= 3000 else None,
-        {"samples": opponents, "deals": deals, "players": players},
     )
 
 

@@ -146,15 +146,23 @@ def threads() -> int:
     return int(numba.get_num_threads())
 
 
+@dataclass(frozen=True)
+class Label:
+    """What a measurement is: its name, what it times, the unit of its items, and the
+    target it is held to (None: none)."""
+
+    name: str
+    description: str
+    unit: str
+    target: Target | None = None
+
+
 def measure(
-    name: str,
-    description: str,
+    label: Label,
     fn: Callable[[], object],
     items: int,
-    unit: str,
     rounds: int,
     runner: Runner | None,
-    target: Target | None = None,
     extra: dict[str, Any] | None = None,
     first_call: float | None = None,
 ) -> Result:
@@ -168,14 +176,15 @@ def measure(
         first_call = time.perf_counter() - t0
     times = list((runner or default_runner)(fn, rounds))
     if not times:
-        raise ValueError(f"runner returned no timings for {name}")
+        raise ValueError(f"runner returned no timings for {label.name}")
     median = statistics.median(times)
+    target = label.target
     rate = items / median if median > 0 else float("inf")
     return Result(
-        name=name,
-        description=description,
+        name=label.name,
+        description=label.description,
         items=items,
-        unit=unit,
+        unit=label.unit,
         median=median,
         rate=rate,
         per_item=median / items,

@@ -13,6 +13,7 @@ from solver.apps.duel.stats import confidence_interval
 from solver.apps.duel.strategies import resolve
 from solver.engine.compiled import CompiledRules, compile_rules
 from solver.engine.layout import MAX_DEALS
+from solver.engine.options import SolveOptions
 from solver.engine.progress import Progress
 from solver.engine.rules import Rules, load_rules
 from solver.engine.table_shape import MAX_PLAYERS, MIN_PLAYERS, players_text
@@ -184,20 +185,28 @@ def duel(
     b: str | Strategy,
     deals: int = 1000,
     rules: Rules | str | None = None,
-    players: int | None = None,
-    seed: int | None = None,
+    table: SolveOptions | None = None,
+    *,
     timeout: float | None = None,
     progress: Progress | None = None,
-    opponents: str | None = None,
+    **keywords: Any,
 ) -> DuelResult:
     """Play strategy ``a`` against ``b`` over ``deals`` duplicate deals (module docstring).
 
-    ``players`` defaults to the ruleset's; ``seed`` None draws one (reported in the
-    result). ``timeout`` is an external program's time for the whole stream (default
-    60 s plus 10 ms a hand). ``progress(done, total, what=name)`` follows the setting of
-    hands.
-    ``opponents``: the opponent model ``mc`` assumes (``solve``'s; None: the field).
+    ``table`` (``SolveOptions``; or its keywords ``players``, ``seed``, ``opponents``):
+    ``players`` defaults to the ruleset's; ``seed`` (the duel's) None draws one (reported
+    in the result); ``opponents``: the opponent model ``mc`` assumes (``solve``'s;
+    None: the field); ``mc`` strategies solve with these options. ``timeout`` is an
+    external program's time for the whole stream (default 60 s plus 10 ms a hand).
+    ``progress(done, total, what=name)`` follows the setting of hands.
     """
+    unknown = sorted(set(keywords) - {"players", "seed", "opponents"})
+    if unknown:
+        raise TypeError(f"duel() got an unexpected keyword argument {unknown[0]!r}")
+    if table is not None and keywords:
+        raise TypeError("duel() takes the table's options or their keywords, not both")
+    table = table if table is not None else SolveOptions(**keywords)
+    players, seed, opponents = table.players, table.seed, table.opponents
     cr = rules if isinstance(rules, CompiledRules) else compile_rules(load_rules(rules))
     r = cr.rules
     k = r.players if players is None else int(players)
@@ -214,8 +223,9 @@ def duel(
         from solver.strategy.opponents import resolve_opponents
 
         resolve_opponents(opponents, cr, k - 1)
-    sa = resolve(a, k, timeout, opponents)
-    sb = resolve(b, k, timeout, opponents)
+    mc = SolveOptions(players=k, top=0, opponents=opponents)
+    sa = resolve(a, k, timeout, mc)
+    sb = resolve(b, k, timeout, mc)
     hands = deal_hands(np.random.default_rng(seed), deals, k)
     flat = hands.reshape(deals * k, 13)
     set_a, secs_a = _play(sa, flat, cr, seed, progress)

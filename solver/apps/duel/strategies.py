@@ -10,6 +10,7 @@ import numpy as np
 from solver.apps.duel.base import DuelError, SetHands, Strategy
 from solver.apps.duel.program import command
 from solver.engine.compiled import CompiledRules
+from solver.engine.options import SolveOptions
 
 __all__ = ["resolve"]
 
@@ -36,11 +37,14 @@ def _hand_seed(seed: int, hand: np.ndarray) -> int:
     return int(np.random.SeedSequence([seed, *hand.tolist()]).generate_state(1)[0])
 
 
-def _mc(samples: int | None, players: int, opponents: str | None = None) -> SetHands:
-    """``solver.solve`` hand by hand. The duel scores settings only, so it solves under
-    the ruleset without naturals: the answer is then always the best setting to *play*
-    (a declared natural would show the natural's split instead). Opponents' naturals are
-    worth the same whatever this hand's setting, so the choice is otherwise unchanged."""
+def _mc(options: SolveOptions) -> SetHands:
+    """``solver.solve`` hand by hand, with ``options`` (players, samples, opponents; each
+    hand's seed from the duel's and its cards). The duel scores settings only, so it
+    solves under the ruleset without naturals: the answer is then always the best
+    setting to *play* (a declared natural would show the natural's split instead).
+    Opponents' naturals are worth the same whatever this hand's setting, so the choice
+    is otherwise unchanged."""
+    options = options.check()
 
     def set_hands(hands: np.ndarray, cr: CompiledRules, seed: int) -> np.ndarray:
         from dataclasses import replace
@@ -52,16 +56,7 @@ def _mc(samples: int | None, players: int, opponents: str | None = None) -> SetH
         play = replace(rules, naturals=()) if rules.naturals else rules
         out = np.empty((len(hands), 13), np.uint8)
         for i, hand in enumerate(hands):
-            sol = solve(
-                hand,
-                rules=play,
-                players=players,
-                policy="mc",
-                samples=samples,
-                seed=_hand_seed(seed, hand),
-                top=0,
-                opponents=opponents,
-            )
+            sol = solve(hand, play, options.evolve(seed=_hand_seed(seed, hand)))
             out[i] = np.concatenate([as_cards(sol.front), as_cards(sol.middle), as_cards(sol.back)])
         return out
 
@@ -72,11 +67,12 @@ def resolve(
     spec: str | Strategy,
     players: int = 2,
     timeout: float | None = None,
-    opponents: str | None = None,
+    mc: SolveOptions | None = None,
 ) -> Strategy:
     """A strategy from its name: ``greedy``, ``field``, ``safe``, ``MODEL.npz``, ``mc``,
-    ``mc:SAMPLES``, ``cmd:PROGRAM``; ``mc`` assumes ``opponents`` (None: the field). A
-    :class:`Strategy` passes through."""
+    ``mc:SAMPLES``, ``cmd:PROGRAM``; ``mc`` solves with the options ``mc`` (the opponents
+    it assumes; None: the field), at ``players`` and ``SAMPLES``. A :class:`Strategy`
+    passes through."""
     if isinstance(spec, Strategy):
         return spec
     text = spec.strip()
@@ -92,8 +88,9 @@ def resolve(
                 raise DuelError(f"mc:SAMPLES needs a whole number, got {raw!r}") from None
             if samples < 1:
                 raise DuelError(f"mc:SAMPLES must be at least 1, got {samples}")
-        name = text if opponents is None else f"{text} --opponents {opponents}"
-        return Strategy(name, _mc(samples, players, opponents), chunk=8)
+        opts = (mc or SolveOptions()).evolve(players=players, samples=samples, top=0)
+        name = text if opts.opponents is None else f"{text} --opponents {opts.opponents}"
+        return Strategy(name, _mc(opts), chunk=8)
     if text.startswith("cmd:"):
         return command(text[4:].strip(), timeout, players)
     raise DuelError(

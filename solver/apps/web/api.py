@@ -1,7 +1,7 @@
 """The JSON API of ``capsa serve``, without the web framework: request bodies in, answers out.
 
 ``solve_options`` turns a request body (a JSON object whose keys are the long option
-names of ``capsa solve``) into the keyword arguments of :func:`solver.solve`, checked
+names of ``capsa solve``) into the ``SolveOptions`` of :func:`solver.solve`, checked
 against the server's :class:`Limits`; ``RulesCatalog`` resolves the ``rules`` option (a
 preset, the ruleset the server was started with, or the text of a TOML ruleset: never a
 path on the server). Every error is a :class:`RequestError` (a malformed request, 400) or
@@ -18,12 +18,13 @@ import secrets
 import threading
 from collections import OrderedDict
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 from typing import Any
 
 from solver.engine.errors import InputError
 from solver.engine.inputs import parse_stakes, quote, whole
-from solver.engine.layout import NATURAL_NAMES_SHOWN, POLICIES
+from solver.engine.layout import NATURAL_NAMES_SHOWN
+from solver.engine.options import SolveOptions
 from solver.engine.rules import (
     PRESET_GAMES,
     PRESETS,
@@ -36,20 +37,13 @@ from solver.engine.rules import (
 from solver.engine.ruleset_text import describe_rules, rules_summary
 from solver.engine.table_shape import MAX_OPPONENTS
 
-#: The keys of POST /api/solve and /api/check: the long options of ``capsa solve``.
+#: The keys of POST /api/solve and /api/check: the long options of ``capsa solve``, the
+#: hand, the ruleset and the fields of ``SolveOptions``, but ``pool`` (a path on the
+#: server: a request never names one).
 SOLVE_KEYS: tuple[str, ...] = (
     "hand",
     "rules",
-    "players",
-    "samples",
-    "seed",
-    "top",
-    "policy",
-    "against",
-    "stakes",
-    "played",
-    "top_by",
-    "opponents",
+    *(f.name for f in fields(SolveOptions) if f.init and f.name != "pool"),
 )
 DEAL_KEYS: tuple[str, ...] = ("seed",)
 RULES_KEYS: tuple[str, ...] = ("rules",)
@@ -274,10 +268,21 @@ def _bounded(value: Any, name: str, most: int) -> None:
         raise InputError(f"{name} must be at most {most:,} on this server, got {value:,}")
 
 
+@dataclass(frozen=True)
+class SolveRequest:
+    """A checked POST /api/solve (or /api/check): ``solver.solve(hand, rules, options)``."""
+
+    hand: str
+    rules: Rules
+    options: SolveOptions
+
+
 def solve_options(
     body: Any, catalog: RulesCatalog, limits: Limits, *, need_played: bool = False
-) -> dict[str, Any]:
-    """Keyword arguments of ``solver.solve`` for a POST /api/solve (or /api/check) body."""
+) -> SolveRequest:
+    """The request of a POST /api/solve (or /api/check) body: its options built from the
+    fields of ``SolveOptions`` (a key given as null takes the field's default) and checked,
+    within the server's :class:`Limits`, before the ruleset is read."""
     opts = check_keys(body, SOLVE_KEYS, '{"hand": "As Kd Qh ..."}')
     if opts.get("hand") is None:
         raise InputError("hand is missing: give 13 cards, e.g. 'As Kd Qh ...'")
@@ -285,27 +290,17 @@ def solve_options(
         raise InputError("played is missing: give the setting as 'front | middle | back'")
     _bounded(opts.get("samples"), "samples", limits.samples)
     _bounded(opts.get("top"), "top", limits.top)
-    policy = opts.get("policy", "mc")
-    if policy is None:
-        policy = "mc"
-    if policy not in POLICIES:
-        raise InputError(f"policy must be one of {', '.join(POLICIES)}, got {quote(policy)}")
+    readers = {"against": _against, "stakes": _stakes, "played": _played, "opponents": _styles}
+    given = {k: readers.get(k, _same)(v) for k, v in opts.items()
+             if k not in ("hand", "rules") and v is not None}  # fmt: skip
+    options = SolveOptions(**given).check()
     rules = catalog.resolve(opts.get("rules"))
     catalog.require_ready(rules)
-    return {
-        "hand": _cards_text(opts["hand"], "hand"),
-        "rules": rules,
-        "players": opts.get("players"),
-        "policy": policy,
-        "samples": opts.get("samples"),
-        "seed": opts.get("seed"),
-        "top": 3 if opts.get("top") is None else opts["top"],
-        "against": _against(opts.get("against")),
-        "stakes": _stakes(opts.get("stakes")),
-        "played": _played(opts.get("played")),
-        **({} if opts.get("top_by") is None else {"top_by": opts["top_by"]}),
-        **({} if opts.get("opponents") is None else {"opponents": _styles(opts["opponents"])}),
-    }
+    return SolveRequest(_cards_text(opts["hand"], "hand"), rules, options)
+
+
+def _same(value: Any) -> Any:
+    return value
 
 
 def _styles(value: Any) -> str:
@@ -350,9 +345,9 @@ def hand_natural(body: Any, catalog: RulesCatalog) -> dict[str, Any]:
     }
 
 
-def is_slow(options: dict[str, Any]) -> bool:
+def is_slow(request: SolveRequest) -> bool:
     """Whether a solve samples (Monte Carlo): it goes to the slow lane."""
-    return options["policy"] == "mc" and options["against"] is None
+    return request.options.mc
 
 
 def deal(body: Any) -> dict[str, Any]:

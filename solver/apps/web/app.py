@@ -290,7 +290,9 @@ async def _solve(request: Request, need_played: bool) -> Response:
             deadline,
         )
         lane = "slow" if is_slow(opts) else "quick"
-        sol, seconds = await state.run(lane, lambda stop: solve(**opts, stop=stop), deadline)
+        sol, seconds = await state.run(
+            lane, lambda stop: solve(opts.hand, opts.rules, opts.options, stop=stop), deadline
+        )
         return _timed(sol.to_dict(), seconds)
 
     return await _guarded(state, go)

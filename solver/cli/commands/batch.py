@@ -8,9 +8,16 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 
-from solver.cli.options import OpponentsOpt, PolicyOpt, RecordFormat, RulesOpt, stakes_option
+from solver.cli.options import (
+    OpponentsOpt,
+    PolicyOpt,
+    RecordFormat,
+    RulesOpt,
+    samples_option,
+    stakes_option,
+)
 from solver.cli.output import consoles, count, duration, progress, rate
-from solver.engine.options import MAX_POOL_SIZE, MIN_POOL_SIZE, Policy
+from solver.engine.options import DEFAULT_SAMPLES, MAX_POOL_SIZE, MIN_POOL_SIZE, Policy
 from solver.engine.table_shape import MAX_PLAYERS, MIN_PLAYERS
 
 BatchStakes = stakes_option("Money per unit against each opponent, in order (as for solve).")
@@ -25,10 +32,7 @@ FileArg = Annotated[
 OutputOpt = Annotated[
     Path | None, typer.Option("--output", "-o", help="Output file (default: stdout).")
 ]
-SamplesOpt = Annotated[
-    int | None,
-    typer.Option("--samples", "-n", min=1, help="Opponent hands dealt (mc; default 3000)."),
-]
+SamplesOpt = samples_option(f"Opponent hands dealt (mc; default {DEFAULT_SAMPLES}).")
 SeedOpt = Annotated[
     int,
     typer.Option("--seed", "-s", min=0, help="Run seed; each hand's comes from it and its line."),
@@ -105,8 +109,9 @@ def batch(
     import signal
     import time
 
-    from solver.apps.batch import run_batch
+    from solver.apps.batch import BatchHooks, BatchOptions, run_batch
     from solver.engine.inputs import parse_stakes
+    from solver.engine.options import SolveOptions
 
     err = consoles(ctx).err
     started = time.perf_counter()
@@ -119,29 +124,32 @@ def batch(
         def on_pool(done: int, total: int | None = None, **_: Any) -> None:
             bar.update(done, total=total, what="opponent pool", note="hands set")
 
-        result = run_batch(
-            file,
-            output,
-            fmt=fmt.value if fmt is not None else None,
-            rules=rules,
+        solve = SolveOptions(
             policy=policy.value,
             samples=samples,
             seed=seed,
             players=players,
+            stakes=parse_stakes(stakes) if stakes is not None else None,
+            opponents=opponents,
+        )
+        run = BatchOptions(
+            fmt=fmt.value if fmt is not None else None,
+            rules=rules,
             workers=workers,
             resume=resume,
             force=force,
             dask=dask,
             errors=errors,
-            on_bad=lambda bad: bar.say(f"capsa: {bad.message()}"),
-            on_progress=on_progress,
             chunk_size=chunk_size,
-            stakes=parse_stakes(stakes) if stakes is not None else None,
             pool=pool,
             pool_size=pool_size,
-            opponents=opponents,
+        )
+        hooks = BatchHooks(
+            on_bad=lambda bad: bar.say(f"capsa: {bad.message()}"),
+            on_progress=on_progress,
             on_pool=on_pool,
-        )  # fmt: skip
+        )
+        result = run_batch(file, output, solve, run, hooks)
     render_summary(result, time.perf_counter() - started, err)
     if result.interrupted:  # Ctrl-C, SIGTERM, SIGHUP: exit 128 + the signal
         raise typer.Exit(128 + (result.stopped_by or signal.SIGINT))

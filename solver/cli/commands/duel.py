@@ -62,13 +62,14 @@ def duel(
     """
     from solver.apps.duel import check_timeout
     from solver.apps.duel import duel as run_duel
+    from solver.engine.options import SolveOptions
 
     timeout = check_timeout(timeout)  # before any work
     io = consoles(ctx)
     with progress(io.err, "duel") as bar:
+        table = SolveOptions(players=players, seed=seed, opponents=opponents)
         result = run_duel(
-            a, b, deals=deals, rules=rules, players=players, seed=seed, timeout=timeout,
-            opponents=opponents,
+            a, b, deals=deals, rules=rules, table=table, timeout=timeout,
             progress=lambda done, total=None, what=None, **_: bar.update(
                 done, total=total, what=f"duel: {shown(what)} setting hands"
             ),

@@ -15,10 +15,13 @@ from solver.cli.options import (
     ResultFormat,
     RulesOpt,
     StakesOpt,
+    samples_option,
 )
 from solver.cli.output import ROW_NAMES, clauses, consoles, emit, pretty_cards, shown
-from solver.engine.options import MAX_SAMPLES, Policy, TopBy
+from solver.engine.options import DEFAULT_TOP, Policy, SolveOptions, TopBy
 from solver.engine.table_shape import MAX_PLAYERS, MIN_PLAYERS
+
+SolveSamples = samples_option("Opponent hands dealt (mc).")
 
 
 def solve(
@@ -37,12 +40,11 @@ def solve(
             "--players", "-p", min=MIN_PLAYERS, max=MAX_PLAYERS, help="Players at the table."
         ),
     ] = None,
-    samples: Annotated[
-        int | None,
-        typer.Option("--samples", "-n", min=1, max=MAX_SAMPLES, help="Opponent hands dealt (mc)."),
-    ] = None,
+    samples: SolveSamples = None,
     seed: Annotated[int | None, typer.Option("--seed", "-s", help="Random seed (mc).")] = None,
-    top: Annotated[int, typer.Option("--top", "-k", min=0, help="Runners-up to show.")] = 3,
+    top: Annotated[
+        int, typer.Option("--top", "-k", min=0, help="Runners-up to show.")
+    ] = DEFAULT_TOP,
     policy: PolicyOpt = Policy.mc,
     against: Annotated[
         str | None,
@@ -84,13 +86,20 @@ def solve(
         text = read_stdin_text(why="a hand is 13 cards").strip()
     else:  # 13 cards as one argument, or as 13 (or any number: the parser counts them)
         text = " ".join(hand)
-    given = read_settings(against) if against else None
-    sol = _solve(
-        text, rules=load_rules(rules), players=players, policy=policy.value,
-        samples=samples, seed=seed, against=given, top=top,
-        stakes=parse_stakes(stakes) if stakes is not None else None, played=played,
-        top_by=top_by.value, pool=not no_pool, opponents=opponents,
-    )  # fmt: skip
+    options = SolveOptions(
+        players=players,
+        policy=policy.value,
+        samples=samples,
+        seed=seed,
+        against=read_settings(against) if against else None,
+        top=top,
+        top_by=top_by.value,
+        stakes=parse_stakes(stakes) if stakes is not None else None,
+        played=played,
+        pool=not no_pool,
+        opponents=opponents,
+    )
+    sol = _solve(text, load_rules(rules), options)
     d = sol.to_dict()
     emit(consoles(ctx).out, fmt, d, lambda out: render_solution(d, out, pooled=sol.pooled))
 

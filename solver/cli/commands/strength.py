@@ -12,7 +12,7 @@ from rich.table import Table
 
 from solver.cli.options import NoPoolOpt, ResultFormat, RulesOpt
 from solver.cli.output import consoles, emit, progress, shown
-from solver.engine.options import MAX_DEALS, MAX_SAMPLES
+from solver.engine.options import DEFAULT_SAMPLES, MAX_DEALS, MAX_SAMPLES
 from solver.engine.table_shape import MAX_PLAYERS, MIN_PLAYERS
 
 
@@ -33,7 +33,7 @@ def strength(
         typer.Option(
             "--samples", "-n", min=1, max=MAX_SAMPLES, help="Opponent hands of each mc solve."
         ),
-    ] = 3000,
+    ] = DEFAULT_SAMPLES,
     eval_deals: Annotated[
         int,
         typer.Option(
@@ -73,6 +73,7 @@ def strength(
     """Paired per-hand comparison of policies: what mc gains against a policy per hand."""
     from solver.apps.strength import compare_policies, load_tables
     from solver.engine.compiled import compile_rules
+    from solver.engine.options import SolveOptions
     from solver.engine.rules import load_rules
 
     cr = compile_rules(load_rules(rules))  # once: the tables and the comparison take it compiled
@@ -81,11 +82,11 @@ def strength(
     policies = ("mc", *(against or ["field"]), *extra)
     io = consoles(ctx)
     with progress(io.err, "hands", total=hands) as bar:
+        options = SolveOptions(players=players or r.players, samples=samples, top=0,
+                               pool=not no_pool, opponents=opponents)  # fmt: skip
         report = compare_policies(
-            n_hands=hands, rules=cr, players=players or r.players, policies=policies,
-            samples=samples, eval_deals=eval_deals, seed=seed, tables=extra,
-            progress=bar,
-            pool=not no_pool, opponents=opponents,
+            n_hands=hands, rules=cr, options=options, policies=policies,
+            eval_deals=eval_deals, seed=seed, progress=bar, tables=extra,
         )  # fmt: skip
     d = report.to_dict()
     emit(io.out, fmt, d, lambda out: render_strength(d, out))
