@@ -744,6 +744,8 @@ def test_copy_the_link(browser, server):
         ("zh-TW", "求解", ("頭墩", "中墩", "尾墩"), "按這個擺法打"),
         ("id-ID", "Cari solusi", ("depan", "tengah", "belakang"), "Mainkan susunan ini"),
         ("vi-VN", "Giải", ("chi 3", "chi 2", "chi 1"), "Chơi cách xếp này"),
+        ("hr-HR", "Riješi", ("prednji", "srednji", "stražnji"), "Igraj ovaj raspored"),
+        ("bn-BD", "সমাধান", ("সামনের সারি", "মাঝের সারি", "পেছনের সারি"), "এই সাজানো খেলুন"),
     ],
 )
 def test_the_page_speaks_the_browsers_language(browser, server, locale, solve, rows, advice):
