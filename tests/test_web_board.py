@@ -93,11 +93,12 @@ def test_any_two_rows_swap(browser, server, size, pair, locale):  # noqa: F811
 
 def in_view(page, src: str, dst: str) -> None:
     """Scroll so that the card and the row it goes to are both on the screen, as a player
-    sees them when dragging (the higher of the two at the top)."""
+    sees them when dragging (the higher of the two near the top, out of the strip along
+    the edge where a drag scrolls the page)."""
     page.evaluate(
         "([a, b]) => { const top = Math.min(...[a, b].map((s) =>"
         " document.querySelector(s).getBoundingClientRect().top + scrollY));"
-        " scrollTo(0, top - 8); }",
+        " scrollTo(0, top - 80); }",
         [src, dst],
     )
     for sel in (src, dst):

@@ -185,8 +185,13 @@ def place(page, row: str, cards: str, drag: bool = False) -> None:
     """Choose a row, then tap (or drag) each card into it."""
     page.click(f'.row-target[data-row="{row}"]')
     for c in cards.split():
-        if drag:
-            page.drag_and_drop(f'#pool [data-card="{c}"]', f'.cards[data-row="{row}"]')
+        if drag:  # pressed, moved in steps (as a hand does), released on the row
+            page.evaluate("scrollTo(0, document.querySelector('#pool').getBoundingClientRect().top + scrollY - 80)")
+            page.hover(f'#pool [data-card="{c}"]')
+            page.mouse.down()
+            box = page.locator(f'.cards[data-row="{row}"]').bounding_box()
+            page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2, steps=8)
+            page.mouse.up()
         else:
             page.click(f'#pool [data-card="{c}"]')
 

@@ -69,8 +69,11 @@ def hand_class(cards: str) -> str:
     return name.replace(" ", "_")
 
 
-def units_text(x: float) -> str:
-    return f"{x:+.0f}".replace("-", "−")
+def units_text(x: float, lang: str = "en") -> str:
+    """A whole number of units as the page writes it: signed, in the language's digits
+    (Bengali's ০-৯)."""
+    text = f"{x:+.0f}".replace("-", "−")
+    return text.translate(str.maketrans("0123456789", "০১২৩৪৫৬৭৮৯")) if lang == "bn" else text
 
 
 # --------------------------------------------------------------------------- 1. hand names
@@ -92,13 +95,14 @@ def test_every_row_is_named_in_the_players_words(browser, server, size, locale):
         name = page.locator(f'#answer table.setting tr[data-row="{r}"] .hand-name')
         want = words[f"hand.{hand_class(best[r])}"]
         units = ref.ref_row_royalty(r, ref.ref_cards(best[r]), rules)
-        assert name.inner_text() == (f"{want} {units_text(units)}" if units else want), r
+        shown = f"{want} {units_text(units, LOCALE_LANG[locale])}" if units else want
+        assert name.inner_text() == shown, r
     # the royalties part says where they come from: "back: royal flush +5"
     back_units = ref.ref_row_royalty("back", ref.ref_cards(best["back"]), rules)
     assert back_units > 0
     source = words["royalty.source"].format(
         row=words["row.back"], hand=words[f"hand.{hand_class(best['back'])}"],
-        units=units_text(back_units))  # fmt: skip
+        units=units_text(back_units, LOCALE_LANG[locale]))  # fmt: skip
     assert source in page.inner_text('#answer table.parts tr[data-part="royalties"]')
     alts = page.locator("#answer table.alts tbody tr")
     assert alts.count() >= 2

@@ -1251,9 +1251,15 @@ function setupDrag() {
       draggable: "button.card", ghostClass: "drag-ghost", chosenClass: "drag-chosen",
       onEnd: (e) => {
         const c = e.item.dataset.card;
-        const to = e.to.dataset.row;
-        if (e.from === e.to || !handCards().includes(c)) { renderBoard(); return; }
-        moveCard(c, to);
+        // the zone under the point of release (a quick flick ends before the library
+        // has looked under it), else the one the library found
+        const ev = e.originalEvent;
+        const p = ev && ev.changedTouches ? ev.changedTouches[0] : ev;
+        const under = p && Number.isFinite(p.clientX) ? document.elementFromPoint(p.clientX, p.clientY) : null;
+        const zone = (under && under.closest(".dropzone")) || e.to;
+        const from = e.from.dataset.row;
+        if (zone.dataset.row === from || !handCards().includes(c)) { renderBoard(); return; }
+        moveCard(c, zone.dataset.row);
       },
     });
   }
