@@ -186,7 +186,10 @@ def place(page, row: str, cards: str, drag: bool = False) -> None:
     page.click(f'.row-target[data-row="{row}"]')
     for c in cards.split():
         if drag:  # pressed, moved in steps (as a hand does), released on the row
-            page.evaluate("scrollTo(0, document.querySelector('#pool').getBoundingClientRect().top + scrollY - 80)")
+            page.evaluate(
+                "scrollTo(0, document.querySelector('#pool').getBoundingClientRect().top"
+                " + scrollY - 80)"
+            )
             page.hover(f'#pool [data-card="{c}"]')
             page.mouse.down()
             box = page.locator(f'.cards[data-row="{row}"]').bounding_box()
