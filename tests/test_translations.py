@@ -98,6 +98,8 @@ def test_rows_are_named_as_players_say_them():
         "id": ("depan", "tengah", "belakang"),
         "vi": ("chi 3", "chi 2", "chi 1"),
         "fil": ("harap", "gitna", "likod"),
+        "hr": ("prednji", "srednji", "stražnji"),
+        "bn": ("সামনের সারি", "মাঝের সারি", "পেছনের সারি"),
     }
     for lang, names in want.items():
         t = translations(lang)
@@ -107,7 +109,7 @@ def test_rows_are_named_as_players_say_them():
 # --------------------------------------------------------------------------- the web page
 
 STATIC = ROOT / "solver" / "apps" / "web" / "static"
-PAGE_LANGUAGES = ("en", "zh-Hans", "zh-Hant", "id", "vi", "fil")
+PAGE_LANGUAGES = ("en", "zh-Hans", "zh-Hant", "id", "vi", "fil", "hr", "bn")
 
 
 def page_keys() -> set[str]:

@@ -185,8 +185,16 @@ def place(page, row: str, cards: str, drag: bool = False) -> None:
     """Choose a row, then tap (or drag) each card into it."""
     page.click(f'.row-target[data-row="{row}"]')
     for c in cards.split():
-        if drag:
-            page.drag_and_drop(f'#pool [data-card="{c}"]', f'.cards[data-row="{row}"]')
+        if drag:  # pressed, moved in steps (as a hand does), released on the row
+            page.evaluate(
+                "scrollTo(0, document.querySelector('#pool').getBoundingClientRect().top"
+                " + scrollY - 80)"
+            )
+            page.hover(f'#pool [data-card="{c}"]')
+            page.mouse.down()
+            box = page.locator(f'.cards[data-row="{row}"]').bounding_box()
+            page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2, steps=8)
+            page.mouse.up()
         else:
             page.click(f'#pool [data-card="{c}"]')
 
@@ -744,6 +752,8 @@ def test_copy_the_link(browser, server):
         ("zh-TW", "求解", ("頭墩", "中墩", "尾墩"), "按這個擺法打"),
         ("id-ID", "Cari solusi", ("depan", "tengah", "belakang"), "Mainkan susunan ini"),
         ("vi-VN", "Giải", ("chi 3", "chi 2", "chi 1"), "Chơi cách xếp này"),
+        ("hr-HR", "Riješi", ("prednji", "srednji", "stražnji"), "Igraj ovaj raspored"),
+        ("bn-BD", "সমাধান", ("সামনের সারি", "মাঝের সারি", "পেছনের সারি"), "এই সাজানো খেলুন"),
     ],
 )
 def test_the_page_speaks_the_browsers_language(browser, server, locale, solve, rows, advice):

@@ -29,7 +29,8 @@ from tests.test_web_browser import (  # noqa: F401 - the fixtures are used by na
 
 SIZES = {"desktop": (1280, 900), "phone": (375, 812)}
 I18N = Path(__file__).resolve().parent.parent / "solver" / "apps" / "web" / "static" / "i18n"
-LOCALE_LANG = {"en-US": "en", "zh-CN": "zh-Hans", "vi-VN": "vi", "id-ID": "id", "fil-PH": "fil"}
+LOCALE_LANG = {"en-US": "en", "zh-CN": "zh-Hans", "vi-VN": "vi", "id-ID": "id", "fil-PH": "fil",
+               "hr-HR": "hr", "bn-BD": "bn"}  # fmt: skip
 
 
 def catalogue(lang: str) -> dict[str, str]:
@@ -68,14 +69,17 @@ def hand_class(cards: str) -> str:
     return name.replace(" ", "_")
 
 
-def units_text(x: float) -> str:
-    return f"{x:+.0f}".replace("-", "−")
+def units_text(x: float, lang: str = "en") -> str:
+    """A whole number of units as the page writes it: signed, in the language's digits
+    (Bengali's ০-৯)."""
+    text = f"{x:+.0f}".replace("-", "−")
+    return text.translate(str.maketrans("0123456789", "০১২৩৪৫৬৭৮৯")) if lang == "bn" else text
 
 
 # --------------------------------------------------------------------------- 1. hand names
 
 
-@pytest.mark.parametrize("locale", ["en-US", "zh-CN", "vi-VN"])
+@pytest.mark.parametrize("locale", ["en-US", "zh-CN", "vi-VN", "hr-HR", "bn-BD"])
 def test_every_row_is_named_in_the_players_words(browser, server, size, locale):  # noqa: F811
     words = catalogue(LOCALE_LANG[locale])
     ctx, page, watch = table_page(browser, server, size, locale)
@@ -91,13 +95,14 @@ def test_every_row_is_named_in_the_players_words(browser, server, size, locale):
         name = page.locator(f'#answer table.setting tr[data-row="{r}"] .hand-name')
         want = words[f"hand.{hand_class(best[r])}"]
         units = ref.ref_row_royalty(r, ref.ref_cards(best[r]), rules)
-        assert name.inner_text() == (f"{want} {units_text(units)}" if units else want), r
+        shown = f"{want} {units_text(units, LOCALE_LANG[locale])}" if units else want
+        assert name.inner_text() == shown, r
     # the royalties part says where they come from: "back: royal flush +5"
     back_units = ref.ref_row_royalty("back", ref.ref_cards(best["back"]), rules)
     assert back_units > 0
     source = words["royalty.source"].format(
         row=words["row.back"], hand=words[f"hand.{hand_class(best['back'])}"],
-        units=units_text(back_units))  # fmt: skip
+        units=units_text(back_units, LOCALE_LANG[locale]))  # fmt: skip
     assert source in page.inner_text('#answer table.parts tr[data-part="royalties"]')
     alts = page.locator("#answer table.alts tbody tr")
     assert alts.count() >= 2
@@ -110,7 +115,7 @@ def test_every_row_is_named_in_the_players_words(browser, server, size, locale):
     assert watch.problems == []
 
 
-@pytest.mark.parametrize("locale", ["en-US", "zh-CN", "vi-VN"])
+@pytest.mark.parametrize("locale", ["en-US", "zh-CN", "vi-VN", "hr-HR", "bn-BD"])
 def test_rows_are_named_while_set_and_a_foul_names_its_rows(browser, server, size, locale):  # noqa: F811
     words = catalogue(LOCALE_LANG[locale])
     ctx, page, watch = table_page(browser, server, size, locale)
@@ -160,15 +165,20 @@ def test_rows_are_named_while_set_and_a_foul_names_its_rows(browser, server, siz
 
 
 def local_number(x: float, digits: int, lang: str) -> str:
-    """x as the language's locale writes it: vi and id group by '.' and mark decimals by ','."""
+    """x as the language's locale writes it: vi, id and hr group by '.' and mark decimals
+    by ','; bn writes the Bengali digits (০-৯), grouped by ',' (below a lakh as en)."""
     text = f"{x:,.{digits}f}"
-    if lang in ("vi", "id"):
+    if lang in ("vi", "id", "hr"):
         text = text.translate(str.maketrans({",": ".", ".": ","}))
+    if lang == "bn":
+        assert abs(x) < 100_000  # the lakh's grouping (1,00,000) is not written here
+        text = text.translate(str.maketrans("0123456789", "০১২৩৪৫৬৭৮৯"))
     return text
 
 
 @pytest.mark.parametrize(("locale", "chosen"), [("vi-VN", None), ("id-ID", None), ("en-US", "vi"),
-                                                ("vi-VN", "en")])  # fmt: skip
+                                                ("vi-VN", "en"), ("hr-HR", None), ("bn-BD", None),
+                                                ("en-US", "hr"), ("en-US", "bn")])  # fmt: skip
 def test_one_number_format_the_page_languages(browser, server, size, locale, chosen):  # noqa: F811
     ctx, page, watch = table_page(browser, server, size, locale)
     if chosen:
@@ -206,6 +216,10 @@ def test_one_number_format_the_page_languages(browser, server, size, locale, cho
             HAND,
         ),
         ("en-US", "As Ks Qs Js 10s 9h 9d 9c 2s 3d 4c 5h 7d", HAND),
+        # in Croatian p pik (spades), h herc, k karo (diamonds), t tref (clubs)
+        ("hr-HR", "Ap Kp Qp Jp 10p 9h 9k 9t 2p 3k 4t 5h 7k", HAND),
+        # Bengali players write the English letters (ইস্কাপন s, হরতন h, রুইতন d, চিড়িতন c)
+        ("bn-BD", "As Ks Qs Js 10s 9h 9d 9c 2s 3d 4c 5h 7d", HAND),
     ],
 )
 def test_cards_are_read_as_the_languages_players_write_them(browser, server, size, locale,  # noqa: F811
@@ -430,7 +444,7 @@ def test_the_solvers_options_are_under_advanced(browser, server, size, locale): 
 
 # --------------------------------------------------------------------------- 3. phone first
 
-ALL_LOCALES = ["en-US", "zh-CN", "zh-TW", "vi-VN", "id-ID", "fil-PH"]
+ALL_LOCALES = ["en-US", "zh-CN", "zh-TW", "vi-VN", "id-ID", "fil-PH", "hr-HR", "bn-BD"]
 
 
 @pytest.mark.parametrize("locale", ALL_LOCALES)
@@ -534,7 +548,7 @@ def test_practice_has_a_hint_a_sort_by_suit_and_a_swap(browser, server, size, lo
     )
     assert best == {r: want[r] for r in ROWS}
     assert page.inner_text("#hint-note") != ""
-    tap("#swap-rows")
+    tap('.swap-pair[data-swap="middle back"]')
     assert page.get_attribute('.cards[data-row="middle"]', "data-cards") == want["back"]
     assert page.get_attribute('.cards[data-row="back"]', "data-cards") == want["middle"]
     ctx.close()

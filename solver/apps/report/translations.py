@@ -43,6 +43,8 @@ LANGUAGES: dict[str, str] = {
     "id": "Bahasa Indonesia",
     "vi": "Tiếng Việt",
     "fil": "Filipino",
+    "hr": "Hrvatski",
+    "bn": "বাংলা",
 }
 DOMAIN = "report"
 

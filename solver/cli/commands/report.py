@@ -56,7 +56,9 @@ def report(
     ] = 10,
     lang: Annotated[
         str,
-        typer.Option("--lang", help="The HTML page's language: en, zh-Hans, zh-Hant, id, vi, fil."),
+        typer.Option(
+            "--lang", help="The HTML page's language: en, zh-Hans, zh-Hant, id, vi, fil, hr, bn."
+        ),
     ] = "en",
 ) -> None:
     """Sum up a file of played hands: what the settings cost, and where the loss went."""

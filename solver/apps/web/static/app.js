@@ -1,4 +1,5 @@
-// capsa serve: the page. Plain JavaScript, no build step, no library; it talks only to
+// capsa serve: the page. Plain JavaScript, no build step; one library, SortableJS
+// (static/vendor/, MIT), for drag and drop by mouse, pen or touch. It talks only to
 // the server that sent it (/api/solve, /api/check, /api/natural, /api/rows, /api/deal, /api/rules)
 // and reads its own language catalogues (/static/i18n/LANG.json). Every row it shows is
 // named by the server (/api/rows: the hand class, its royalty, the first row out of
@@ -20,7 +21,7 @@ const LANG_GAME = { "zh-Hans": "shisanshui", "zh-Hant": "shisanshui", vi: "mau-b
 const CAPSA_DEFAULT = "chinese-1-6";
 const HISTORY_KEY = "capsa.history";
 const HISTORY_MAX = 12;
-const LANGS = ["en", "zh-Hans", "zh-Hant", "id", "vi", "fil"];
+const LANGS = ["en", "zh-Hans", "zh-Hant", "id", "vi", "fil", "hr", "bn"];
 const TOML_IN_LINK = 2000; // an uploaded ruleset up to this size travels in the link
 
 const state = {
@@ -128,7 +129,7 @@ async function loadCatalogue(lang) {
 }
 
 // The browser's language among the page's: zh-TW/HK/MO and zh-Hant are traditional,
-// other Chinese simplified; Tagalog is Filipino; anything else English.
+// other Chinese simplified; Tagalog is Filipino; hr Croatian, bn Bengali; anything else English.
 function browserLanguage() {
   for (const tag of navigator.languages || [navigator.language || "en"]) {
     const low = tag.toLowerCase();
@@ -136,6 +137,8 @@ function browserLanguage() {
     if (low.startsWith("id") || low.startsWith("in")) return "id";
     if (low.startsWith("vi")) return "vi";
     if (low.startsWith("fil") || low.startsWith("tl")) return "fil";
+    if (low.startsWith("hr")) return "hr";
+    if (low.startsWith("bn")) return "bn";
     if (low.startsWith("en")) return "en";
   }
   return "en";
@@ -166,6 +169,7 @@ function applyStatic() {
   }
   // no keys to press on a phone: the help says tap (and drag) only
   $("#board-help").textContent = touchScreen() ? t("board.helpTouch") : t("board.help");
+  nameSwaps();
   refreshRulesText();
   syncPolicy();
   handChanged();
@@ -207,7 +211,8 @@ function cardName(c) {
 
 // The suits as each language's players write them (docs/serve.md#cards): the letters
 // read after a rank (Vietnamese b bích, c cơ, r rô, t tép / ch chuồn; Indonesian s sekop,
-// h hati, w wajik, k keriting), the words read before or after it (黑桃A, 红桃10), and
+// h hati, w wajik, k keriting; Croatian p pik, h herc, k karo, t tref; Bengali players
+// write the English letters), the words read before or after it (黑桃A, 红桃10), and
 // the letter the page writes. The suit symbols are read in every language.
 const SYMBOL_SUIT = { "♣": "c", "♧": "c", "♦": "d", "♢": "d", "♥": "h", "♡": "h", "♠": "s", "♤": "s" };
 const ZH_SUITS = {
@@ -218,6 +223,7 @@ const SUIT_NOTATION = {
   en: { read: { c: "c", d: "d", h: "h", s: "s" }, write: { c: "c", d: "d", h: "h", s: "s" } },
   vi: { read: { ch: "c", b: "s", c: "h", r: "d", t: "c", s: "s", h: "h", d: "d" }, write: { s: "b", h: "c", d: "r", c: "t" } },
   id: { read: { s: "s", h: "h", w: "d", k: "c", c: "c", d: "d" }, write: { s: "s", h: "h", d: "w", c: "k" } },
+  hr: { read: { p: "s", h: "h", k: "d", t: "c", s: "s", d: "d", c: "c" }, write: { s: "p", h: "h", d: "k", c: "t" } },
 };
 const notation = (lang = state.lang) => SUIT_NOTATION[lang] || SUIT_NOTATION.en;
 const CARD_PATTERNS = new Map();
@@ -337,7 +343,7 @@ function cardsLine(text, extra = {}) {
 // Numbers as the page's language writes them (its locale's thousands and decimals,
 // through the browser's Intl), whichever way the language was chosen: one format for
 // every figure on the page. nd: the digits after the decimal sign.
-const LOCALES = { en: "en-US", "zh-Hans": "zh-CN", "zh-Hant": "zh-TW", id: "id-ID", vi: "vi-VN", fil: "fil-PH" };
+const LOCALES = { en: "en-US", "zh-Hans": "zh-CN", "zh-Hant": "zh-TW", id: "id-ID", vi: "vi-VN", fil: "fil-PH", hr: "hr-HR", bn: "bn-BD" };
 const numberFormats = new Map();
 function num(x, nd = 3) {
   const key = `${state.lang}/${nd}`;
@@ -1109,7 +1115,7 @@ function moveCard(c, to, targetAfter = null) {
 
 function boardCard(c, where) {
   const b = cardFace(c, "button", {
-    type: "button", draggable: "true", class: `card suit-${c[1]}`,
+    type: "button", class: `card suit-${c[1]}`,
     "aria-label": where === "pool"
       ? t("board.put", { card: cardName(c), row: rowName(state.target) })
       : t("board.takeBack", { card: cardName(c), row: rowName(where) }),
@@ -1122,10 +1128,6 @@ function boardCard(c, where) {
     const after = $$("#pool button");
     if (where === "pool") (after[Math.min(i, after.length - 1)] || $("#check")).focus();
     else (document.querySelector(`#pool [data-card="${c}"]`) || $("#check")).focus();
-  });
-  b.addEventListener("dragstart", (e) => {
-    e.dataTransfer.setData("text/plain", c);
-    e.dataTransfer.effectAllowed = "move";
   });
   return b;
 }
@@ -1219,20 +1221,11 @@ function setupBoard() {
       else if (first) (document.querySelector(`#pool [data-card="${e.target.dataset.card}"]`) || first).focus();
     }
   });
-  for (const zone of $$(".dropzone")) {
-    zone.addEventListener("dragover", (e) => { e.preventDefault(); zone.classList.add("over"); });
-    zone.addEventListener("dragleave", () => zone.classList.remove("over"));
-    zone.addEventListener("drop", (e) => {
-      e.preventDefault();
-      zone.classList.remove("over");
-      const c = e.dataTransfer.getData("text/plain");
-      if (handCards().includes(c)) moveCard(c, zone.dataset.row);
-    });
-  }
+  setupDrag();
   $("#reset-board").addEventListener("click", () => resetBoardFromHand());
   $("#played-input").addEventListener("input", typedSetting);
   $("#hint").addEventListener("click", hintSetting);
-  $("#swap-rows").addEventListener("click", swapRows);
+  for (const b of $$(".swap-pair")) b.addEventListener("click", () => swapRows(...b.dataset.swap.split(" ")));
   $("#sort-pool").addEventListener("click", () => { state.poolSort = state.poolSort === "suit" ? "rank" : "suit"; renderBoard(); });
   $("#played-input").addEventListener("keydown", (e) => {
     if (e.key === "Enter" && typedSetting()) checkSetting();
@@ -1241,6 +1234,35 @@ function setupBoard() {
   $("#declare").addEventListener("click", () => checkAction("declare"));
   $("#surrender").addEventListener("click", () => checkAction("surrender"));
   $("#deal").addEventListener("click", dealPractice);
+}
+
+// Drag and drop as well as tap, by mouse, pen or touch: a card dragged from the cards to
+// place to a row, from a row to another, or back. SortableJS (its pointer fallback on
+// every device, so touch drags as a mouse does) moves the card's element; the page then
+// moves the card in its own state and draws the board again, as a tap does. A full row
+// takes no more cards.
+function setupDrag() {
+  if (typeof Sortable === "undefined") return; // the page still works by tap
+  const room = (zone) => zone.dataset.row === "pool" || state.rows[zone.dataset.row].length < ROW_SIZE[zone.dataset.row];
+  for (const zone of $$(".dropzone")) {
+    Sortable.create(zone, {
+      group: { name: "board", pull: true, put: (to) => room(to.el) },
+      sort: false, forceFallback: true, fallbackTolerance: 4, animation: 0, delay: 120, delayOnTouchOnly: true,
+      draggable: "button.card", ghostClass: "drag-ghost", chosenClass: "drag-chosen",
+      onEnd: (e) => {
+        const c = e.item.dataset.card;
+        // the zone under the point of release (a quick flick ends before the library
+        // has looked under it), else the one the library found
+        const ev = e.originalEvent;
+        const p = ev && ev.changedTouches ? ev.changedTouches[0] : ev;
+        const under = p && Number.isFinite(p.clientX) ? document.elementFromPoint(p.clientX, p.clientY) : null;
+        const zone = (under && under.closest(".dropzone")) || e.to;
+        const from = e.from.dataset.row;
+        if (zone.dataset.row === from || !handCards().includes(c)) { renderBoard(); return; }
+        moveCard(c, zone.dataset.row);
+      },
+    });
+  }
 }
 
 // A setting typed or pasted: "front | middle | back" in any notation the hand box reads
@@ -1305,10 +1327,27 @@ async function hintSetting() {
   });
 }
 
-// Swap the middle and the back (the same size): the quick mend of a foul.
-function swapRows() {
-  [state.rows.middle, state.rows.back] = [state.rows.back, state.rows.middle];
-  renderBoard();
+// Swap two rows (docs/serve.md, "Swap"): rows of one size (the middle and the back)
+// exchange their cards, the quick mend of a foul. With the three-card front, the five-card
+// row takes the front's cards, and the front the first three of the other row as it is
+// laid out (its made part first: a pair or trips stays together); the other cards of the
+// five-card row go back to the cards to place.
+function swapRows(a, b) {
+  const [small, big] = ROW_SIZE[a] <= ROW_SIZE[b] ? [a, b] : [b, a];
+  const bigCards = shapeSort(state.rows[big]);
+  state.rows[big] = sortCards(state.rows[small]);
+  state.rows[small] = sortCards(bigCards.slice(0, ROW_SIZE[small]));
+  setError("#check-error", "");
+  setTarget(nextTarget());
+}
+
+// The swap buttons name the rows in the page's language.
+function nameSwaps() {
+  for (const b of $$(".swap-pair")) {
+    const [a, c] = b.dataset.swap.split(" ");
+    b.textContent = t("board.swapPair", { a: rowName(a), b: rowName(c) });
+    b.setAttribute("aria-label", t("board.swapAria", { a: rowName(a), b: rowName(c) }));
+  }
 }
 
 function playedText() {
