@@ -15,11 +15,11 @@ import typer
 
 import evaluator as ev
 from evaluator.cards import RANKS, SUITS
-from solver.apps.strength import _check as strength_check
 from solver.apps.web.api import _styles
 from solver.cli import app as cli_app
 from solver.engine import layout
 from solver.engine.errors import InputError, RulesError
+from solver.engine.options import SolveOptions
 from solver.engine.rule_values import check_min_opponents, check_players
 from solver.engine.rules import Rules
 from solver.engine.settlement import settle_table
@@ -251,15 +251,16 @@ def test_play_refuses_a_table_it_is_not_built_for(tmp_path):
 def test_every_player_check_takes_the_bounds_from_the_module():
     for n in (MIN_PLAYERS, MAX_PLAYERS):
         assert check_players(n) == n and Rules(players=n).players == n
-        strength_check(10, n, ["field", "greedy"], 1, 10)
+        assert SolveOptions(players=n).check().players == n
     # a ruleset seats up to the biggest deck's players (the deck it needs is checked apart)
     assert check_players(TABLE_MAX_PLAYERS) == TABLE_MAX_PLAYERS
     for n in (MIN_PLAYERS - 1, TABLE_MAX_PLAYERS + 1):
         with pytest.raises(RulesError, match=f"from {MIN_PLAYERS} to {TABLE_MAX_PLAYERS}"):
             check_players(n)
     for n in (MIN_PLAYERS - 1, MAX_PLAYERS + 1):
-        with pytest.raises(InputError, match=f"{MIN_PLAYERS} to {MAX_PLAYERS}"):
-            strength_check(10, n, ["field", "greedy"], 1, 10)
+        bound = f"players must be from {MIN_PLAYERS} to {MAX_PLAYERS},"
+        with pytest.raises(InputError, match=bound):
+            SolveOptions(players=n).check()
         with pytest.raises(InputError, match=f"{MIN_PLAYERS} to {MAX_PLAYERS} players"):
             settle_table(["As Ks Qs | 9h 9d 9c 3d 2s | Js Ts 7d 5h 4c"] * n)
     assert check_min_opponents(MAX_OPPONENTS) == MAX_OPPONENTS
