@@ -12,7 +12,9 @@ correction (the whole table's value minus that sum), and so is its expectation:
   pool hands that share no card with the hand nor with one another, the last seat the
   cards left (dealt from them when more are left) set by the field, so a table is
   distributed exactly as a dealt one (rejection sampling, seat by seat) at the cost of
-  setting one hand instead of ``n_opp``.
+  setting one hand instead of ``n_opp``; and that hand is set only at the tables where
+  some candidate's correction can be other than 0 (``home_run_possible``, an exact test
+  from the pool seats and the dealt cards): elsewhere it is 0 without setting it.
 
 The value of a setting is the mean of the pairwise part plus the mean of the correction:
 the sum of two unbiased estimates. Its standard error comes from ``tables`` independent
