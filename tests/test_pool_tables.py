@@ -76,6 +76,69 @@ def test_tables_are_whole_tables_set_by_the_field(with_pools, name):
     assert drawn_seats > 12 * 13 * 1.5  # the first seat always, the second mostly
 
 
+def _corrections(c, cr, opp: SC.Opponents, weights: np.ndarray) -> np.ndarray:
+    """float64[nc, tables]: each candidate's whole table minus its pairwise sum."""
+    from solver.strategy import _kernels as k
+
+    out = []
+    for params in (cr.arrays.params, HR.without_home_run(cr).arrays.params):
+        v = np.zeros((len(c), opp.deals))
+        k._mc_values(c.keys, c.roy, c.fouls, opp.keys, opp.roy, opp.foul, opp.nat, opp.nat_key,
+                     weights, params, cr.arrays.nat_units, 0, opp.deals, v)  # fmt: skip
+        out.append(v)
+    return out[0] - out[1]
+
+
+@pytest.mark.parametrize(("name", "n_opp"), [("shisanshui", 3), ("mau-binh", 3), ("shisanshui", 2)])
+def test_the_screen_keeps_every_table_with_a_home_run(with_pools, name, n_opp):
+    """``home_run_possible`` (from the pool seats and the dealt seat's cards, before the
+    field sets it) is False only at tables where no candidate's correction, with every
+    seat set, differs from 0; it leaves most tables unset; and the solve's per-table
+    columns are the mean of their pairwise deals plus the correction of every table."""
+    cr = compile_rules(load_rules(name))
+    pool = PL.cached_pool(cr)
+    skipped = kept = 0
+    for i, hand in enumerate(random_hands(12, 5 + n_opp)):
+        drawn = HR.pool_tables(pool, hand, cr, n_opp, 400, seed=i)
+        c = candidates(hand, cr)
+        need = HR.home_run_possible(c, drawn)
+        s = HR.score_tables(c, cr, drawn)
+        assert drawn.done.sum() == need.sum()  # only the tables screened in were set
+        corr = _corrections(c, cr, drawn.tables, np.ones(n_opp))
+        assert not corr[:, ~need].any()
+        kept += int((corr[:, need] != 0).any(axis=0).sum())
+        skipped += int((~need).sum())
+        pairs = SC.score_against(c, HR.without_home_run(cr), drawn.pairs)
+        g = HR.DEALS_PER_TABLE
+        want = pairs.per_unit.reshape(len(c), -1, g).mean(axis=2) + corr / n_opp
+        assert np.allclose(s.per_unit, want, rtol=0, atol=1e-12)
+    assert kept > 0 and skipped > 0
+
+
+def test_can_scoop_is_every_legal_split_checked():
+    """``_can_scoop`` against every one of the 36,036 partitions of each hand into a front
+    and two fives (either five the back), for thresholds taken from other hands' rows."""
+    from solver.strategy.splits import prepare_hand, structure
+
+    cr = compile_rules(load_rules("capsa"))  # a suit order: keys beyond the strengths
+    hands = random_hands(60, 9)
+    other = random_hands(60, 10)
+    th = np.array([candidates(h, cr).keys[len(candidates(h, cr)) // 2] for h in other])
+    th[::3] -= 40  # weaker thresholds: more hands can beat them
+    part = structure().part.astype(np.int64)
+    want = []
+    for h, t in zip(hands, th, strict=True):
+        r = prepare_hand(h, cr)
+        f, a, b = r.k3[part[:, 0]], r.k5[part[:, 1]], r.k5[part[:, 2]]
+        ok = False
+        for m, bk in ((a, b), (b, a)):
+            ok |= bool(((f <= m) & (m <= bk) & (f > t[0]) & (m > t[1]) & (bk > t[2])).any())
+        want.append(ok)
+    got = HR._can_scoop(hands, th, cr)
+    assert got.tolist() == want
+    assert 5 < sum(want) < 55
+
+
 def _setting(cards: np.ndarray, split: np.ndarray) -> tuple:
     return tuple(x.tolist() for x in split_cards(cards, split.astype(np.int32)))
 

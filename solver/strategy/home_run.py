@@ -12,7 +12,9 @@ correction (the whole table's value minus that sum), and so is its expectation:
   pool hands that share no card with the hand nor with one another, the last seat the
   cards left (dealt from them when more are left) set by the field, so a table is
   distributed exactly as a dealt one (rejection sampling, seat by seat) at the cost of
-  setting one hand instead of ``n_opp``.
+  setting one hand instead of ``n_opp``; and that hand is set only at the tables where
+  some candidate's correction can be other than 0 (``home_run_possible``, an exact test
+  from the pool seats and the dealt cards): elsewhere it is 0 without setting it.
 
 The value of a setting is the mean of the pairwise part plus the mean of the correction:
 the sum of two unbiased estimates. Its standard error comes from ``tables`` independent
@@ -54,15 +56,69 @@ _MASK = np.dtype(MASK_DTYPE).type
 @dataclass
 class PooledTables:
     """Opponents for the home run from the pool: ``pairs`` deals of independent pool hands
-    (the pairwise part), ``tables`` whole tables (the correction; ``Opponents`` with one
-    table a deal). ``dealt``: hands of the tables set now (not drawn); ``cards`` and
-    ``split``: how each seat of the tables set which cards."""
+    (the pairwise part) and ``n_tables`` whole tables of ``n_opp`` seats (the correction),
+    seat o of table t at row ``t * n_opp + o``: ``cards`` every seat's hand, ``drawn``
+    which seats are pool hands (their rows in ``rows`` from the pool), the others dealt
+    from the cards left and set by the field only where a table needs them
+    (``set_tables``; ``tables`` and ``split`` set them all)."""
 
     pairs: Opponents
-    tables: Opponents
-    dealt: int
+    n_opp: int
     cards: np.ndarray  # uint8[tables * n_opp, 13]: the tables' hands, sorted
-    split: np.ndarray  # int64[tables * n_opp, 3]: each one's split (as the pool's)
+    drawn: np.ndarray  # bool[tables * n_opp]: a pool hand (else dealt)
+    rows: Opponents  # each seat's keys, royalties, natural, foul (dealt seats once set)
+    setting: np.ndarray  # int64[tables * n_opp, 3]: each one's split (as the pool's)
+    hold: np.ndarray | None  # bool[tables * n_opp]: holds the code card (None: no code card)
+    cr: CompiledRules
+    field: FieldTables | None
+    done: np.ndarray  # bool[tables]: the table's dealt seats are set
+
+    @property
+    def n_tables(self) -> int:
+        return len(self.done)
+
+    @property
+    def dealt(self) -> int:
+        """Hands of the tables dealt (not drawn from the pool)."""
+        return int((~self.drawn).sum())
+
+    def set_tables(self, which: np.ndarray) -> None:
+        """Set the dealt seats of tables ``which`` (int indices) with the field."""
+        which = np.asarray(which, np.int64)
+        which = which[~self.done[which]]
+        if not len(which):
+            return
+        at = (which[:, None] * self.n_opp + np.arange(self.n_opp)).ravel()
+        at = at[~self.drawn[at]]
+        hands = np.ascontiguousarray(self.cards[at])
+        cr = self.cr
+        dsplit, dkeys, droy, _ = set_sorted_hands(hands, cr, "field", self.field or get_field(cr))
+        dnat, dnatkey = find_naturals(hands, cr)
+        r = self.rows
+        for col, v in ((r.keys, dkeys), (r.roy, droy), (r.nat, dnat), (r.nat_key, dnatkey),
+                       (self.setting, dsplit)):  # fmt: skip
+            col[at] = v
+        self.done[which] = True
+
+    def of(self, which: np.ndarray) -> Opponents:
+        """The rows of tables ``which`` (set), as ``Opponents`` with one table a deal."""
+        self.set_tables(which)
+        at = (np.asarray(which, np.int64)[:, None] * self.n_opp + np.arange(self.n_opp)).ravel()
+        r = self.rows
+        hold = None if self.hold is None else self.hold[at]
+        return Opponents(self.n_opp, r.keys[at], r.roy[at], r.nat[at], r.nat_key[at],
+                         r.foul[at], hold)  # fmt: skip
+
+    @property
+    def tables(self) -> Opponents:
+        """Every table, set."""
+        return self.of(np.arange(self.n_tables))
+
+    @property
+    def split(self) -> np.ndarray:
+        """Every seat's split (all tables set)."""
+        self.set_tables(np.arange(self.n_tables))
+        return self.setting
 
 
 def tables_for(deals: int) -> int:
@@ -157,7 +213,8 @@ def _tables(
     pairs: Opponents,
 ) -> PooledTables:
     """The tables of ``at_table.seats`` (pool hands, -1 a seat to deal from the cards
-    left)."""
+    left): the dealt seats' cards now, their settings when a table needs them
+    (``PooledTables.set_tables``)."""
     region, masks, seats = at_table.region, at_table.masks, at_table.seats
     hand_mask = at_table.hand_mask
     n_tables, n_opp = seats.shape
@@ -168,23 +225,87 @@ def _tables(
         empty = int((seats[t] < 0).sum())
         for h in range(empty):
             dealt.append(np.sort(rest[13 * h : 13 * (h + 1)]))
-    hands = np.array(dealt, np.uint8).reshape(-1, 13)
-    dsplit, dkeys, droy, _ = set_sorted_hands(hands, cr, "field", tables or get_field(cr))
-    dnat, dnatkey = find_naturals(hands, cr)
-    drawn = np.flatnonzero(seats.ravel() >= 0)
-    at = region[seats.ravel()[drawn]]
-    mine = (*pool.entries(at), pool.hands(at), pool.split[at])
-    theirs = (dkeys, droy, dnat, dnatkey, np.zeros(len(hands), np.bool_), hands, dsplit)
+    flat = seats.ravel()
+    drawn = flat >= 0
+    at = region[flat[drawn]]
+    entries = pool.entries(at)
     rows = n_tables * n_opp
-    out = []
-    for a, b in zip(mine, theirs, strict=True):
-        col = np.empty((rows, *a.shape[1:]), np.int64 if a.dtype.kind in "iu" else a.dtype)
+    cols = []
+    for a in (*entries, pool.split[at]):
+        col = np.zeros((rows, *a.shape[1:]), np.int64 if a.dtype.kind in "iu" else a.dtype)
         col[drawn] = a
-        col[seats.ravel() < 0] = b
-        out.append(col)
-    cards = out[5].astype(np.uint8)
+        cols.append(col)
+    cards = np.empty((rows, 13), np.uint8)
+    cards[drawn] = pool.hands(at)
+    cards[~drawn] = np.array(dealt, np.uint8).reshape(-1, 13)
     hold = holds_code_card(cards, cr) if cr.rules.code_card else None
-    return PooledTables(pairs, Opponents(n_opp, *out[:5], hold), len(hands), cards, out[6])
+    return PooledTables(pairs, n_opp, cards, drawn, Opponents(n_opp, *cols[:5]), cols[5], hold,
+                        cr, tables, np.zeros(n_tables, np.bool_))  # fmt: skip
+
+
+def _scoop(a: np.ndarray, fa: np.ndarray, b: np.ndarray, fb: np.ndarray) -> np.ndarray:
+    """Whether A scoops B for the home run (``_kernels._scoops``), broadcast: row keys
+    a / b int64[..., 3], fouls fa / fb bool[...]."""
+    won = (a[..., 0] > b[..., 0]) & (a[..., 1] > b[..., 1]) & (a[..., 2] > b[..., 2])
+    return ~fa & (fb | won)
+
+
+def home_run_possible(cands: Candidates, drawn: PooledTables) -> np.ndarray:
+    """bool[tables]: where some candidate's correction may be other than 0, from the
+    pool seats and the dealt seat's cards alone (docs/pool.md#the-home-run). A table
+    where it is False has no home run for any candidate, whatever the field sets its
+    dealt seat to: a pool seat declared a natural; or, with one seat dealt, no candidate
+    scoops every pool seat (its own home run), no pool seat scoops every other pool seat
+    and some candidate (theirs), and no legal split of the dealt seat's cards beats the
+    strongest legal pool seat on every row (the dealt seat's)."""
+    T, n = drawn.n_tables, drawn.n_opp
+    r = drawn.rows
+    known = drawn.drawn.reshape(T, n)
+    keys = r.keys.reshape(T, n, 3)
+    foul = r.foul.reshape(T, n)
+    natural = ((r.nat.reshape(T, n) >= 0) & known).any(axis=1)
+    ck, cf = cands.keys, cands.fouls
+    mine = _scoop(ck[:, None, None], cf[:, None, None], keys[None], foul[None])  # [c, t, o]
+    need = (mine | ~known[None]).all(axis=2).any(axis=0) | (known.sum(axis=1) < n - 1)
+    for p in range(n):  # pool seat p scoops every other pool seat and some candidate
+        others = _scoop(keys[:, p : p + 1], foul[:, p : p + 1], keys, foul) | ~known
+        others[:, p] = True
+        them = _scoop(keys[:, p, None], foul[:, p, None], ck[None], cf[None]).any(axis=1)
+        need |= known[:, p] & others.all(axis=1) & them
+    need &= ~natural
+    left = np.flatnonzero(~need & ~natural)
+    if len(left):
+        th = np.where((known & ~foul)[left, :, None], keys[left], -1).max(axis=1)
+        x = ~drawn.drawn.reshape(T, n)[left]
+        hands = drawn.cards.reshape(T, n, 13)[left][x]
+        need[left[_can_scoop(hands, th, drawn.cr)]] = True
+    return need
+
+
+def _can_scoop(hands: np.ndarray, th: np.ndarray, cr: CompiledRules) -> np.ndarray:
+    """bool[m]: whether sorted hand i (uint8[m, 13]) has a legal split whose front,
+    middle and back keys all exceed th[i] (int64[m, 3]): over every back above th[i, 2],
+    the 56 ways the other eight cards make a middle and a front."""
+    from solver.strategy import _kernels as k
+    from solver.strategy.splits import structure
+
+    m = len(hands)
+    k5 = np.empty((m, 1287), np.int64)
+    k3 = np.empty((m, 286), np.int64)
+    r5, r3 = np.empty((2, 1287)), np.empty(286)
+    for i in range(m):
+        k._prepare(hands[i], cr.lookup, cr.arrays, k5[i], k3[i], r5, r3)
+    under = structure().under
+    hi, back = np.nonzero(k5 > th[:, 2:3])
+    out = np.zeros(m, np.bool_)
+    for lo in range(0, len(hi), 4096):
+        h, b = hi[lo : lo + 4096], back[lo : lo + 4096]
+        u = under[b]
+        km = k5[h[:, None], u[..., 0]]
+        kf = k3[h[:, None], u[..., 1]]
+        ok = (km > th[h, 1:2]) & (km <= k5[h, b][:, None]) & (kf > th[h, 0:1]) & (kf <= km)
+        out[h[ok.any(axis=1)]] = True
+    return out
 
 
 def score_tables(
@@ -203,12 +324,13 @@ def score_tables(
 
     off = without_home_run(cr)
     base = score_against(cands, off, drawn.pairs, stop, stakes)
-    tab, n_opp = drawn.tables, drawn.tables.n_opp
-    n_tables = tab.deals
+    n_opp, n_tables = drawn.n_opp, drawn.n_tables
     ones = np.ones(n_opp)
     weights = ones if stakes is None else np.ascontiguousarray(stakes, np.float64)
+    at = np.flatnonzero(home_run_possible(cands, drawn))  # elsewhere the correction is 0
+    tab = drawn.of(at)
 
-    factor = pair_factors(cr, cands.hand, tab.hold, n_tables, n_opp)  # the code card
+    factor = pair_factors(cr, cands.hand, drawn.hold, n_tables, n_opp)  # the code card
     eye = np.eye(n_opp)
 
     def correction(w: np.ndarray, rows: slice = slice(None)) -> np.ndarray:
@@ -218,12 +340,14 @@ def score_tables(
 
     def unfactored(w: np.ndarray, rows: slice) -> np.ndarray:
         whole = np.zeros((len(cands.keys[rows]), n_tables))
-        pair = np.zeros_like(whole)
-        for params, out in ((cr.arrays.params, whole), (off.arrays.params, pair)):
+        pair = np.zeros((len(whole), len(at)))
+        part = np.zeros_like(pair)
+        for params, out in ((cr.arrays.params, part), (off.arrays.params, pair)):
             k._mc_values(cands.keys[rows], cands.roy[rows], cands.fouls[rows], tab.keys, tab.roy,
                          tab.foul, tab.nat, tab.nat_key, w, params, cr.arrays.nat_units, 0,
-                         n_tables, out)  # fmt: skip
-        return whole - pair
+                         len(at), out)  # fmt: skip
+        whole[:, at] = part - pair
+        return whole
 
     corr = correction(weights)
     if stakes is None:
