@@ -19,6 +19,7 @@ import pytest
 from solver.engine.compiled import compile_rules
 from solver.engine.rules import load_rules
 from solver.strategy import pool as PL
+from solver.strategy import pool_file as PF
 from tests.helpers import capsa
 from tests.test_run_identity import make_model
 
@@ -53,11 +54,11 @@ def pool_file(tmp_path_factory) -> Path:
 def _crafted(pool_file: Path, folder: Path, name: str, how) -> Path:
     """The pool rewritten with one array changed, sound by its checksums."""
     pool = PL.open_pool(pool_file)
-    arrays = {a: np.array(getattr(pool, a)) for a, _, _ in PL.ARRAYS}
+    arrays = {a: np.array(getattr(pool, a)) for a, _, _ in PF.ARRAYS}
     how(arrays)
     folder.mkdir(exist_ok=True)
     target = folder / pool_file.name
-    PL._write(target, pool.key, pool.size, arrays, {})
+    PF.write_pool_file(target, pool.key, pool.size, arrays, {})
     return target
 
 

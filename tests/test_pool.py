@@ -25,6 +25,7 @@ from solver.engine.rules import load_rules, rules_from_dict
 from solver.engine.settlement import find_naturals
 from solver.strategy import _kernels as K
 from solver.strategy import pool as PL
+from solver.strategy import pool_file as PF
 from solver.strategy import scoring as SC
 from solver.strategy.deal import deal_hands
 from solver.strategy.policy import set_sorted_hands
@@ -352,7 +353,7 @@ def _copy_pool(pools: Path, folder: Path, name: str = "chinese-1-6") -> Path:
 
 def _damage(path: Path, how: str) -> None:
     data = bytearray(path.read_bytes())
-    head_end = len(PL.MAGIC) + 8 + int.from_bytes(data[len(PL.MAGIC) : len(PL.MAGIC) + 8], "little")
+    head_end = len(PF.MAGIC) + 8 + int.from_bytes(data[len(PF.MAGIC) : len(PF.MAGIC) + 8], "little")
     if how == "flip a bit":
         data[len(data) // 2] ^= 0x10
     elif how == "truncate":
@@ -370,7 +371,7 @@ def _damage(path: Path, how: str) -> None:
     elif how == "last byte":
         data[-1] ^= 1
     elif how in ("not an object", "arrays not objects"):
-        start = len(PL.MAGIC) + 8
+        start = len(PF.MAGIC) + 8
         head = json.loads(bytes(data[start:head_end]))
         head = [1, 2] if how == "not an object" else {**head, "arrays": [1] * len(head["arrays"])}
         raw = json.dumps(head).encode()
@@ -463,6 +464,49 @@ def test_a_failed_write_leaves_no_pool(tmp_path, monkeypatch):
     with pytest.raises(OSError, match="No space"):
         PL.build_pool(compile_rules(load_rules("chinese-1-6")), 2_000)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_an_interrupted_write_leaves_the_old_pool_whole(tmp_path, monkeypatch):
+    """A pool write that fails part way (here after the header and two arrays) goes
+    through ``atomic_write``: the pool at the path is the old one, byte for byte, still
+    sound, and no partial file is left beside it; a first write leaves no file at all."""
+    monkeypatch.setenv("CAPSA_POOL_DIR", str(tmp_path))
+    old = PL.build_pool(compile_rules(load_rules("chinese-1-6")), 2_000)
+    before = old.path.read_bytes()
+    arrays = {name: np.array(getattr(old, name)) for name, _, _ in PF.ARRAYS}
+    arrays["nat_key"] = arrays["nat_key"] + 1
+    real = PF.atomic_write
+    written: list[int] = []
+
+    class Interrupted(Exception):
+        pass
+
+    def failing(path, write, **kw):
+        def part(fh):
+            class Half:
+                def write(self, data):
+                    if len(written) == 3:
+                        raise Interrupted
+                    written.append(len(data))
+                    return fh.write(data)
+
+                def tell(self):
+                    return fh.tell()
+
+            write(Half())
+
+        real(path, part, **kw)
+
+    monkeypatch.setattr(PF, "atomic_write", failing)
+    for target in (old.path, tmp_path / "new.bin"):
+        written.clear()
+        with pytest.raises(Interrupted):
+            PF.write_pool_file(target, old.key, old.size, dict(arrays), {})
+        assert len(written) == 3  # the write was under way when it stopped
+    assert sorted(p.name for p in tmp_path.iterdir()) == [old.path.name]
+    assert old.path.read_bytes() == before
+    PL._OPEN.clear()
+    assert PL.open_pool(old.path, old.key).digest == old.digest
 
 
 def _build_script(size: int) -> list[str]:

@@ -111,6 +111,7 @@ def test_resume_refuses_a_pool_that_is_not_the_one_the_run_drew_from(tmp_path, e
     """A pool of the same key and size whose contents differ (a crafted file, sound by
     its checksums) is refused by --resume in one line, exit 2."""
     from solver.strategy import pool as PL
+    from solver.strategy import pool_file as PF
 
     assert capsa("pool", "--size", "5000", cwd=tmp_path, env=env).returncode == 0
     write_hands(tmp_path / "h.txt", 40)
@@ -118,10 +119,10 @@ def test_resume_refuses_a_pool_that_is_not_the_one_the_run_drew_from(tmp_path, e
     assert res.returncode == 0, res.stderr
     (path,) = (tmp_path / "pools").iterdir()
     pool = PL.open_pool(path)
-    arrays = {name: np.array(getattr(pool, name)) for name, _, _ in PL.ARRAYS}
+    arrays = {name: np.array(getattr(pool, name)) for name, _, _ in PF.ARRAYS}
     arrays["nat_key"] = arrays["nat_key"] + 1  # other tie keys: still a sound pool
     tmp = path.with_suffix(".new")
-    PL._write(tmp, pool.key, pool.size, arrays, {})
+    PF.write_pool_file(tmp, pool.key, pool.size, arrays, {})
     os.replace(tmp, path)
     out = tmp_path / "out.jsonl"
     out.write_bytes(b"".join(out.read_bytes().splitlines(keepends=True)[:10]))

@@ -34,22 +34,21 @@ stale, truncated, damaged or crafted file is never used. Only a regular file is 
 and never so as to block (a FIFO at the path is refused). ``OpponentPool.digest``
 names the contents (the key, the size and every array's CRC-32): a batch keeps it in
 its run file, and its workers check the file they map against it. Files are
-written whole to a temporary name and renamed (``os.replace``): a killed build leaves no
-pool, and two builds at once each rename a complete file.
+written whole or not at all (``pool_file.write_pool_file``, through
+``evaluator.files.atomic_write``): a killed build leaves no pool, and two builds at once
+each rename a complete file.
 """
 
 from __future__ import annotations
 
 import functools
 import hashlib
-import json
 import logging
 import os
 import stat
 import tempfile
 import threading
 import time
-import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -65,7 +64,12 @@ from solver.engine.progress import Progress
 from solver.engine.table_shape import MASK_DTYPE, STANDARD_DECK
 from solver.strategy import pool_file
 from solver.strategy.field import FieldTables, play_digest
-from solver.strategy.pool_file import ALIGN, ARRAYS, MAGIC, POOL_VERSION, PoolError, read_pool_file
+from solver.strategy.pool_file import (
+    POOL_VERSION,
+    PoolError,
+    read_pool_file,
+    write_pool_file,
+)
 from solver.strategy.threads import Stop
 from solver.strategy.trained import get_field
 
@@ -408,7 +412,9 @@ def build_pool(
     arrays = _set_hands(cr, tables, size, progress, stop, threads)
     meta = {"rules": cr.rules.name, "play_digest": play_digest(cr.rules),
             "natural_names": [n for n, _ in cr.rules.naturals], "seed": POOL_SEED}  # fmt: skip
-    _write(target, key, size, arrays, meta)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    _remove_dead_temps(target.parent)
+    write_pool_file(target, key, size, arrays, meta)
     if path is None:
         _remove_stale(target)
     return open_pool(target, key)
@@ -470,62 +476,12 @@ def _set_hands(
     return out
 
 
-def _write(target: Path, key: str, size: int, arrays: dict[str, np.ndarray], meta: dict) -> None:
-    """The pool file, whole or not at all: a temporary file in the same folder, renamed."""
-    specs = []
-    n_nat = len(arrays["nat_at"])
-    for name, dtype, _ in ARRAYS:
-        a = np.ascontiguousarray(arrays[name], dtype=dtype)
-        arrays[name] = a
-        specs.append({"name": name, "dtype": dtype, "shape": list(a.shape),
-                      "crc32": zlib.crc32(memoryview(a).cast("B")), "offset": 0})  # fmt: skip
-    head: dict[str, Any] = {
-        "format": "capsa opponent pool", "version": POOL_VERSION, "key": key, "size": size,
-        "natural_hands": n_nat, "royalty_rows": len(arrays["roy_table"]), "built": time.time(),
-        **meta, "arrays": specs, "end": 0,
-    }  # fmt: skip
-
-    # the header's own length moves the arrays: leave room for the offsets' digits
-    start = _aligned(len(MAGIC) + 8 + len(json.dumps(head).encode()) + 64 * len(specs))
-    pos = start
-    for spec in specs:
-        spec["offset"] = pos
-        pos = _aligned(pos + arrays[spec["name"]].nbytes)
-    last = specs[-1]
-    head["end"] = last["offset"] + arrays[last["name"]].nbytes  # no padding at the end
-    raw = json.dumps(head, sort_keys=True).encode()
-    room = start - len(MAGIC) - 8
-    if len(raw) > room:  # pragma: no cover - the room above holds any offset
-        raise AssertionError("pool header longer than its room")
-    raw += b" " * (room - len(raw))  # JSON allows the trailing blanks
-    target.parent.mkdir(parents=True, exist_ok=True)
-    _remove_dead_temps(target.parent)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(MAGIC + len(raw).to_bytes(8, "little") + raw)
-            for spec in specs:
-                fh.write(b"\0" * (spec["offset"] - fh.tell()))
-                fh.write(memoryview(arrays[spec["name"]]).cast("B"))
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def check_writable(folder: Path) -> None:
     """OSError now when no pool can be written in ``folder``."""
     folder.mkdir(parents=True, exist_ok=True)
     fd, probe = tempfile.mkstemp(prefix=".pool-v-probe.", suffix=".tmp", dir=folder)
     os.close(fd)
     os.unlink(probe)
-
-
-def _aligned(n: int) -> int:
-    return -(-n // ALIGN) * ALIGN
 
 
 def _remove_dead_temps(folder: Path) -> None:

@@ -5,25 +5,30 @@ a solve draws from it (solver.strategy.pool; docs/architecture.md, "The opponent
 key, sizes, and each array's dtype, shape, offset and CRC-32), the arrays memory-mapped
 read-only and checked against their CRC-32s, then their values (``check_values``: what
 a kernel indexes with must be within its table), and the contents' digest.
+``write_pool_file`` writes one, whole or not at all (``evaluator.files.atomic_write``):
+an interrupted write leaves the file that was at the path as it was, and no other.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
+import time
 import zlib
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from evaluator.files import atomic_write
 from solver.engine.inputs import quote
 from solver.engine.layout import NKEY, NSUB3, NSUB5
 from solver.engine.options import MAX_POOL_SIZE
 from solver.engine.table_shape import HAND_SIZE, MASK_DTYPE, STANDARD_DECK
 
 __all__ = ["ALIGN", "ARRAYS", "MAGIC", "POOL_VERSION", "PoolError", "check_values",
-           "read_pool_file"]  # fmt: skip
+           "read_pool_file", "write_pool_file"]  # fmt: skip
 
 POOL_VERSION = 1
 MAGIC = b"capsa opponent pool\n"
@@ -147,3 +152,52 @@ def check_values(a: dict[str, np.ndarray]) -> str | None:
     ).any():
         return f"a hand that is not {HAND_SIZE} of the {deck} cards"
     return None
+
+
+def _aligned(n: int) -> int:
+    return -(-n // ALIGN) * ALIGN
+
+
+def write_pool_file(
+    target: Path, key: str, size: int, arrays: dict[str, np.ndarray], meta: dict[str, Any]
+) -> None:
+    """The pool file at ``target``: header (the key, the size, ``meta``, each array's
+    dtype, shape, aligned offset and CRC-32) then the arrays, whole or not at all
+    (``atomic_write``). Something that is not a regular file at ``target`` is replaced,
+    not written through."""
+    specs = []
+    n_nat = len(arrays["nat_at"])
+    for name, dtype, _ in ARRAYS:
+        a = np.ascontiguousarray(arrays[name], dtype=dtype)
+        arrays[name] = a
+        specs.append({"name": name, "dtype": dtype, "shape": list(a.shape),
+                      "crc32": zlib.crc32(memoryview(a).cast("B")), "offset": 0})  # fmt: skip
+    head: dict[str, Any] = {
+        "format": "capsa opponent pool", "version": POOL_VERSION, "key": key, "size": size,
+        "natural_hands": n_nat, "royalty_rows": len(arrays["roy_table"]), "built": time.time(),
+        **meta, "arrays": specs, "end": 0,
+    }  # fmt: skip
+
+    # the header's own length moves the arrays: leave room for the offsets' digits
+    start = _aligned(len(MAGIC) + 8 + len(json.dumps(head).encode()) + 64 * len(specs))
+    pos = start
+    for spec in specs:
+        spec["offset"] = pos
+        pos = _aligned(pos + arrays[spec["name"]].nbytes)
+    last = specs[-1]
+    head["end"] = last["offset"] + arrays[last["name"]].nbytes  # no padding at the end
+    raw = json.dumps(head, sort_keys=True).encode()
+    room = start - len(MAGIC) - 8
+    if len(raw) > room:  # pragma: no cover - the room above holds any offset
+        raise AssertionError("pool header longer than its room")
+    raw += b" " * (room - len(raw))  # JSON allows the trailing blanks
+
+    def write(fh: Any) -> None:
+        fh.write(MAGIC + len(raw).to_bytes(8, "little") + raw)
+        for spec in specs:
+            fh.write(b"\0" * (spec["offset"] - fh.tell()))
+            fh.write(memoryview(arrays[spec["name"]]).cast("B"))
+
+    if os.path.lexists(target) and not (target.is_file() and not target.is_symlink()):
+        os.unlink(target)  # a link, a FIFO: the pool takes its place, as a rename would
+    atomic_write(target, write, binary=True)
