@@ -505,7 +505,7 @@ def test_an_interrupted_write_leaves_the_old_pool_whole(tmp_path, monkeypatch):
         assert len(written) == 3  # the write was under way when it stopped
     assert sorted(p.name for p in tmp_path.iterdir()) == [old.path.name]
     assert old.path.read_bytes() == before
-    PL._OPEN.clear()
+    PL.OPEN_POOLS.clear()
     assert PL.open_pool(old.path, old.key).digest == old.digest
 
 
@@ -536,7 +536,7 @@ def test_a_killed_build_leaves_no_pool_that_is_later_trusted(tmp_path, monkeypat
     full = PL.build_pool(compile_rules(load_rules("chinese-1-6")), 2_000)
     half.write_bytes(full.path.read_bytes()[:5000])
     full.path.unlink()
-    PL._OPEN.clear()
+    PL.OPEN_POOLS.clear()
     assert PL.cached_pool(compile_rules(load_rules("chinese-1-6"))) is None
     assert solve(HAND, samples=60, seed=1).to_dict() == solve(
         HAND, samples=60, seed=1, pool=False

@@ -24,7 +24,6 @@ import json
 import math
 import os
 import stat
-import threading
 import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -32,6 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
+from solver.engine.caches import Cache
 from solver.engine.compiled import CompiledRules
 from solver.engine.errors import InputError
 from solver.engine.inputs import quote
@@ -172,8 +172,8 @@ def set_by_models(
 
 # --------------------------------------------------------------------------- files
 
-_LOADED: dict[tuple, OpponentModel] = {}
-_LOCK = threading.Lock()
+#: The models read, by file (path, identity, modification time, size) and ruleset.
+MODELS: Cache[tuple[object, ...], OpponentModel] = Cache("opponent models", 16)
 
 
 def load_model(path: str | os.PathLike[str], cr: CompiledRules) -> OpponentModel:
@@ -193,8 +193,7 @@ def load_model(path: str | os.PathLike[str], cr: CompiledRules) -> OpponentModel
         if not stat.S_ISREG(st.st_mode):
             raise InputError(f"{where} is not a file")
         ident = (str(p.resolve()), st.st_dev, st.st_ino, st.st_mtime_ns, st.st_size, cr.rules)
-        with _LOCK:
-            got = _LOADED.get(ident)
+        got = MODELS.get(ident)
         if got is not None:
             return got
         if st.st_size > MAX_MODEL_BYTES:
@@ -207,11 +206,7 @@ def load_model(path: str | os.PathLike[str], cr: CompiledRules) -> OpponentModel
             raise InputError(f"{where}: cannot read it ({exc.strerror})") from None
     digest = hashlib.sha256(data).hexdigest()[:32]
     got = OpponentModel(p.name, "field", _read_tables(data, where, cr), digest)
-    with _LOCK:
-        if len(_LOADED) >= 16:
-            _LOADED.clear()
-        _LOADED[ident] = got
-    return got
+    return MODELS.put(ident, got)
 
 
 def _read_tables(data: bytes, where: str, cr: CompiledRules) -> FieldTables:

@@ -47,7 +47,6 @@ import logging
 import os
 import stat
 import tempfile
-import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -55,6 +54,7 @@ from typing import Any
 
 import numpy as np
 
+from solver.engine.caches import Cache
 from solver.engine.compiled import CompiledRules
 from solver.engine.errors import InputError
 from solver.engine.inputs import whole
@@ -194,8 +194,8 @@ def _code_digest() -> str:
     return h.hexdigest()
 
 
-_KEYS: dict[tuple[int, int], tuple[CompiledRules, FieldTables, str]] = {}
-_KEYS_LOCK = threading.Lock()
+#: The pool key of each (compiled ruleset, field tables) met, by their ids.
+POOL_KEYS: Cache[tuple[int, int], tuple[CompiledRules, FieldTables, str]] = Cache("pool keys", 64)
 
 
 def _compiled(cr: CompiledRules, who: str) -> None:
@@ -210,10 +210,9 @@ def pool_key(cr: CompiledRules, tables: FieldTables | None = None) -> str:
     _compiled(cr, "pool_key")
     tables = tables if tables is not None else get_field(cr)
     ident = (id(cr), id(tables))
-    with _KEYS_LOCK:
-        got = _KEYS.get(ident)
-        if got is not None and got[0] is cr and got[1] is tables:
-            return got[2]
+    got = POOL_KEYS.get(ident)
+    if got is not None and got[0] is cr and got[1] is tables:
+        return got[2]
     from solver.strategy.splits import structure
 
     h = hashlib.sha256(_code_digest().encode())
@@ -230,10 +229,7 @@ def pool_key(cr: CompiledRules, tables: FieldTables | None = None) -> str:
     for name, a in structure()._asdict().items():
         _update(h, f"structure.{name}", a)
     key = h.hexdigest()[:32]
-    with _KEYS_LOCK:
-        if len(_KEYS) > 64:
-            _KEYS.clear()
-        _KEYS[ident] = (cr, tables, key)
+    POOL_KEYS.put(ident, (cr, tables, key))
     return key
 
 
@@ -279,8 +275,8 @@ def _built(folder: Path, stem: str) -> list[Path]:
 
 # --------------------------------------------------------------------------- reading
 
-_OPEN: dict[tuple[Any, ...], OpponentPool | PoolError] = {}
-_OPEN_LOCK = threading.Lock()
+#: Each pool file opened and checked (or why not), by path and the file's identity.
+OPEN_POOLS: Cache[tuple[Any, ...], OpponentPool | PoolError] = Cache("open pools", 16)
 
 
 def open_pool(path: str | os.PathLike[str], key: str | None = None) -> OpponentPool:
@@ -298,18 +294,16 @@ def open_pool(path: str | os.PathLike[str], key: str | None = None) -> OpponentP
         if not stat.S_ISREG(st.st_mode):
             raise PoolError(f"pool {path} is not a regular file")
         ident = (str(path.resolve()), st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
-        with _OPEN_LOCK:
-            got = _OPEN.get(ident)
-            if got is None:
-                try:
-                    key_, n, digest, arrays = read_pool_file(path, fh, st.st_size)
-                    got = OpponentPool(path=path, key=key_, size=n, nbytes=st.st_size,
-                                       digest=digest, **arrays)  # fmt: skip
-                except PoolError as exc:
-                    got = exc
-                if len(_OPEN) > 16:
-                    _OPEN.clear()
-                _OPEN[ident] = got
+
+        def read() -> OpponentPool | PoolError:
+            try:
+                key_, n, digest, arrays = read_pool_file(path, fh, st.st_size)
+            except PoolError as exc:
+                return exc
+            return OpponentPool(path=path, key=key_, size=n, nbytes=st.st_size,
+                                digest=digest, **arrays)  # fmt: skip
+
+        got = OPEN_POOLS.get(ident, read)  # one reader at a time
     if isinstance(got, PoolError):
         raise got
     if key is not None and got.key != key:
@@ -340,15 +334,16 @@ def cached_pool(cr: CompiledRules, tables: FieldTables | None = None) -> Opponen
     try:
         return _fits(open_pool(path, key), cr)
     except PoolError as exc:
-        with _OPEN_LOCK:
-            said = _SAID.get(str(exc))
-            _SAID[str(exc)] = True
+        with WARNED.lock:
+            said = WARNED.get(str(exc))
+            WARNED.put(str(exc), True)
         if not said:
             log.warning("%s: not used (capsa pool builds it again)", exc)
         return None
 
 
-_SAID: dict[str, bool] = {}
+#: The damaged pools said on the logger (once each per process).
+WARNED: Cache[str, bool] = Cache("pool warnings said", 256)
 
 
 def resolve_pool(

@@ -3,7 +3,7 @@
 ``get_field(cr)`` is the one place that finds them; it sits above the trainer
 (``solver.strategy.train``), which sits above the policies and the field model's store
 (``solver.strategy.field``), so the store never imports the trainer. Tables are held in
-memory per ruleset (``forget_fields`` drops them); ``field_override`` puts other tables
+memory per ruleset (``FIELDS``; ``forget_fields`` drops them); ``field_override`` puts other tables
 in a ruleset's place for a while (``capsa strength --tables``).
 """
 
@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import threading
 from collections.abc import Iterator
 
+from solver.engine.caches import Cache
 from solver.engine.compiled import CompiledRules
 from solver.engine.rules import Rules
 from solver.strategy.field import (
@@ -31,10 +31,8 @@ log = logging.getLogger("capsa")
 
 #: play digest -> tables that replace the shipped ones for a while (``field_override``).
 _OVERRIDES: dict[str, FieldTables] = {}
-#: The tables found, by ruleset (at most ``_HOLD``; the oldest goes first).
-_held: dict[Rules, FieldTables] = {}
-_HOLD = 16
-_lock = threading.Lock()
+#: The tables found, by ruleset (at most 16; the oldest goes first).
+FIELDS: Cache[Rules, FieldTables] = Cache("field tables", 16)
 
 
 def get_field(cr: CompiledRules) -> FieldTables:
@@ -43,14 +41,9 @@ def get_field(cr: CompiledRules) -> FieldTables:
         override = _OVERRIDES.get(play_digest(cr.rules))
         if override is not None:
             return override
-    with _lock:
-        tables = _held.get(cr.rules)
+    tables = FIELDS.get(cr.rules)
     if tables is None:
-        tables = _find(cr)
-        with _lock:
-            if len(_held) >= _HOLD:
-                del _held[next(iter(_held))]  # the oldest
-            _held[cr.rules] = tables
+        tables = FIELDS.put(cr.rules, _find(cr))
     return tables
 
 
@@ -79,8 +72,7 @@ def field_ready(cr: CompiledRules) -> bool:
 
 def forget_fields() -> None:
     """Drop the field tables held in memory (after new ones are written)."""
-    with _lock:
-        _held.clear()
+    FIELDS.clear()
 
 
 def _find(cr: CompiledRules) -> FieldTables:

@@ -13,18 +13,19 @@ Dask worker) stops the run (``BatchFailed``, one line) rather than mix answers.
 
 from __future__ import annotations
 
-import threading
 from typing import TYPE_CHECKING, Any
 
 from solver.apps.batch.errors import BatchFailed
+from solver.engine.caches import Cache
 
 if TYPE_CHECKING:
     from solver.apps.batch.work import Job
 
 __all__ = ["model_digests", "run_models", "run_pool"]
 
-_HELD: dict[tuple[Any, ...], Any] = {}
-_LOCK = threading.Lock()
+#: A run's pool and its models, each checked once per process, by what the job names.
+RUN_POOLS: Cache[tuple[Any, ...], Any] = Cache("a batch run's pool", 16)
+RUN_MODELS: Cache[tuple[Any, ...], Any] = Cache("a batch run's models", 16)
 _RESUME = "; restore it and run again with --resume to continue"
 
 
@@ -39,8 +40,7 @@ def run_pool(job: Job) -> Any:
     from solver.strategy.pool import open_pool
 
     ident = (job.pool, job.pool_id)
-    with _LOCK:
-        got = _HELD.get(ident)
+    got = RUN_POOLS.get(ident)
     if got is not None:
         return got
     key = (job.pool_id or "").split("/")[0]
@@ -50,9 +50,7 @@ def run_pool(job: Job) -> Any:
             f"the opponent pool changed under the run: {job.pool} holds {pool.ident}, the run "
             f"began with {job.pool_id}{_RESUME}"
         )
-    with _LOCK:
-        _HELD[ident] = pool
-    return pool
+    return RUN_POOLS.put(ident, pool)
 
 
 def run_models(job: Job) -> Any:
@@ -63,8 +61,7 @@ def run_models(job: Job) -> Any:
     from solver.strategy.opponents import resolve_opponents
 
     ident = (job.opponents, job.opponent_digests, job.rules)
-    with _LOCK:
-        got = _HELD.get(ident)
+    got = RUN_MODELS.get(ident)
     if got is not None:
         return got
     try:
@@ -75,6 +72,4 @@ def run_models(job: Job) -> Any:
         changed = next(m.name for m, d in zip(models, job.opponent_digests, strict=True)
                        if m.digest != d)  # fmt: skip
         raise BatchFailed(f"the opponent model {changed} changed under the run{_RESUME}")
-    with _LOCK:
-        _HELD[ident] = models
-    return models
+    return RUN_MODELS.put(ident, models)
