@@ -20,10 +20,10 @@ import numpy as np
 from solver.engine import settlement as S
 from solver.engine.compiled import compile_rules
 from solver.engine.rules import PRESETS, load_rules
-from solver.strategy.deal import deal_hands
-from solver.strategy.field import field_values, load_field_file
-from solver.strategy.setting import set_hands
-from solver.strategy.trained import field_override, get_field
+from solver.strategy.field_model.field import field_values, load_field_file
+from solver.strategy.field_model.setting import set_hands
+from solver.strategy.field_model.trained import field_override, get_field
+from solver.strategy.hands.deal import deal_hands
 from tests.earlier_presets import BEFORE, VALUES, earlier
 
 

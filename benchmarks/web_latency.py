@@ -31,7 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from evaluator import format_cards
-from solver.strategy.deal import random_hands
+from solver.strategy.hands.deal import random_hands
 
 FLAGS = [
     "--no-sandbox",
@@ -106,7 +106,7 @@ def main() -> None:
 
 def direct_rows(hands: list[str], policies: dict) -> list[str]:
     """The same solves called in this process, no server: what the web adds is the rest."""
-    from solver.strategy.solve import solve
+    from solver.strategy.solving.solve import solve
 
     solve(hands[0], policy="mc", samples=300, seed=0)  # load the kernels first
     rows = []

@@ -27,10 +27,10 @@ _LAZY = {
     "settle_table": "solver.engine.settlement",
     "compile_rules": "solver.engine.settlement",
     "find_natural": "solver.engine.settlement",
-    "solve": "solver.strategy.solve",
-    "Solution": "solver.strategy.solve",
-    "set_hand": "solver.strategy.setting",
-    "set_hands": "solver.strategy.setting",
+    "solve": "solver.strategy.solving.solve",
+    "Solution": "solver.strategy.solving.solve",
+    "set_hand": "solver.strategy.field_model.setting",
+    "set_hands": "solver.strategy.field_model.setting",
 }
 
 

@@ -45,8 +45,8 @@ def _interval(x: np.ndarray) -> dict[str, float]:
 def _learn(n: int, seed: int, cr, folder: Path) -> Path:
     """A model learned from greedy's settings of ``n`` other hands, written to a file."""
     from solver.apps.learning import Seen, learn_from
-    from solver.strategy.deal import random_hands
-    from solver.strategy.setting import set_hands
+    from solver.strategy.field_model.setting import set_hands
+    from solver.strategy.hands.deal import random_hands
 
     hands = random_hands(np.random.default_rng(seed), n)
     seen = Seen(settings=list(set_hands(hands, cr.rules, "greedy")))
@@ -70,7 +70,7 @@ def main(argv: list[str]) -> int:
     from solver.apps.duel import resolve, score_duplicate
     from solver.engine.compiled import compile_rules
     from solver.engine.rules import load_rules
-    from solver.strategy.deal import deal_hands
+    from solver.strategy.hands.deal import deal_hands
 
     rules = replace(load_rules(args.rules), players=args.players)
     cr = compile_rules(rules)
@@ -82,7 +82,7 @@ def main(argv: list[str]) -> int:
     with tempfile.TemporaryDirectory(prefix="capsa-gain-") as tmp:
         folder = Path(tmp)
         if args.pool:  # the pool of the rules mc solves under in a duel (no naturals)
-            from solver.strategy.pool import build_pool
+            from solver.strategy.opposition.pool import build_pool
 
             os.environ["CAPSA_POOL_DIR"] = str(folder)
             t0 = time.perf_counter()
@@ -90,7 +90,7 @@ def main(argv: list[str]) -> int:
             print(f"pool of {args.pool:,} hands: {time.perf_counter() - t0:.0f} s", flush=True)
         model = _learn(args.learn, args.seed + 1, cr, folder)
         if args.pool:
-            from solver.strategy.opponents import load_model
+            from solver.strategy.opposition.opponents import load_model
 
             t0 = time.perf_counter()
             tables = load_model(model, compile_rules(replace(rules, naturals=()))).tables

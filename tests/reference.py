@@ -1213,7 +1213,7 @@ def _trilinear(grid, u: Sequence[float]) -> float:
 
 
 def ref_field_model_value(hand13: Sequence[int], keys, royalties, model, rules) -> float:
-    """The field model's value of one setting of a hand (solver.strategy.field), the slow
+    """The field model's value of one setting of a hand (solver.strategy.field_model.field), the slow
     way. ``keys``: the setting's three row keys (the solver's integer keys; they only index
     the tables), ``royalties``: its three row royalties and the dealt cards' royalty.
 

@@ -29,7 +29,7 @@ MC_ARGS = ["--policy", "mc", "--samples", "24"]
 def shifted_seed_solve(hand, rules, options):
     """A custom solve_fn (top-level, so that it pickles into the workers): called as
     ``solve(hand, rules, options)``."""
-    from solver.strategy.solve import solve
+    from solver.strategy.solving.solve import solve
 
     return solve(hand, rules, options.evolve(seed=options.seed + 1))
 
@@ -145,7 +145,7 @@ def test_order_ids_and_same_bytes_for_any_workers(tmp_path):
 
 
 def test_record_is_solve_to_dict(tmp_path):
-    from solver.strategy.solve import solve
+    from solver.strategy.solving.solve import solve
 
     src = tmp_path / "in.txt"
     src.write_text(f"# one hand\nh7: {HAND}\n")
@@ -158,7 +158,7 @@ def test_record_is_solve_to_dict(tmp_path):
 def test_csv_output_columns(tmp_path):
     import csv
 
-    from solver.strategy.solve import Solution
+    from solver.strategy.solving.solve import Solution
 
     src = write_hands(tmp_path / "in.txt", 12)
     src.write_text(src.read_text() + "six: As Ad Ks Kd Qs Qd Js Jd Ts Td 9s 9d 2c\n")

@@ -19,7 +19,7 @@ from solver.apps.batch.resume import sidecar_path
 from solver.apps.batch.work import solve_chunk
 from solver.engine.compiled import compile_rules
 from solver.engine.rules import load_rules, rules_from_dict
-from solver.strategy import pool as PL
+from solver.strategy.opposition import pool as PL
 from tests.helpers import batch_job
 
 SIZE = 20_000
@@ -92,7 +92,7 @@ def test_pool_true_builds_for_any_input_with_the_home_run_too(folder, tmp_path):
 def test_a_home_run_batch_builds_its_pool_and_draws_whole_tables(folder, tmp_path, name):
     """Under shisanshui and mau-binh (4 players: the home run at the table) a batch long
     enough to pay for a pool builds the ruleset's own and draws from it (whole tables,
-    solver.strategy.home_run): the run file keeps it, one worker and two write the same
+    solver.strategy.solving.home_run): the run file keeps it, one worker and two write the same
     records, and they differ from --no-pool's dealt ones."""
     src = write_hands(tmp_path / "h.txt", 700)
     opts = {**MC, "rules": name}

@@ -14,7 +14,7 @@ from solver.apps.batch import records as C
 from solver.apps.batch.reading import LINE_BREAKS, BadLine
 from solver.apps.batch.work import Job
 from solver.engine.rules import load_rules
-from solver.strategy.solve import Solution, solve
+from solver.strategy.solving.solve import Solution, solve
 from tests.helpers import batch_job
 
 HAND = "As Ks Qs Js Ts 9h 9d 9c 2s 3d 4c 5h 7d"

@@ -15,7 +15,8 @@ from solver.apps.batch import pinned
 from solver.engine.caches import Cache, caches
 from solver.engine.compiled import compile_rules
 from solver.engine.rules import load_rules
-from solver.strategy import opponents, pool, trained
+from solver.strategy.field_model import trained
+from solver.strategy.opposition import opponents, pool
 
 ROOT = Path(__file__).resolve().parent.parent
 HAND = "As Kd Qh Jc Ts 9d 8h 7c 6s 5d 4h 3c 2s"
@@ -23,7 +24,7 @@ HAND = "As Kd Qh Jc Ts 9d 8h 7c 6s 5d 4h 3c 2s"
 #: Module-level mutable state under solver/ that is not a cache, and why.
 NOT_CACHES = {
     ("solver/engine/caches.py", "_ALL"),  # the list of caches itself
-    ("solver/strategy/trained.py", "_OVERRIDES"),  # field_override's tables, for a block
+    ("solver/strategy/field_model/trained.py", "_OVERRIDES"),  # field_override's tables, for a block
 }
 
 

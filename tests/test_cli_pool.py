@@ -52,7 +52,7 @@ def test_capsa_pool_refuses_bad_sizes_in_one_line(folder):
 
 
 def test_a_pool_under_the_home_run_is_drawn_from(folder, tmp_path):
-    """The home run no longer keeps mc from the pool (solver.strategy.home_run): the
+    """The home run no longer keeps mc from the pool (solver.strategy.solving.home_run): the
     pool built under it says nothing of dealing, and a solve then draws from it."""
     rules = tmp_path / "hr.toml"
     rules.write_text('base = "capsa"\nhome_run_multiplier = 2\n')

@@ -181,7 +181,7 @@ def test_train_writes_tables_that_load(tmp_path):
     )
     assert res.exit_code == 0, res.output
     assert "converged after 3 rounds" in res.stderr and "round 3: tables moved" in res.stderr
-    from solver.strategy.field import load_field_file
+    from solver.strategy.field_model.field import load_field_file
 
     t = load_field_file(dest, compile_rules(load_rules("per-row")))
     assert t.meta["seed"] == 20261130 and t.meta["rounds"] == 3
@@ -189,12 +189,12 @@ def test_train_writes_tables_that_load(tmp_path):
 
 
 def test_train_defaults_are_the_library_defaults():
-    """``capsa train`` with no options trains as ``solver.strategy.train.train`` does (the CLI
+    """``capsa train`` with no options trains as ``solver.strategy.field_model.train.train`` does (the CLI
     cannot import the library for its help text, so it writes the numbers down)."""
     import inspect
 
     from solver.cli.commands.train import train as command
-    from solver.strategy import train as T
+    from solver.strategy.field_model import train as T
 
     opts = {name: p.default for name, p in inspect.signature(command).parameters.items()}
     lib = {name: p.default for name, p in inspect.signature(T.train).parameters.items()}

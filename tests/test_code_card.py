@@ -18,10 +18,10 @@ from evaluator import parse_hand
 from solver.engine import settlement as S
 from solver.engine.compiled import compile_rules
 from solver.engine.rules import PRESETS, Rules, RulesError, load_rules
-from solver.strategy.against import parse_against
-from solver.strategy.scoring import Opponents, score_against, score_exact
-from solver.strategy.solve import solve
-from solver.strategy.splits import candidates, split_cards
+from solver.strategy.hands.splits import candidates, split_cards
+from solver.strategy.solving.against import parse_against
+from solver.strategy.solving.scoring import Opponents, score_against, score_exact
+from solver.strategy.solving.solve import solve
 from tests import reference as R
 from tests.helpers import capsa
 from tests.test_home_run import RULESETS, crafted_opponents, random_tables, some_candidates, triple
@@ -339,9 +339,9 @@ def test_mc_with_the_card_in_the_hand_is_m_times_the_value_without_the_key():
 def test_mc_without_the_card_weighs_the_seat_that_holds_it():
     """Dealt opponents set by the field (the pair-by-pair kernel): every deal has one
     seat holding the 8h, and each deal's value is the oracle's, that seat's pair twice."""
-    from solver.strategy.deal import deal_hands
-    from solver.strategy.scoring import deal_opponents
-    from solver.strategy.setting import set_hands
+    from solver.strategy.field_model.setting import set_hands
+    from solver.strategy.hands.deal import deal_hands
+    from solver.strategy.solving.scoring import deal_opponents
 
     r = with_card(PRESETS["chinese-1-6"])
     cr = compile_rules(load_rules(r))

@@ -26,8 +26,8 @@ OPPONENTS = ["2c 3c 4d | 5s 6s 7h 8h Jd | Qc Qd Kc Kh Ad"]
 
 #: The functions that may call ``compile_rules``: the public entry points, each once.
 ENTRY_POINTS = {
-    "solver/strategy/solve.py": {"solve"},
-    "solver/strategy/setting.py": {"set_hands"},
+    "solver/strategy/solving/solve.py": {"solve"},
+    "solver/strategy/field_model/setting.py": {"set_hands"},
     # settle, settle_table, settle_natural and find_natural compile through _compile
     "solver/engine/settlement.py": {"_compile"},
     "solver/apps/strength.py": {"compare_policies"},
@@ -55,8 +55,8 @@ def count_compiles(monkeypatch):
     """Every module of solver that holds ``compile_rules`` gets one that counts its calls."""
     import solver.apps.duel.play
     import solver.apps.strength
-    import solver.strategy.setting
-    import solver.strategy.solve  # noqa: F401 - loaded, so that their bindings are patched
+    import solver.strategy.field_model.setting
+    import solver.strategy.solving.solve  # noqa: F401 - loaded, so that their bindings are patched
 
     calls: list[object] = []
     real = compiled.compile_rules
@@ -82,7 +82,7 @@ def count_compiles(monkeypatch):
     ids=["mc", "field-played", "greedy", "against"],
 )
 def test_one_solve_compiles_the_ruleset_once(count_compiles, options):
-    from solver.strategy import solve as S
+    from solver.strategy.solving import solve as S
 
     S.solve(HAND, rules="capsa", **options)
     assert len(count_compiles) == 1 and count_compiles[0] is load_rules("capsa")
@@ -90,7 +90,7 @@ def test_one_solve_compiles_the_ruleset_once(count_compiles, options):
 
 def test_set_hands_and_a_duel_compile_once(count_compiles):
     from solver.apps.duel import duel
-    from solver.strategy import setting
+    from solver.strategy.field_model import setting
 
     setting.set_hands(np.arange(13, dtype=np.uint8).reshape(1, 13), "per-row", "field")
     assert len(count_compiles) == 1

@@ -18,8 +18,8 @@ import pytest
 
 from solver.engine.compiled import compile_rules
 from solver.engine.rules import load_rules
-from solver.strategy import pool as PL
-from solver.strategy import pool_file as PF
+from solver.strategy.opposition import pool as PL
+from solver.strategy.opposition import pool_file as PF
 from tests.helpers import capsa
 from tests.test_run_identity import make_model
 
@@ -104,7 +104,7 @@ def test_a_fifo_at_the_pool_path_never_blocks(tmp_path):
     env = {**os.environ, "CAPSA_POOL_DIR": str(folder)}
     # the path as the CLI computes it (the key depends on this checkout's code)
     name = subprocess.run(
-        [sys.executable, "-c", "from solver.strategy.pool import pool_path; "
+        [sys.executable, "-c", "from solver.strategy.opposition.pool import pool_path; "
          "from solver.engine.compiled import compile_rules; "
          "from solver.engine.rules import load_rules; "
          "print(pool_path(compile_rules(load_rules('chinese-1-6'))).name)"],

@@ -16,7 +16,7 @@ from solver.apps import duel as du
 from solver.cli import app
 from solver.engine.compiled import compile_rules
 from solver.engine.rules import load_rules
-from solver.strategy.deal import deal_hands
+from solver.strategy.hands.deal import deal_hands
 
 PER_ROW = load_rules("per-row")  # no scoop bonus, no royalties: a foul loses exactly 3
 
@@ -185,7 +185,7 @@ def test_score_duplicate_matches_settle():
     hands = deal_hands(np.random.default_rng(11), 4, 3)
     flat = hands.reshape(-1, 13)
     a = np.sort(flat, axis=1)
-    from solver.strategy.setting import set_hands
+    from solver.strategy.field_model.setting import set_hands
 
     b = set_hands(flat, PER_ROW, "greedy")
     s = du.score_duplicate(a, b, hands, compile_rules(load_rules("chinese-1-6")))

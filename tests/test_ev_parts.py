@@ -13,7 +13,7 @@ import evaluator as ev
 from solver import solve
 from solver.engine.compiled import compile_rules
 from solver.engine.rules import PRESETS, load_rules, rules_from_dict
-from solver.strategy.deal import random_hands
+from solver.strategy.hands.deal import random_hands
 from tests import reference as ref
 from tests.golden.make import against_opponents
 
@@ -156,7 +156,7 @@ def test_mc_puts_what_the_opponents_naturals_take_in_naturals():
     """The naturals part is what the dealt opponents' declared naturals take, per
     opponent: with six pairs and three straights paying 30 it is clearly below zero, and
     it is exactly the mean over the same deals of their payouts."""
-    from solver.strategy.scoring import deal_opponents, mc_deals
+    from solver.strategy.solving.scoring import deal_opponents, mc_deals
 
     rules = rules_from_dict({"naturals": {"six_pairs": 30, "three_straights": 30}}, name="nat")
     cr = compile_rules(load_rules(rules))

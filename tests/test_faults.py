@@ -368,7 +368,7 @@ def test_usage_errors_are_one_line(args, words):
 
 BOOM = (
     "import sys\n"
-    "import solver.strategy.solve as search\n"
+    "import solver.strategy.solving.solve as search\n"
     "def boom(*a, **k):\n"
     "    raise ValueError('boom')\n"
     "search.solve = boom\n"
@@ -653,7 +653,7 @@ def test_equal_stakes_never_change_the_setting(policy):
     largest allowed), the setting and the action are those chosen without stakes."""
     from solver.engine.options import MAX_UNITS as most
     from solver.engine.options import MIN_STAKE
-    from solver.strategy.deal import random_hands
+    from solver.strategy.hands.deal import random_hands
 
     rng = np.random.default_rng(21)
     hands = random_hands(rng, 40 if policy == "mc" else 150)

@@ -36,9 +36,9 @@ from solver.engine.rules import (
     rules_from_dict,
 )
 from solver.engine.ruleset_files import to_toml
-from solver.strategy.scoring import Opponents, deal_opponents, score_against
-from solver.strategy.solve import solve
-from solver.strategy.splits import Candidates, candidates, split_cards, split_of
+from solver.strategy.hands.splits import Candidates, candidates, split_cards, split_of
+from solver.strategy.solving.scoring import Opponents, deal_opponents, score_against
+from solver.strategy.solving.solve import solve
 from tests import reference as R
 from tests.test_settlement import arrange, rank_copies
 
@@ -220,8 +220,8 @@ def test_shown_by_capsa_rules_and_the_page_summary(tmp_path):
 
 def test_the_field_tables_ignore_the_home_run():
     """docs/rules.md#the-field-strategy-is-pairwise: the same tables as without it."""
-    from solver.strategy.field import play_digest
-    from solver.strategy.trained import field_ready
+    from solver.strategy.field_model.field import play_digest
+    from solver.strategy.field_model.trained import field_ready
 
     for name, r in PRESETS.items():
         on = hr(name, home_run_min_opponents=1)
@@ -500,8 +500,8 @@ def test_mc_values_equal_the_oracle_against_field_opponents(players):
     """solve's own Monte Carlo: opponents dealt and set by the field (naturals declared),
     a strong hand (it scoops every opponent often) and a weak one (an opponent that
     scoops the others scoops it too), checked deal by deal with the oracle."""
-    from solver.strategy.deal import deal_hands
-    from solver.strategy.setting import set_hands
+    from solver.strategy.field_model.setting import set_hands
+    from solver.strategy.hands.deal import deal_hands
 
     r = hr("shisanshui", home_run_min_opponents=players - 1)
     cr = compile_rules(load_rules(r))
@@ -703,8 +703,8 @@ def test_duel_settles_whole_tables(players):
     """score_duplicate: each game's table (A in one seat, B in the others) settled by
     the oracle's ref_settle_table, with home runs happening."""
     from solver.apps import duel as du
-    from solver.strategy.deal import deal_hands
-    from solver.strategy.setting import set_hands
+    from solver.strategy.field_model.setting import set_hands
+    from solver.strategy.hands.deal import deal_hands
 
     r = hr(home_run_min_opponents=players - 1)
     deals = 60

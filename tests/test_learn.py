@@ -14,11 +14,11 @@ from evaluator import format_cards
 from solver.engine.compiled import compile_rules
 from solver.engine.errors import InputError
 from solver.engine.rules import load_rules
-from solver.strategy import learn as L
-from solver.strategy.opponents import load_model
-from solver.strategy.policy import set_sorted_hands
-from solver.strategy.setting import set_hands
-from solver.strategy.trained import get_field
+from solver.strategy.field_model.policy import set_sorted_hands
+from solver.strategy.field_model.setting import set_hands
+from solver.strategy.field_model.trained import get_field
+from solver.strategy.opposition import learn as L
+from solver.strategy.opposition.opponents import load_model
 from tests.helpers import capsa, random_hands
 
 RULES = "chinese-2-4"
@@ -99,8 +99,8 @@ def test_the_model_reproduces_the_row_statistics_it_was_fitted_to():
 def test_the_setter_is_the_best_candidate_by_field_value_plus_utility():
     """A learned model sets a hand (the field's branch and bound over every legal split)
     at the best of its candidates by field value plus the row utility."""
-    from solver.strategy.field import field_values
-    from solver.strategy.splits import candidates
+    from solver.strategy.field_model.field import field_values
+    from solver.strategy.hands.splits import candidates
 
     cr = compile_rules(load_rules(RULES))
     field = get_field(cr)
@@ -237,8 +237,8 @@ def test_batch_records_are_read_as_their_settings(tmp_path):
 def test_a_model_has_a_pool_of_its_own(greedy_model, tmp_path, monkeypatch):
     """capsa pool --opponents MODEL.npz builds the model's pool beside the field's (never
     removing it); mc against the model draws from it, hands the model set."""
-    from solver.strategy import pool as PL
-    from solver.strategy.solve import solve
+    from solver.strategy.opposition import pool as PL
+    from solver.strategy.solving.solve import solve
 
     folder, _ = greedy_model
     monkeypatch.setenv("CAPSA_POOL_DIR", str(tmp_path))

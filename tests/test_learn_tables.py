@@ -17,11 +17,11 @@ import pytest
 from evaluator import format_cards
 from solver.engine.compiled import compile_rules
 from solver.engine.rules import load_rules
-from solver.strategy import field as FT
-from solver.strategy.opponents import load_model
-from solver.strategy.policy import set_sorted_hands
-from solver.strategy.setting import set_hands
-from solver.strategy.trained import field_override, get_field
+from solver.strategy.field_model import field as FT
+from solver.strategy.field_model.policy import set_sorted_hands
+from solver.strategy.field_model.setting import set_hands
+from solver.strategy.field_model.trained import field_override, get_field
+from solver.strategy.opposition.opponents import load_model
 from tests.test_learn import random_hands
 
 #: Settings each model is learned from, and the unseen hands it is measured on.
@@ -109,8 +109,8 @@ def test_a_model_plays_under_shisanshui_at_four_players(tmp_path, monkeypatch):
     line."""
     from solver.apps.learning import Seen, learn_from
     from solver.engine.errors import InputError
-    from solver.strategy import pool as PL
-    from solver.strategy.solve import solve
+    from solver.strategy.opposition import pool as PL
+    from solver.strategy.solving.solve import solve
 
     rules = load_rules("shisanshui")
     cr = compile_rules(rules)

@@ -8,9 +8,9 @@ import pytest
 
 from solver.engine.compiled import compile_rules
 from solver.engine.rules import load_rules
-from solver.strategy import setting as P
-from solver.strategy.splits import candidates
-from solver.strategy.trained import get_field
+from solver.strategy.field_model import setting as P
+from solver.strategy.field_model.trained import get_field
+from solver.strategy.hands.splits import candidates
 from tests import reference as ref
 from tests.helpers import random_hands
 
@@ -62,7 +62,7 @@ def pool_dir(tmp_path_factory):
     """A small opponent pool of chinese-1-6 (the default ruleset) in a folder of its own."""
     import os
 
-    from solver.strategy import pool as PL
+    from solver.strategy.opposition import pool as PL
 
     folder = tmp_path_factory.mktemp("pools")
     before = os.environ.get("CAPSA_POOL_DIR")
@@ -80,7 +80,7 @@ def test_field_opponents_are_todays_mc_byte_for_byte(pooled, pool_dir, monkeypat
     without it, pooled and dealt, for several hands, seeds and tables."""
     import json
 
-    from solver.strategy.solve import solve
+    from solver.strategy.solving.solve import solve
 
     if pooled:
         monkeypatch.setenv("CAPSA_POOL_DIR", str(pool_dir))
@@ -104,9 +104,9 @@ def test_the_opponents_at_the_table_are_set_by_the_model(style):
     from dataclasses import replace
 
     from solver.engine.settlement import summarize_batch
-    from solver.strategy import scoring as SC
-    from solver.strategy.deal import deal_hands
-    from solver.strategy.opponents import resolve_opponents
+    from solver.strategy.hands.deal import deal_hands
+    from solver.strategy.opposition.opponents import resolve_opponents
+    from solver.strategy.solving import scoring as SC
 
     rules = replace(load_rules("chinese-2-4"), naturals=())
     cr = compile_rules(load_rules(rules))
@@ -128,7 +128,7 @@ def test_the_opponents_at_the_table_are_set_by_the_model(style):
 
 
 def _cards(hand, split):
-    from solver.strategy.splits import split_cards
+    from solver.strategy.hands.splits import split_cards
 
     return split_cards(hand, split)
 
@@ -136,8 +136,8 @@ def _cards(hand, split):
 def test_one_model_a_seat():
     """``greedy,safe`` seats greedy first and safe second: the deal's second seat is set
     by safe, the first by greedy."""
-    from solver.strategy import scoring as SC
-    from solver.strategy.opponents import resolve_opponents
+    from solver.strategy.opposition.opponents import resolve_opponents
+    from solver.strategy.solving import scoring as SC
 
     cr = compile_rules(load_rules("chinese-2-4"))
     hand = random_hands(1, 6)[0]
@@ -160,7 +160,7 @@ def test_one_model_a_seat():
 )
 def test_bad_opponents_are_one_input_error(spec, why):
     from solver.engine.errors import InputError
-    from solver.strategy.solve import solve
+    from solver.strategy.solving.solve import solve
 
     with pytest.raises(InputError, match=why.replace("(", r"\(").replace(")", r"\)")):
         solve(HANDS[0], players=4, opponents=spec, samples=100)
@@ -168,7 +168,7 @@ def test_bad_opponents_are_one_input_error(spec, why):
 
 def test_only_mc_meets_opponents():
     from solver.engine.errors import InputError
-    from solver.strategy.solve import solve
+    from solver.strategy.solving.solve import solve
 
     with pytest.raises(InputError, match="only policy mc"):
         solve(HANDS[0], policy="field", opponents="greedy")

@@ -68,9 +68,9 @@ def test_a_fouled_setting_is_scooped_by_every_opponent():
     """Monte Carlo: the fouled setting's value in every deal is the oracle's settlement of
     a fouled hand (scooped, paying the opponents' royalties), so its ev matches."""
     from solver.engine.compiled import compile_rules
-    from solver.strategy.advice import played_split
-    from solver.strategy.scoring import deal_opponents, score_against
-    from solver.strategy.splits import candidates
+    from solver.strategy.hands.splits import candidates
+    from solver.strategy.solving.advice import played_split
+    from solver.strategy.solving.scoring import deal_opponents, score_against
 
     rules = load_rules("chinese-1-6")
     cr = compile_rules(load_rules(rules))
@@ -79,7 +79,7 @@ def test_a_fouled_setting_is_scooped_by_every_opponent():
     opp = deal_opponents(hand, cr, 3, 5, seed=9)
     scores = score_against(cands, cr, opp)
     assert cands.fouls[-1] and not cands.fouls[:-1].any()
-    from solver.strategy.deal import deal_hands
+    from solver.strategy.hands.deal import deal_hands
 
     dealt = deal_hands(np.random.default_rng(9), 5, 3, exclude=hand).reshape(15, 13)
     settings = solver.set_hands(dealt, rules, "field")

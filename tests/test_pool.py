@@ -1,4 +1,4 @@
-"""The opponent pool (solver.strategy.pool) and the vectorised pairwise settlement.
+"""The opponent pool (solver.strategy.opposition.pool) and the vectorised pairwise settlement.
 
 Small pools (tens of thousands of hands) are built once per module in a folder of their
 own; each test that wants them points ``CAPSA_POOL_DIR`` there (tests/conftest.py gives
@@ -24,15 +24,15 @@ from solver.engine.compiled import compile_rules
 from solver.engine.rules import load_rules, rules_from_dict
 from solver.engine.settlement import find_naturals
 from solver.strategy import _kernels as K
-from solver.strategy import pool as PL
-from solver.strategy import pool_file as PF
-from solver.strategy import scoring as SC
-from solver.strategy.deal import deal_hands
-from solver.strategy.policy import set_sorted_hands
-from solver.strategy.setting import set_hands
-from solver.strategy.solve import solve
-from solver.strategy.splits import candidates, split_cards, split_of
-from solver.strategy.trained import get_field
+from solver.strategy.field_model.policy import set_sorted_hands
+from solver.strategy.field_model.setting import set_hands
+from solver.strategy.field_model.trained import get_field
+from solver.strategy.hands.deal import deal_hands
+from solver.strategy.hands.splits import candidates, split_cards, split_of
+from solver.strategy.opposition import pool as PL
+from solver.strategy.opposition import pool_file as PF
+from solver.strategy.solving import scoring as SC
+from solver.strategy.solving.solve import solve
 from tests import reference as ref
 from tests.helpers import random_hands
 
@@ -282,7 +282,7 @@ def test_too_few_pool_hands_deal_instead(with_pools):
 
 def test_home_run_tables_are_drawn_and_no_pool_still_deals(with_pools):
     """With the home run at the table, a solve draws whole tables from the pool
-    (solver.strategy.home_run; tests/test_pool_tables.py checks them), and ``pool=False``
+    (solver.strategy.solving.home_run; tests/test_pool_tables.py checks them), and ``pool=False``
     deals them as before. Below its minimum of opponents the table settles pair by pair:
     the plain pool's answer."""
     hr = rules_from_dict({"base": "shisanshui", "home_run_multiplier": 2,
@@ -404,8 +404,8 @@ def test_a_pool_of_other_tables_or_another_ruleset_is_not_used(pools, tmp_path, 
     """The key covers the field tables: under other tables (``capsa strength --tables``)
     the cached pool is not theirs. A pool file renamed to another ruleset's name fails
     its key. Building removes the ruleset's stale pools."""
-    from solver.strategy.field import tables_from_dist
-    from solver.strategy.trained import field_override
+    from solver.strategy.field_model.field import tables_from_dist
+    from solver.strategy.field_model.trained import field_override
 
     monkeypatch.setenv("CAPSA_POOL_DIR", str(tmp_path))
     path = _copy_pool(pools, tmp_path)
@@ -447,7 +447,7 @@ def test_the_pool_key_does_not_depend_on_what_was_imported_before():
     code = (
         "from solver.engine.compiled import compile_rules\n"
         "from solver.engine.rules import load_rules\n"
-        "from solver.strategy.pool import pool_key\n"
+        "from solver.strategy.opposition.pool import pool_key\n"
         "print(pool_key(compile_rules(load_rules('capsa'))))"
     )
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
@@ -513,7 +513,7 @@ def _build_script(size: int) -> list[str]:
     code = (
         "from solver.engine.compiled import compile_rules\n"
         "from solver.engine.rules import load_rules\n"
-        "from solver.strategy.pool import build_pool\n"
+        "from solver.strategy.opposition.pool import build_pool\n"
         f"build_pool(compile_rules(load_rules('chinese-1-6')), {size})"
     )
     return [sys.executable, "-c", code]

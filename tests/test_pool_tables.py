@@ -1,4 +1,4 @@
-"""The home run with opponents from the pool (solver.strategy.home_run): whole tables of
+"""The home run with opponents from the pool (solver.strategy.solving.home_run): whole tables of
 pool hands that share no card with the hand nor one another, the last seat dealt and set
 by the field; the pairwise part from independent pool deals; the values against the
 oracle's table settlement, and against dealt whole tables.
@@ -19,13 +19,13 @@ import evaluator as ev
 from solver.engine.compiled import compile_rules
 from solver.engine.rules import load_rules, rules_from_dict
 from solver.engine.settlement import find_naturals
-from solver.strategy import home_run as HR
-from solver.strategy import pool as PL
-from solver.strategy import scoring as SC
-from solver.strategy.policy import set_sorted_hands
-from solver.strategy.solve import solve
-from solver.strategy.splits import candidates, split_cards, split_of
-from solver.strategy.trained import get_field
+from solver.strategy.field_model.policy import set_sorted_hands
+from solver.strategy.field_model.trained import get_field
+from solver.strategy.hands.splits import candidates, split_cards, split_of
+from solver.strategy.opposition import pool as PL
+from solver.strategy.solving import home_run as HR
+from solver.strategy.solving import scoring as SC
+from solver.strategy.solving.solve import solve
 from tests import reference as ref
 from tests.helpers import random_hands
 from tests.test_pool import pools_in
@@ -118,7 +118,7 @@ def test_the_screen_keeps_every_table_with_a_home_run(with_pools, name, n_opp):
 def test_can_scoop_is_every_legal_split_checked():
     """``_can_scoop`` against every one of the 36,036 partitions of each hand into a front
     and two fives (either five the back), for thresholds taken from other hands' rows."""
-    from solver.strategy.splits import prepare_hand, structure
+    from solver.strategy.hands.splits import prepare_hand, structure
 
     cr = compile_rules(load_rules("capsa"))  # a suit order: keys beyond the strengths
     hands = random_hands(60, 9)

@@ -14,7 +14,7 @@ import pytest
 
 import solver
 from solver.engine.rules import PRESETS
-from solver.strategy.field import play_digest
+from solver.strategy.field_model.field import play_digest
 from tests import helpers
 
 #: Five pairs and trips (kings), played as it is set here: trips back, two pair middle,

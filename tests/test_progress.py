@@ -20,13 +20,13 @@ def _tasks():
     m = {n: import_module(n) for n in (
         "solver.apps.batch.run", "solver.apps.batch.pooling", "solver.apps.bench.run",
         "solver.apps.duel.play", "solver.apps.strength", "solver.apps.training",
-        "solver.strategy.pool", "solver.strategy.train",
+        "solver.strategy.opposition.pool", "solver.strategy.field_model.train",
     )}  # fmt: skip
     batch_run, pooling, bench_run = (m["solver.apps.batch.run"], m["solver.apps.batch.pooling"],
                                      m["solver.apps.bench.run"])  # fmt: skip
     play, strength, training = (m["solver.apps.duel.play"], m["solver.apps.strength"],
                                 m["solver.apps.training"])  # fmt: skip
-    pool, train = m["solver.strategy.pool"], m["solver.strategy.train"]
+    pool, train = m["solver.strategy.opposition.pool"], m["solver.strategy.field_model.train"]
     return [
         (batch_run.BatchHooks, "on_progress"),
         (batch_run.BatchHooks, "on_pool"),

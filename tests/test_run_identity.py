@@ -18,8 +18,8 @@ import pytest
 
 from evaluator import format_cards
 from solver.engine.rules import load_rules
-from solver.strategy.field import play_digest
-from solver.strategy.opponents import MODEL_KIND, MODEL_VERSION
+from solver.strategy.field_model.field import play_digest
+from solver.strategy.opposition.opponents import MODEL_KIND, MODEL_VERSION
 from tests.helpers import batch_job, capsa
 
 HERE = Path(__file__).resolve().parent.parent
@@ -110,8 +110,8 @@ def test_a_pool_rebuilt_while_a_batch_runs_never_reaches_it(tmp_path, env):
 def test_resume_refuses_a_pool_that_is_not_the_one_the_run_drew_from(tmp_path, env):
     """A pool of the same key and size whose contents differ (a crafted file, sound by
     its checksums) is refused by --resume in one line, exit 2."""
-    from solver.strategy import pool as PL
-    from solver.strategy import pool_file as PF
+    from solver.strategy.opposition import pool as PL
+    from solver.strategy.opposition import pool_file as PF
 
     assert capsa("pool", "--size", "5000", cwd=tmp_path, env=env).returncode == 0
     write_hands(tmp_path / "h.txt", 40)
@@ -173,7 +173,7 @@ def test_a_worker_given_another_model_or_pool_stops_the_run(tmp_path, monkeypatc
     import dataclasses
 
     from solver.apps.batch import BatchFailed, solve_chunk
-    from solver.strategy import pool as PL
+    from solver.strategy.opposition import pool as PL
 
     make_model(tmp_path / "m.npz")
     job = batch_job(rules=load_rules("chinese-2-4"), policy="mc", samples=20, seed=0, players=4,

@@ -12,7 +12,7 @@ import pytest
 
 import evaluator as ev
 from solver import solve
-from solver.strategy.deal import random_hands
+from solver.strategy.hands.deal import random_hands
 from tests import reference as ref
 
 HAND = "As Ks Qs Js Ts 9h 9d 9c 2s 3d 4c 5h 7d"

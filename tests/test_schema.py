@@ -1,4 +1,4 @@
-"""solver.strategy.schema: the one description of an answer and a batch record.
+"""solver.strategy.solving.schema: the one description of an answer and a batch record.
 
 Real answers (every policy, against given opponents, stakes, a played setting, a
 natural, a surrender, batch's fast records) hold exactly the schema's keys in its
@@ -17,8 +17,8 @@ import pytest
 from solver.apps.batch.records import csv_row, csv_text, fast_records
 from solver.apps.report.records import hand_from_record, read_records, unflatten
 from solver.engine.rules import load_rules
-from solver.strategy import schema as S
-from solver.strategy.solve import Solution, solve
+from solver.strategy.solving import schema as S
+from solver.strategy.solving.solve import Solution, solve
 from tests.helpers import batch_job
 
 HAND = "As Ks Qs Js Ts 9h 9d 9c 2s 3d 4c 5h 7d"

@@ -656,7 +656,7 @@ def test_subset_keys_and_royalties_match_the_oracle():
     splits with) order rows exactly as the oracle does, suits included, and pay the
     oracle's royalties."""
     from evaluator import COMB3, COMB5
-    from solver.strategy.splits import prepare_hand
+    from solver.strategy.hands.splits import prepare_hand
 
     rng = np.random.default_rng(3)
     for r in (D, PRESETS["shisanshui"], rules(suit_order="dchs"), CUSTOM["fractions"]):

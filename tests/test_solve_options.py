@@ -97,8 +97,8 @@ def test_solve_takes_the_options_or_keywords_not_both():
 
 @pytest.fixture
 def seen(monkeypatch):
-    """The options every ``solver.strategy.solve.solve`` call is given (then solved)."""
-    import solver.strategy.solve as S
+    """The options every ``solver.strategy.solving.solve.solve`` call is given (then solved)."""
+    import solver.strategy.solving.solve as S
 
     real, got = S.solve, []
 

@@ -14,12 +14,12 @@ from solver.engine.layout import NKEY
 from solver.engine.rules import load_rules, rules_from_dict
 from solver.engine.settlement import settle
 from solver.strategy import _kernels as K
-from solver.strategy import field as FT
-from solver.strategy import setting as P
-from solver.strategy import splits as SP
-from solver.strategy import trained as TR
-from solver.strategy.solve import solve
-from solver.strategy.splits import candidates, prepare_hand
+from solver.strategy.field_model import field as FT
+from solver.strategy.field_model import setting as P
+from solver.strategy.field_model import trained as TR
+from solver.strategy.hands import splits as SP
+from solver.strategy.hands.splits import candidates, prepare_hand
+from solver.strategy.solving.solve import solve
 from tests import reference as ref
 from tests.helpers import random_hands
 
@@ -330,7 +330,7 @@ def test_against_rejects_clashing_or_bad_opponents():
 def test_mc_values_equal_the_oracle_against_the_dealt_opponents():
     """The MC scorer's per-deal values are exact settlements against the field's opponent
     settings (opponents' declared naturals included), checked with the oracle."""
-    from solver.strategy.scoring import deal_opponents, score_against
+    from solver.strategy.solving.scoring import deal_opponents, score_against
 
     rules = load_rules("chinese-1-6")
     cr = compile_rules(load_rules(rules))
@@ -338,7 +338,7 @@ def test_mc_values_equal_the_oracle_against_the_dealt_opponents():
     c = candidates(hand, cr)
     opp = deal_opponents(hand, cr, 3, 6, seed=5)
     scores = score_against(c, cr, opp)
-    from solver.strategy.deal import deal_hands
+    from solver.strategy.hands.deal import deal_hands
 
     hands = deal_hands(np.random.default_rng(5), 6, 3, exclude=hand).reshape(18, 13)
     settings = P.set_hands(hands, rules, "field")
@@ -436,7 +436,7 @@ def test_settle_agrees_with_solution_rows():
 
 def test_custom_ruleset_trains_on_first_use_then_uses_the_cache(tmp_path, monkeypatch, caplog):
     """A ruleset with no shipped tables is trained once (with a notice), cached, reused."""
-    import solver.strategy.train as T
+    import solver.strategy.field_model.train as T
 
     monkeypatch.setenv("CAPSA_CACHE_DIR", str(tmp_path))
     calls = []

@@ -587,10 +587,10 @@ def test_monte_carlo_opponents_declare_the_special_hands():
     all: with 13 black cards in the hand, the opponents often hold twelve of one colour,
     one colour or all high; every candidate's value against every deal is the oracle's
     settlement (a natural collects its payout, docs/rules.md#natural-payouts-and-ties)."""
-    from solver.strategy.deal import deal_hands
-    from solver.strategy.scoring import deal_opponents, score_against
-    from solver.strategy.setting import set_hands
-    from solver.strategy.splits import candidates, split_cards
+    from solver.strategy.field_model.setting import set_hands
+    from solver.strategy.hands.deal import deal_hands
+    from solver.strategy.hands.splits import candidates, split_cards
+    from solver.strategy.solving.scoring import deal_opponents, score_against
 
     rules = house("chinese-1-6", TABLE)
     cr = compile_rules(load_rules(rules))
@@ -637,7 +637,7 @@ def test_solve_declares_a_special_hand_worth_more_than_playing():
     """``solve``: the natural is the ruleset's first that the hand holds, worth its payout
     from each known opponent (docs/rules.md#when-a-natural-is-declared), declared and
     shown legal; under an order that lists a weaker-paying natural first, that one."""
-    from solver.strategy.solve import solve
+    from solver.strategy.solving.solve import solve
 
     rng = random.Random(21)
     rules = house("chinese-1-6", TABLE)

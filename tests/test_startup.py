@@ -149,7 +149,8 @@ def test_a_run_too_large_for_memory_is_refused_without_setting_its_opponents(mon
 
     from solver import solve
     from solver.engine.errors import InputError
-    from solver.strategy import policy, scoring
+    from solver.strategy.field_model import policy
+    from solver.strategy.solving import scoring
 
     outcome: list[str] = []
     real = policy.set_sorted_hands

@@ -61,8 +61,8 @@ def test_tables_compare_field_tables_on_the_same_hands(tmp_path):
     same tables again differ on no hand and gain exactly nothing; tables without the
     corrections (a version 1 file) set hands differently."""
     from solver.engine.compiled import compile_rules
-    from solver.strategy.field import save_field, tables_from_dist
-    from solver.strategy.trained import field_override, get_field
+    from solver.strategy.field_model.field import save_field, tables_from_dist
+    from solver.strategy.field_model.trained import field_override, get_field
 
     cr = compile_rules(load_rules("chinese-2-4"))
     own = get_field(cr)

@@ -37,7 +37,7 @@ from solver.engine.table_shape import (
     deck_of,
     table_shape,
 )
-from solver.strategy.solve import _players_against
+from solver.strategy.solving.solve import _players_against
 
 ROOT = Path(__file__).resolve().parent.parent
 SOLVER = ROOT / "solver"

@@ -12,13 +12,13 @@ import pytest
 from solver.engine.compiled import compile_rules
 from solver.engine.layout import NKEY
 from solver.engine.rules import load_rules
-from solver.strategy import field as FT
-from solver.strategy import train as T
-from solver.strategy import trained as TR
-from solver.strategy.deal import random_hands
-from solver.strategy.policy import set_sorted_hands
-from solver.strategy.scoring import deal_opponents, score_against
-from solver.strategy.splits import Candidates, candidates
+from solver.strategy.field_model import field as FT
+from solver.strategy.field_model import train as T
+from solver.strategy.field_model import trained as TR
+from solver.strategy.field_model.policy import set_sorted_hands
+from solver.strategy.hands.deal import random_hands
+from solver.strategy.hands.splits import Candidates, candidates
+from solver.strategy.solving.scoring import deal_opponents, score_against
 
 
 def test_field_stats_are_the_direct_counts():

@@ -23,7 +23,7 @@ from solver.apps.web import Limits, create_app, warm
 from solver.apps.web.app import CSP, STATIC
 from solver.cli import app as cli_app
 from solver.engine.rules import PRESETS, load_rules
-from solver.strategy.deal import random_hands
+from solver.strategy.hands.deal import random_hands
 from tests import reference as ref
 
 HAND = "As Ks Qs Js Ts 9h 9d 9c 2s 3d 4c 5h 7d"

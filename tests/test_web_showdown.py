@@ -15,7 +15,7 @@ from starlette.testclient import TestClient
 import evaluator as ev
 from solver.apps.web import create_app, warm
 from solver.engine.rules import load_rules, preset, rules_from_dict, ruleset_data
-from solver.strategy.deal import random_hands
+from solver.strategy.hands.deal import random_hands
 from tests import reference as ref
 
 HAND = "As Ks Qs Js Ts 9h 9d 9c 2s 3d 4c 5h 7d"

@@ -43,7 +43,7 @@ def test_whole_gives_an_int():
 def test_the_integer_checks_are_one_check():
     """No module but inputs.py tests ``isinstance(x, bool) or not isinstance(x, Integral)``
     to say ``must be a whole number`` in the places that check options."""
-    places = ["solver/strategy/solve.py", "solver/strategy/train.py", "solver/strategy/pool.py",
+    places = ["solver/strategy/solving/solve.py", "solver/strategy/field_model/train.py", "solver/strategy/opposition/pool.py",
               "solver/apps/web/api.py"]  # fmt: skip
     for place in places:
         text = (ROOT / place).read_text()
@@ -54,8 +54,8 @@ def test_the_integer_checks_are_one_check():
 def test_training_and_pool_use_the_same_words():
     from solver.engine.compiled import compile_rules
     from solver.engine.rules import load_rules
-    from solver.strategy.pool import build_pool
-    from solver.strategy.train import check_train_options
+    from solver.strategy.field_model.train import check_train_options
+    from solver.strategy.opposition.pool import build_pool
 
     with pytest.raises(InputError, match=r"^--hands must be at least 100, got 99$"):
         check_train_options(1, 99, 0, 0.1, 1)

@@ -1,5 +1,5 @@
 """``capsa train --from``: read the settings opponents were seen to play, learn a model
-from them (solver.strategy.learn) and write it (docs/opponents.md#learned-models).
+from them (solver.strategy.opposition.learn) and write it (docs/opponents.md#learned-models).
 
 The file holds one setting a line, each in one of two forms (blank lines and ``#``
 comments skipped):
@@ -131,14 +131,14 @@ def learn_from(
 ) -> tuple[Any, dict[str, Any]]:
     """Learn a model from the settings read, under a ruleset (compiled here, once: the
     entry point of ``capsa train --from``), and write it to ``dest`` (None: not written):
-    (the ``solver.strategy.learn.Learned`` model, the report ``capsa train --from``
+    (the ``solver.strategy.opposition.learn.Learned`` model, the report ``capsa train --from``
     prints). InputError when too few legal settings remain."""
     from solver.engine.compiled import compile_rules
     from solver.engine.settlement import summarize_batch
-    from solver.strategy.field import play_digest
-    from solver.strategy.learn import MIN_SETTINGS, learn
-    from solver.strategy.opponents import MODEL_KIND, MODEL_VERSION
-    from solver.strategy.trained import get_field
+    from solver.strategy.field_model.field import play_digest
+    from solver.strategy.field_model.trained import get_field
+    from solver.strategy.opposition.learn import MIN_SETTINGS, learn
+    from solver.strategy.opposition.opponents import MODEL_KIND, MODEL_VERSION
 
     cr = compile_rules(rules)
     flat = np.array(seen.settings, np.uint8).reshape(-1, 13)
@@ -158,7 +158,7 @@ def learn_from(
     }
     learned = learn(hands, keys[good], roy[good], cr, get_field(cr), meta)
     if dest is not None:
-        from solver.strategy.learn import save_model
+        from solver.strategy.opposition.learn import save_model
 
         save_model(dest, learned, get_field(cr))
     report = {

@@ -11,7 +11,7 @@ The **exploitability** of a policy P is what ``mc`` (a best response to field op
 ``samples`` opponent hands a hand) gains against P per hand: the gain ``mc-P``. For
 ``field`` it measures how far the field strategy is from its own best response.
 
-**Other opponents** (``opponents``, solver.strategy.opponents): the evaluation deals'
+**Other opponents** (``opponents``, solver.strategy.opposition.opponents): the evaluation deals'
 opponents are set by that model (one for all seats, or one a seat), and ``mc`` assumes
 it; the policy ``mc@MODEL`` is ``mc`` assuming another model (``mc@field``: today's mc),
 so ``mc-mc@field`` is what knowing the opponents is worth against them.
@@ -37,7 +37,7 @@ from solver.engine.rules import Rules, load_rules
 
 if TYPE_CHECKING:
     from solver.engine.compiled import CompiledRules
-    from solver.strategy.field import FieldTables
+    from solver.strategy.field_model.field import FieldTables
 
 
 @dataclass(frozen=True)
@@ -92,7 +92,7 @@ def load_tables(
     cannot be read, is not a field table file, or has the stem of another is an
     ``InputError`` naming it."""
     from solver.engine.errors import InputError
-    from solver.strategy.field import load_field_file
+    from solver.strategy.field_model.field import load_field_file
 
     tables: dict[str, FieldTables] = {}
     for path in map(Path, paths):
@@ -157,8 +157,8 @@ def compare_policies(
     tables = dict(tables or {})
     _check(n_hands, policies, eval_deals, extra=tables)
     from solver.engine.compiled import CompiledRules, compile_rules
-    from solver.strategy.deal import random_hands
-    from solver.strategy.opponents import describe, resolve_opponents
+    from solver.strategy.hands.deal import random_hands
+    from solver.strategy.opposition.opponents import describe, resolve_opponents
 
     cr = rules if isinstance(rules, CompiledRules) else compile_rules(load_rules(rules))
     opts = (options or SolveOptions()).check()
@@ -210,10 +210,10 @@ def _play_hand(
     the fresh opponents are set by, and the model each mc policy assumes."""
     from evaluator import parse_cards
     from solver.engine.settlement import natural_of
-    from solver.strategy.scoring import deal_opponents, score_against
-    from solver.strategy.solve import solve
-    from solver.strategy.splits import Candidates, split_of
-    from solver.strategy.trained import field_override
+    from solver.strategy.field_model.trained import field_override
+    from solver.strategy.hands.splits import Candidates, split_of
+    from solver.strategy.solving.scoring import deal_opponents, score_against
+    from solver.strategy.solving.solve import solve
 
     players = opts.players or cr.rules.players
     models, assumed = at_table

@@ -19,14 +19,14 @@ from solver.engine.progress import Progress
 
 if TYPE_CHECKING:
     from solver.engine.compiled import CompiledRules
-    from solver.strategy.field import FieldTables
+    from solver.strategy.field_model.field import FieldTables
 
 __all__ = ["check_writable", "destination", "prepare", "train_to_file"]
 
 
 def destination(cr: CompiledRules, output: str | None, ship: bool) -> Path:
     """Where ``capsa train`` writes the tables of a ruleset (see the module docstring)."""
-    from solver.strategy import field
+    from solver.strategy.field_model import field
 
     if output:
         return Path(output)
@@ -56,13 +56,13 @@ def prepare(
     ruleset: str | None, output: str | None, ship: bool, **options: Any
 ) -> tuple[CompiledRules, Path]:
     """Check everything before training: the ``options`` of
-    ``solver.strategy.train.train`` (rounds, hands_per_round, seed, tol, min_rounds), the
+    ``solver.strategy.field_model.train.train`` (rounds, hands_per_round, seed, tol, min_rounds), the
     ruleset (a preset or a TOML file), and the destination (never the ruleset file, a
     file that can be written). Returns the ruleset, compiled (once, here: the entry point
     of ``capsa train``), and where its tables go."""
     from solver.engine.compiled import compile_rules
     from solver.engine.rules import load_rules
-    from solver.strategy.train import check_train_options
+    from solver.strategy.field_model.train import check_train_options
 
     check_train_options(
         options["rounds"],
@@ -82,11 +82,11 @@ def prepare(
 def train_to_file(
     cr: CompiledRules, dest: Path, *, progress: Progress | None = None, **options: Any
 ) -> FieldTables:
-    """Train the tables (``solver.strategy.train.train`` with ``options``), write them
+    """Train the tables (``solver.strategy.field_model.train.train`` with ``options``), write them
     to ``dest`` and forget the tables loaded before, so the next use reads the new ones."""
-    from solver.strategy.field import save_field
-    from solver.strategy.train import train
-    from solver.strategy.trained import forget_fields
+    from solver.strategy.field_model.field import save_field
+    from solver.strategy.field_model.train import train
+    from solver.strategy.field_model.trained import forget_fields
 
     tables = train(cr, progress=progress, **options)
     save_field(tables, dest)

@@ -53,7 +53,7 @@ MAX_UNITS = 1_000_000
 MIN_STAKE = 1e-6
 #: Seconds an external duel program may be given.
 MAX_TIMEOUT = 86_400.0
-#: Hands in an opponent pool (solver.strategy.pool): the default (about 25,600 of them
+#: Hands in an opponent pool (solver.strategy.opposition.pool): the default (about 25,600 of them
 #: share no card with a given hand, C(39,13) / C(52,13) = 1.28%), the fewest, the most.
 DEFAULT_POOL_SIZE = 2_000_000
 MIN_POOL_SIZE = 1_000
@@ -86,7 +86,7 @@ class SolveOptions:
     what needs them (``against`` and ``played`` against the hand's cards, the count of
     ``stakes`` and of ``opponents`` against the table) ``solve`` checks with the hand.
     ``pool``: True, False, a pool file (a path), or an opened pool (an object with an
-    ``ident``, as ``solver.strategy.pool.OpponentPool``); ``opponents``: a model spec,
+    ``ident``, as ``solver.strategy.opposition.pool.OpponentPool``); ``opponents``: a model spec,
     a model, or one per opponent.
     """
 

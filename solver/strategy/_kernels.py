@@ -9,7 +9,7 @@ the stronger five always goes to the back, so the 72,072 ordered splits reduce t
 Row keys: ``key = strength' * 4 + suit component`` (see solver.engine.settlement); a higher key
 wins, and a setting is legal when ``key_front <= key_middle <= key_back``.
 
-The field model (``FieldModel``, solver.strategy.field) is one kernel argument. Its
+The field model (``FieldModel``, solver.strategy.field_model.field) is one kernel argument. Its
 tables per row r = 0 front, 1 middle, 2 back, indexed by key, interleaved in
 ``fx[r, k]``: P(win the row), P(tie), the expected royalty an opponent collects on that row by
 beating a row of key k, and the row utility a learned opponent model adds to a row of
@@ -573,7 +573,7 @@ def _field_best(hand, k3, k5, r3, r5, st, fm, params):
     multiplier with royalties, the most the multiplied royalties can add; within a back, a
     split whose independent-rows value plus those two allowances cannot beat the best so
     far is not corrected at all.
-    st is the split Structure (solver.strategy.splits); fm the FieldModel. The grids are
+    st is the split Structure (solver.strategy.hands.splits); fm the FieldModel. The grids are
     cut at the back's midrank once per expanded back (``_slab``) and finished in the loop
     (no array is handed to a function per split: that costs more than the arithmetic).
     """

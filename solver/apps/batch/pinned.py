@@ -5,7 +5,7 @@ A run's pool and models are part of its identity (the run file keeps the pool's
 ``KEY/SIZE/DIGEST`` and each model file's digest). A worker maps the pool file the
 ``Job`` names and loads the models once, checks them against the job, and draws from
 those for the rest of the run, whatever happens to the files meanwhile: a rebuilt pool
-is another file (``solver.strategy.pool.pool_path`` names the size) and a model file
+is another file (``solver.strategy.opposition.pool.pool_path`` names the size) and a model file
 replaced or cut short under a running worker changes nothing it already holds. A worker
 that must open a file which no longer is the one the run began with (a new worker, a
 Dask worker) stops the run (``BatchFailed``, one line) rather than mix answers.
@@ -37,7 +37,7 @@ def model_digests(models: Any) -> tuple[str, ...]:
 def run_pool(job: Job) -> Any:
     """The run's opponent pool (an ``OpponentPool``), checked once per process against
     the job's ``KEY/SIZE/DIGEST``; ``PoolError`` when it cannot be opened at all."""
-    from solver.strategy.pool import open_pool
+    from solver.strategy.opposition.pool import open_pool
 
     ident = (job.pool, job.pool_id)
     got = RUN_POOLS.get(ident)
@@ -58,7 +58,7 @@ def run_models(job: Job) -> Any:
     against the job's digests; ``BatchFailed`` when a model file can no longer be read
     or is not the one the run began with."""
     from solver.engine.compiled import compile_rules
-    from solver.strategy.opponents import resolve_opponents
+    from solver.strategy.opposition.opponents import resolve_opponents
 
     ident = (job.opponents, job.opponent_digests, job.rules)
     got = RUN_MODELS.get(ident)

@@ -16,7 +16,7 @@ an input of unknown length, stdin, never builds; a shorter one that still deals
 ``HINT_SAMPLES`` opponent hands says on stderr what ``capsa pool`` would gain); True
 builds one when none is cached whatever the size of the input; False deals, as before
 the pool. With the home run at the table the workers draw its whole tables from the
-pool too (solver.strategy.home_run).
+pool too (solver.strategy.solving.home_run).
 """
 
 from __future__ import annotations
@@ -77,7 +77,7 @@ def plan_pool(
     lines (None: unknown); ``stored``: the run file of the output being resumed (None
     for a fresh run); ``size``: of a pool built now (default ``DEFAULT_POOL_SIZE``)."""
     from solver.engine.options import DEFAULT_SAMPLES
-    from solver.strategy.pool import (
+    from solver.strategy.opposition.pool import (
         DEFAULT_POOL_SIZE,
         cached_pool,
         pool_key,
@@ -166,7 +166,7 @@ def ready_pool(
     ``BatchError``. Returns its ``KEY/SIZE/DIGEST``. ``total_lines`` of the input (None:
     unknown), ``done_lines`` already written (a resumed run)."""
     from solver.engine.options import DEFAULT_SAMPLES
-    from solver.strategy.pool import PoolError, build_pool, check_writable, open_pool
+    from solver.strategy.opposition.pool import PoolError, build_pool, check_writable, open_pool
 
     folder = Path(plan.path).parent
     try:

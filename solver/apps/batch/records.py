@@ -1,7 +1,7 @@
 """Records: one per good line, as JSON lines or CSV rows; the per-hand and chunked solves.
 
 A record is ``{"line": n, "id": id-or-null, **Solution.to_dict()}``, as
-``solver.strategy.schema`` describes it. JSONL writes it as compact JSON; CSV flattens
+``solver.strategy.solving.schema`` describes it. JSONL writes it as compact JSON; CSV flattens
 it into the schema's ``CSV_COLUMNS`` (row win rates, natural, surrender and the played
 setting flattened, alternatives left out; empty cells are nulls, booleans
 ``true``/``false``; a user's text that a spreadsheet would run as a formula starts with
@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from solver.apps.batch.pinned import run_models, run_pool
 from solver.apps.batch.reading import BadLine, Played, escape_breaks
-from solver.strategy.schema import CSV_COLUMNS, PLAYED_CSV_COLUMNS, flatten
+from solver.strategy.solving.schema import CSV_COLUMNS, PLAYED_CSV_COLUMNS, flatten
 
 if TYPE_CHECKING:
     from solver.apps.batch.work import Job
@@ -108,7 +108,7 @@ def _cell(value: Any) -> str:
 
 
 def csv_row(record: dict[str, Any]) -> list[str]:
-    """A record flattened into the ``CSV_COLUMNS`` cells (``solver.strategy.schema``); a
+    """A record flattened into the ``CSV_COLUMNS`` cells (``solver.strategy.solving.schema``); a
     user's text is one physical line and never a formula (``csv_text_cell``)."""
     cells = []
     for col, value in flatten(record):
@@ -151,7 +151,7 @@ def error_line(bad: BadLine) -> str:
 
 
 def _real_solve() -> Callable[..., Any]:
-    from solver.strategy.solve import solve
+    from solver.strategy.solving.solve import solve
 
     return solve
 
@@ -198,7 +198,7 @@ def solve_one(
 def fast_records(job: Job, good: list[Good], bad: list[BadLine]) -> list[dict[str, Any]]:
     """Field and greedy hands of a chunk set together; the per-hand path's record shape.
 
-    ``solver.strategy.policy.set_sorted_hands`` sets the chunk, the field model scores the
+    ``solver.strategy.field_model.policy.set_sorted_hands`` sets the chunk, the field model scores the
     chosen settings the way ``solve`` scores its candidates, and ``solve``'s own
     ``assemble`` makes each record (so ``ev``, ``row_stats``, ``surrender`` and ``action``
     are those ``solve`` gives for that setting); hands holding a natural take the
@@ -215,13 +215,18 @@ def fast_records(job: Job, good: list[Good], bad: list[BadLine]) -> list[dict[st
 
     from solver.engine.compiled import compile_rules
     from solver.engine.settlement import find_naturals
-    from solver.strategy.code_card import with_code_card
-    from solver.strategy.field import field_values
-    from solver.strategy.policy import set_sorted_hands
-    from solver.strategy.scoring import field_parts, field_scores, score_field, uniform_stake
-    from solver.strategy.solve import Found, assemble
-    from solver.strategy.splits import Candidates, split_of
-    from solver.strategy.trained import get_field
+    from solver.strategy.field_model.field import field_values
+    from solver.strategy.field_model.policy import set_sorted_hands
+    from solver.strategy.field_model.trained import get_field
+    from solver.strategy.hands.splits import Candidates, split_of
+    from solver.strategy.solving.code_card import with_code_card
+    from solver.strategy.solving.scoring import (
+        field_parts,
+        field_scores,
+        score_field,
+        uniform_stake,
+    )
+    from solver.strategy.solving.solve import Found, assemble
 
     stakes = None if job.stakes is None else np.array(job.stakes, np.float64)
     same = uniform_stake(stakes)  # equal stakes: chosen as without them (Scores.stake)

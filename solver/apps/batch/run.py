@@ -327,7 +327,7 @@ def _job(rules: Rules, solve: SolveOptions, run: BatchOptions, fmt: str) -> Job:
     """What every chunk's worker is given (the input's CSV layout comes later). The
     opponent models are checked here, once (one clear error before any worker starts);
     ``field`` everywhere is no model (today's run, its pool and run file)."""
-    from solver.strategy.scoring import check_stakes
+    from solver.strategy.solving.scoring import check_stakes
 
     n_players = solve.players or rules.players
     weights = check_stakes(solve.stakes, n_players - 1)
@@ -355,7 +355,7 @@ def _opponents(
     seat's model digest (None when no seat has a model file)."""
     from solver.apps.batch.pinned import model_digests
     from solver.engine.compiled import compile_rules
-    from solver.strategy.opponents import is_field, resolve_opponents
+    from solver.strategy.opposition.opponents import is_field, resolve_opponents
 
     if spec is None:
         return None, None

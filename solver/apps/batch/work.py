@@ -94,8 +94,8 @@ def one_thread() -> None:
     """Kernels run single-threaded in a worker: the workers are the parallelism.
 
     ``numba.set_num_threads`` is per thread, so this also holds for Dask worker threads;
-    ``CAPSA_THREADS`` caps the thread pools of ``solver.strategy.policy`` and
-    ``solver.strategy.solve``.
+    ``CAPSA_THREADS`` caps the thread pools of ``solver.strategy.field_model.policy`` and
+    ``solver.strategy.solving.solve``.
     """
     import numba
 
@@ -139,7 +139,7 @@ def solve_chunk(job: Job, items: list[Line]) -> ChunkResult:
     A worker that cannot map the run's opponent pool (a Dask worker on a machine that
     does not see the file) fails the run (``BatchFailed``) rather than deal: every
     record of a run is drawn the same way."""
-    from solver.strategy.pool import PoolError
+    from solver.strategy.opposition.pool import PoolError
 
     try:
         return _solve_chunk(job, items)

@@ -42,11 +42,11 @@ def mc_opponents(
     timing the two back to back. Target: the model's time a hand at most
     ``MODEL_FIELD_RATIO`` times the field's."""
     from solver.engine.compiled import compile_rules
-    from solver.strategy.learn import learn
-    from solver.strategy.opponents import OpponentModel
-    from solver.strategy.policy import set_sorted_hands
-    from solver.strategy.solve import solve
-    from solver.strategy.trained import get_field
+    from solver.strategy.field_model.policy import set_sorted_hands
+    from solver.strategy.field_model.trained import get_field
+    from solver.strategy.opposition.learn import learn
+    from solver.strategy.opposition.opponents import OpponentModel
+    from solver.strategy.solving.solve import solve
 
     r = load(rules)
     cr = compile_rules(r)

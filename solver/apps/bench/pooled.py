@@ -1,4 +1,4 @@
-"""Measurements of the opponent pool (solver.strategy.pool): the Monte Carlo solve that
+"""Measurements of the opponent pool (solver.strategy.opposition.pool): the Monte Carlo solve that
 draws from it on one core against the field strategy in the same rounds, building a
 pool, and ``capsa batch --policy mc`` drawing from one."""
 
@@ -43,7 +43,7 @@ def _a_pool(cr: CompiledRules, size: int | None = None) -> Iterator[tuple[Any, f
     build took, 0 for a cached pool)."""
     import tempfile
 
-    from solver.strategy import pool as pools
+    from solver.strategy.opposition import pool as pools
 
     found = pools.cached_pool(cr)
     if found is not None:
@@ -104,9 +104,9 @@ def mc_pool(
     of ``pool_size`` hands (``BENCH_POOL_SIZE``) first (``extra``: its size, and the
     build's seconds)."""
     from solver.engine.compiled import compile_rules
-    from solver.strategy.policy import set_sorted_hands
-    from solver.strategy.solve import solve
-    from solver.strategy.trained import get_field
+    from solver.strategy.field_model.policy import set_sorted_hands
+    from solver.strategy.field_model.trained import get_field
+    from solver.strategy.solving.solve import solve
 
     r = load(rules)
     cr = compile_rules(r)  # once: the pool, the solves and the field take it compiled
@@ -202,7 +202,7 @@ def pool_build(
     import tempfile
 
     from solver.engine.compiled import compile_rules
-    from solver.strategy import pool as pools
+    from solver.strategy.opposition import pool as pools
 
     r = load(rules)
     cr = compile_rules(r)

@@ -1,5 +1,5 @@
 """The Monte Carlo solve from the opponent pool under every preset, in the same rounds
-(the home run's whole tables under shisanshui and mau-binh, solver.strategy.home_run;
+(the home run's whole tables under shisanshui and mau-binh, solver.strategy.solving.home_run;
 the suit order of capsa and pusoy), and ``capsa batch --policy mc`` with the home run."""
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ def mc_presets(
     (``BENCH_POOL_SIZE``). ``extra``: each preset's ms a hand and ratio."""
     from solver.engine.compiled import compile_rules
     from solver.engine.rules import PRESETS
-    from solver.strategy.solve import solve
+    from solver.strategy.solving.solve import solve
 
     names = [BASE_PRESET, *(n for n in PRESETS if n != BASE_PRESET)]
     hs = seeded_hands(hands, seed)

@@ -92,7 +92,7 @@ def _played_lines(hands: np.ndarray, rules: Rules) -> list[str]:
     """A setting played for each hand: the field setting, the greedy one, or the field one
     with the middle and the back swapped (mostly fouled), a third each."""
     from evaluator import format_cards
-    from solver.strategy.setting import set_hands
+    from solver.strategy.field_model.setting import set_hands
 
     field_set = set_hands(hands, rules, "field")
     greedy_set = set_hands(hands, rules, "greedy")
@@ -132,7 +132,7 @@ def _mc_slowdown(hands: np.ndarray, lines: list[str], rules: Rules) -> tuple[flo
     """(CPU seconds a hand of ``mc`` at 3,000 opponent hands with the setting played, that
     over the same hands bare): the best of two runs each, interleaved."""
     from evaluator import format_cards
-    from solver.strategy.solve import solve
+    from solver.strategy.solving.solve import solve
 
     mc_set = [(format_cards(h), lines[i]) for i, h in enumerate(hands)]
     times = []
@@ -210,7 +210,7 @@ def _played_records(hands: int, seed: int, rules: Rules) -> list[str]:
     import json
 
     from evaluator import format_cards
-    from solver.strategy.solve import solve
+    from solver.strategy.solving.solve import solve
 
     rng = np.random.default_rng(seed)
     out = []

@@ -43,13 +43,13 @@ def splits(
     """Rank the 72,072 splits of a hand and keep the legal ones (the splits target);
     with ``pareto``, also mark their Pareto front (what ``solve`` scores; no target).
 
-    The kernels ``solver.strategy.splits.candidates`` runs for every hand: ``_prepare`` (subset
+    The kernels ``solver.strategy.hands.splits.candidates`` runs for every hand: ``_prepare`` (subset
     strengths, row keys and royalties), ``_legal_partitions`` and ``_pareto``, called
     hand by hand from Python.
     """
     from solver.engine.compiled import compile_rules
     from solver.strategy import _kernels as k
-    from solver.strategy.splits import structure
+    from solver.strategy.hands.splits import structure
 
     r = load(rules)
     cr = compile_rules(r)
@@ -108,8 +108,8 @@ def _policy(
     rules: Rules,
     runner: Runner | None,
 ) -> Result:
-    """Set random hands with a strategy (``solver.strategy.setting.set_hands``)."""
-    from solver.strategy.setting import set_hands
+    """Set random hands with a strategy (``solver.strategy.field_model.setting.set_hands``)."""
+    from solver.strategy.field_model.setting import set_hands
 
     r = load(rules)
     hands = seeded_hands(n, seed)
@@ -134,7 +134,7 @@ def field(
     rules: RulesLike = None,
     runner: Runner | None = None,
 ) -> Result:
-    """Set hands with the ``field`` strategy (``solver.strategy.setting.set_hands``)."""
+    """Set hands with the ``field`` strategy (``solver.strategy.field_model.setting.set_hands``)."""
     return _policy("field", TARGET_FIELD, n, rounds, seed, rules, runner)
 
 
@@ -145,7 +145,7 @@ def greedy(
     rules: RulesLike = None,
     runner: Runner | None = None,
 ) -> Result:
-    """Set hands with the ``greedy`` strategy (``solver.strategy.setting.set_hands``)."""
+    """Set hands with the ``greedy`` strategy (``solver.strategy.field_model.setting.set_hands``)."""
     return _policy("greedy", None, n, rounds, seed, rules, runner)
 
 
@@ -164,7 +164,7 @@ def mc(
     ``solve``'s ``samples`` counts opponent hands: with 4 players one shuffle of the
     other 39 cards deals 3 of them, so 3,000 opponent hands are 1,000 shuffles.
     """
-    from solver.strategy.solve import solve
+    from solver.strategy.solving.solve import solve
 
     r = load(rules)
     deals = -(-opponents // (players - 1))
@@ -208,7 +208,7 @@ def mc_home_run(
     candidates and opponents, where the home run's work is), best of five."""
     from dataclasses import replace
 
-    from solver.strategy.solve import solve
+    from solver.strategy.solving.solve import solve
 
     given = load(rules)
     if given.home_run:  # the shisanshui preset has it: time it against the same without
@@ -276,8 +276,8 @@ def _settle_seconds(
     """Seconds of the settlement alone (``score_against``, best of five a hand) on the same
     candidates and opponents, with the home run off and on."""
     from solver.engine.compiled import compile_rules
-    from solver.strategy.scoring import deal_opponents, score_against
-    from solver.strategy.splits import candidates
+    from solver.strategy.hands.splits import candidates
+    from solver.strategy.solving.scoring import deal_opponents, score_against
 
     settle = {False: 0.0, True: 0.0}
     n_opp = players - 1

@@ -1,5 +1,5 @@
 """What every measurement shares: the targets, the result, timing through a runner, the
-inputs (random rows, and hands from the one dealer, ``solver.strategy.deal``)."""
+inputs (random rows, and hands from the one dealer, ``solver.strategy.hands.deal``)."""
 
 from __future__ import annotations
 
@@ -215,9 +215,9 @@ def random_rows(n: int, k: int, seed: int = 0) -> np.ndarray:
 
 
 def seeded_hands(n: int, seed: int = 0) -> np.ndarray:
-    """``n`` random hands, uint8[n, 13], each sorted: ``solver.strategy.deal.random_hands``
+    """``n`` random hands, uint8[n, 13], each sorted: ``solver.strategy.hands.deal.random_hands``
     with a generator seeded ``seed``."""
-    from solver.strategy.deal import random_hands as deal
+    from solver.strategy.hands.deal import random_hands as deal
 
     return deal(np.random.default_rng(seed), n)
 

@@ -17,7 +17,7 @@ from solver.engine.options import SolveOptions
 from solver.engine.progress import Progress
 from solver.engine.rules import Rules, load_rules
 from solver.engine.table_shape import MAX_PLAYERS, MIN_PLAYERS, players_text
-from solver.strategy.deal import deal_hands
+from solver.strategy.hands.deal import deal_hands
 
 __all__ = ["DuelResult", "duel", "score_duplicate"]
 
@@ -220,7 +220,7 @@ def duel(
     if seed < 0:
         raise DuelError(f"seed must be zero or more, got {seed}")
     if opponents is not None:  # one clear error before any hand is set
-        from solver.strategy.opponents import resolve_opponents
+        from solver.strategy.opposition.opponents import resolve_opponents
 
         resolve_opponents(opponents, cr, k - 1)
     mc = SolveOptions(players=k, top=0, opponents=opponents)

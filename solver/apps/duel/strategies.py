@@ -17,12 +17,12 @@ __all__ = ["resolve"]
 
 def _policy(name: str) -> SetHands:
     """A style (``greedy``, ``field``, ``safe``) or a model file, set the way
-    ``solver.strategy.opponents`` sets the opponents at a Monte Carlo table."""
+    ``solver.strategy.opposition.opponents`` sets the opponents at a Monte Carlo table."""
 
     def set_hands(hands: np.ndarray, cr: CompiledRules, seed: int) -> np.ndarray:
-        from solver.strategy.opponents import resolve_opponents
-        from solver.strategy.policy import set_sorted_hands, settings_of
-        from solver.strategy.trained import get_field
+        from solver.strategy.field_model.policy import set_sorted_hands, settings_of
+        from solver.strategy.field_model.trained import get_field
+        from solver.strategy.opposition.opponents import resolve_opponents
 
         (model,) = resolve_opponents(name, cr, 1)
         srt = np.sort(hands, axis=1)
@@ -50,7 +50,7 @@ def _mc(options: SolveOptions) -> SetHands:
         from dataclasses import replace
 
         from evaluator import as_cards
-        from solver.strategy.solve import solve
+        from solver.strategy.solving.solve import solve
 
         rules = cr.rules
         play = replace(rules, naturals=()) if rules.naturals else rules

@@ -6,7 +6,7 @@
 The parts:
 
 * ``categories``: the kinds of mistake and the one rule that picks a hand's;
-* ``records``: reading the lines into records (``solver.strategy.schema`` describes
+* ``records``: reading the lines into records (``solver.strategy.solving.schema`` describes
   them, JSON and CSV alike), bad lines, files that are not a batch output;
 * ``summary``: ``Report``, ``make_report`` and the one table of figures (``figures``)
   that the terminal and the page show;
@@ -24,7 +24,7 @@ from solver.apps.report.categories import CATEGORIES, Category, categorize
 from solver.apps.report.html import render_html
 from solver.apps.report.records import MAX_VALUE, SNIFF_LINES, BadRecord, ReportError
 from solver.apps.report.summary import Figure, Report, figures, make_report
-from solver.strategy.schema import PLAYED_CSV_COLUMNS
+from solver.strategy.solving.schema import PLAYED_CSV_COLUMNS
 
 __all__ = [
     "CATEGORIES",

@@ -1,7 +1,7 @@
 """Reading a batch output: JSON lines or CSV, line by line, into what the report needs of
 each record (``Hand``), or the reason a line is not a record (``BadRecord``).
 
-One reader (``hand_from_record``) takes a record as ``solver.strategy.schema`` describes
+One reader (``hand_from_record``) takes a record as ``solver.strategy.solving.schema`` describes
 it; a CSV row is first turned back into that record (``unflatten``: each cell converted
 to its column's kind). Lines are read as batch reads its input: a line longer than
 ``MAX_LINE`` is dropped as it is read, so memory stays bounded.
@@ -28,7 +28,7 @@ from solver.apps.batch.reading import MAX_LINE, read_lines
 from solver.apps.batch.records import csv_text_value
 from solver.engine.errors import InputError
 from solver.engine.inputs import quote, visible
-from solver.strategy.schema import ACTIONS, COLUMNS, Column
+from solver.strategy.solving.schema import ACTIONS, COLUMNS, Column
 
 __all__ = [
     "MAX_VALUE",
@@ -146,7 +146,7 @@ def _object(value: Any, name: str) -> dict[str, Any]:
 
 
 def hand_from_record(rec: Any) -> Hand:
-    """A record (``{"line", "id", **Solution.to_dict()}``, as ``solver.strategy.schema``
+    """A record (``{"line", "id", **Solution.to_dict()}``, as ``solver.strategy.solving.schema``
     describes it) as a ``Hand``; ``Bad`` says what is wrong. Only what the report uses
     is checked: the rows and values, the played setting, the setup shown as text."""
     try:

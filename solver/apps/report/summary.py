@@ -30,7 +30,7 @@ from solver.apps.report.style import Style
 from solver.apps.report.translations import N_, _, ngettext
 from solver.engine.layout import natural_label
 from solver.engine.rule_values import NATURAL_NAMES
-from solver.strategy.schema import ACTIONS
+from solver.strategy.solving.schema import ACTIONS
 
 __all__ = ["Figure", "Report", "figures", "make_report"]
 

@@ -164,7 +164,7 @@ class RulesCatalog:
     def ready(self, r: Rules) -> bool:
         """Whether ``r`` can be answered without training its field tables."""
         from solver.engine.compiled import compile_rules
-        from solver.strategy.trained import field_ready
+        from solver.strategy.field_model.trained import field_ready
 
         digest = r.digest()
         if digest in self._ready:
@@ -307,7 +307,7 @@ def _styles(value: Any) -> str:
     """``opponents`` of a request: styles only (``field``, ``greedy``, ``safe``), one
     for all or one per opponent (a comma-separated text or a list): the server never
     reads a model file a request names."""
-    from solver.strategy.opponents import STYLES
+    from solver.strategy.opposition.opponents import STYLES
 
     parts = value.split(",") if isinstance(value, str) else value
     if not isinstance(parts, list) or not parts:
@@ -355,7 +355,7 @@ def deal(body: Any) -> dict[str, Any]:
     import numpy as np
 
     from evaluator import format_cards
-    from solver.strategy.deal import random_hands
+    from solver.strategy.hands.deal import random_hands
 
     opts = check_keys(body, DEAL_KEYS, '{"seed": 7}')
     seed = opts.get("seed")

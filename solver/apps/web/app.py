@@ -276,7 +276,7 @@ def _timed(data: Any, seconds: float) -> JSONResponse:
 
 
 async def _solve(request: Request, need_played: bool) -> Response:
-    from solver.strategy.solve import solve
+    from solver.strategy.solving.solve import solve
 
     state: WebState = request.app.state.web
     deadline = time.monotonic() + state.limits.seconds
@@ -455,7 +455,7 @@ def warm(app: Starlette) -> None:
     """Load every kernel and field table the answers need, so the first answer is as
     quick as the rest: the default ruleset is solved with every policy (its field tables
     are trained here if it needs them), the presets with ``field``."""
-    from solver.strategy.solve import solve
+    from solver.strategy.solving.solve import solve
 
     catalog: RulesCatalog = app.state.web.catalog
     default = catalog.default

@@ -86,10 +86,10 @@ def _opponents(hand: np.ndarray, n: int, seed: int, style: str, cr: Any) -> tupl
     and what each shows: set by ``style`` (a setting uint8[13]), or the natural it holds,
     declared."""
     from solver.engine.settlement import find_naturals
-    from solver.strategy.deal import deal_hands
-    from solver.strategy.opponents import resolve_opponents
-    from solver.strategy.policy import set_sorted_hands, settings_of
-    from solver.strategy.trained import get_field
+    from solver.strategy.field_model.policy import set_sorted_hands, settings_of
+    from solver.strategy.field_model.trained import get_field
+    from solver.strategy.hands.deal import deal_hands
+    from solver.strategy.opposition.opponents import resolve_opponents
 
     dealt = deal_hands(np.random.default_rng(seed), 1, n, exclude=hand)[0]
     models = resolve_opponents(style, cr, n)

@@ -1,4 +1,4 @@
-"""``capsa pool``: build a ruleset's opponent pool ahead of time (solver.strategy.pool)."""
+"""``capsa pool``: build a ruleset's opponent pool ahead of time (solver.strategy.opposition.pool)."""
 
 from __future__ import annotations
 
@@ -46,8 +46,8 @@ def pool(
     from solver.engine.compiled import compile_rules
     from solver.engine.errors import InputError
     from solver.engine.rules import load_rules
-    from solver.strategy.opponents import resolve_opponents
-    from solver.strategy.pool import build_pool, cached_pool
+    from solver.strategy.opposition.opponents import resolve_opponents
+    from solver.strategy.opposition.pool import build_pool, cached_pool
 
     cr = compile_rules(load_rules(rules))  # once: the pool takes it compiled
     tables = None

@@ -80,7 +80,7 @@ def solve(
     from solver.apps.inputs import read_settings, read_stdin_text
     from solver.engine.inputs import parse_stakes
     from solver.engine.rules import load_rules
-    from solver.strategy.solve import solve as _solve
+    from solver.strategy.solving.solve import solve as _solve
 
     if hand == ["-"]:
         text = read_stdin_text(why="a hand is 13 cards").strip()

@@ -63,7 +63,7 @@ def train(
     with progress(err, what, total=rounds, unit="rounds") as bar:
 
         def report(done: int, total: int | None = None, **kw: Any) -> None:
-            rep = kw["detail"]  # solver.strategy.train.RoundReport
+            rep = kw["detail"]  # solver.strategy.field_model.train.RoundReport
             if rep.round == 0:
                 bar.say(f"round 0: greedy start, {rep.hands} hands, {rep.seconds:.1f} s")
                 return

@@ -36,7 +36,7 @@ from solver.engine.compiled import CompiledRules
 from solver.engine.errors import InputError
 from solver.engine.inputs import quote
 from solver.engine.layout import NKEY
-from solver.strategy.field import FieldTables, field_tables, play_digest
+from solver.strategy.field_model.field import FieldTables, field_tables, play_digest
 from solver.strategy.threads import Stop
 
 __all__ = [
@@ -150,8 +150,8 @@ def set_by_models(
     """Set dealt opponent hands (sorted uint8[deals * n_opp, 13], deal d seat o at row
     ``d * n_opp + o``) with each seat's model: (row keys int64[n, 3], royalties
     float64[n, 4], fouls bool[n] or None when no setting fouls)."""
-    from solver.strategy.policy import set_sorted_hands
-    from solver.strategy.trained import get_field
+    from solver.strategy.field_model.policy import set_sorted_hands
+    from solver.strategy.field_model.trained import get_field
 
     n_opp = len(models)
     n = len(hands)

@@ -4,7 +4,7 @@ The field strategy scores a setting from three per-row tables indexed by row key
 probability of winning and of tying that row against an opponent who plays the field,
 and the royalty that opponent expects to collect on it. The tables are derived from the
 distribution of each row's key when many random hands are set with the field strategy
-itself (see solver.strategy.train). Two corrections make the value match what the
+itself (see solver.strategy.field_model.train). Two corrections make the value match what the
 setting wins against field opponents (a Monte Carlo settlement) much more closely:
 
 - **card removal**: the opponent's 13 cards come from the 39 the hand does not hold. The
@@ -20,7 +20,7 @@ setting wins against field opponents (a Monte Carlo settlement) much more closel
 What ships in ``solver/data`` (regenerate with ``capsa train --rules NAME --ship``) is
 the row-key distribution and the two corrections (format version 2; a version 1 file, the
 distribution alone, still loads, without corrections). This module is the model and its
-store (files, the cache path); ``solver.strategy.trained.get_field`` finds a ruleset's
+store (files, the cache path); ``solver.strategy.field_model.trained.get_field`` finds a ruleset's
 tables, shipped, cached or trained now.
 """
 
@@ -41,7 +41,7 @@ from solver.engine.rules import Rules
 
 log = logging.getLogger("capsa")
 
-DATA_DIR = Path(__file__).parent.parent / "data"
+DATA_DIR = Path(__file__).parents[2] / "data"
 FIELD_VERSION = 2
 #: Knots of the card-removal shift (evenly spaced in P(win), both ends included: K + 1).
 KNOTS = 256
@@ -138,7 +138,7 @@ def field_tables(
     and the two corrections (None: none). Every array is taken at float32 precision, as a
     table file keeps it (``dist`` as given, then normalised), so trained tables and the
     same tables loaded from a file agree bit for bit. ``util`` float[3, NKEY] (a learned
-    opponent model's, solver.strategy.learn): units added to a setting's value for each
+    opponent model's, solver.strategy.opposition.learn): units added to a setting's value for each
     row's key, kept beside the field's tables in ``fx[..., 3]`` (which the setting
     kernels add to each row's term, whatever the scoring, the scoop multiplier and the
     royalty mode: docs/opponents.md#learned-models)."""
@@ -297,7 +297,7 @@ def field_values(
     and the sorted hands they set (uint8[n, 13], or uint8[13] for all: the opponents
     cannot hold those cards), per opponent under the ruleset's scoring; and each row's
     (win, tie) probabilities float64[n, 3, 2] (``field``: the tables,
-    ``solver.strategy.trained.get_field``)."""
+    ``solver.strategy.field_model.trained.get_field``)."""
     from solver.strategy import _kernels as k
 
     f = field

@@ -19,8 +19,8 @@ from evaluator import format_cards
 from solver.engine.compiled import CompiledRules
 from solver.engine.errors import InputError
 from solver.engine.layout import ROWS
-from solver.strategy.scoring import PARTS, Natural, Scores
-from solver.strategy.splits import Candidates
+from solver.strategy.hands.splits import Candidates
+from solver.strategy.solving.scoring import PARTS, Natural, Scores
 
 __all__ = [
     "PLAYED_WORDS",
@@ -302,7 +302,7 @@ def played_split(hand: np.ndarray, played: Sequence | str) -> np.ndarray:
     """
     from evaluator import CardParseError
     from solver.engine.settlement import parse_setting
-    from solver.strategy.splits import split_of
+    from solver.strategy.hands.splits import split_of
 
     flat = parse_setting(played, "played")
     foreign = sorted(set(flat.tolist()) - set(hand.tolist()))

@@ -62,16 +62,16 @@ from solver.engine.layout import P_CODE, P_HR_MIN, P_HR_MULT
 from solver.engine.options import DEFAULT_POOL_SIZE, MAX_POOL_SIZE, MIN_POOL_SIZE
 from solver.engine.progress import Progress
 from solver.engine.table_shape import MASK_DTYPE, STANDARD_DECK
-from solver.strategy import pool_file
-from solver.strategy.field import FieldTables, play_digest
-from solver.strategy.pool_file import (
+from solver.strategy.field_model.field import FieldTables, play_digest
+from solver.strategy.field_model.trained import get_field
+from solver.strategy.opposition import pool_file
+from solver.strategy.opposition.pool_file import (
     POOL_VERSION,
     PoolError,
     read_pool_file,
     write_pool_file,
 )
 from solver.strategy.threads import Stop
-from solver.strategy.trained import get_field
 
 log = logging.getLogger("capsa")
 _MASK = np.dtype(MASK_DTYPE).type  # a card mask as a numpy scalar
@@ -171,7 +171,7 @@ def pool_dir() -> Path:
 
 def home_run_at(cr: CompiledRules, n_opp: int) -> bool:
     """Whether the home run can happen at a table of ``n_opp`` opponents (the test the
-    Monte Carlo kernel makes): a solve then needs whole tables (solver.strategy.home_run
+    Monte Carlo kernel makes): a solve then needs whole tables (solver.strategy.solving.home_run
     draws them from the pool)."""
     p = cr.arrays.params
     return bool(p[P_HR_MULT] != 1.0 and n_opp >= p[P_HR_MIN])
@@ -213,7 +213,7 @@ def pool_key(cr: CompiledRules, tables: FieldTables | None = None) -> str:
     got = POOL_KEYS.get(ident)
     if got is not None and got[0] is cr and got[1] is tables:
         return got[2]
-    from solver.strategy.splits import structure
+    from solver.strategy.hands.splits import structure
 
     h = hashlib.sha256(_code_digest().encode())
     for name, a in cr.lookup._asdict().items():
@@ -235,7 +235,7 @@ def pool_key(cr: CompiledRules, tables: FieldTables | None = None) -> str:
 
 def _family(cr: CompiledRules, tables: FieldTables | None = None) -> str:
     """8 hex digits naming a ruleset's pools whatever the code (to remove stale ones);
-    ``tables``: a learned opponent model's (solver.strategy.opponents), whose pools are
+    ``tables``: a learned opponent model's (solver.strategy.opposition.opponents), whose pools are
     a family of their own (building one never removes the field's)."""
     names = ",".join(name for name, _ in cr.rules.naturals)
     model = "" if tables is None else ";" + hashlib.sha256(tables.model.fx.tobytes()).hexdigest()
@@ -356,7 +356,7 @@ def resolve_pool(
     cached pool if there is one; ``False`` none; a path that pool file, which must be
     sound and this ruleset's (else PoolError). ``tables``: the opponents are a learned
     model's (its own pools). With the home run at the table the solve draws whole
-    tables from it too (solver.strategy.home_run)."""
+    tables from it too (solver.strategy.solving.home_run)."""
     if pool is False:
         return None
     if pool is True or pool is None:
@@ -426,8 +426,8 @@ def _set_hands(
     """The pool's arrays: ``size`` independent random hands (from ``POOL_SEED``, a block
     at a time), each set by the field and its natural found."""
     from solver.engine.settlement import find_naturals
-    from solver.strategy.deal import deal_hands
-    from solver.strategy.policy import set_sorted_hands
+    from solver.strategy.field_model.policy import set_sorted_hands
+    from solver.strategy.hands.deal import deal_hands
 
     rng = np.random.default_rng(POOL_SEED)
     out = {

@@ -1,5 +1,5 @@
 """The opponent pool's file: its header, its arrays, and every check a file passes before
-a solve draws from it (solver.strategy.pool; docs/architecture.md, "The opponent pool").
+a solve draws from it (solver.strategy.opposition.pool; docs/architecture.md, "The opponent pool").
 
 ``read_pool_file`` reads an open regular file: the header (magic, length, JSON: version,
 key, sizes, and each array's dtype, shape, offset and CRC-32), the arrays memory-mapped

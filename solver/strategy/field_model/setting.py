@@ -10,8 +10,8 @@ from evaluator import as_cards, parse_hand
 from solver.engine.compiled import compile_rules
 from solver.engine.errors import InputError
 from solver.engine.rules import Rules, load_rules
-from solver.strategy.policy import set_sorted_hands, settings_of
-from solver.strategy.trained import get_field
+from solver.strategy.field_model.policy import set_sorted_hands, settings_of
+from solver.strategy.field_model.trained import get_field
 
 __all__ = ["set_hand", "set_hands"]
 

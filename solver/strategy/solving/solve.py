@@ -2,7 +2,7 @@
 
 Data flow (docs/architecture.md): validate -> compile the ruleset once -> sort the hand
 -> candidates (keys and royalties of the 1,287 + 286 subsets, the legal splits, their
-Pareto front when the ruleset allows) -> a scorer (solver.strategy.scoring: ``mc``,
+Pareto front when the ruleset allows) -> a scorer (solver.strategy.solving.scoring: ``mc``,
 ``exact`` against given opponents, ``field``, ``greedy``) -> ``assemble``: the best
 setting, its value and error, the runners-up, and the natural and surrender advice.
 
@@ -30,7 +30,15 @@ from solver.engine.errors import InputError
 from solver.engine.options import DEFAULT_SAMPLES, TOP_BY, SolveOptions
 from solver.engine.rules import Rules, load_rules
 from solver.engine.table_shape import MAX_OPPONENTS
-from solver.strategy.advice import (
+from solver.strategy.hands.splits import Candidates
+from solver.strategy.opposition.opponents import (
+    OpponentModel,
+    describe,
+    is_field,
+    resolve_opponents,
+)
+from solver.strategy.opposition.pool import OpponentPool
+from solver.strategy.solving.advice import (
     Ranked,
     advise,
     check_word,
@@ -38,14 +46,11 @@ from solver.strategy.advice import (
     played_setting,
     with_played,
 )
-from solver.strategy.advice import rounded as _r
-from solver.strategy.advice import value_parts as _parts
-from solver.strategy.home_run import PooledTables, score_opponents
-from solver.strategy.opponents import OpponentModel, describe, is_field, resolve_opponents
-from solver.strategy.pool import OpponentPool
-from solver.strategy.schema import ANSWER_KEYS
-from solver.strategy.scoring import Natural, Opponents, Scores
-from solver.strategy.splits import Candidates
+from solver.strategy.solving.advice import rounded as _r
+from solver.strategy.solving.advice import value_parts as _parts
+from solver.strategy.solving.home_run import PooledTables, score_opponents
+from solver.strategy.solving.schema import ANSWER_KEYS
+from solver.strategy.solving.scoring import Natural, Opponents, Scores
 from solver.strategy.threads import Stop
 
 __all__ = ["DEFAULT_SAMPLES", "SOLVE_FIELDS", "TOP_BY", "Found", "SolveOptions", "Solution",
@@ -91,7 +96,7 @@ class Solution:
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON shape printed by ``capsa solve --format json``: the keys of
-        ``solver.strategy.schema.ANSWER``, in its order; values rounded to 6 places."""
+        ``solver.strategy.solving.schema.ANSWER``, in its order; values rounded to 6 places."""
         d = {key: getattr(self, key) for key in ANSWER_KEYS}
         for key in ("ev", "ev_total", "ev_play", "stderr", "ev_staked"):
             d[key] = _r(d[key])
@@ -274,10 +279,10 @@ def solve(
     the Monte Carlo deals' seed; when none is given one is picked and recorded in
     ``Solution.seed``, so every answer can be repeated. ``pool`` (``mc``): draw the
     opponents from the cached opponent pool when there is one and the table settles pair by
-    pair (no home run; solver.strategy.pool), else deal them; ``False`` always deals (the
+    pair (no home run; solver.strategy.opposition.pool), else deal them; ``False`` always deals (the
     answers of the code before the pool, byte for byte); a path: that pool file (which must
     be sound and this ruleset's, else ``PoolError``). ``opponents`` (``mc``): who sits at
-    the table (solver.strategy.opponents, docs/opponents.md): ``"field"`` (the default,
+    the table (solver.strategy.opposition.opponents, docs/opponents.md): ``"field"`` (the default,
     today's mc), ``"greedy"``, ``"safe"`` or a model file (``capsa train --from``), or one
     per opponent (``"greedy,field,field"`` or a list); the opponents are dealt and set by it
     (only the field's are drawn from the pool) and ``Solution.opponents`` names it. ``stop``
@@ -310,9 +315,9 @@ SOLVE_FIELDS: tuple[str, ...] = tuple(SolveOptions().to_kwargs())
 
 def _solve(h: np.ndarray, cr: CompiledRules, opts: SolveOptions, stop: Stop | None) -> Solution:
     from solver.engine.settlement import natural_of
-    from solver.strategy import scoring as sc
-    from solver.strategy.against import parse_against
-    from solver.strategy.splits import candidates
+    from solver.strategy.hands.splits import candidates
+    from solver.strategy.solving import scoring as sc
+    from solver.strategy.solving.against import parse_against
 
     against, players, policy, seed = opts.against, opts.players, opts.policy, opts.seed
     if against is not None:
@@ -405,11 +410,11 @@ def _drawn(
 ) -> Opponents | PooledTables | None:
     """The Monte Carlo opponents drawn from the opponent pool (``solve``'s ``pool``), or
     None to deal them: no pool, or too few pool hands. With the home run at the table,
-    pairwise deals and whole tables (solver.strategy.home_run). Only field opponents, or
+    pairwise deals and whole tables (solver.strategy.solving.home_run). Only field opponents, or
     one learned model at every seat, have pools (its own)."""
-    from solver.strategy.home_run import pool_tables
-    from solver.strategy.pool import home_run_at, resolve_pool
-    from solver.strategy.scoring import pool_opponents
+    from solver.strategy.opposition.pool import home_run_at, resolve_pool
+    from solver.strategy.solving.home_run import pool_tables
+    from solver.strategy.solving.scoring import pool_opponents
 
     if is_field(models):
         found = resolve_pool(pool, cr, n_opp)

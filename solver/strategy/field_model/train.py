@@ -34,8 +34,7 @@ from solver.engine.inputs import quote, whole
 from solver.engine.layout import NKEY
 from solver.engine.progress import Progress
 from solver.engine.settlement import find_naturals
-from solver.strategy.deal import random_hands
-from solver.strategy.field import (
+from solver.strategy.field_model.field import (
     FIELD_VERSION,
     GRID,
     KNOTS,
@@ -43,7 +42,8 @@ from solver.strategy.field import (
     field_tables,
     play_digest,
 )
-from solver.strategy.policy import set_sorted_hands
+from solver.strategy.field_model.policy import set_sorted_hands
+from solver.strategy.hands.deal import random_hands
 
 DEFAULT_ROUNDS = 30
 DEFAULT_HANDS = 20_000

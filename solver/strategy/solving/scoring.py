@@ -1,9 +1,9 @@
 """Scorers: the value of every candidate setting of a hand, each its own way.
 
-Every scorer takes the candidates (``solver.strategy.splits.Candidates``) and the
+Every scorer takes the candidates (``solver.strategy.hands.splits.Candidates``) and the
 compiled ruleset and returns :class:`Scores`: the expected units per opponent of each
 candidate, how sure that is, each row's win/tie/loss rates, and what declaring a natural
-would be worth against the same opponents. ``solver.strategy.solve.assemble`` turns
+would be worth against the same opponents. ``solver.strategy.solving.solve.assemble`` turns
 Scores into a ``Solution``; nothing else does.
 
 - ``score_exact``: settled exactly against known opponent settings (``against``).
@@ -12,7 +12,7 @@ Scores into a ``Solution``; nothing else does.
   hand is set by the field strategy (and declares any natural it holds), and every
   candidate is settled against every opponent with the exact rules. All candidates meet
   the same opponents (common random numbers), so their differences are sharp. With an
-  opponent pool (solver.strategy.pool) the opponents are hands the field set
+  opponent pool (solver.strategy.opposition.pool) the opponents are hands the field set
   beforehand that share no card with the hand.
 - ``score_field``: the field model's value (no sampling).
 
@@ -42,15 +42,15 @@ from solver.engine.inputs import quote
 from solver.engine.layout import MAX_UNITS, P_HR_MIN, P_HR_MULT, ROWS
 from solver.engine.options import MIN_STAKE
 from solver.engine.settlement import find_naturals, settle_declared
-from solver.strategy.code_card import holds_in_masks, with_code_card
-from solver.strategy.deal import deal_hands
-from solver.strategy.field import field_row_stats, field_values, foul_value
-from solver.strategy.opponents import OpponentModel, is_field, set_by_models
-from solver.strategy.policy import load_set_hands, set_sorted_hands
-from solver.strategy.pool import OpponentPool, home_run_at
-from solver.strategy.splits import Candidates
+from solver.strategy.field_model.field import field_row_stats, field_values, foul_value
+from solver.strategy.field_model.policy import load_set_hands, set_sorted_hands
+from solver.strategy.field_model.trained import get_field
+from solver.strategy.hands.deal import deal_hands
+from solver.strategy.hands.splits import Candidates
+from solver.strategy.opposition.opponents import OpponentModel, is_field, set_by_models
+from solver.strategy.opposition.pool import OpponentPool, home_run_at
+from solver.strategy.solving.code_card import holds_in_masks, with_code_card
 from solver.strategy.threads import Stop, in_background, run_ranges
-from solver.strategy.trained import get_field
 
 Natural = tuple[int, int, str]
 RowStats = dict[str, dict[str, float]]
@@ -321,7 +321,7 @@ def deal_opponents(
     models: Sequence[OpponentModel] | None = None,
 ) -> Opponents:
     """``deals`` deals of the cards unseen by ``hand`` to ``n_opp`` opponents, set by
-    the field (``models`` None) or by each seat's model (solver.strategy.opponents)."""
+    the field (``models`` None) or by each seat's model (solver.strategy.opposition.opponents)."""
     with opponents_in_background(hand, cr, n_opp, deals, seed, stop, models) as opponents:
         return opponents()
 
@@ -545,7 +545,7 @@ def field_scores(
     parts: np.ndarray | None = None,
 ) -> Scores:
     """Scores from field values float64[n] and rows' (win, tie) float64[n, 3, 2]
-    (``solver.strategy.field.field_values``), and their parts float64[n, 4]
+    (``solver.strategy.field_model.field.field_values``), and their parts float64[n, 4]
     (``field_parts``). Every seat meets the same field, so a setting's staked value is
     its value times the sum of the stakes."""
 
@@ -571,7 +571,7 @@ def with_greedy(cands: Candidates, cr: CompiledRules) -> tuple[Candidates, int]:
     it is appended when the candidates do not hold its keys.
     """
     from solver.strategy import _kernels as k
-    from solver.strategy.splits import prepare_hand, structure
+    from solver.strategy.hands.splits import prepare_hand, structure
 
     rows = cands.rows if cands.rows is not None else prepare_hand(cands.hand, cr)
     st = structure()

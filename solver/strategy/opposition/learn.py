@@ -37,7 +37,7 @@ import numpy as np
 
 from solver.engine.compiled import CompiledRules
 from solver.engine.layout import NKEY
-from solver.strategy.field import FieldTables, field_tables, field_values
+from solver.strategy.field_model.field import FieldTables, field_tables, field_values
 
 __all__ = [
     "HOLD_OUT",
@@ -103,7 +103,7 @@ def problem(
 ) -> Problem:
     """The fitting problem of sorted hands uint8[n, 13] and the settings seen (their row
     keys int64[n, 3] and royalties float64[n, 4], legal)."""
-    from solver.strategy.splits import candidates
+    from solver.strategy.hands.splits import candidates
 
     ck, cr_, ch, start, seen = [], [], [], [0], []
     for i in range(len(hands)):
@@ -264,7 +264,7 @@ def loglik_per_hand(p: Problem, w: np.ndarray) -> float:
 
 def agreement(hands: np.ndarray, keys: np.ndarray, cr: CompiledRules, tables: FieldTables) -> float:
     """The share of hands the field strategy with ``tables`` sets with the row keys seen."""
-    from solver.strategy.policy import set_sorted_hands
+    from solver.strategy.field_model.policy import set_sorted_hands
 
     if len(hands) == 0:
         return math.nan
@@ -351,6 +351,6 @@ def save_model(path: Any, learned: Learned, field: FieldTables) -> None:
     compressed), whole or not at all (``save_field``)."""
     from pathlib import Path
 
-    from solver.strategy.field import save_field
+    from solver.strategy.field_model.field import save_field
 
     save_field(field, Path(path), extra={"util": learned.util}, meta=learned.tables.meta)

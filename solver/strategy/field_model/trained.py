@@ -1,8 +1,8 @@
 """A ruleset's field tables: shipped, else cached, else trained now (and cached).
 
 ``get_field(cr)`` is the one place that finds them; it sits above the trainer
-(``solver.strategy.train``), which sits above the policies and the field model's store
-(``solver.strategy.field``), so the store never imports the trainer. Tables are held in
+(``solver.strategy.field_model.train``), which sits above the policies and the field model's store
+(``solver.strategy.field_model.field``), so the store never imports the trainer. Tables are held in
 memory per ruleset (``FIELDS``; ``forget_fields`` drops them); ``field_override`` puts other tables
 in a ruleset's place for a while (``capsa strength --tables``).
 """
@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from solver.engine.caches import Cache
 from solver.engine.compiled import CompiledRules
 from solver.engine.rules import Rules
-from solver.strategy.field import (
+from solver.strategy.field_model.field import (
     FieldTables,
     field_cache_path,
     load_field_file,
@@ -86,7 +86,7 @@ def _find(cr: CompiledRules) -> FieldTables:
             return load_field_file(cached, cr)
         except Exception as exc:  # noqa: BLE001 - a bad cache is retrained
             log.warning("field table cache %s unreadable (%s); retraining", cached, exc)
-    from solver.strategy.train import train
+    from solver.strategy.field_model.train import train
 
     log.warning(
         "no field tables for ruleset %r yet: training them now (first use only, cached in %s)",

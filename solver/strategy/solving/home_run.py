@@ -36,14 +36,14 @@ from solver.engine.compiled import CompiledRules
 from solver.engine.layout import P_HR_MULT
 from solver.engine.settlement import find_naturals
 from solver.engine.table_shape import MASK_DTYPE, STANDARD_DECK
-from solver.strategy.code_card import holds_in_masks, pair_factors
-from solver.strategy.field import FieldTables
-from solver.strategy.policy import set_sorted_hands
-from solver.strategy.pool import OpponentPool
-from solver.strategy.scoring import Opponents, Scores, score_against
-from solver.strategy.splits import Candidates
+from solver.strategy.field_model.field import FieldTables
+from solver.strategy.field_model.policy import set_sorted_hands
+from solver.strategy.field_model.trained import get_field
+from solver.strategy.hands.splits import Candidates
+from solver.strategy.opposition.pool import OpponentPool
+from solver.strategy.solving.code_card import holds_in_masks, pair_factors
+from solver.strategy.solving.scoring import Opponents, Scores, score_against
 from solver.strategy.threads import Stop
-from solver.strategy.trained import get_field
 
 #: Pairwise pool deals for each whole table (the home run's correction).
 DEALS_PER_TABLE = 8
@@ -287,7 +287,7 @@ def _can_scoop(hands: np.ndarray, th: np.ndarray, cr: CompiledRules) -> np.ndarr
     middle and back keys all exceed th[i] (int64[m, 3]): over every back above th[i, 2],
     the 56 ways the other eight cards make a middle and a front."""
     from solver.strategy import _kernels as k
-    from solver.strategy.splits import structure
+    from solver.strategy.hands.splits import structure
 
     m = len(hands)
     k5 = np.empty((m, 1287), np.int64)

@@ -5,7 +5,7 @@ branch and bound over the splits, solver.strategy._kernels._field_best); ``greed
 best back, then the best middle of the rest, the front from what is left; ``safe`` (an
 opponent style, docs/opponents.md#safe) the split whose weakest row is strongest.
 ``set_sorted_hands`` sets many sorted hands at once on every core (the public wrappers,
-``set_hands`` and ``set_hand``, are in ``solver.strategy.setting``).
+``set_hands`` and ``set_hand``, are in ``solver.strategy.field_model.setting``).
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ import numpy as np
 from solver.engine.compiled import CompiledRules
 from solver.engine.errors import InputError
 from solver.engine.layout import POLICY_FIELD, POLICY_GREEDY, POLICY_SAFE, Policy
-from solver.strategy.field import FieldTables, empty_model
-from solver.strategy.splits import split_cards, structure
+from solver.strategy.field_model.field import FieldTables, empty_model
+from solver.strategy.hands.splits import split_cards, structure
 from solver.strategy.threads import Stop, run_ranges
 
 #: The policies that set a hand without sampling (``mc`` is solve()'s alone).
@@ -39,7 +39,7 @@ def set_sorted_hands(
     """Set sorted hands uint8[n, 13]: (split int32[n,3], keys int64[n,3], roy float64[n,3],
     value float64[n]). Split entries index COMB3 / COMB5 / COMB5 of each sorted hand;
     royalties are after one royalty per hand; ``value`` is the field value (0 for greedy
-    and safe). ``field``: the field tables (``solver.strategy.trained.get_field``, or an
+    and safe). ``field``: the field tables (``solver.strategy.field_model.trained.get_field``, or an
     opponent model's) the field policy sets hands with and safe reads its rows' midranks
     from; greedy reads none (None).
     """
@@ -73,7 +73,7 @@ def set_sorted_hands(
 def load_set_hands(cr: CompiledRules, policy: str = "field") -> None:
     """Load (or compile) the kernel ``set_sorted_hands`` runs, setting no hand: a caller
     that starts it on another thread loads it first, since numba loads one kernel at a
-    time (``solver.strategy.solve``)."""
+    time (``solver.strategy.solving.solve``)."""
     set_sorted_hands(np.empty((0, 13), np.uint8), cr, policy, None)
 
 

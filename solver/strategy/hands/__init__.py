@@ -1,0 +1,2 @@
+"""A hand's splits and the Pareto front of them, and the one dealer.
+"""
