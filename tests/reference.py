@@ -1213,9 +1213,10 @@ def _trilinear(grid, u: Sequence[float]) -> float:
 
 
 def ref_field_model_value(hand13: Sequence[int], keys, royalties, model, rules) -> float:
-    """The field model's value of one setting of a hand (solver.strategy.field_model.field), the slow
-    way. ``keys``: the setting's three row keys (the solver's integer keys; they only index
-    the tables), ``royalties``: its three row royalties and the dealt cards' royalty.
+    """The field model's value of one setting of a hand
+    (solver.strategy.field_model.field), the slow way. ``keys``: the setting's three row
+    keys (the solver's integer keys; they only index the tables), ``royalties``: its
+    three row royalties and the dealt cards' royalty.
 
     ``model`` gives the field tables, indexed [row][key] (duck-typed): ``fw`` P(win),
     ``ft`` P(tie), ``fo`` the royalty an opponent collects by beating the row, ``fe[row]``

@@ -24,7 +24,8 @@ HAND = "As Kd Qh Jc Ts 9d 8h 7c 6s 5d 4h 3c 2s"
 #: Module-level mutable state under solver/ that is not a cache, and why.
 NOT_CACHES = {
     ("solver/engine/caches.py", "_ALL"),  # the list of caches itself
-    ("solver/strategy/field_model/trained.py", "_OVERRIDES"),  # field_override's tables, for a block
+    # field_override's tables, for a block
+    ("solver/strategy/field_model/trained.py", "_OVERRIDES"),
 }
 
 

@@ -189,8 +189,8 @@ def test_train_writes_tables_that_load(tmp_path):
 
 
 def test_train_defaults_are_the_library_defaults():
-    """``capsa train`` with no options trains as ``solver.strategy.field_model.train.train`` does (the CLI
-    cannot import the library for its help text, so it writes the numbers down)."""
+    """``capsa train`` with no options trains as ``solver.strategy.field_model.train.train``
+    does (the CLI cannot import the library for its help text, so it writes the numbers down)."""
     import inspect
 
     from solver.cli.commands.train import train as command

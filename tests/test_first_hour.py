@@ -154,7 +154,8 @@ def test_the_tests_keep_out_of_the_users_folders(tmp_path):
     """A command the tests start caches its tables, field tables, pools and kernels in
     the run's own folders, none of them in the user's."""
     code = (
-        "import json, evaluator.tables as t, evaluator._jit as j, solver.strategy.opposition.pool as p;"
+        "import json, evaluator.tables as t, evaluator._jit as j,"
+        " solver.strategy.opposition.pool as p;"
         "print(json.dumps([str(t.cache_dir()), str(p.pool_dir()), str(j.cache_dir())]))"
     )
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)

@@ -56,10 +56,10 @@ def prepare(
     ruleset: str | None, output: str | None, ship: bool, **options: Any
 ) -> tuple[CompiledRules, Path]:
     """Check everything before training: the ``options`` of
-    ``solver.strategy.field_model.train.train`` (rounds, hands_per_round, seed, tol, min_rounds), the
-    ruleset (a preset or a TOML file), and the destination (never the ruleset file, a
-    file that can be written). Returns the ruleset, compiled (once, here: the entry point
-    of ``capsa train``), and where its tables go."""
+    ``solver.strategy.field_model.train.train`` (rounds, hands_per_round, seed, tol,
+    min_rounds), the ruleset (a preset or a TOML file), and the destination (never the
+    ruleset file, a file that can be written). Returns the ruleset, compiled (once, here:
+    the entry point of ``capsa train``), and where its tables go."""
     from solver.engine.compiled import compile_rules
     from solver.engine.rules import load_rules
     from solver.strategy.field_model.train import check_train_options

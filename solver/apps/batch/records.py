@@ -1,9 +1,9 @@
 """Records: one per good line, as JSON lines or CSV rows; the per-hand and chunked solves.
 
 A record is ``{"line": n, "id": id-or-null, **Solution.to_dict()}``, as
-``solver.strategy.solving.schema`` describes it. JSONL writes it as compact JSON; CSV flattens
-it into the schema's ``CSV_COLUMNS`` (row win rates, natural, surrender and the played
-setting flattened, alternatives left out; empty cells are nulls, booleans
+``solver.strategy.solving.schema`` describes it. JSONL writes it as compact JSON; CSV
+flattens it into the schema's ``CSV_COLUMNS`` (row win rates, natural, surrender and the
+played setting flattened, alternatives left out; empty cells are nulls, booleans
 ``true``/``false``; a user's text that a spreadsheet would run as a formula starts with
 a ``'``, see ``csv_text_cell``). A line that gave the setting played is solved with
 ``solve(..., played=...)``, so its record carries ``played``. Records hold no timings:
@@ -198,19 +198,15 @@ def solve_one(
 def fast_records(job: Job, good: list[Good], bad: list[BadLine]) -> list[dict[str, Any]]:
     """Field and greedy hands of a chunk set together; the per-hand path's record shape.
 
-    ``solver.strategy.field_model.policy.set_sorted_hands`` sets the chunk, the field model scores the
-    chosen settings the way ``solve`` scores its candidates, and ``solve``'s own
+    ``solver.strategy.field_model.policy.set_sorted_hands`` sets the chunk, the field model
+    scores the chosen settings the way ``solve`` scores its candidates, and ``solve``'s own
     ``assemble`` makes each record (so ``ev``, ``row_stats``, ``surrender`` and ``action``
-    are those ``solve`` gives for that setting); hands holding a natural take the
-    per-hand path, and so do lines that declared or surrendered. A played setting is
-    scored beside the policy's the way ``solve``
-    scores it (``score_field``: a fouled one is scooped), so ``played`` holds the same
-    ``ev``, ``loss`` and rows. Differences from ``solve``, all documented: ``candidates``
-    is null (the Pareto front is not built), and so are ``played.rank`` and
-    ``played.of`` (nothing to rank against); among settings of equal row keys (the same
-    ranks, suits swapped between rows, equal value) the policy may show another one than
-    ``solve`` does.
-    """
+    are those ``solve`` gives for that setting); hands holding a natural take the per-hand
+    path, and so do lines that declared or surrendered. A played setting is scored beside
+    the policy's as ``solve`` scores it (``score_field``: a fouled one is scooped), so
+    ``played`` holds the same ``ev``, ``loss`` and rows. Unlike ``solve`` (documented):
+    ``candidates``, ``played.rank`` and ``played.of`` are null (no Pareto front is built);
+    of settings of equal row keys the policy may show another than ``solve`` does."""
     import numpy as np
 
     from solver.engine.compiled import compile_rules

@@ -43,9 +43,9 @@ def splits(
     """Rank the 72,072 splits of a hand and keep the legal ones (the splits target);
     with ``pareto``, also mark their Pareto front (what ``solve`` scores; no target).
 
-    The kernels ``solver.strategy.hands.splits.candidates`` runs for every hand: ``_prepare`` (subset
-    strengths, row keys and royalties), ``_legal_partitions`` and ``_pareto``, called
-    hand by hand from Python.
+    The kernels ``solver.strategy.hands.splits.candidates`` runs for every hand:
+    ``_prepare`` (subset strengths, row keys and royalties), ``_legal_partitions`` and
+    ``_pareto``, called hand by hand from Python.
     """
     from solver.engine.compiled import compile_rules
     from solver.strategy import _kernels as k
@@ -145,7 +145,8 @@ def greedy(
     rules: RulesLike = None,
     runner: Runner | None = None,
 ) -> Result:
-    """Set hands with the ``greedy`` strategy (``solver.strategy.field_model.setting.set_hands``)."""
+    """Set hands with the ``greedy`` strategy
+    (``solver.strategy.field_model.setting.set_hands``)."""
     return _policy("greedy", None, n, rounds, seed, rules, runner)
 
 

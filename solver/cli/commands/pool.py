@@ -1,4 +1,5 @@
-"""``capsa pool``: build a ruleset's opponent pool ahead of time (solver.strategy.opposition.pool)."""
+"""``capsa pool``: build a ruleset's opponent pool ahead of time
+(solver.strategy.opposition.pool)."""
 
 from __future__ import annotations
 
