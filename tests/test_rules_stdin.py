@@ -23,6 +23,7 @@ COMMANDS = {
     "strength": [],
     "duel": ["greedy", "field"],
     "pool": [],
+    "rank": ["As Ks Qs Js Ts"],
     "serve": [],
     "train": [],
 }

@@ -43,7 +43,7 @@ def test_whole_gives_an_int():
 def test_the_integer_checks_are_one_check():
     """No module but inputs.py tests ``isinstance(x, bool) or not isinstance(x, Integral)``
     to say ``must be a whole number`` in the places that check options."""
-    places = ["solver/strategy/solving/solve.py", "solver/strategy/field_model/train.py",
+    places = ["solver/engine/options.py", "solver/strategy/field_model/train.py",
               "solver/strategy/opposition/pool.py", "solver/apps/web/api.py"]  # fmt: skip
     for place in places:
         text = (ROOT / place).read_text()
