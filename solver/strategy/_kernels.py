@@ -355,8 +355,10 @@ def _row_terms(key, myroy, fx, fe, shift, r, mode, rr):
     interpolated linearly at the field's P(win), and kept within [0, 1 - tie]. The
     midrank win + tie / 2 places the row for the joint correction (``_trilinear``).
     ``myroy`` is the row's royalty as it adds to the row's unit (``_extra`` with rr). The
-    royalty term carries the row utility (``fx[r, key, 3]``, a learned model's), which no
-    multiplier touches: the value is the field's plus the utility of the three rows.
+    row utility (``fx[r, key, 3]``, a learned model's) is not in the royalty term: the
+    callers add it, only when the model has one (``FieldModel.util``), outside this loop
+    (reading it here costs the field's setting a quarter of its time). No multiplier
+    touches it: the value is the field's plus the utility of the three rows.
     """
     myroy = myroy - rr * (myroy > 0.0)
     w0 = fx[r, key, 0]
@@ -373,9 +375,9 @@ def _row_terms(key, myroy, fx, fe, shift, r, mode, rr):
     if w < 0.0:
         w = 0.0
     if mode == MODE_ALWAYS:
-        rt = myroy - fe[r] + fx[r, key, 3]
+        rt = myroy - fe[r]
     else:
-        rt = w * myroy - fx[r, key, 2] + fx[r, key, 3]
+        rt = w * myroy - fx[r, key, 2]
     return w, t, 1.0 - w - t, rt, w + 0.5 * t
 
 
@@ -482,6 +484,7 @@ def _field_values(keys, roy, hands, fm, params, vals, wt):
     rr = params[P_RR]
     royal = mult != 1.0 and params[P_ROY] != 0.0 and fm.jw.shape[0] > 1
     fx, fe = fm.fx, fm.fe
+    ut = fm.util[0] != 0.0
     fe_sum = fe[0] + fe[1] + fe[2]
     shift = np.empty((3, fm.rank.shape[3]))
     T = np.empty((3, 5))
@@ -497,6 +500,8 @@ def _field_values(keys, roy, hands, fm, params, vals, wt):
         rsum = roy[i, 3]
         for r in range(3):
             w, t, l, rt, u = _row_terms(keys[i, r], roy[i, r], fx, fe, shift, r, mode, rr)
+            if ut:  # a learned model's row utility
+                rt += fx[r, keys[i, r], 3]
             T[r, 0] = w
             T[r, 1] = t
             T[r, 2] = l
@@ -519,11 +524,13 @@ def _field_values(keys, roy, hands, fm, params, vals, wt):
 
 
 @kernel
-def _field_terms(k3, k5, r3, r5, fx, fe, shift, mode, rr, ng, F, M, B):
+def _field_terms(k3, k5, r3, r5, fx, fe, shift, mode, rr, ut, ng, F, M, B):
     """Per-subset terms for front, middle, back use: (win, tie, loss, royalty term, row
     value, midrank, royalty the opponent collects by beating it, own royalty, and the
     midrank's cell and fraction on a grid of ng cells (``_node``; ng >= 1)).
     F float64[286, 10], M and B float64[1287, 10] (the back's cell columns unused).
+    ``ut``: a learned model's row utility (``fx[..., 3]``) is added to the royalty term and
+    the row value after the loops, which stay as fast as the field's without it.
     Written out row by row: a helper kernel per row costs a third more time here."""
     for j in range(286):
         w, t, l, rt, u = _row_terms(k3[j], r3[j], fx, fe, shift, 0, mode, rr)
@@ -552,6 +559,14 @@ def _field_terms(k3, k5, r3, r5, fx, fe, shift, mode, rr, ng, F, M, B):
             out[i, 7] = _extra(r5[r - 1, i], rr)
             out[i, 8] = c
             out[i, 9] = x
+    if ut:  # a learned model's row utility, in the royalty term and the row value
+        for j in range(286):
+            F[j, 3] += fx[0, k3[j], 3]
+            F[j, 4] = F[j, 0] - F[j, 2] + F[j, 3]
+        for i in range(1287):
+            for r, out in ((1, M), (2, B)):
+                out[i, 3] += fx[r, k5[i], 3]
+                out[i, 4] = out[i, 0] - out[i, 2] + out[i, 3]
 
 
 #: Slack on a split's own bound in ``_field_best``: the bound and the split's value add the
@@ -596,7 +611,8 @@ def _field_best(hand, k3, k5, r3, r5, st, fm, params):
     F = np.empty((286, 10))
     M = np.empty((1287, 10))
     B = np.empty((1287, 10))
-    _field_terms(k3, k5, r3, r5, fx, fe, shift, mode, params[P_RR], max(ng, 1), F, M, B)
+    _field_terms(k3, k5, r3, r5, fx, fe, shift, mode, params[P_RR], fm.util[0] != 0.0, max(ng, 1),
+                 F, M, B)  # fmt: skip
     o5 = _radix_order(k5)
     o3 = _radix_order(k3)
     # prefix maxima over rows no stronger than each five (ties included)

@@ -62,6 +62,7 @@ class FieldModel(NamedTuple):
     jw: np.ndarray  # [G + 1]^3 P(win all three) correction ([1, 1, 1]: not used)
     jl: np.ndarray  # [G + 1]^3 P(lose all three) correction
     jmax: np.ndarray  # [1] largest jw node
+    util: np.ndarray  # [1] 1.0 when fx[..., 3] holds a row utility (a learned model's), else 0.0
 
 
 class FieldTables(NamedTuple):
@@ -193,6 +194,7 @@ def field_tables(
         fx=_frozen(fx), fe=_frozen(fe), rank=_frozen(rank), suit=_frozen(suit),
         joint=_frozen(joint), jslab=_frozen(jslab), jw=_frozen(jw), jl=_frozen(jl),
         jmax=_frozen(np.array([max(0.0, float(jw.max()))])),
+        util=_frozen(np.array([float(np.any(fx[..., 3] != 0.0))])),
     )  # fmt: skip
     return FieldTables(
         fw=model.fx[..., 0], ft=model.fx[..., 1], fo=model.fx[..., 2], fe=model.fe,
@@ -209,6 +211,7 @@ def empty_model() -> FieldModel:
         fx=_frozen(np.zeros((3, 1, 4))), fe=_frozen(np.zeros(3)),
         rank=_frozen(np.zeros((3, 13, 5, 2))), suit=_frozen(np.zeros((3, 14, 2))),
         joint=z, jslab=_frozen(np.zeros(1)), jw=z, jl=z, jmax=_frozen(np.zeros(1)),
+        util=_frozen(np.zeros(1)),
     )  # fmt: skip
 
 
