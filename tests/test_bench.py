@@ -39,6 +39,10 @@ def test_bench_quick_json_reports_every_measurement():
         assert (r["target"] is None) == (r["ok"] is None) == (r["target_rate"] is None)
         if r["ok"] is not None:
             assert r["ok"] == (r["rate"] >= r["target_rate"])
+    by = {r["name"]: r for r in d["measurements"]}
+    # the pooled measurements drew every hand's opponents from a pool (none dealt)
+    assert by["mc_pool"]["extra"]["pooled_hands"] == by["mc_pool"]["items"]
+    assert set(by["mc_presets"]["extra"]["pooled_hands"].values()) == {by["mc_presets"]["items"]}
     eval5 = next(r for r in d["measurements"] if r["name"] == "eval5")
     assert eval5["target"] == "≥ 80 M/s" and eval5["items"] == 1_000_000
     assert d["machine"]["numba_threads"] >= 1
@@ -163,8 +167,10 @@ def test_mc_pool_measurement_against_field_in_the_same_rounds(tmp_path, monkeypa
         seen.append(rounds)
         return [0.01] * rounds
 
-    r = bench.mc_pool(hands=2, rounds=2, runner=runner, pool_size=20_000)
+    # 150 opponent hands: a 20,000-hand pool holds some 256 that share no card with a hand
+    r = bench.mc_pool(opponents=150, hands=2, rounds=2, runner=runner, pool_size=20_000)
     assert seen == [2] and r.name == "mc_pool" and r.items == 2 and r.threads == 1
+    assert r.extra["pooled_hands"] == 2  # drawn from the pool, not dealt
     f = r.extra["field_per_hand"]
     assert r.target_rate == pytest.approx(max(1 / 0.02, 1 / (250 * f)))
     assert r.ok == (r.rate >= r.target_rate)
@@ -184,9 +190,70 @@ def test_pool_build_measurement_reports_the_pools_size():
 
 
 def test_batch_mc_measurement_runs():
-    r = bench.batch_mc(n=30, runner=_once, pool_size=20_000)
+    r = bench.batch_mc(n=30, runner=_once, pool_size=20_000, samples=150)
     assert r.name == "batch_mc" and r.items == 30 and r.rate == 30.0
     assert r.target == "≥ 100 hands/s" and r.extra["pool_size"] == 20_000
+    assert "(150 opponent hands from the pool)" in r.description
+
+
+def test_a_run_builds_each_rulesets_pool_once(tmp_path, monkeypatch):
+    """Within ``shared_pools`` (``bench.run``), a pool one measurement built serves the
+    next of that ruleset when it is big enough; a bigger one is built beside it; the
+    folder goes when the run ends, and ``CAPSA_POOL_DIR`` is what it was."""
+    from solver.apps.bench.pooled import _a_pool, shared_pools
+    from solver.engine.compiled import compile_rules
+    from solver.engine.rules import load_rules
+
+    monkeypatch.setenv("CAPSA_POOL_DIR", str(tmp_path))  # no pool cached
+    cr = compile_rules(load_rules("chinese-1-6"))
+    with shared_pools() as folder:
+        with _a_pool(cr, 2_000) as (first, built_first):
+            assert os.environ["CAPSA_POOL_DIR"] == folder
+        with _a_pool(cr, 2_000) as (again, built_again):
+            pass
+        with _a_pool(cr, 3_000) as (bigger, built_bigger):
+            pass
+        with _a_pool(cr, 2_000) as (last, built_last):
+            pass
+        assert built_first > 0 and built_again == 0.0 and again.path == first.path
+        assert built_bigger > 0 and bigger.size == 3_000 and bigger.path != first.path
+        assert built_last == 0.0 and last.size == 3_000  # the newest, big enough
+        assert os.environ["CAPSA_POOL_DIR"] == str(tmp_path)
+    assert not os.path.exists(folder) and os.listdir(tmp_path) == []
+    with _a_pool(cr, 2_000) as (alone, built_alone):  # no run open: its own, built again
+        assert built_alone > 0 and not str(alone.path).startswith(folder)
+    assert os.listdir(tmp_path) == []
+
+
+def _disjoint_share() -> float:
+    """The chance that a random 13-card hand shares no card with a given one."""
+    from math import comb
+
+    return comb(39, 13) / comb(52, 13)
+
+
+@pytest.mark.parametrize("size", ["full", "quick"])
+def test_every_pooled_measurement_has_a_pool_that_can_serve_it(size):
+    """A pool that holds fewer hands sharing no card with a hand than a solve draws is
+    not used: the solve deals (``OpponentPool.pick``), and the measurement times dealing
+    under the pool's name. Each pooled measurement's pool (its own ``pool_size`` or
+    ``BENCH_POOL_SIZE``) must hold its opponent hands with room: five standard
+    deviations under the mean count."""
+    from solver.apps.bench.timing import BENCH_POOL_SIZE
+
+    pooled = {"mc_pool", "mc_presets", "batch_mc", "batch_mc_home_run"}
+    p = _disjoint_share()
+    seen = set()
+    for m in bench.MEASUREMENTS:
+        if m.name not in pooled:
+            continue
+        seen.add(m.name)
+        kw = m.full if size == "full" else m.quick
+        pool = kw.get("pool_size") or BENCH_POOL_SIZE
+        wanted = kw.get("opponents") or kw.get("samples") or 3_000
+        mean, sd = pool * p, (pool * p * (1 - p)) ** 0.5
+        assert mean - 5 * sd >= wanted, (m.name, size, pool, wanted)
+    assert seen == pooled
 
 
 def test_mc_opponents_measurement_against_field_in_the_same_rounds():

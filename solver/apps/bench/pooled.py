@@ -5,6 +5,7 @@ pool, and ``capsa batch --policy mc`` drawing from one."""
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import os
 import statistics
 import time
@@ -32,15 +33,54 @@ if TYPE_CHECKING:
     from solver.engine.compiled import CompiledRules
     from solver.engine.rules import RulesLike
 
-__all__ = ["batch_mc", "mc_pool", "pool_build"]
+__all__ = ["batch_mc", "mc_pool", "pool_build", "shared_pools"]
+
+
+#: The folder a ``run`` of the measurements builds its pools in, shared by them (a pool
+#: one measurement built is the next one's, of the same ruleset; removed when the run
+#: ends), or None: each measurement builds its own and removes it.
+_SHARED_POOLS: contextvars.ContextVar[str | None] = contextvars.ContextVar(
+    "capsa_bench_pools", default=None
+)
+
+
+@contextlib.contextmanager
+def shared_pools() -> Iterator[str]:
+    """While open, the pools the measurements build (``_a_pool``) are kept in one
+    temporary folder, so that one built for a ruleset serves every later measurement of
+    that ruleset; the folder is removed on close."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="capsa-bench-pools-") as folder:
+        token = _SHARED_POOLS.set(folder)
+        try:
+            yield folder
+        finally:
+            _SHARED_POOLS.reset(token)
+
+
+@contextlib.contextmanager
+def _pool_dir(folder: str) -> Iterator[None]:
+    """``CAPSA_POOL_DIR`` names ``folder`` meanwhile (worker processes started meanwhile
+    find their pool there)."""
+    before = os.environ.get("CAPSA_POOL_DIR")
+    os.environ["CAPSA_POOL_DIR"] = folder
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop("CAPSA_POOL_DIR", None)
+        else:
+            os.environ["CAPSA_POOL_DIR"] = before
 
 
 @contextlib.contextmanager
 def _a_pool(cr: CompiledRules, size: int | None = None) -> Iterator[tuple[Any, float]]:
     """The ruleset's cached opponent pool, else one of ``size`` hands (default
-    ``BENCH_POOL_SIZE``) built in a temporary folder that ``CAPSA_POOL_DIR`` names
-    meanwhile (worker processes started meanwhile find it there): (pool, seconds the
-    build took, 0 for a cached pool)."""
+    ``BENCH_POOL_SIZE``) built in a temporary folder (``shared_pools``'s, when one is
+    open, where an earlier measurement's pool of that ruleset and at least that size is
+    taken as it is) that ``CAPSA_POOL_DIR`` names meanwhile: (pool, seconds the build
+    took, 0 for a pool found)."""
     import tempfile
 
     from solver.strategy.opposition import pool as pools
@@ -49,18 +89,20 @@ def _a_pool(cr: CompiledRules, size: int | None = None) -> Iterator[tuple[Any, f
     if found is not None:
         yield found, 0.0
         return
-    before = os.environ.get("CAPSA_POOL_DIR")
-    with tempfile.TemporaryDirectory(prefix="capsa-bench-pool-") as folder:
-        os.environ["CAPSA_POOL_DIR"] = folder
-        try:
-            t0 = time.perf_counter()
-            built = pools.build_pool(cr, size or BENCH_POOL_SIZE)
-            yield built, time.perf_counter() - t0
-        finally:
-            if before is None:
-                os.environ.pop("CAPSA_POOL_DIR", None)
-            else:
-                os.environ["CAPSA_POOL_DIR"] = before
+    size = size or BENCH_POOL_SIZE
+    shared = _SHARED_POOLS.get()
+    with contextlib.ExitStack() as stack:
+        folder = shared or stack.enter_context(
+            tempfile.TemporaryDirectory(prefix="capsa-bench-pool-")
+        )
+        stack.enter_context(_pool_dir(folder))
+        found = pools.cached_pool(cr) if shared else None
+        if found is not None and found.size >= size:
+            yield found, 0.0
+            return
+        t0 = time.perf_counter()
+        built = pools.build_pool(cr, size)
+        yield built, time.perf_counter() - t0
 
 
 @contextlib.contextmanager
@@ -101,8 +143,9 @@ def mc_pool(
     hand on one core in the same rounds (each round times the two back to back, so they see the same
     machine). Targets: at most ``MC_POOL_MS`` a hand and ``MC_POOL_FIELD_RATIO`` times
     field's time a hand. Uses the ruleset's cached pool, else builds a temporary one
-    of ``pool_size`` hands (``BENCH_POOL_SIZE``) first (``extra``: its size, and the
-    build's seconds)."""
+    of ``pool_size`` hands (``BENCH_POOL_SIZE``) first (``extra``: its size, the build's
+    seconds, and how many of the hands drew from it, ``pooled_hands``: a pool too small
+    to hold ``opponents`` hands that share no card with a hand deals them instead)."""
     from solver.engine.compiled import compile_rules
     from solver.strategy.field_model.policy import set_sorted_hands
     from solver.strategy.field_model.trained import get_field
@@ -117,10 +160,13 @@ def mc_pool(
     fh = seeded_hands(field_hands, seed + 1)  # sorted
     with _a_pool(cr, pool_size) as (pool, built), _one_thread():
 
-        def solve_all() -> None:
+        def solve_all() -> int:
+            """Solve the hands: how many drew their opponents from the pool."""
+            drawn = 0
             for i, h in enumerate(hs):
-                solve(h, rules=cr, players=players, samples=opponents, seed=seed + i, top=0,
-                      pool=pool)  # fmt: skip
+                drawn += solve(h, rules=cr, players=players, samples=opponents, seed=seed + i,
+                               top=0, pool=pool).pooled  # fmt: skip
+            return drawn
 
         mc_times: list[float] = []
         field_times: list[float] = []
@@ -135,7 +181,7 @@ def mc_pool(
             field_times.append(t2 - t1)
 
         t0 = time.perf_counter()
-        solve_all()  # the first call: kernels compiled or loaded, the pool checked
+        pooled = solve_all()  # the first call: kernels compiled or loaded, the pool checked
         set_sorted_hands(fh[:10], cr, "field", tables, threads=1)
         first = time.perf_counter() - t0
         (runner or default_runner)(pair, rounds)
@@ -148,7 +194,8 @@ def mc_pool(
         f"field setting {field_hands:,} hands on one core in the same rounds"
     )
     extra = {"samples": opponents, "players": players, "pool_size": pool.size,
-             "pool_bytes": pool.nbytes, "pool_built_seconds": built}  # fmt: skip
+             "pool_bytes": pool.nbytes, "pool_built_seconds": built,
+             "pooled_hands": pooled}  # fmt: skip
     return _against_field(description, hands, mc_times, field_hands, field_times, first, used,
                           extra)  # fmt: skip
 
@@ -253,12 +300,13 @@ def batch_mc(
     rules: RulesLike = None,
     runner: Runner | None = None,
     pool_size: int | None = None,
+    samples: int = 3_000,
 ) -> Result:
-    """``capsa batch`` with the default policy (``mc``, 3,000 opponent hands) on ``n``
-    hands drawn from the opponent pool: ``run_batch`` from a file of hands to JSON lines
-    (the null device), worker processes on every core, each round starting them afresh
-    as the command does. Uses the ruleset's cached pool, else builds a temporary one of
-    ``pool_size`` hands (``BENCH_POOL_SIZE``) first. The first call runs 20 hands."""
+    """``capsa batch`` with the default policy (``mc``, ``samples`` opponent hands) on
+    ``n`` hands drawn from the opponent pool: ``run_batch`` from a file of hands to JSON
+    lines (the null device), worker processes on every core, each round starting them
+    afresh as the command does. Uses the ruleset's cached pool, else builds a temporary
+    one of ``pool_size`` hands (``BENCH_POOL_SIZE``) first. The first call runs 20 hands."""
     import tempfile
 
     from evaluator import format_cards
@@ -280,7 +328,8 @@ def batch_mc(
 
         def run(path: str, want: int) -> None:
             with open(os.devnull, "w", encoding="utf-8") as sink:
-                res = run_batch(path, sink, fmt="jsonl", rules=r, policy="mc", seed=seed)
+                res = run_batch(path, sink, fmt="jsonl", rules=r, policy="mc", seed=seed,
+                                samples=samples)  # fmt: skip
             if res.hands != want:
                 raise RuntimeError(f"batch solved {res.hands} of {want} hands")
 
@@ -290,7 +339,7 @@ def batch_mc(
         res = measure(
             Label(
                 "batch_mc",
-                f"capsa batch --policy mc (3,000 opponent hands from the pool), {n:,} hands "
+                f"capsa batch --policy mc ({samples:,} opponent hands from the pool), {n:,} hands "
                 f"({r.name}), every core",
                 "hand",
                 TARGET_BATCH_MC,

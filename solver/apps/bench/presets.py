@@ -41,7 +41,8 @@ def mc_presets(
     the same machine). Targets: at most ``MC_POOL_MS`` a hand under every preset, home
     run included, and each preset within ``PRESET_RATIO`` times chinese-1-6's median.
     Uses each preset's cached pool, else builds a temporary one of ``pool_size`` hands
-    (``BENCH_POOL_SIZE``). ``extra``: each preset's ms a hand and ratio."""
+    (``BENCH_POOL_SIZE``). ``extra``: each preset's ms a hand and ratio, and how many of
+    its hands drew their opponents from its pool (``pooled_hands``; the others dealt)."""
     from solver.engine.compiled import compile_rules
     from solver.engine.rules import PRESETS
     from solver.strategy.solving.solve import solve
@@ -56,11 +57,14 @@ def mc_presets(
             pools[n] = (cr, stack.enter_context(_a_pool(cr, pool_size))[0])
         stack.enter_context(_one_thread())
 
-        def solve_all(n: str) -> None:
+        def solve_all(n: str) -> int:
+            """Solve the hands under preset ``n``: how many drew from its pool."""
             cr, pool = pools[n]
+            drawn = 0
             for i, h in enumerate(hs):
-                solve(h, rules=cr, players=players, samples=opponents, seed=seed + i, top=0,
-                      pool=pool)  # fmt: skip
+                drawn += solve(h, rules=cr, players=players, samples=opponents, seed=seed + i,
+                               top=0, pool=pool).pooled  # fmt: skip
+            return drawn
 
         def one_round() -> None:
             for n in names:
@@ -69,8 +73,8 @@ def mc_presets(
                 times[n].append(time.perf_counter() - t0)
 
         t0 = time.perf_counter()
-        for n in names:
-            solve_all(n)  # kernels compiled or loaded, the pools checked
+        # kernels compiled or loaded, the pools checked; how many hands drew from them
+        pooled = {n: solve_all(n) for n in names}
         first = time.perf_counter() - t0
         (runner or default_runner)(one_round, rounds)
         used = threads()
@@ -81,7 +85,8 @@ def mc_presets(
     worst = max(per_hand.values())  # every preset within both targets: the slowest is
     target_rate = max(1 / MC_POOL_MS, 1 / (PRESET_RATIO * per_hand[BASE_PRESET]))
     extra: dict[str, Any] = {"ms_per_hand": {n: v * 1e3 for n, v in per_hand.items()},
-                             "ratio": ratio, "samples": opponents, "players": players}  # fmt: skip
+                             "ratio": ratio, "samples": opponents, "players": players,
+                             "pooled_hands": pooled}  # fmt: skip
     return Result(
         name="mc_presets",
         description=(

@@ -15,7 +15,7 @@ from solver.apps.bench.lookups import (
     subset_pass,
 )
 from solver.apps.bench.opponents import mc_opponents
-from solver.apps.bench.pooled import batch_mc, mc_pool, pool_build
+from solver.apps.bench.pooled import batch_mc, mc_pool, pool_build, shared_pools
 from solver.apps.bench.presets import batch_mc_home_run, mc_presets
 from solver.apps.bench.runs import batch, played, report, startup, startup_field
 from solver.apps.bench.solving import field, greedy, mc, mc_home_run, pareto, splits
@@ -61,7 +61,7 @@ MEASUREMENTS: tuple[Measurement, ...] = (
         "mc_pool",
         mc_pool,
         {"opponents": 3000, "hands": 20, "rounds": 5},
-        {"opponents": 3000, "hands": 5, "rounds": 3, "pool_size": 100_000},
+        {"opponents": 3000, "hands": 5, "rounds": 3},
     ),
     Measurement(
         "mc_opponents",
@@ -73,7 +73,7 @@ MEASUREMENTS: tuple[Measurement, ...] = (
         "mc_presets",
         mc_presets,
         {"opponents": 3000, "hands": 20, "rounds": 3},
-        {"opponents": 3000, "hands": 3, "rounds": 1, "pool_size": 100_000},
+        {"opponents": 3000, "hands": 3, "rounds": 1},
     ),
     Measurement("pool_build", pool_build, {"n": None, "rounds": 1}, {"n": 100_000, "rounds": 1}),
     Measurement(
@@ -87,13 +87,13 @@ MEASUREMENTS: tuple[Measurement, ...] = (
         "batch_mc",
         batch_mc,
         {"n": 2_000, "rounds": 2},
-        {"n": 200, "rounds": 1, "pool_size": 100_000},
+        {"n": 200, "rounds": 1},
     ),
     Measurement(
         "batch_mc_home_run",
         batch_mc_home_run,
         {"n": 2_000, "rounds": 2},
-        {"n": 200, "rounds": 1, "pool_size": 100_000},
+        {"n": 200, "rounds": 1},
     ),
     Measurement(
         "played",
@@ -137,17 +137,18 @@ def run(
     results: list[Result] = []
     skipped: list[dict[str, str]] = []
     failed: list[dict[str, str]] = []
-    for m in MEASUREMENTS:
-        if wanted is not None and m.name not in wanted:
-            continue
-        if progress:
-            progress(len(results) + len(skipped) + len(failed), what=m.name)
-        try:
-            results.append(m.fn(**(m.quick if quick else m.full), runner=runner))
-        except Unavailable as exc:
-            skipped.append({"name": m.name, "reason": str(exc)})
-        except Exception as exc:  # noqa: BLE001 - one broken measurement must not stop the rest
-            failed.append({"name": m.name, "error": f"{type(exc).__name__}: {exc}"})
+    with shared_pools():  # a pool built for one measurement serves the later ones
+        for m in MEASUREMENTS:
+            if wanted is not None and m.name not in wanted:
+                continue
+            if progress:
+                progress(len(results) + len(skipped) + len(failed), what=m.name)
+            try:
+                results.append(m.fn(**(m.quick if quick else m.full), runner=runner))
+            except Unavailable as exc:
+                skipped.append({"name": m.name, "reason": str(exc)})
+            except Exception as exc:  # noqa: BLE001 - one broken measurement must not stop the rest
+                failed.append({"name": m.name, "error": f"{type(exc).__name__}: {exc}"})
     compared: list[Result] = []
     if with_compare:
         reference = next((r for r in results if r.name == "eval5"), None)
