@@ -105,13 +105,15 @@ def test_the_opponents_at_the_table_are_set_by_the_model(style):
 
     from solver.engine.settlement import summarize_batch
     from solver.strategy.hands.deal import deal_hands
-    from solver.strategy.opposition.opponents import resolve_opponents
+    from solver.strategy.opposition.opponents import resolve_opponents, seat_setter
     from solver.strategy.solving import scoring as SC
 
     rules = replace(load_rules("chinese-2-4"), naturals=())
     cr = compile_rules(load_rules(rules))
     hand = random_hands(1, 5)[0]
-    opp = SC.deal_opponents(hand, cr, 2, 30, 11, models=resolve_opponents(style, cr, 2))
+    opp = SC.deal_opponents(
+        hand, cr, 2, 30, 11, set_seats=seat_setter(resolve_opponents(style, cr, 2), cr)
+    )
     dealt = deal_hands(np.random.default_rng(11), 30, 2, exclude=hand).reshape(60, 13)
     settings = P.set_hands(dealt, rules, style)
     keys, _, fouls = summarize_batch(settings, cr)
@@ -136,14 +138,20 @@ def _cards(hand, split):
 def test_one_model_a_seat():
     """``greedy,safe`` seats greedy first and safe second: the deal's second seat is set
     by safe, the first by greedy."""
-    from solver.strategy.opposition.opponents import resolve_opponents
+    from solver.strategy.opposition.opponents import resolve_opponents, seat_setter
     from solver.strategy.solving import scoring as SC
 
     cr = compile_rules(load_rules("chinese-2-4"))
     hand = random_hands(1, 6)[0]
-    mixed = SC.deal_opponents(hand, cr, 2, 50, 3, models=resolve_opponents("greedy,safe", cr, 2))
-    greedy = SC.deal_opponents(hand, cr, 2, 50, 3, models=resolve_opponents("greedy", cr, 2))
-    safe = SC.deal_opponents(hand, cr, 2, 50, 3, models=resolve_opponents("safe", cr, 2))
+    mixed = SC.deal_opponents(
+        hand, cr, 2, 50, 3, set_seats=seat_setter(resolve_opponents("greedy,safe", cr, 2), cr)
+    )
+    greedy = SC.deal_opponents(
+        hand, cr, 2, 50, 3, set_seats=seat_setter(resolve_opponents("greedy", cr, 2), cr)
+    )
+    safe = SC.deal_opponents(
+        hand, cr, 2, 50, 3, set_seats=seat_setter(resolve_opponents("safe", cr, 2), cr)
+    )
     assert (mixed.keys[0::2] == greedy.keys[0::2]).all()
     assert (mixed.keys[1::2] == safe.keys[1::2]).all()
     assert not (greedy.keys == safe.keys).all()

@@ -32,6 +32,7 @@ from solver.strategy.hands.splits import candidates, split_cards, split_of
 from solver.strategy.opposition import pool as PL
 from solver.strategy.opposition import pool_file as PF
 from solver.strategy.solving import scoring as SC
+from solver.strategy.solving.drawn import pool_opponents
 from solver.strategy.solving.solve import solve
 from tests import reference as ref
 from tests.helpers import random_hands
@@ -229,7 +230,7 @@ def test_pool_values_are_settlements_against_the_pool_hands(with_pools):
     cr = compile_rules(load_rules(rules))
     hand = np.sort(ev.parse_hand(HAND))
     pool = PL.cached_pool(cr)
-    opp = SC.pool_opponents(pool, hand, 3, 6, seed=9)
+    opp = pool_opponents(pool, hand, 3, 6, seed=9)
     idx = pool.pick(hand, 18, 9)
     cards = pool.hands(idx)
     settings = set_hands(cards, rules)
@@ -596,7 +597,7 @@ def test_pooled_and_dealt_values_agree_within_their_errors(tmp_path, monkeypatch
             continue
         rows = [ev.parse_cards(x) for x in f.setting]
         c = candidates(hand, cr).with_split(split_of(hand, *rows)[None, :], cr)
-        a = SC.score_against(c, cr, SC.pool_opponents(pool, hand, 3, 1000, 2 * i))
+        a = SC.score_against(c, cr, pool_opponents(pool, hand, 3, 1000, 2 * i))
         b = SC.score_against(c, cr, SC.deal_opponents(hand, cr, 3, 1000, 2 * i + 1))
         j = len(c) - 1
         fixed.append(a.value[j] - b.value[j])

@@ -25,6 +25,7 @@ from solver.strategy.hands.splits import candidates, split_cards, split_of
 from solver.strategy.opposition import pool as PL
 from solver.strategy.solving import home_run as HR
 from solver.strategy.solving import scoring as SC
+from solver.strategy.solving.drawn import pool_opponents
 from solver.strategy.solving.solve import solve
 from tests import reference as ref
 from tests.helpers import random_hands
@@ -71,7 +72,7 @@ def test_tables_are_whole_tables_set_by_the_field(with_pools, name):
         ids, nkeys = find_naturals(got.cards, cr)
         assert np.array_equal(t.keys, keys) and np.array_equal(t.roy, roy)
         assert np.array_equal(t.nat, ids) and np.array_equal(t.nat_key[ids >= 0], nkeys[ids >= 0])
-        plain = SC.pool_opponents(pool, hand, 3, 100, seed=i)
+        plain = pool_opponents(pool, hand, 3, 100, seed=i)
         assert np.array_equal(got.pairs.keys, plain.keys)
     assert drawn_seats > 12 * 13 * 1.5  # the first seat always, the second mostly
 

@@ -454,13 +454,13 @@ def test_custom_ruleset_trains_on_first_use_then_uses_the_cache(tmp_path, monkey
     TR.forget_fields()
     try:
         with caplog.at_level("WARNING", logger="capsa"):
-            first = TR.get_field(compile_rules(load_rules(house)))
+            first = T.ensure_field(compile_rules(load_rules(house)))
         assert calls == ["house"]
         assert any("training them now" in r.getMessage() for r in caplog.records)
         assert FT.field_cache_path(compile_rules(load_rules(house))).exists()
         assert first.meta["play_digest"] == FT.play_digest(house)
         TR.forget_fields()
-        again = TR.get_field(compile_rules(load_rules(house)))  # from the cache: no second training
+        again = T.ensure_field(compile_rules(load_rules(house)))  # the cache: no second training
         assert calls == ["house"]
         assert np.allclose(again.fw, first.fw, atol=1e-6)
         sol = solve(SPECIAL_HANDS["quads"], rules=house, policy="field")

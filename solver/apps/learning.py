@@ -136,7 +136,7 @@ def learn_from(
     from solver.engine.compiled import compile_rules
     from solver.engine.settlement import summarize_batch
     from solver.strategy.field_model.field import play_digest
-    from solver.strategy.field_model.trained import get_field
+    from solver.strategy.field_model.train import ensure_field
     from solver.strategy.opposition.learn import MIN_SETTINGS, learn
     from solver.strategy.opposition.opponents import MODEL_KIND, MODEL_VERSION
 
@@ -156,11 +156,11 @@ def learn_from(
         "play_digest": play_digest(cr.rules),
         "source": Path(source).name if source != "-" else "stdin",
     }
-    learned = learn(hands, keys[good], roy[good], cr, get_field(cr), meta)
+    learned = learn(hands, keys[good], roy[good], cr, ensure_field(cr), meta)
     if dest is not None:
         from solver.strategy.opposition.learn import save_model
 
-        save_model(dest, learned, get_field(cr))
+        save_model(dest, learned, ensure_field(cr))
     report = {
         "rules": cr.rules.name,
         "settings": len(seen.settings),

@@ -157,10 +157,12 @@ def compare_policies(
     tables = dict(tables or {})
     _check(n_hands, policies, eval_deals, extra=tables)
     from solver.engine.compiled import CompiledRules, compile_rules
+    from solver.strategy.field_model.train import ensure_field
     from solver.strategy.hands.deal import random_hands
     from solver.strategy.opposition.opponents import describe, resolve_opponents
 
     cr = rules if isinstance(rules, CompiledRules) else compile_rules(load_rules(rules))
+    ensure_field(cr)  # the opponents are set with them, and mc's
     opts = (options or SolveOptions()).check()
     players = opts.players or cr.rules.players
     samples = opts.samples or DEFAULT_SAMPLES
@@ -212,13 +214,15 @@ def _play_hand(
     from solver.engine.settlement import natural_of
     from solver.strategy.field_model.trained import field_override
     from solver.strategy.hands.splits import Candidates, split_of
+    from solver.strategy.opposition.opponents import seat_setter
     from solver.strategy.solving.scoring import deal_opponents, score_against
     from solver.strategy.solving.solve import solve
 
     players = opts.players or cr.rules.players
     models, assumed = at_table
+    setter = None if models is None else seat_setter(models, cr)
     opp = deal_opponents(hand, cr, players - 1, eval_deals, int(rng.integers(2**63)),
-                         models=models)  # fmt: skip
+                         set_seats=setter)  # fmt: skip
     sols = []
     for p in policies:
         mc = p == "mc" or p.startswith("mc@")

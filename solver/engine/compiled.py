@@ -87,6 +87,13 @@ class CompiledRules:
     def params(self) -> np.ndarray:
         return self.arrays.params
 
+    def home_run_at(self, n_opp: int) -> bool:
+        """Whether the home run can happen at a table of ``n_opp`` opponents (the test the
+        Monte Carlo kernel makes): a solve then needs whole tables
+        (solver.strategy.solving.home_run draws them from the pool)."""
+        p = self.arrays.params
+        return bool(p[P_HR_MULT] != 1.0 and n_opp >= p[P_HR_MIN])
+
     @functools.cached_property
     def royalty_by_key(self) -> np.ndarray:
         """float64[3, NKEY]: a row's royalty by row key (royalty depends on strength only)."""
@@ -222,7 +229,7 @@ def check_playable(rules: Rules) -> None:
     ``capsa rank`` read such rulesets, nothing plays them)."""
     if rules.deck != STANDARD_DECK or rules.players > MAX_PLAYERS:
         raise RulesError(
-            f"play at {rules.players} players with extra_suits = \"{rules.extra_suits}\" "
+            f'play at {rules.players} players with extra_suits = "{rules.extra_suits}" '
             f"({rules.deck.size} cards) is not built yet: issue #31 (capsa plays the "
             f"{STANDARD_DECK.size}-card deck, {MAX_PLAYERS} players at most)"
         )

@@ -77,6 +77,7 @@ def plan_pool(
     lines (None: unknown); ``stored``: the run file of the output being resumed (None
     for a fresh run); ``size``: of a pool built now (default ``DEFAULT_POOL_SIZE``)."""
     from solver.engine.options import DEFAULT_SAMPLES
+    from solver.strategy.field_model.train import ensure_field
     from solver.strategy.opposition.pool import (
         DEFAULT_POOL_SIZE,
         cached_pool,
@@ -88,6 +89,7 @@ def plan_pool(
     if policy != "mc" or pool is False:
         return None
     cr = compile_rules(rules)
+    ensure_field(cr)  # the pool's key is over them
     key = pool_key(cr)
     if stored is not None:  # resuming: what the run that wrote the output used
         was = stored.get("pool")

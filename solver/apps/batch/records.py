@@ -213,7 +213,7 @@ def fast_records(job: Job, good: list[Good], bad: list[BadLine]) -> list[dict[st
     from solver.engine.settlement import find_naturals
     from solver.strategy.field_model.field import field_values
     from solver.strategy.field_model.policy import set_sorted_hands
-    from solver.strategy.field_model.trained import get_field
+    from solver.strategy.field_model.train import ensure_field
     from solver.strategy.hands.splits import Candidates, split_of
     from solver.strategy.solving.code_card import with_code_card
     from solver.strategy.solving.scoring import (
@@ -240,7 +240,7 @@ def fast_records(job: Job, good: list[Good], bad: list[BadLine]) -> list[dict[st
         out[i] = solve_one(job, line, ident, hand, bad, played)
     play = np.flatnonzero((naturals < 0) & ~by_word)
     if len(play):
-        field = get_field(cr)
+        field = ensure_field(cr)
         setter = field if job.policy == "field" else None
         split, keys, roy, _ = set_sorted_hands(srt[play], cr, job.policy, setter, threads=1)
         vals, wt = field_values(keys, roy, srt[play], cr, field)

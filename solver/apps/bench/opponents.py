@@ -43,14 +43,14 @@ def mc_opponents(
     ``MODEL_FIELD_RATIO`` times the field's."""
     from solver.engine.compiled import compile_rules
     from solver.strategy.field_model.policy import set_sorted_hands
-    from solver.strategy.field_model.trained import get_field
+    from solver.strategy.field_model.train import ensure_field
     from solver.strategy.opposition.learn import learn
     from solver.strategy.opposition.opponents import OpponentModel
     from solver.strategy.solving.solve import solve
 
     r = load(rules)
     cr = compile_rules(r)
-    field = get_field(cr)
+    field = ensure_field(cr)
     seen = seeded_hands(learn_from, seed + 1)
     _, keys, roy, _ = set_sorted_hands(seen, cr, "greedy", field)
     t0 = time.perf_counter()

@@ -148,12 +148,12 @@ def mc_pool(
     to hold ``opponents`` hands that share no card with a hand deals them instead)."""
     from solver.engine.compiled import compile_rules
     from solver.strategy.field_model.policy import set_sorted_hands
-    from solver.strategy.field_model.trained import get_field
+    from solver.strategy.field_model.train import ensure_field
     from solver.strategy.solving.solve import solve
 
     r = load(rules)
     cr = compile_rules(r)  # once: the pool, the solves and the field take it compiled
-    tables = get_field(cr)
+    tables = ensure_field(cr)
     deals = -(-opponents // (players - 1))
     hs = seeded_hands(hands, seed)
     field_hands = FIELD_HANDS * hands

@@ -21,12 +21,12 @@ def _policy(name: str) -> SetHands:
 
     def set_hands(hands: np.ndarray, cr: CompiledRules, seed: int) -> np.ndarray:
         from solver.strategy.field_model.policy import set_sorted_hands, settings_of
-        from solver.strategy.field_model.trained import get_field
+        from solver.strategy.field_model.train import ensure_field
         from solver.strategy.opposition.opponents import resolve_opponents
 
         (model,) = resolve_opponents(name, cr, 1)
         srt = np.sort(hands, axis=1)
-        tables = model.tables if model.tables is not None else get_field(cr)
+        tables = model.tables if model.tables is not None else ensure_field(cr)
         return settings_of(srt, set_sorted_hands(srt, cr, model.policy, tables)[0])
 
     return set_hands

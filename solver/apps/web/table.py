@@ -87,7 +87,7 @@ def _opponents(hand: np.ndarray, n: int, seed: int, style: str, cr: Any) -> tupl
     declared."""
     from solver.engine.settlement import find_naturals
     from solver.strategy.field_model.policy import set_sorted_hands, settings_of
-    from solver.strategy.field_model.trained import get_field
+    from solver.strategy.field_model.train import ensure_field
     from solver.strategy.hands.deal import deal_hands
     from solver.strategy.opposition.opponents import resolve_opponents
 
@@ -101,7 +101,7 @@ def _opponents(hand: np.ndarray, n: int, seed: int, style: str, cr: Any) -> tupl
             continue
         tables = m.tables
         if tables is None and m.policy != "greedy":
-            tables = get_field(cr)
+            tables = ensure_field(cr)
         split, *_ = set_sorted_hands(dealt[i : i + 1], cr, m.policy, tables)
         out.append(settings_of(dealt[i : i + 1], split)[0])
     return out, dealt

@@ -47,6 +47,7 @@ def pool(
     from solver.engine.compiled import compile_rules
     from solver.engine.errors import InputError
     from solver.engine.rules import load_rules
+    from solver.strategy.field_model.train import ensure_field
     from solver.strategy.opposition.opponents import resolve_opponents
     from solver.strategy.opposition.pool import build_pool, cached_pool
 
@@ -57,6 +58,8 @@ def pool(
         if model.policy != "field":
             raise InputError(f"--opponents: {model.name} is dealt, not pooled: give a model file")
         tables = model.tables
+    else:
+        ensure_field(cr)  # the field sets the pool's hands (trained now if it has none)
     io = consoles(ctx)
     found = None if force else cached_pool(cr, tables)
     started = time.perf_counter()

@@ -1,6 +1,6 @@
 """Setting hands with a policy, the public way: ``set_hands`` and ``set_hand`` check their
 cards, compile the ruleset once and set the hands with ``field`` (the trained tables,
-found by ``get_field``), ``greedy`` or the ``safe`` style."""
+found by ``ensure_field``), ``greedy`` or the ``safe`` style."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from solver.engine.compiled import compile_rules
 from solver.engine.errors import InputError
 from solver.engine.rules import Rules, load_rules
 from solver.strategy.field_model.policy import set_sorted_hands, settings_of
-from solver.strategy.field_model.trained import get_field
+from solver.strategy.field_model.train import ensure_field
 
 __all__ = ["set_hand", "set_hands"]
 
@@ -26,7 +26,7 @@ def set_hands(hands, rules: Rules | str | None = None, policy: str = "field") ->
         raise InputError(f"hands must have shape (n, 13), got {arr.shape}")
     checked = np.stack([as_cards(row, 13) for row in arr]) if len(arr) else arr.astype(np.uint8)
     srt = np.sort(checked.astype(np.uint8), axis=1)
-    field = get_field(cr) if policy != "greedy" else None
+    field = ensure_field(cr) if policy != "greedy" else None
     split, _, _, _ = set_sorted_hands(srt, cr, policy, field)
     return settings_of(srt, split)
 

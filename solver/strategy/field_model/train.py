@@ -16,10 +16,14 @@ Hands that declare a natural show no rows and are left out. Training stops when 
 tables move less than ``tol`` (largest over rows of the mean absolute change of P(win))
 between rounds, once at least ``min_rounds`` rounds are done, or after ``rounds``.
 Deterministic for a seed (any number of threads).
+
+``ensure_field`` is the front ends' way to a ruleset's tables: found (shipped or cached,
+``solver.strategy.field_model.trained``), else trained now with the defaults and cached.
 """
 
 from __future__ import annotations
 
+import logging
 import math
 import numbers
 import time
@@ -39,10 +43,13 @@ from solver.strategy.field_model.field import (
     GRID,
     KNOTS,
     FieldTables,
+    field_cache_path,
     field_tables,
     play_digest,
+    save_field,
 )
 from solver.strategy.field_model.policy import set_sorted_hands
+from solver.strategy.field_model.trained import find_field, keep_field
 from solver.strategy.hands.deal import random_hands
 
 DEFAULT_ROUNDS = 30
@@ -283,3 +290,27 @@ def train(
         "seconds": round(time.perf_counter() - t0, 1),
     }
     return tables._replace(meta=meta)
+
+
+log = logging.getLogger("capsa")
+
+
+def ensure_field(cr: CompiledRules) -> FieldTables:
+    """A ruleset's field tables: shipped, else cached, else trained now (minutes; said on
+    the ``capsa`` logger) and cached; held in memory, so ``get_field`` finds them from now
+    on. Every front end calls it before what reads the tables."""
+    tables = find_field(cr)
+    if tables is not None:
+        return tables
+    cached = field_cache_path(cr)
+    log.warning(
+        "no field tables for ruleset %r yet: training them now (first use only, cached in %s)",
+        cr.rules.name,
+        cached.parent,
+    )
+    tables = train(cr)
+    try:
+        save_field(tables, cached)
+    except OSError as exc:
+        log.warning("could not cache field tables in %s: %s", cached, exc)
+    return keep_field(cr, tables)

@@ -1,10 +1,14 @@
-"""A ruleset's field tables: shipped, else cached, else trained now (and cached).
+"""A ruleset's field tables: shipped, else cached (``get_field``).
 
-``get_field(cr)`` is the one place that finds them; it sits above the trainer
-(``solver.strategy.field_model.train``), which sits above the policies and the field model's store
-(``solver.strategy.field_model.field``), so the store never imports the trainer. Tables are held in
-memory per ruleset (``FIELDS``; ``forget_fields`` drops them); ``field_override`` puts other tables
-in a ruleset's place for a while (``capsa strength --tables``).
+``get_field(cr)`` is the one place that finds them, and it never trains: it sits on the field
+model's store (``solver.strategy.field_model.field``) and below the trainer
+(``solver.strategy.field_model.train``), whose ``ensure_field`` trains the tables of a ruleset
+that has none (minutes) and puts them here. The front ends (``solve``, ``set_hands``, every
+command) call ``ensure_field`` once; what they call below reads the tables with ``get_field``,
+so the modules that read tables never import the trainer (docs/architecture.md, "Floors").
+Tables are held in memory per ruleset (``FIELDS``; ``forget_fields`` drops them);
+``field_override`` puts other tables in a ruleset's place for a while (``capsa strength
+--tables``).
 """
 
 from __future__ import annotations
@@ -21,11 +25,18 @@ from solver.strategy.field_model.field import (
     field_cache_path,
     load_field_file,
     play_digest,
-    save_field,
     shipped_index,
 )
 
-__all__ = ["field_override", "field_ready", "forget_fields", "get_field"]
+__all__ = [
+    "FieldNotReady",
+    "field_override",
+    "field_ready",
+    "find_field",
+    "forget_fields",
+    "get_field",
+    "keep_field",
+]
 
 log = logging.getLogger("capsa")
 
@@ -35,16 +46,41 @@ _OVERRIDES: dict[str, FieldTables] = {}
 FIELDS: Cache[Rules, FieldTables] = Cache("field tables", 16)
 
 
+class FieldNotReady(LookupError):
+    """A ruleset's field tables were read before anything trained them: its front end did
+    not call ``solver.strategy.field_model.train.ensure_field`` (a bug of the caller)."""
+
+
 def get_field(cr: CompiledRules) -> FieldTables:
-    """Field tables for a ruleset: shipped, else cached, else trained now (and cached)."""
+    """Field tables for a ruleset: shipped, else cached (held in memory once found).
+    ``FieldNotReady`` when it has none: ``ensure_field`` (the trainer's) trains them."""
+    tables = find_field(cr)
+    if tables is None:
+        raise FieldNotReady(
+            f"no field tables for ruleset {cr.rules.name!r} yet: "
+            "solver.strategy.field_model.train.ensure_field trains them"
+        )
+    return tables
+
+
+def find_field(cr: CompiledRules) -> FieldTables | None:
+    """``get_field``'s tables, or None when the ruleset has none shipped or cached."""
     if _OVERRIDES:
         override = _OVERRIDES.get(play_digest(cr.rules))
         if override is not None:
             return override
     tables = FIELDS.get(cr.rules)
     if tables is None:
-        tables = FIELDS.put(cr.rules, _find(cr))
+        found = _find(cr)
+        if found is None:
+            return None
+        tables = FIELDS.put(cr.rules, found)
     return tables
+
+
+def keep_field(cr: CompiledRules, tables: FieldTables) -> FieldTables:
+    """Hold tables just trained for a ruleset, as ``get_field`` finds them from now on."""
+    return FIELDS.put(cr.rules, tables)
 
 
 @contextlib.contextmanager
@@ -75,9 +111,8 @@ def forget_fields() -> None:
     FIELDS.clear()
 
 
-def _find(cr: CompiledRules) -> FieldTables:
-    rules = cr.rules
-    shipped = shipped_index().get(play_digest(rules))
+def _find(cr: CompiledRules) -> FieldTables | None:
+    shipped = shipped_index().get(play_digest(cr.rules))
     if shipped is not None:
         return load_field_file(shipped, cr)
     cached = field_cache_path(cr)
@@ -86,16 +121,4 @@ def _find(cr: CompiledRules) -> FieldTables:
             return load_field_file(cached, cr)
         except Exception as exc:  # noqa: BLE001 - a bad cache is retrained
             log.warning("field table cache %s unreadable (%s); retraining", cached, exc)
-    from solver.strategy.field_model.train import train
-
-    log.warning(
-        "no field tables for ruleset %r yet: training them now (first use only, cached in %s)",
-        rules.name,
-        cached.parent,
-    )
-    tables = train(cr)
-    try:
-        save_field(tables, cached)
-    except OSError as exc:
-        log.warning("could not cache field tables in %s: %s", cached, exc)
-    return tables
+    return None

@@ -25,7 +25,7 @@ import math
 import os
 import stat
 import zipfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -48,6 +48,7 @@ __all__ = [
     "is_field",
     "load_model",
     "resolve_opponents",
+    "seat_setter",
     "set_by_models",
 ]
 
@@ -168,6 +169,17 @@ def set_by_models(
         keys[rows], roy[rows] = k, r
     fouls = ~((keys[:, 0] <= keys[:, 1]) & (keys[:, 1] <= keys[:, 2]))
     return keys, roy, (fouls if fouls.any() else None)
+
+
+def seat_setter(
+    models: Sequence[OpponentModel], cr: CompiledRules
+) -> Callable[[np.ndarray, Stop], tuple[np.ndarray, np.ndarray, np.ndarray | None]] | None:
+    """How the seats set dealt hands, for ``solver.strategy.solving.scoring``'s dealing
+    (its ``set_seats``): None when every seat is the field (the dealer's own way, with the
+    ruleset's tables), else ``set_by_models`` with these models."""
+    if is_field(models):
+        return None
+    return lambda hands, halt: set_by_models(hands, cr, models, halt)
 
 
 # --------------------------------------------------------------------------- files

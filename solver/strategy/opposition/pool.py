@@ -169,14 +169,6 @@ def pool_dir() -> Path:
     return cache_dir()
 
 
-def home_run_at(cr: CompiledRules, n_opp: int) -> bool:
-    """Whether the home run can happen at a table of ``n_opp`` opponents (the test the
-    Monte Carlo kernel makes): a solve then needs whole tables (solver.strategy.solving.home_run
-    draws them from the pool)."""
-    p = cr.arrays.params
-    return bool(p[P_HR_MULT] != 1.0 and n_opp >= p[P_HR_MIN])
-
-
 def _update(h: Any, name: str, a: np.ndarray) -> None:
     a = np.ascontiguousarray(a)
     h.update(f"{name}:{a.dtype.str}:{a.shape};".encode())

@@ -1,8 +1,8 @@
 """The home run with opponents from the pool (docs/pool.md#the-home-run).
 
 With the home run at the table (docs/rules.md#home-run) a deal's value depends on every
-opponent together, so a deal of independent pool hands (``scoring.pool_opponents``) is
-not a table. A setting's value at a dealt table is its pairwise sum plus the home run's
+opponent together, so a deal of independent pool hands
+(``solver.strategy.solving.drawn.pool_opponents``) is not a table. A setting's value at a dealt table is its pairwise sum plus the home run's
 correction (the whole table's value minus that sum), and so is its expectation:
 
 - the pairwise part from ``deals`` deals of independent pool hands, as without the home

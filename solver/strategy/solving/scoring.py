@@ -7,7 +7,8 @@ would be worth against the same opponents. ``solver.strategy.solving.solve.assem
 Scores into a ``Solution``; nothing else does.
 
 - ``score_exact``: settled exactly against known opponent settings (``against``).
-- ``deal_opponents`` (or ``pool_opponents``) then ``score_against``: a Monte Carlo best
+- ``deal_opponents`` (or ``solver.strategy.solving.drawn.pool_opponents``) then
+  ``score_against``: a Monte Carlo best
   response. The unseen cards are dealt to the opponents ``deals`` times, each opponent
   hand is set by the field strategy (and declares any natural it holds), and every
   candidate is settled against every opponent with the exact rules. All candidates meet
@@ -47,12 +48,14 @@ from solver.strategy.field_model.policy import load_set_hands, set_sorted_hands
 from solver.strategy.field_model.trained import get_field
 from solver.strategy.hands.deal import deal_hands
 from solver.strategy.hands.splits import Candidates
-from solver.strategy.opposition.opponents import OpponentModel, is_field, set_by_models
-from solver.strategy.opposition.pool import OpponentPool, home_run_at
-from solver.strategy.solving.code_card import holds_in_masks, with_code_card
+from solver.strategy.solving.code_card import with_code_card
 from solver.strategy.threads import Stop, in_background, run_ranges
 
 Natural = tuple[int, int, str]
+#: Sets dealt opponent hands (sorted uint8[deals * n_opp, 13]) on another thread, which
+#: may be stopped: (row keys int64[n, 3], royalties float64[n, 4], fouls bool[n] or None).
+#: ``solver.strategy.opposition.opponents.seat_setter`` makes one from the seats' models.
+SeatSetter = Callable[[np.ndarray, Stop], tuple[np.ndarray, np.ndarray, np.ndarray | None]]
 RowStats = dict[str, dict[str, float]]
 #: The parts of a setting's value (``Scores.parts``; docs/solve.md, "Why this setting").
 PARTS = ("rows", "bonus", "royalties", "naturals")
@@ -318,11 +321,12 @@ def deal_opponents(
     deals: int,
     seed: int | None,
     stop: Stop | None = None,
-    models: Sequence[OpponentModel] | None = None,
+    set_seats: SeatSetter | None = None,
 ) -> Opponents:
     """``deals`` deals of the cards unseen by ``hand`` to ``n_opp`` opponents, set by
-    the field (``models`` None) or by each seat's model (solver.strategy.opposition.opponents)."""
-    with opponents_in_background(hand, cr, n_opp, deals, seed, stop, models) as opponents:
+    the field (``set_seats`` None) or by ``set_seats`` (each seat's model:
+    ``solver.strategy.opposition.opponents.seat_setter``)."""
+    with opponents_in_background(hand, cr, n_opp, deals, seed, stop, set_seats) as opponents:
         return opponents()
 
 
@@ -334,28 +338,28 @@ def opponents_in_background(
     deals: int,
     seed: int | None,
     stop: Stop | None = None,
-    models: Sequence[OpponentModel] | None = None,
+    set_seats: SeatSetter | None = None,
 ) -> Iterator[Callable[[], Opponents]]:
     """``deal_opponents``, set on other threads while the block runs: the block gets a
     function that returns the Opponents (``solve`` finds the hand's candidates
     meanwhile). The hands are dealt before the block, and their naturals are found on
     this thread when the block asks, while the settings are still being made; the
     hand-setting kernel is loaded before the block too, since numba loads one kernel at
-    a time. The same opponents as ``deal_opponents``, whatever the timing. ``models``:
-    one a seat (None, or every seat the field: the field with the ruleset's tables)."""
+    a time. The same opponents as ``deal_opponents``, whatever the timing.
+    ``set_seats``: how the seats set their hands (None: the field, with the ruleset's
+    tables, which must be ready: ``solver.strategy.field_model.train.ensure_field``)."""
     rng = np.random.default_rng(seed)
     opp = deal_hands(rng, deals, n_opp, exclude=hand).reshape(deals * n_opp, 13)
     load_set_hands(cr)
-    field_only = models is None or is_field(models)
 
-    def set_opponents(halt: Stop) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    def by_field(hands: np.ndarray, halt: Stop) -> tuple[np.ndarray, np.ndarray, None]:
         # the tables load on that thread too (the first time: reading the shipped file)
-        if not field_only:
-            return set_by_models(opp, cr, models, halt)
-        _, okeys, oroy, _ = set_sorted_hands(opp, cr, "field", get_field(cr), stop=halt)
+        _, okeys, oroy, _ = set_sorted_hands(hands, cr, "field", get_field(cr), stop=halt)
         return okeys, oroy, None
 
-    with in_background(set_opponents, stop) as sets:
+    setter = by_field if set_seats is None else set_seats
+
+    with in_background(lambda halt: setter(opp, halt), stop) as sets:
 
         def opponents() -> Opponents:
             onat, onatkey = find_naturals(opp, cr)
@@ -364,34 +368,6 @@ def opponents_in_background(
             return Opponents(n_opp, okeys, oroy, onat, onatkey, ofoul, hold)
 
         yield opponents
-
-
-def pool_opponents(
-    pool: OpponentPool,
-    hand: np.ndarray,
-    n_opp: int,
-    deals: int,
-    seed: int | None,
-    cr: CompiledRules | None = None,
-) -> Opponents | None:
-    """``deals`` x ``n_opp`` opponents drawn from the pool: hands that share no card with
-    ``hand`` (``OpponentPool.pick``), seated in the order drawn (deal d, seat o is hand
-    ``d * n_opp + o``); None when the pool holds too few of them (deal instead). With
-    ``cr``, which of them hold its code card (from their card masks; each pair weighs its
-    own factor, as at a dealt table).
-
-    The seats of one deal are independent hands, not disjoint from one another as dealt
-    ones are: under pairwise settlement a deal's value is the sum of its seats' and each
-    seat is a uniformly random hand of the unseen cards either way, so the expected
-    value is the same; the deals are independent of one another, so their spread gives
-    the standard error, as for dealt ones (docs/architecture.md, "The opponent pool").
-    """
-    idx = pool.pick(hand, deals * n_opp, seed)
-    if idx is None:
-        return None
-    keys, roy, nat, nat_key, foul = pool.entries(idx)
-    hold = None if cr is None else holds_in_masks(pool.masks[idx], cr)
-    return Opponents(n_opp, keys, roy, nat, nat_key, foul, hold)
 
 
 def score_against(
@@ -413,7 +389,7 @@ def score_against(
     weights = ones if stakes is None else np.ascontiguousarray(stakes, np.float64)
     fouls = cands.fouls
 
-    if home_run_at(cr, n_opp) or opp.foul.any():  # whole tables (or fouled opponents)
+    if cr.home_run_at(n_opp) or opp.foul.any():  # whole tables (or fouled opponents)
 
         def run(lo: int, hi: int) -> None:
             k._mc_values(cands.keys, cands.roy, fouls, opp.keys, opp.roy, opp.foul, opp.nat,

@@ -36,6 +36,7 @@ from solver.strategy.opposition.opponents import (
     describe,
     is_field,
     resolve_opponents,
+    seat_setter,
 )
 from solver.strategy.opposition.pool import OpponentPool
 from solver.strategy.solving.advice import (
@@ -53,8 +54,16 @@ from solver.strategy.solving.schema import ANSWER_KEYS
 from solver.strategy.solving.scoring import Natural, Opponents, Scores
 from solver.strategy.threads import Stop
 
-__all__ = ["DEFAULT_SAMPLES", "SOLVE_FIELDS", "TOP_BY", "Found", "SolveOptions", "Solution",
-           "assemble", "solve"]
+__all__ = [
+    "DEFAULT_SAMPLES",
+    "SOLVE_FIELDS",
+    "TOP_BY",
+    "Found",
+    "SolveOptions",
+    "Solution",
+    "assemble",
+    "solve",
+]
 
 
 @dataclass
@@ -315,6 +324,7 @@ SOLVE_FIELDS: tuple[str, ...] = tuple(SolveOptions().to_kwargs())
 
 def _solve(h: np.ndarray, cr: CompiledRules, opts: SolveOptions, stop: Stop | None) -> Solution:
     from solver.engine.settlement import natural_of
+    from solver.strategy.field_model.train import ensure_field
     from solver.strategy.hands.splits import candidates
     from solver.strategy.solving import scoring as sc
     from solver.strategy.solving.against import parse_against
@@ -325,6 +335,8 @@ def _solve(h: np.ndarray, cr: CompiledRules, opts: SolveOptions, stop: Stop | No
         players = _players_against(len(okeys), players)
     elif players is None:
         players = cr.rules.players
+    if against is None:  # the field sets the opponents, or values the candidates
+        ensure_field(cr)
     n_opp = players - 1
     weights = sc.check_stakes(opts.stakes, n_opp)
     same = sc.uniform_stake(weights)
@@ -339,7 +351,7 @@ def _solve(h: np.ndarray, cr: CompiledRules, opts: SolveOptions, stop: Stop | No
     # on other threads while this one finds the candidates (the same opponents either way)
     drawn = _drawn(opts.pool, h, cr, n_opp, deals, seed, models) if mc else None
     background = (
-        sc.opponents_in_background(h, cr, n_opp, deals, seed, stop, models)
+        sc.opponents_in_background(h, cr, n_opp, deals, seed, stop, seat_setter(models, cr))
         if mc and drawn is None
         else contextlib.nullcontext()
     )
@@ -412,9 +424,9 @@ def _drawn(
     None to deal them: no pool, or too few pool hands. With the home run at the table,
     pairwise deals and whole tables (solver.strategy.solving.home_run). Only field opponents, or
     one learned model at every seat, have pools (its own)."""
-    from solver.strategy.opposition.pool import home_run_at, resolve_pool
+    from solver.strategy.opposition.pool import resolve_pool
+    from solver.strategy.solving.drawn import pool_opponents
     from solver.strategy.solving.home_run import pool_tables
-    from solver.strategy.solving.scoring import pool_opponents
 
     if is_field(models):
         found = resolve_pool(pool, cr, n_opp)
@@ -424,6 +436,6 @@ def _drawn(
         return None
     if found is None:
         return None
-    if home_run_at(cr, n_opp) and n_opp > 1:  # whole tables (one opponent: pairs are tables)
+    if cr.home_run_at(n_opp) and n_opp > 1:  # whole tables (one opponent: pairs are tables)
         return pool_tables(found, h, cr, n_opp, deals, seed, models[0].tables)
     return pool_opponents(found, h, n_opp, deals, seed, cr)
