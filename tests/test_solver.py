@@ -434,6 +434,32 @@ def test_settle_agrees_with_solution_rows():
     assert settle(mine, opps[0], rules) == pytest.approx(sol.ev_play)
 
 
+@pytest.mark.parametrize("policy", ["mc", "field"])
+def test_solve_trains_a_new_rulesets_tables_itself(tmp_path, monkeypatch, policy):
+    """The front end trains what the readers below it need: a first solve under a ruleset
+    with no tables (mc sets its opponents with them, field values with them)."""
+    import solver.strategy.field_model.train as T
+
+    monkeypatch.setenv("CAPSA_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("CAPSA_POOL_DIR", str(tmp_path))
+    real_train = T.train
+    calls = []
+
+    def small_train(cr, **kw):
+        calls.append(cr.rules.name)
+        return real_train(cr, rounds=2, hands_per_round=300, tol=1.0)
+
+    monkeypatch.setattr(T, "train", small_train)
+    base = load_rules("chinese-1-6").to_dict()
+    house = rules_from_dict({**base, "name": "house-first", "scoop_multiplier": 3}, "house-first")
+    TR.forget_fields()
+    try:
+        sol = solve(SPECIAL_HANDS["quads"], rules=house, policy=policy, samples=200, seed=1)
+        assert calls == ["house-first"] and sol.policy == policy
+    finally:
+        TR.forget_fields()
+
+
 def test_custom_ruleset_trains_on_first_use_then_uses_the_cache(tmp_path, monkeypatch, caplog):
     """A ruleset with no shipped tables is trained once (with a notice), cached, reused."""
     import solver.strategy.field_model.train as T
@@ -453,6 +479,9 @@ def test_custom_ruleset_trains_on_first_use_then_uses_the_cache(tmp_path, monkey
     )
     TR.forget_fields()
     try:
+        with pytest.raises(TR.FieldNotReady, match="house"):  # the readers never train
+            TR.get_field(compile_rules(load_rules(house)))
+        assert calls == []
         with caplog.at_level("WARNING", logger="capsa"):
             first = T.ensure_field(compile_rules(load_rules(house)))
         assert calls == ["house"]
@@ -465,5 +494,7 @@ def test_custom_ruleset_trains_on_first_use_then_uses_the_cache(tmp_path, monkey
         assert np.allclose(again.fw, first.fw, atol=1e-6)
         sol = solve(SPECIAL_HANDS["quads"], rules=house, policy="field")
         assert sol.policy == "field" and calls == ["house"]
+        TR.forget_fields()
+        assert TR.get_field(compile_rules(load_rules(house))).meta == first.meta  # cached
     finally:
         TR.forget_fields()
