@@ -2,8 +2,9 @@
 
 With the home run at the table (docs/rules.md#home-run) a deal's value depends on every
 opponent together, so a deal of independent pool hands
-(``solver.strategy.solving.drawn.pool_opponents``) is not a table. A setting's value at a dealt table is its pairwise sum plus the home run's
-correction (the whole table's value minus that sum), and so is its expectation:
+(``solver.strategy.solving.drawn.pool_opponents``) is not a table. A setting's value at a
+dealt table is its pairwise sum plus the home run's correction (the whole table's value
+minus that sum), and so is its expectation:
 
 - the pairwise part from ``deals`` deals of independent pool hands, as without the home
   run (each seat is a uniformly random hand of the unseen cards, so each pair's
