@@ -54,6 +54,8 @@ NOT_THE_DECK = {
     ("solver/engine/rule_values.py", '("three_quads", 52),'),
 }
 _BOUND_NAMES = re.compile(r"player|opp|\bk\b", re.IGNORECASE)
+#: A card id's rank or suit by four suits: ``c >> 2``, ``c & 3``, ``c // 4``, ``c % 4``.
+_SUIT_TRICKS = {(ast.RShift, 2), (ast.BitAnd, 3), (ast.FloorDiv, 4), (ast.Mod, 4)}
 
 
 def _int(node: ast.AST) -> int | None:
@@ -65,8 +67,9 @@ def _int(node: ast.AST) -> int | None:
 def shape_literals(source: str, rel: str = "<snippet>") -> list[str]:
     """Every place in ``source`` that writes the table's shape down: a literal 52, a
     2-to-4 player bound (a chained ``2 <= k <= 4``, ``min=2, max=4``, ``f(x, 2, 4)``, or
-    a comparison of players, opponents or seats with 2, 3 or 4) or a 64-bit card mask
-    (``np.uint64``, ``"uint64"``, ``"<u8"``)."""
+    a comparison of players, opponents or seats with 2, 3 or 4), a 64-bit card mask
+    (``np.uint64``, ``"uint64"``, ``"<u8"``) or a card-id bit trick that assumes four
+    suits (``c >> 2``, ``c & 3``, ``c // 4``, ``c % 4``: ``Deck.rank`` and ``Deck.suit``)."""
     lines = source.splitlines()
     found = []
 
@@ -82,6 +85,8 @@ def shape_literals(source: str, rel: str = "<snippet>") -> list[str]:
             flag(node, "a 64-bit mask type")
         elif isinstance(node, ast.Constant) and node.value in ("uint64", "<u8"):
             flag(node, "a 64-bit mask type")
+        elif isinstance(node, ast.BinOp) and (type(node.op), _int(node.right)) in _SUIT_TRICKS:
+            flag(node, "a card-id bit trick")
         elif isinstance(node, ast.Compare):
             ints = {_int(n) for n in [node.left, *node.comparators]} - {None}
             if {2, 4} <= ints:
@@ -113,6 +118,10 @@ def test_the_scan_finds_each_kind_of_shape_literal():
         "if len(opponents) > 3: pass": "a player or opponent bound",
         "m = np.asarray(masks, np.uint64)": "a 64-bit mask type",
         'a = ("masks", "<u8", 0)': "a 64-bit mask type",
+        "r = c >> 2": "a card-id bit trick",
+        "s = cards & 3": "a card-id bit trick",
+        "ranks = cards[:, :3] // 4": "a card-id bit trick",
+        "suit = face % 4": "a card-id bit trick",
     }
     for source, why in snippets.items():
         found = shape_literals(source)

@@ -511,11 +511,12 @@ def natural_setting(
         order = sorted(ids)
         rows = tuple(np.array(x, np.uint8) for x in (order[:3], order[3:8], order[8:]))
     elif name == "six_pairs":
-        counts = {c >> 2: 0 for c in ids}
+        rank = cr.rules.deck.rank
+        counts = {rank(c): 0 for c in ids}
         for c in ids:
-            counts[c >> 2] += 1
+            counts[rank(c)] += 1
         # Bigger rank groups first, then higher ranks: back 5, middle 5, front the last 3.
-        order = sorted(ids, key=lambda c: (-counts[c >> 2], -(c >> 2), -c))
+        order = sorted(ids, key=lambda c: (-counts[rank(c)], -rank(c), -c))
         rows = (
             np.array(order[10:], np.uint8),
             np.array(order[5:10], np.uint8),

@@ -28,6 +28,7 @@ from solver.apps.bench.timing import (
     seeded_hands,
     threads,
 )
+from solver.engine.table_shape import STANDARD_DECK
 
 __all__ = [
     "COMPARE_LIBRARIES",
@@ -195,7 +196,12 @@ def subset_pass(
 
 def _compare_setup(library: str, rows: np.ndarray) -> tuple[Callable[[], object], Callable]:
     """(timed loop over the converted rows, function giving their strengths untimed)."""
-    names = [[f"{'23456789TJQKA'[c >> 2]}{'cdhs'[c & 3]}" for c in row] for row in rows.tolist()]
+    d = STANDARD_DECK
+
+    def name(c: int) -> str:
+        return "23456789TJQKA"[d.rank(c)] + "cdhs"[d.suit(c)]
+
+    names = [[name(c) for c in row] for row in rows.tolist()]
     if library == "phevaluator":
         try:
             from phevaluator import evaluate_cards

@@ -27,6 +27,7 @@ from typing import Any, NamedTuple
 
 from solver.apps.report.records import Hand
 from solver.apps.report.translations import N_, _, ngettext
+from solver.engine.table_shape import STANDARD_DECK
 
 __all__ = ["BACK_CLASSES", "CHUNK", "FRONT_CLASSES", "Style", "StyleRow", "style_rows"]
 
@@ -225,7 +226,7 @@ class Style:
                 self.front[side][_FRONT_INDEX[int(cat)]] += int(k)
             for cat, k in zip(*np.unique(category[back], return_counts=True), strict=True):
                 self.back[side][int(cat)] += int(k)
-            ranks = cards[:, at : at + 3] // 4
+            ranks = cards[:, at : at + 3] // STANDARD_DECK.suits  # played hands: 52 cards
             paired = category[front] == 1
             pair = np.where((ranks[:, 0] == ranks[:, 1]) | (ranks[:, 0] == ranks[:, 2]),
                             ranks[:, 0], ranks[:, 1])  # fmt: skip
