@@ -32,6 +32,7 @@ The kernels are imported on first use, so importing this module does not compile
 
 from __future__ import annotations
 
+import collections
 import numbers
 import operator
 from collections.abc import Sequence
@@ -512,9 +513,7 @@ def natural_setting(
         rows = tuple(np.array(x, np.uint8) for x in (order[:3], order[3:8], order[8:]))
     elif name == "six_pairs":
         rank = cr.rules.deck.rank
-        counts = {rank(c): 0 for c in ids}
-        for c in ids:
-            counts[rank(c)] += 1
+        counts = collections.Counter(rank(c) for c in ids)
         # Bigger rank groups first, then higher ranks: back 5, middle 5, front the last 3.
         order = sorted(ids, key=lambda c: (-counts[rank(c)], -rank(c), -c))
         rows = (
