@@ -954,6 +954,36 @@ def _pool_pick(masks, hand, start, want, out):
 
 
 @kernel
+def _scoop_possible(hands, th, lk, ra, under, out):
+    """For each sorted hand i (uint8[m, 13]), whether some legal split of it has its
+    front, middle and back keys all above th[i] (int64[m, 3]): over every back above
+    th[i, 2], the 56 ways the other eight cards make a middle and a front (``under``,
+    splits.structure), the first one found ending the search. out bool[m]."""
+    k5 = np.empty(1287, np.int64)
+    k3 = np.empty(286, np.int64)
+    r5 = np.empty((2, 1287))
+    r3 = np.empty(286)
+    for i in range(hands.shape[0]):
+        _prepare(hands[i], lk, ra, k5, k3, r5, r3)
+        found = False
+        for b in range(1287):
+            kb = k5[b]
+            if kb <= th[i, 2]:
+                continue
+            for j in range(56):
+                km = k5[under[b, j, 0]]
+                if km <= th[i, 1] or km > kb:
+                    continue
+                kf = k3[under[b, j, 1]]
+                if th[i, 0] < kf <= km:
+                    found = True
+                    break
+            if found:
+                break
+        out[i] = found
+
+
+@kernel
 def _pool_partners(masks, taken, starts, out):
     """For each table t, a pool hand that shares no card with the cards ``taken[t]``
     (uint64, bit c for card c) already at it: masks uint64[n] the cards of the pool hands

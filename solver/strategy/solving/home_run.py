@@ -49,8 +49,8 @@ from solver.strategy.threads import Stop
 #: Pairwise pool deals for each whole table (the home run's correction).
 DEALS_PER_TABLE = 8
 #: Pool hands, beyond those of the pairwise deals, scanned for the tables' opponents.
-SPARE_HANDS = 16_000
-_ALL = STANDARD_DECK.full_mask
+SPARE_HANDS = 6_000
+_CARDS = np.array(STANDARD_DECK.cards(), np.int64)
 _MASK = np.dtype(MASK_DTYPE).type
 
 
@@ -138,17 +138,23 @@ def _mask(hand: np.ndarray) -> int:
     return sum(1 << int(c) for c in np.asarray(hand).tolist())
 
 
-def _joint(masks: np.ndarray, at: np.ndarray) -> int:
-    """The cards of pool hands ``masks[at]`` (-1 entries skipped), as one mask."""
-    out = 0
-    for i in at.tolist():
-        if i >= 0:
-            out |= int(masks[i])
-    return out
+def _joint(masks: np.ndarray, seats: np.ndarray) -> np.ndarray:
+    """uint64[T]: the cards of each table's pool hands ``masks[seats[t]]`` (int64[T, s],
+    -1 entries skipped), as one mask a table."""
+    picked = np.where(seats >= 0, masks[np.maximum(seats, 0)], _MASK(0))
+    return np.bitwise_or.reduce(picked, axis=1)  # 0 a table with none
 
 
-def _cards(mask: int) -> np.ndarray:
-    return np.array([c for c in STANDARD_DECK.cards() if mask >> c & 1], np.uint8)
+def _deal_rest(used: np.ndarray, empty: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """uint8[empty.sum(), 13]: each table's ``empty[t]`` hands dealt from the cards its
+    mask ``used[t]`` leaves (a uniformly random order of them, 13 cards a hand), sorted,
+    table by table."""
+    free = (used[:, None] >> _CARDS.astype(MASK_DTYPE)) & _MASK(1) == 0
+    order = np.argsort(np.where(free, rng.random(free.shape), 2.0), axis=1)  # free first
+    table = np.repeat(np.arange(len(used)), empty)
+    hand = np.arange(len(table)) - np.repeat(np.cumsum(empty) - empty, empty)
+    at = order[table[:, None], 13 * hand[:, None] + np.arange(13)]
+    return np.sort(_CARDS[at], axis=1).astype(np.uint8)
 
 
 def pool_tables(
@@ -185,8 +191,7 @@ def pool_tables(
     seats = np.full((n_tables, n_opp), -1, np.int64)  # index into region, -1 dealt
     seats[:, 0] = np.arange(n_tables)
     for s in range(1, n_opp - 1):  # the seats drawn from the pool after the first
-        taken = np.array([hand_mask | _joint(masks, seats[t, :s]) for t in range(n_tables)],
-                         MASK_DTYPE)  # fmt: skip
+        taken = _joint(masks, seats[:, :s]) | _MASK(hand_mask)
         part = np.empty(n_tables, np.int64)
         k._pool_partners(masks, taken, rng.integers(len(masks), size=n_tables), part)
         seats[:, s] = part
@@ -219,13 +224,7 @@ def _tables(
     region, masks, seats = at_table.region, at_table.masks, at_table.seats
     hand_mask = at_table.hand_mask
     n_tables, n_opp = seats.shape
-    dealt = []
-    for t in range(n_tables):
-        used = hand_mask | _joint(masks, seats[t])
-        rest = rng.permutation(_cards(_ALL & ~used))
-        empty = int((seats[t] < 0).sum())
-        for h in range(empty):
-            dealt.append(np.sort(rest[13 * h : 13 * (h + 1)]))
+    dealt = _deal_rest(_joint(masks, seats) | _MASK(hand_mask), (seats < 0).sum(axis=1), rng)
     flat = seats.ravel()
     drawn = flat >= 0
     at = region[flat[drawn]]
@@ -238,7 +237,7 @@ def _tables(
         cols.append(col)
     cards = np.empty((rows, 13), np.uint8)
     cards[drawn] = pool.hands(at)
-    cards[~drawn] = np.array(dealt, np.uint8).reshape(-1, 13)
+    cards[~drawn] = dealt
     hold = holds_code_card(cards, cr) if cr.rules.code_card else None
     return PooledTables(pairs, n_opp, cards, drawn, Opponents(n_opp, *cols[:5]), cols[5], hold,
                         cr, tables, np.zeros(n_tables, np.bool_))  # fmt: skip
@@ -286,26 +285,13 @@ def home_run_possible(cands: Candidates, drawn: PooledTables) -> np.ndarray:
 def _can_scoop(hands: np.ndarray, th: np.ndarray, cr: CompiledRules) -> np.ndarray:
     """bool[m]: whether sorted hand i (uint8[m, 13]) has a legal split whose front,
     middle and back keys all exceed th[i] (int64[m, 3]): over every back above th[i, 2],
-    the 56 ways the other eight cards make a middle and a front."""
+    the 56 ways the other eight cards make a middle and a front (``_scoop_possible``)."""
     from solver.strategy import _kernels as k
     from solver.strategy.hands.splits import structure
 
-    m = len(hands)
-    k5 = np.empty((m, 1287), np.int64)
-    k3 = np.empty((m, 286), np.int64)
-    r5, r3 = np.empty((2, 1287)), np.empty(286)
-    for i in range(m):
-        k._prepare(hands[i], cr.lookup, cr.arrays, k5[i], k3[i], r5, r3)
-    under = structure().under
-    hi, back = np.nonzero(k5 > th[:, 2:3])
-    out = np.zeros(m, np.bool_)
-    for lo in range(0, len(hi), 4096):
-        h, b = hi[lo : lo + 4096], back[lo : lo + 4096]
-        u = under[b]
-        km = k5[h[:, None], u[..., 0]]
-        kf = k3[h[:, None], u[..., 1]]
-        ok = (km > th[h, 1:2]) & (km <= k5[h, b][:, None]) & (kf > th[h, 0:1]) & (kf <= km)
-        out[h[ok.any(axis=1)]] = True
+    out = np.zeros(len(hands), np.bool_)
+    k._scoop_possible(np.ascontiguousarray(hands, np.uint8), np.ascontiguousarray(th, np.int64),
+                      cr.lookup, cr.arrays, structure().under, out)  # fmt: skip
     return out
 
 
