@@ -137,6 +137,7 @@ _ROYALTY_HAND = {
     FULL_HOUSE: "full_house",
     QUADS: "four_of_a_kind",
     STRAIGHT_FLUSH: "straight_flush",
+    FIVE_OF_A_KIND: "five_of_a_kind",  # only with added suits
 }
 
 

@@ -235,15 +235,19 @@ def test_extra_suits_takes_the_sources_values_only():
 
 
 def test_play_refuses_a_table_it_is_not_built_for(tmp_path):
-    """Added suits or five and six players: one line naming issue #31, exit 2, from
-    every command that compiles a ruleset (they all compile through compile_rules)."""
+    """Added suits or five and six players compile (on the copies scale); the field,
+    which every policy but an exact solve against given opponents reads, refuses them
+    in one line naming issue #31, exit 2 (tests/test_big_tables.py plays what is built)."""
     from typer.testing import CliRunner
 
     from solver.engine.compiled import compile_rules
+    from solver.strategy.field_model.trained import find_field
 
     for extra, players in (("h", 4), ("h", 5), ("hc", 6)):
+        cr = compile_rules(Rules(extra_suits=extra, players=players))
+        assert len(cr.arrays.remap) == 11_648  # the copies scale
         with pytest.raises(RulesError, match="not built yet: issue #31"):
-            compile_rules(Rules(extra_suits=extra, players=players))
+            find_field(cr)
     path = tmp_path / "five.toml"
     path.write_text('base = "shisanshui"\nextra_suits = "h"\nplayers = 5\n', encoding="utf-8")
     hand = "As Ks Qs Js Ts 9h 9d 9c 2s 3d 4c 5h 7d"

@@ -41,7 +41,6 @@ from solver.engine.layout import (
     KERNEL_SOURCES,
     MODE_ALWAYS,
     MODE_CANCEL,
-    NSTRENGTH,
     ONE_COLOUR,
     P_CODE,
     P_FOUL,
@@ -725,7 +724,8 @@ def _best_rows(hand: Cards, mode: int, lk: Lookup, remap: Table, split: I64) -> 
     """Best three-straights (mode ROWS_STRAIGHT), three-flushes (ROWS_FLUSH) or
     three-straight-flushes (ROWS_STRAIGHT_FLUSH) split of hand uint8[13].
 
-    Key = (remap[back] * 7917 + remap[middle]) * 7917 + remap[front] over the splits
+    Key = (remap[back] * S + remap[middle]) * S + remap[front] (S the deck's strengths,
+    ``remap``'s length: 7,917 on 52 cards, 11,648 with copies) over the splits
     whose three rows qualify (a 3-card front and two 5-card rows, each a straight, a
     flush or both as the mode says; a straight flush counts as either), maximised:
     back, then middle, then front on the ruleset's wheel, suits ignored. Writes the best
@@ -733,6 +733,7 @@ def _best_rows(hand: Cards, mode: int, lk: Lookup, remap: Table, split: I64) -> 
     there is none.
     """
     best = np.int64(-1)
+    ns = np.int64(remap.shape[0])
     rest = np.empty(10, np.int64)
     bk = np.empty(5, np.int64)
     for a in range(11):
@@ -776,7 +777,7 @@ def _best_rows(hand: Cards, mode: int, lk: Lookup, remap: Table, split: I64) -> 
                                     sb = np.int64(
                                         remap[_eval5(bk[0], bk[1], bk[2], bk[3], bk[4], m5, f5)]
                                     )
-                                    key = (sb * NSTRENGTH + sm) * NSTRENGTH + sf
+                                    key = (sb * ns + sm) * ns + sf
                                     if key > best:
                                         best = key
                                         split[0] = a

@@ -16,14 +16,14 @@ from typing import NamedTuple
 
 import numpy as np
 
-from evaluator import get_tables
+from evaluator import get_deck_tables, get_tables
+from evaluator.decks import FIVE_OF_A_KIND, DeckTables
 from evaluator.tables import Tables
 from solver.engine.errors import RulesError
 from solver.engine.layout import (
     MODE_CODES,
     NATURAL_CODES,
     NPARAMS,
-    NSTRENGTH,
     P_CODE,
     P_FOUL,
     P_FOUL_ON,
@@ -42,8 +42,15 @@ from solver.engine.layout import (
 from solver.engine.rules import Rules
 from solver.engine.table_shape import MAX_PLAYERS, STANDARD_DECK
 
-# Royalty hand of each evaluator category (a royal flush is looked up apart).
-_ROYALTY_HAND = {3: "three_of_a_kind", 6: "full_house", 7: "four_of_a_kind", 8: "straight_flush"}
+# Royalty hand of each evaluator category (a royal flush is looked up apart; five of a
+# kind is on the copies scale only, docs/rules.md#added-suits).
+_ROYALTY_HAND = {
+    3: "three_of_a_kind",
+    6: "full_house",
+    7: "four_of_a_kind",
+    8: "straight_flush",
+    FIVE_OF_A_KIND: "five_of_a_kind",
+}
 # Categories paid for the dealt cards, not the rows, under royalties_dealt.
 _DEALT_CATEGORIES = (7, 8)
 
@@ -59,10 +66,11 @@ class Lookup(NamedTuple):
 class RuleArrays(NamedTuple):
     """A ruleset as one kernel argument (read-only arrays; layout in solver.engine.layout)."""
 
-    remap: np.ndarray  # int16[7917] strength -> strength under the ruleset's wheel
-    decisive: np.ndarray  # int8[7917] rank of the card whose suit breaks ties
+    # [S]: one entry a strength of the deck's scale (7,917 on 52 cards, 11,648 with copies)
+    remap: np.ndarray  # int16[S] strength -> strength under the ruleset's wheel
+    decisive: np.ndarray  # int8[S] rank of the card whose suit breaks ties
     suit_rank: np.ndarray  # int64[4] rank 0..3 of each suit id (3 strongest; all 0 if none)
-    roy: np.ndarray  # float64[3, 7917] royalty of a front/middle/back row by ORIGINAL strength
+    roy: np.ndarray  # float64[3, S] royalty of a front/middle/back row by ORIGINAL strength
     params: np.ndarray  # float64[NPARAMS]: the P_* of layout
     nat_units: np.ndarray  # float64[k] natural payouts, strongest first (index = natural id)
     nat_codes: np.ndarray  # int64[k] NATURAL_CODES of the ruleset's naturals, same order
@@ -76,7 +84,9 @@ class CompiledRules:
     """A ruleset ready for the kernels. Build it with :func:`compile_rules`."""
 
     rules: Rules
-    tables: Tables  # every evaluator table (category, royal, wheel remap...)
+    #: the deck's strength scale (category, royal, wheel remap...): the 52-card tables,
+    #: or the copies scale of a deck with added suits (evaluator.decks)
+    tables: Tables | DeckTables
     lookup: Lookup  # the three small tables the kernels evaluate rows with
     arrays: RuleArrays
     #: Whether a split at least as strong in every row is never worth less (so only the
@@ -97,8 +107,9 @@ class CompiledRules:
     @functools.cached_property
     def royalty_by_key(self) -> np.ndarray:
         """float64[3, NKEY]: a row's royalty by row key (royalty depends on strength only)."""
-        inv = np.empty(NSTRENGTH, np.int64)
-        inv[self.arrays.remap.astype(np.int64)] = np.arange(NSTRENGTH)
+        n = len(self.arrays.remap)
+        inv = np.empty(n, np.int64)
+        inv[self.arrays.remap.astype(np.int64)] = np.arange(n)
         by_strength = self.arrays.roy[:, inv]  # [row, strength'] with strength' the remapped
         return _readonly(np.repeat(by_strength, 4, axis=1))
 
@@ -108,17 +119,18 @@ def _readonly(a: np.ndarray) -> np.ndarray:
     return a
 
 
-def _arrays(rules: Rules, t: Tables) -> RuleArrays:
+def _arrays(rules: Rules, t: Tables | DeckTables) -> RuleArrays:
+    n = len(t.category)  # the deck's scale
     if rules.wheel == "second":
         remap = np.array(t.wheel_second, dtype=np.int16)
     else:
-        remap = np.arange(NSTRENGTH, dtype=np.int16)
+        remap = np.arange(n, dtype=np.int16)
     decisive = np.array(t.decisive_rank, dtype=np.int8)
     suit_rank = np.zeros(4, np.int64)
     if rules.suit_order:
         for pos, letter in enumerate(rules.suit_order):
             suit_rank["cdhs".index(letter)] = 3 - pos
-    roy = np.zeros((3, NSTRENGTH), np.float64)
+    roy = np.zeros((3, n), np.float64)
     dealt = rules.royalties_dealt and bool(rules.royalties)
     if rules.royalties:
         five = np.asarray(t.is_five, bool)
@@ -158,7 +170,7 @@ def _arrays(rules: Rules, t: Tables) -> RuleArrays:
     return RuleArrays(*(_readonly(a) for a in arrays))
 
 
-def _pareto_safe(rules: Rules, ra: RuleArrays, t: Tables) -> bool:
+def _pareto_safe(rules: Rules, ra: RuleArrays, t: Tables | DeckTables) -> bool:
     """Whether a split that is at least as strong in every row is never worth less.
 
     True when each row's royalty (under ``royalty_replaces_row``, what it adds to the
@@ -197,7 +209,7 @@ def _pareto_safe(rules: Rules, ra: RuleArrays, t: Tables) -> bool:
 
 @functools.lru_cache(maxsize=64)
 def _compile(rules: Rules) -> CompiledRules:
-    t = get_tables()
+    t: Tables | DeckTables = get_deck_tables() if rules.deck.copies > 1 else get_tables()
     ra = _arrays(rules, t)
     return CompiledRules(
         rules=rules,
@@ -211,7 +223,8 @@ def _compile(rules: Rules) -> CompiledRules:
 def compile_rules(rules: Rules | CompiledRules) -> CompiledRules:
     """The compiled ruleset (cached per ``Rules``); a ``CompiledRules`` is returned as it
     is. A preset's name or a file is read first, once, by ``rules.load_rules``:
-    ``compile_rules(load_rules(name))``; anything else is a TypeError."""
+    ``compile_rules(load_rules(name))``; anything else is a TypeError. A deck with added
+    suits compiles on its copies scale; what plays it is in :func:`check_playable`."""
     if isinstance(rules, CompiledRules):
         return rules
     if not isinstance(rules, Rules):
@@ -219,17 +232,27 @@ def compile_rules(rules: Rules | CompiledRules) -> CompiledRules:
             "compile_rules takes Rules or CompiledRules (read a name or a file with "
             f"load_rules first), got {type(rules).__name__}"
         )
-    check_playable(rules)
     return _compile(rules)
 
 
-def check_playable(rules: Rules) -> None:
-    """RulesError, one line, for a table that play is not built for yet: a deck with
-    added suits or more than ``MAX_PLAYERS`` players (issue #31; ``capsa rules`` and
-    ``capsa rank`` read such rulesets, nothing plays them)."""
-    if rules.deck != STANDARD_DECK or rules.players > MAX_PLAYERS:
+def beyond_standard(rules: Rules) -> bool:
+    """Whether the table is bigger than the 52-card deck's: added suits, or more than
+    ``MAX_PLAYERS`` players."""
+    return rules.deck != STANDARD_DECK or rules.players > MAX_PLAYERS
+
+
+def check_playable(cr: CompiledRules, what: str, players: int | None = None) -> None:
+    """RulesError, one line, when ``what`` (``"the field"``, ``"Monte Carlo"``, a command)
+    is asked of a table it is not built for yet: a deck with added suits or more than
+    ``MAX_PLAYERS`` players (``players``: the table's, default the ruleset's). There the
+    settlement, naturals and exact solves against given opponents (``--against``) play;
+    the field tables, Monte Carlo, the opponent pool, batch, duel, strength and training
+    wait for issue #31 (docs/rules.md#added-suits)."""
+    r = cr.rules
+    n = r.players if players is None else players
+    if r.deck != STANDARD_DECK or n > MAX_PLAYERS:
         raise RulesError(
-            f'play at {rules.players} players with extra_suits = "{rules.extra_suits}" '
-            f"({rules.deck.size} cards) is not built yet: issue #31 (capsa plays the "
-            f"{STANDARD_DECK.size}-card deck, {MAX_PLAYERS} players at most)"
+            f'{what} at {n} players with extra_suits = "{r.extra_suits}" '
+            f"({r.deck.size} cards) is not built yet: issue #31 (on this deck capsa solves "
+            "exactly against given opponents: --against)"
         )

@@ -40,14 +40,15 @@ from typing import Any
 
 import numpy as np
 
-from evaluator import CardParseError, as_cards, format_card, parse_hand
+from evaluator import CardParseError, format_card, parse_hand
 from evaluator._jit import compiling
 from solver.engine.code_card import code_card_of, holder_seat, holds_code_card
 from solver.engine.compiled import CompiledRules, RuleArrays, compile_rules
 from solver.engine.errors import InputError
-from solver.engine.layout import NATURAL_CODES, ROWS
+from solver.engine.layout import NATURAL_CODES
 from solver.engine.rules import Rules, RulesLike, load_rules
-from solver.engine.table_shape import MAX_PLAYERS, MIN_PLAYERS, players_text
+from solver.engine.setting_cards import check_copies, hand_faces, parse_setting
+from solver.engine.table_shape import MIN_PLAYERS, deck_of, players_text
 
 __all__ = [
     "NATURAL_CODES",
@@ -93,79 +94,9 @@ def _compiled(cr: Any, who: str) -> None:
 # --------------------------------------------------------------------------- settings
 
 
-def parse_setting(setting: Any, who: str = "setting") -> np.ndarray:
-    """A validated setting as uint8[13]: front(3) + middle(5) + back(5).
-
-    Accepts the text ``"front | middle | back"``, a (front, middle, back) triple of ids or
-    text, or 13 cards (ids or text) in front, middle, back order. CardParseError names
-    ``who``, the row and the card that is wrong.
-    """
-    if isinstance(setting, str) and "|" in setting:
-        texts = setting.split("|")
-        if len(texts) != 3:
-            raise CardParseError(
-                f"{who}: a setting is 'front | middle | back' (3 rows), got {len(texts)} rows"
-            )
-        setting = texts
-    if isinstance(setting, str) or (
-        isinstance(setting, np.ndarray) and setting.ndim == 1 and setting.shape[0] == 13
-    ):
-        try:
-            flat = as_cards(setting)
-        except CardParseError as exc:
-            raise CardParseError(f"{who}: {exc}") from None
-        if len(flat) != 13:
-            raise CardParseError(
-                f"{who}: a setting is 13 cards (front 3, middle 5, back 5), got {len(flat)}"
-            )
-        return flat
-    try:
-        n = len(setting)
-    except TypeError:
-        raise CardParseError(
-            f"{who}: a setting is a (front, middle, back) triple of cards, "
-            f"got {type(setting).__name__}"
-        ) from None
-    if n == 13:  # 13 cards (ids or card strings) in front, middle, back order
-        try:
-            flat = as_cards(list(setting))
-        except CardParseError as exc:
-            raise CardParseError(f"{who}: {exc}") from None
-        return flat
-    if n != 3:
-        raise CardParseError(
-            f"{who}: a setting is a (front, middle, back) triple of cards, got {n} items"
-        )
-    rows: list[np.ndarray] = []
-    for name, size, cards in zip(ROWS, (3, 5, 5), setting, strict=True):
-        try:
-            arr = as_cards(cards)
-        except CardParseError as exc:
-            raise CardParseError(f"{who} {name}: {exc}") from None
-        if len(arr) != size:
-            raise CardParseError(f"{who} {name}: expected {size} cards, got {len(arr)}")
-        rows.append(arr)
-    flat = np.concatenate(rows)
-    _check_distinct(flat, who)
-    return flat
-
-
-def _row_of(pos: int) -> str:
-    return "front" if pos < 3 else "middle" if pos < 8 else "back"
-
-
-def _check_distinct(flat: np.ndarray, who: str) -> None:
-    seen: dict[int, int] = {}
-    for pos, c in enumerate(flat.tolist()):
-        if c in seen:
-            where = _row_of(seen[c]), _row_of(pos)
-            rows = where[0] if where[0] == where[1] else f"{where[0]} and {where[1]}"
-            raise CardParseError(f"{who}: duplicate card {format_card(c)!r} ({rows})")
-        seen[c] = pos
-
-
-def _id_rows(rows: Any, what: str) -> np.ndarray:
-    """Validated uint8[n, 13] rows of 13 distinct card ids (settings or hands)."""
+def _id_rows(rows: Any, what: str, extra_suits: str = "") -> np.ndarray:
+    """Validated uint8[n, 13] rows of 13 distinct card ids (settings or hands); with
+    ``extra_suits``, of 13 faces, a face of a doubled suit at most twice."""
     arr = np.asarray(rows)
     if arr.ndim != 2 or arr.shape[1] != 13:
         raise CardParseError(f"expected {what}s of shape (n, 13), got {arr.shape}")
@@ -174,7 +105,14 @@ def _id_rows(rows: Any, what: str) -> np.ndarray:
     if arr.size and (arr.min() < 0 or arr.max() > 51):
         raise CardParseError("bad card id: ids run from 0 (2c) to 51 (As)")
     arr = np.ascontiguousarray(arr, dtype=np.uint8)
-    dup = (np.diff(np.sort(arr, axis=1), axis=1) == 0).any(axis=1)
+    order = np.sort(arr, axis=1)
+    same = np.diff(order, axis=1) == 0
+    if extra_suits:  # a copy: twice at most, of a suit the deck deals twice
+        deck = deck_of(extra_suits)
+        twice = np.array([deck.copies_of(f) == 2 for f in range(deck.faces)], np.bool_)
+        doubled = twice[order[:, 1:]]
+        same = (same & ~doubled) | (same[:, 1:] & same[:, :-1]).any(axis=1, keepdims=True)
+    dup = same.any(axis=1)
     if dup.any():
         raise CardParseError(f"duplicate card in {what} {int(np.flatnonzero(dup)[0])}")
     return arr
@@ -190,7 +128,7 @@ def summarize(setting: Any, cr: CompiledRules) -> tuple[np.ndarray, np.ndarray, 
     from solver.engine import _kernels as k
 
     _compiled(cr, "summarize")
-    flat = parse_setting(setting, "setting")
+    flat = parse_setting(setting, "setting", cr.rules.extra_suits)
     keys = np.zeros(3, np.int64)
     roy = np.zeros(4, np.float64)
     with compiling("settle", "settlement kernels"):
@@ -207,7 +145,7 @@ def summarize_batch(
     from solver.engine import _kernels as k
 
     _compiled(cr, "summarize_batch")
-    arr = _id_rows(settings, "setting")
+    arr = _id_rows(settings, "setting", cr.rules.extra_suits)
     n = len(arr)
     keys = np.zeros((n, 3), np.int64)
     roys = np.zeros((n, 4), np.float64)
@@ -230,10 +168,13 @@ def settle(a: Any, b: Any, rules: RulesOrCompiled = None) -> float:
     from solver.engine import _kernels as k
 
     cr = _compile(rules)
-    fa = parse_setting(a, "a")
-    fb = parse_setting(b, "b")
+    extra = cr.rules.extra_suits
+    fa = parse_setting(a, "a", extra)
+    fb = parse_setting(b, "b", extra)
+    if extra:
+        check_copies(np.concatenate([fa, fb]), extra, "a and b")
     shared = np.intersect1d(fa, fb)
-    if shared.size:
+    if shared.size and not extra:
         raise CardParseError(f"card {format_card(int(shared[0]))!r} is in both a and b")
     ka, kb = np.zeros(3, np.int64), np.zeros(3, np.int64)
     qa, qb = np.zeros(4, np.float64), np.zeros(4, np.float64)
@@ -302,7 +243,8 @@ def _is_natural(entry: Any) -> bool:
 def settle_table(
     settings: Sequence[Any], rules: RulesOrCompiled = None, *, holder: int | None = None
 ) -> list[float]:
-    """Each player's units at one table of 2 to 4 players; the list sums to zero.
+    """Each player's units at one table of 2 players to as many as the ruleset's deck
+    deals (4 on 52 cards, 5 and 6 with added suits); the list sums to zero.
 
     ``settings[i]`` is what player i shows, one of:
 
@@ -321,14 +263,16 @@ def settle_table(
 
     Raises ``CardParseError`` for a bad setting or a card held by two players, and
     ``InputError`` for a bad natural, a surrender the ruleset does not allow, or a table
-    that is not 2 to 4 players.
+    of more players than the deck deals.
     """
     if isinstance(settings, str | bytes) or not isinstance(settings, Sequence | np.ndarray):
         raise InputError(f"settings must be a list of {players_text()} players, got {settings!r}")
     k = len(settings)
-    if not MIN_PLAYERS <= k <= MAX_PLAYERS:
-        raise InputError(f"a table has {players_text()} players, got {k}")
     cr = _compile(rules)
+    most = cr.rules.deck.most_players()
+    if not MIN_PLAYERS <= k <= most:
+        raise InputError(f"a table has {MIN_PLAYERS} to {most} players, got {k}")
+    extra = cr.rules.extra_suits
     flats = np.zeros((k, 13), np.uint8)
     shown = np.zeros(k, np.bool_)
     nat = np.full(k, -1, np.int64)
@@ -347,8 +291,11 @@ def settle_table(
             except ValueError as exc:
                 raise InputError(str(exc)) from None
         else:
-            flats[i] = parse_setting(entry, who)
+            flats[i] = parse_setting(entry, who, extra)
             shown[i] = True
+            if extra:  # copies: a card no more often at the table than the deck holds it
+                check_copies(flats[shown].ravel(), extra, who)
+                continue
             for c in flats[i].tolist():
                 if c in owner:
                     raise CardParseError(
@@ -393,9 +340,10 @@ def settle_tables(
     fouls = np.ascontiguousarray(summaries[2], np.bool_)
     m = len(keys)
     shapes = keys.shape == (m, 3) and roys.shape == (m, 4) and fouls.shape == (m,)
-    if not MIN_PLAYERS <= k <= MAX_PLAYERS or m % k or not shapes:
+    most = cr.rules.deck.most_players()
+    if not MIN_PLAYERS <= k <= most or m % k or not shapes:
         raise ValueError(
-            f"settle_tables: {m} summaries are not tables of {k} ({players_text()}) players"
+            f"settle_tables: {m} summaries are not tables of {k} ({MIN_PLAYERS} to {most}) players"
         )
     nat = np.full(m, -1, np.int64) if nat is None else np.ascontiguousarray(nat, np.int64)
     natkey = np.zeros(m, np.int64) if natkey is None else np.ascontiguousarray(natkey, np.int64)
@@ -412,11 +360,13 @@ def settle_tables(
 # --------------------------------------------------------------------------- naturals
 
 
-def _hand(hand13: Cards) -> np.ndarray:
+def _hand(hand13: Cards, extra_suits: str = "") -> np.ndarray:
     # Fast path for the batch case: a uint8 array of 13 ids (checked, cheaply).
     if isinstance(hand13, np.ndarray) and hand13.dtype == np.uint8 and hand13.shape == (13,):
         if int(hand13.max()) <= 51 and len(set(hand13.tolist())) == 13:
             return np.ascontiguousarray(hand13)
+    if extra_suits:  # the deck's cards, or faces as play holds them (setting_cards)
+        return hand_faces(hand13, extra_suits)
     return parse_hand(hand13)
 
 
@@ -445,7 +395,7 @@ def natural_of(hand13: Cards, cr: CompiledRules) -> tuple[int, int, str] | None:
     _compiled(cr, "natural_of")
     if not cr.rules.naturals:
         return None
-    h = _hand(hand13).reshape(1, 13)
+    h = _hand(hand13, cr.rules.extra_suits).reshape(1, 13)
     ids = np.empty(1, np.int64)
     keys = np.empty(1, np.int64)
     # The batch kernel for one hand too: one kernel to load, not two.
@@ -494,7 +444,7 @@ def natural_setting(
     from solver.engine import _kernels as k
 
     _compiled(cr, "natural_setting")
-    h = _hand(hand13)
+    h = _hand(hand13, cr.rules.extra_suits)
     found = natural_of(h, cr)
     if found is None:
         return None

@@ -32,7 +32,7 @@ from math import comb
 
 import numpy as np
 
-from solver.engine.compiled import CompiledRules
+from solver.engine.compiled import CompiledRules, check_playable
 from solver.engine.errors import InputError
 from solver.engine.inputs import quote, whole
 from solver.engine.layout import NKEY
@@ -244,6 +244,7 @@ def train(
     """Train the field model for a compiled ruleset by self-play; deterministic for a
     seed. ``InputError`` for options it cannot run with (``check_train_options``).
     ``shape``: the model's knots and grid (default ``ModelShape()``)."""
+    check_playable(cr, "training")
     check_train_options(rounds, hands_per_round, seed, tol, min_rounds)
     knots, grid = (shape or ModelShape()).knots, (shape or ModelShape()).grid
     rng = np.random.default_rng(seed)

@@ -144,7 +144,19 @@ def candidates(hand: np.ndarray, cr: CompiledRules, prune: bool = True) -> Candi
     pruned = prune and cr.pareto_safe
     n, m = k._candidates(hand, cr.lookup, cr.arrays, structure().part, pruned, *rows,
                          split, keys, roy)  # fmt: skip
-    return Candidates(hand, split[:m].copy(), keys[:m].copy(), roy[:m].copy(), n, pruned, rows)
+    keep = _distinct_settings(hand, split[:m])
+    return Candidates(hand, split[keep], keys[keep], roy[keep], n, pruned, rows)
+
+
+def _distinct_settings(hand: np.ndarray, split: np.ndarray) -> np.ndarray | slice:
+    """Which of the splits to keep: every one, unless the hand holds a card twice (a
+    deck with added suits), where two splits that swap the copies are one setting: the
+    first of each set of rows (as faces) is kept, in order."""
+    if len(np.unique(hand)) == len(hand):
+        return slice(None)
+    rows = [np.sort(hand[idx[split[:, j]]], axis=1) for j, idx in enumerate((COMB3, COMB5, COMB5))]
+    _, first = np.unique(np.hstack(rows), axis=0, return_index=True)
+    return np.sort(first)
 
 
 def split_cards(hand_sorted: np.ndarray, split) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -160,13 +172,17 @@ def setting_text(hand_sorted: np.ndarray, split) -> tuple[str, str, str]:
 
 
 def split_of(hand_sorted: np.ndarray, front, middle, back) -> np.ndarray:
-    """The split int32[3] (subset indices) of a setting of a sorted hand's own cards."""
-    pos = {int(c): i for i, c in enumerate(hand_sorted.tolist())}
+    """The split int32[3] (subset indices) of a setting of a sorted hand's own cards (a
+    card the hand holds twice, a face of a deck with added suits, takes its positions in
+    turn)."""
+    pos: dict[int, list[int]] = {}
+    for i, c in enumerate(hand_sorted.tolist()):
+        pos.setdefault(int(c), []).append(i)
     st = structure()
     out = np.empty(3, np.int32)
     for j, (row, idx) in enumerate(((front, st.idx3), (middle, st.idx5), (back, st.idx5))):
         mask = 0
         for c in np.asarray(row).tolist():
-            mask |= 1 << pos[int(c)]
+            mask |= 1 << pos[int(c)].pop(0)
         out[j] = idx[mask]
     return out

@@ -277,7 +277,7 @@ def with_played(
     word = played_word(played)
     if played is None or word is not None:
         return cands, word
-    cands = cands.with_split(played_split(hand, played)[None, :], cr)
+    cands = cands.with_split(played_split(hand, played, cr.rules.extra_suits)[None, :], cr)
     return cands, len(cands) - 1
 
 
@@ -293,19 +293,23 @@ def check_word(word: Any, natural: Natural | None, cr: CompiledRules) -> None:
         raise InputError(f"played: surrender: the rules {cr.rules.name!r} allow no surrender")
 
 
-def played_split(hand: np.ndarray, played: Sequence | str) -> np.ndarray:
+def played_split(hand: np.ndarray, played: Sequence | str, extra_suits: str = "") -> np.ndarray:
     """The split (int32[3]) of a played setting of the sorted hand's own cards.
 
     ``played`` is ``"front | middle | back"`` or a (front, middle, back) triple of cards;
     raises CardParseError for bad cards, wrong row sizes, a card twice, or a card that
-    is not the hand's.
+    is not the hand's (with ``extra_suits``, the hand's faces: a card played more often
+    than the hand holds it).
     """
+    from collections import Counter
+
     from evaluator import CardParseError
     from solver.engine.settlement import parse_setting
     from solver.strategy.hands.splits import split_of
 
-    flat = parse_setting(played, "played")
-    foreign = sorted(set(flat.tolist()) - set(hand.tolist()))
+    flat = parse_setting(played, "played", extra_suits)
+    over = Counter(flat.tolist()) - Counter(hand.tolist())
+    foreign = sorted(over)
     if foreign:
         raise CardParseError(f"played: card {format_cards(foreign[:1])!r} is not in the hand")
     return split_of(hand, flat[:3], flat[3:8], flat[8:])

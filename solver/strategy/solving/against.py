@@ -9,6 +9,7 @@ import numpy as np
 from evaluator import CardParseError, format_cards
 from solver.engine.code_card import holds_code_card
 from solver.engine.compiled import CompiledRules
+from solver.engine.setting_cards import check_copies
 from solver.engine.settlement import parse_setting, summarize
 
 __all__ = ["parse_against"]
@@ -22,12 +23,18 @@ def parse_against(
     the code card, bool[m]. Raises CardParseError naming the opponent for a bad setting
     or a card already dealt."""
     keys, roys, fouls, hold = [], [], [], []
+    extra = cr.rules.extra_suits
     used = set(hand.tolist())
+    dealt = hand.tolist()  # with copies: every face at the table, as often as dealt
     for i, setting in enumerate(against, start=1):
-        flat = parse_setting(setting, f"opponent {i}")  # CardParseError naming the opponent
+        # CardParseError naming the opponent
+        flat = parse_setting(setting, f"opponent {i}", extra)
         kk, rr, ff = summarize(flat, cr)
         cards = flat.tolist()
-        clash = used.intersection(cards)
+        if extra:  # a card no more often at the table than the deck holds it
+            dealt += cards
+            check_copies(dealt, extra, f"opponent {i}")
+        clash = set() if extra else used.intersection(cards)
         if clash:
             raise CardParseError(
                 f"opponent {i}: card {format_cards([min(clash)])!r} is already dealt"

@@ -29,6 +29,7 @@ from solver.engine.compiled import CompiledRules, compile_rules
 from solver.engine.errors import InputError
 from solver.engine.options import DEFAULT_SAMPLES, TOP_BY, SolveOptions
 from solver.engine.rules import Rules, load_rules
+from solver.engine.setting_cards import hand_faces
 from solver.engine.table_shape import MAX_OPPONENTS
 from solver.strategy.hands.splits import Candidates
 from solver.strategy.opposition.opponents import (
@@ -180,7 +181,7 @@ def assemble(
         ev_total=advice.ev * n_opp,
         stderr=scores.stderr(best),
         row_stats=scores.row_stats(best),
-        alternatives=_alternatives(cands, scores, order, best, top, scale, top_by),
+        alternatives=_alternatives(cands, scores, order, best, top, scale, top_by, cr),
         natural=advice.natural,
         surrender={
             "cost": cr.rules.surrender_cost,
@@ -206,6 +207,7 @@ def _alternatives(
     top: int,
     scale: float | None,
     top_by: str = "shape",
+    cr: CompiledRules | None = None,
 ) -> list[dict[str, Any]]:
     """The ``top`` runners-up after ``best`` (``top_by``: ``shape``, the best setting of
     each other shape, or ``value``, the next ones): rows, value, the paired difference to
@@ -214,7 +216,7 @@ def _alternatives(
     out: list[dict[str, Any]] = []
     picked = [j for j in order.tolist() if j != best]
     if top_by == "shape":
-        picked = _other_shapes(cands, best, picked, top)
+        picked = _other_shapes(cands, best, picked, top, cr)
     for i in picked[:top]:
         f, m, b = cands.text(i)
         d, se = scores.diff(i, best)
@@ -228,18 +230,24 @@ def _alternatives(
     return out
 
 
-def _other_shapes(cands: Candidates, best: int, picked: list[int], top: int) -> list[int]:
+def _other_shapes(
+    cands: Candidates, best: int, picked: list[int], top: int, cr: CompiledRules | None = None
+) -> list[int]:
     """Of the candidates ``picked`` (best first), the first of each shape other than the
     best's, at most ``top``: a setting's shape is its three rows' hand classes (high card,
     pair, ..., straight flush) and its back's cards, so another shape has at least one
     row of another class, or another back (docs/solve.md#runners-up)."""
     from evaluator import subset_strengths
+    from evaluator.cards import copies_of
     from evaluator.tables import get_tables
 
     if top <= 0 or not picked:
         return []
-    _, s5, s3 = subset_strengths(cands.hand)
-    cat = get_tables().category
+    extra = cr.rules.extra_suits if cr is not None else ""
+    # the hand's faces as the deck's ids (a face's second appearance: its second copy)
+    hand = np.array(copies_of(cands.hand.tolist(), extra), np.uint8) if extra else cands.hand
+    _, s5, s3 = subset_strengths(hand, extra)
+    cat = cr.tables.category if cr is not None else get_tables().category
     c5, c3 = cat[s5], cat[s3]
     sp = cands.split
     shape = np.stack([c3[sp[:, 0]], c5[sp[:, 1]], c5[sp[:, 2]], sp[:, 2]], axis=1).tolist()
@@ -313,7 +321,8 @@ def solve(
     opts = options.check()
     if opts.seed is None and opts.mc:  # picked, and recorded: the answer can be repeated
         opts = opts.evolve(seed=secrets.randbelow(2**32))
-    h = np.sort(parse_hand(hand))
+    extra = cr.rules.extra_suits  # a deck with added suits: the hand as its faces
+    h = hand_faces(hand, extra) if extra else np.sort(parse_hand(hand))
     with compiling("solve", "solver kernels"):
         return _solve(h, cr, opts, stop)
 
@@ -332,7 +341,7 @@ def _solve(h: np.ndarray, cr: CompiledRules, opts: SolveOptions, stop: Stop | No
     against, players, policy, seed = opts.against, opts.players, opts.policy, opts.seed
     if against is not None:
         okeys, oroy, ofoul, ohold = parse_against(against, h, cr)
-        players = _players_against(len(okeys), players)
+        players = _players_against(len(okeys), players, cr.rules.deck.most_players() - 1)
     elif players is None:
         players = cr.rules.players
     if against is None:  # the field sets the opponents, or values the candidates
@@ -396,13 +405,14 @@ def _models(
     return models
 
 
-def _players_against(n_opp: int, players: int | None) -> int:
+def _players_against(n_opp: int, players: int | None, most: int = MAX_OPPONENTS) -> int:
     """The players at a table of ``n_opp`` given opponents (InputError when ``players``
-    says otherwise, or there are none or more than ``MAX_OPPONENTS``)."""
+    says otherwise, or there are none or more than ``most``, the deck's: ``MAX_OPPONENTS``
+    on 52 cards)."""
     if n_opp == 0:
         raise InputError("against: give at least one opponent setting")
-    if n_opp > MAX_OPPONENTS:
-        raise InputError(f"against: at most {MAX_OPPONENTS} opponents, got {n_opp}")
+    if n_opp > most:
+        raise InputError(f"against: at most {most} opponents, got {n_opp}")
     if players is not None and players != n_opp + 1:
         raise InputError(
             f"against gives {n_opp} opponent{'s' * (n_opp > 1)}, so {n_opp + 1} players,"
