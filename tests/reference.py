@@ -129,7 +129,13 @@ NATURAL_NAMES = (
     "six_pairs",
     "three_flushes",
     "three_straights",
+    "eight_of_a_kind",
+    "seven_of_a_kind",
+    "two_fives_trips",
+    "six_of_a_kind",
 )
+#: Those only decks with added suits make (docs/rules.md#added-suits).
+BIG_DECK_NATURALS = ("eight_of_a_kind", "seven_of_a_kind", "two_fives_trips", "six_of_a_kind")
 
 # Royalty table hand name of each category (a royal flush is handled apart).
 _ROYALTY_HAND = {
@@ -935,6 +941,10 @@ def _five_pairs_and_trips(hand: Sequence[int]):
     return found
 
 
+#: The n-of-a-kind naturals of decks with added suits, by the cards of one rank they need.
+_OF_A_KIND = {"six_of_a_kind": 6, "seven_of_a_kind": 7, "eight_of_a_kind": 8}
+
+
 def _natural_key(name: str, hand: tuple[int, ...], rules):
     """Tie-break key of natural ``name`` if the hand holds it, else None.
 
@@ -978,6 +988,10 @@ def _natural_key(name: str, hand: tuple[int, ...], rules):
             (r for r, n in counts.items() for _ in range(n // 2)), reverse=True
         )  # quads count as two pairs, trips as one
         return tuple(pairs) if len(pairs) >= 6 else None
+    if name in _OF_A_KIND:  # six or more cards of one rank (seven, eight): always a tie
+        return () if max(Counter(ranks).values()) >= _OF_A_KIND[name] else None
+    if name == "two_fives_trips":  # two five of a kinds and a three of a kind: 5 + 5 + 3
+        return () if sorted(Counter(ranks).values()) == [3, 5, 5] else None
     if name == "three_straights":
         return _best_three_rows(hand, _is_straight3, _is_straight5, wheel)
     if name == "three_flushes":

@@ -191,7 +191,7 @@ def rich_pairs(
 # ``random.Random``; hands are tuples of 13 distinct card ids in random order.
 
 #: Every natural ``natural_hand`` builds (the names of a ruleset's ``[naturals]``).
-NATURAL_KINDS = R.NATURAL_NAMES
+NATURAL_KINDS = tuple(n for n in R.NATURAL_NAMES if n not in R.BIG_DECK_NATURALS)  # 52 cards
 
 
 def _run_ranks(rng: random.Random, n: int) -> list[int]:

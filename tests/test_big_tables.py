@@ -247,3 +247,93 @@ def _positions(split) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     from evaluator import COMB3, COMB5
 
     return COMB3[split[0]], COMB5[split[1]], COMB5[split[2]]
+
+
+def rich_hand(extra: str, rng: np.random.Generator) -> tuple[int, ...]:
+    """13 cards of the deck from a few ranks only (three to seven): many of a kind."""
+    deck = ref.RefDeck(extra).ids
+    ranks = rng.choice(13, size=int(rng.integers(3, 8)), replace=False)
+    cards = [c for c in deck if ref.rank_of(c) in ranks]
+    return tuple(sorted(rng.choice(cards, size=13, replace=False).tolist()))
+
+
+@pytest.mark.parametrize("extra", ["h", "hc"])
+def test_every_natural_on_hands_rich_in_copies_is_the_oracles(extra):
+    """Each natural on its own (a ruleset listing it alone), then all of them in one
+    list: ``find_natural`` holds what the oracle holds, on 400 hands of few ranks (five
+    and six of a kind, 5 + 5 + 3, six pairs of copies) of the deck."""
+    from solver.engine.rules import NATURAL_NAMES
+
+    rng = np.random.default_rng(len(extra))
+    hands = [rich_hand(extra, rng) for _ in range(400)]
+    alone = {n: big_rules(extra, 4, naturals={n: 1}) for n in NATURAL_NAMES}
+    every = big_rules(extra, 4, naturals={n: i + 1 for i, n in enumerate(NATURAL_NAMES)})
+    held = {n: 0 for n in NATURAL_NAMES}
+    for hand in hands:
+        text = format_cards(hand, extra)
+        for name, rules in alone.items():
+            want = ref._natural_key(name, hand, rules) is not None
+            assert (find_natural(text, rules) is not None) == want, (name, text)
+            held[name] += want
+        got, want = find_natural(text, every), ref.ref_best_natural(hand, every)
+        assert (got[2] if got else None) == (want[0] if want else None), text
+    # the hands make the naturals only these decks make
+    assert held["two_fives_trips"] > 0 and held["five_pairs_trips"] > 0
+    if extra == "hc":
+        assert held["six_of_a_kind"] > 0
+    assert held["seven_of_a_kind"] == held["eight_of_a_kind"] == 0  # jokers: issue #32
+
+
+def test_the_shisanshui_preset_seats_five_and_six_as_the_apps_deal_them():
+    """At five and six players the preset plays 加一色 and 加二色 (atom-chen's
+    lib_hack_config.lua), pays five of a kind (middle 20, back 10 as row totals) and
+    the special hands of many of a kind in the server's order; other rulesets name the
+    key to set."""
+    from solver.engine.rules import PRESETS
+    from solver.engine.seating import seated
+
+    base = PRESETS["shisanshui"]
+    assert seated(base, 4) is base
+    five, six = seated(base, 5), seated(base, 6)
+    assert (five.extra_suits, five.players, five.name) == ("h", 5, "shisanshui-5")
+    assert (six.extra_suits, six.players) == ("hc", 6)
+    assert five.royalty("middle", "five_of_a_kind") == 20
+    assert five.royalty("back", "five_of_a_kind") == 10
+    names = [n for n, _ in six.naturals]
+    assert names[:3] == ["royal_dragon", "eight_of_a_kind", "dragon"]
+    assert names.index("seven_of_a_kind") == names.index("three_quads") + 1
+    assert names.index("two_fives_trips") == names.index("seven_of_a_kind") + 1
+    assert names.index("six_of_a_kind") == names.index("three_straight_flushes") + 1
+    units = [u for _, u in six.naturals]
+    assert units == sorted(units, reverse=True)  # strongest first: by payout
+    assert dict(six.naturals) == {**dict(base.naturals), "eight_of_a_kind": 80,
+                                  "seven_of_a_kind": 40, "two_fives_trips": 26,
+                                  "six_of_a_kind": 20}  # fmt: skip
+    with pytest.raises(RulesError, match='players = 5 needs a bigger deck than extra_suits = ""'):
+        seated(PRESETS["chinese-1-6"], 5)
+    with pytest.raises(RulesError, match="set extra_suits"):
+        solve("2c 3c 4c 5c 6c 7c 8c 9c Tc Jc Qc Kc Ac", "mau-binh", players=6)
+
+
+def test_six_of_a_kind_at_six_players_is_declared_for_its_payout():
+    """Six aces (加二色 deals six) against five given opponents under the preset seated
+    at six: declared, 20 from each opponent, as the oracle settles the naturals."""
+    from solver.engine.rules import PRESETS
+    from solver.engine.seating import seated
+
+    rules = seated(PRESETS["shisanshui"], 6)
+    rng = np.random.default_rng(11)
+    deck = ref.RefDeck("hc")
+    hand = deck.cards("Ac Ad Ah As Ah Ac 2d 3s 5h 7c 9d Jh Kc")
+    rest = [c for c in deck.ids if c not in hand]
+    rng.shuffle(rest)
+    opps = [some_setting(tuple(sorted(rest[13 * i : 13 * i + 13])), rng, rules) for i in range(5)]
+    text = [" | ".join(format_cards(r, "hc") for r in o) for o in opps]
+    sol = solve(format_cards(hand, "hc"), "shisanshui", against=text)
+    assert sol.rules == "shisanshui-6" and sol.players == 6
+    assert sol.natural["name"] == "six_of_a_kind" and sol.action == "declare"
+    mine = ref.ref_best_natural(hand, rules)
+    assert mine[0] == "six_of_a_kind"
+    want = ref.ref_settle_table([ref.ref_declare(mine), *opps], rules)[0]
+    assert want == 5 * 20  # no opponent shows a natural
+    assert sol.ev * 5 == pytest.approx(want)

@@ -29,17 +29,21 @@ from solver.engine import settlement as S
 from solver.engine.compiled import compile_rules
 from solver.engine.layout import NATURAL_CODES, NATURAL_NAMES_SHOWN, natural_label
 from solver.engine.rules import (
+    BIG_DECK_NATURALS,
     DEFAULT_NATURALS,
-    NATURAL_NAMES,
     PRESETS,
     Rules,
     load_rules,
     rules_from_dict,
 )
+from solver.engine.rules import NATURAL_NAMES as ALL_NATURAL_NAMES
 from solver.engine.ruleset_files import to_toml
 from tests import reference as R
 from tests import rich_hands as RH
 from tests.helpers import capsa
+
+#: The naturals a 52-card hand can hold (tests/test_big_tables.py plays the others).
+NATURAL_NAMES = tuple(n for n in ALL_NATURAL_NAMES if n not in BIG_DECK_NATURALS)
 
 #: The 十三水 apps' payouts (docs/rules.md#special-hands), twelve of one colour added.
 PAYOUTS = {
@@ -58,6 +62,11 @@ PAYOUTS = {
     "six_pairs": 4,
     "three_flushes": 3,
     "three_straights": 3,
+    # only decks with added suits make these (tests/test_big_tables.py)
+    "eight_of_a_kind": 2,
+    "seven_of_a_kind": 2,
+    "two_fives_trips": 2,
+    "six_of_a_kind": 2,
 }
 TABLE = tuple((n, PAYOUTS[n]) for n in NATURAL_NAMES)
 
@@ -114,10 +123,13 @@ def ids(hands) -> np.ndarray:
 
 def test_the_catalogue_is_one_list_everywhere():
     """The names a ruleset accepts, the kernel codes, the names shown and the oracle's
-    list are the same fifteen, in docs/rules.md's order; the presets keep theirs."""
-    assert len(NATURAL_NAMES) == 15 == len(set(NATURAL_NAMES))
-    assert tuple(NATURAL_CODES) == NATURAL_NAMES == tuple(NATURAL_NAMES_SHOWN) == R.NATURAL_NAMES
-    assert len(set(NATURAL_CODES.values())) == 15
+    list are the same nineteen (four of them only decks with added suits make), in
+    docs/rules.md's order; the presets keep theirs."""
+    assert len(ALL_NATURAL_NAMES) == 19 == len(set(ALL_NATURAL_NAMES))
+    names = ALL_NATURAL_NAMES
+    assert tuple(NATURAL_CODES) == names == tuple(NATURAL_NAMES_SHOWN) == R.NATURAL_NAMES
+    assert BIG_DECK_NATURALS == R.BIG_DECK_NATURALS == ALL_NATURAL_NAMES[-4:]
+    assert len(set(NATURAL_CODES.values())) == 19
     for name, shown in NATURAL_NAMES_SHOWN.items():
         assert natural_label(name) == (
             f"{shown.english} ({', '.join(shown.local)})" if shown.local else shown.english
@@ -510,7 +522,9 @@ def test_counted_facts():
     # docs/rules.md#special-hands shows these counts.
     assert _doc_table("special-hands", 3) == {
         n: f"{v:,}" for n, v in {**counted, **colour}.items()
-    } | {n: "" for n in ("three_straight_flushes", "three_flushes", "three_straights")}
+    } | {n: "" for n in ("three_straight_flushes", "three_flushes", "three_straights")} | {
+        n: "0" for n in BIG_DECK_NATURALS  # only decks with added suits make them
+    }
 
 
 def _doc_table(anchor: str, columns: int) -> dict[str, str | list[str]]:
@@ -521,9 +535,9 @@ def _doc_table(anchor: str, columns: int) -> dict[str, str | list[str]]:
     rows = {}
     for line in section(anchor).splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if len(cells) == columns and cells[0].strip("`") in NATURAL_NAMES:
+        if len(cells) == columns and cells[0].strip("`") in ALL_NATURAL_NAMES:
             rows[cells[0].strip("`")] = cells[-1] if columns == 3 else cells[1:]
-    assert list(rows) == list(NATURAL_NAMES), anchor
+    assert list(rows) == list(ALL_NATURAL_NAMES), anchor
     return rows
 
 
@@ -687,7 +701,7 @@ def test_an_unknown_natural_is_one_line_naming_it_exit_2(tmp_path, command):
     assert "\n" not in line and "Traceback" not in line
     assert line == (
         "capsa: error: house.toml: unknown natural 'naturals.five_pairs' (did you mean "
-        "'five_pairs_trips'?); valid names are " + ", ".join(NATURAL_NAMES)
+        "'five_pairs_trips'?); valid names are " + ", ".join(ALL_NATURAL_NAMES)
     )
     # docs/rules.md#special-hands shows this line
     from tests.test_docs import section

@@ -36,6 +36,7 @@ from solver.engine.layout import (
     ALL_HIGH,
     ALL_LOW,
     DRAGON,
+    EIGHT_OF_A_KIND,
     FIVE_PAIRS_TRIPS,
     FOUR_TRIPS,
     KERNEL_SOURCES,
@@ -59,6 +60,8 @@ from solver.engine.layout import (
     ROYAL_DRAGON,
     SCORING_16,
     SCORING_24,
+    SEVEN_OF_A_KIND,
+    SIX_OF_A_KIND,
     SIX_PAIRS,
     THREE_FLUSHES,
     THREE_QUADS,
@@ -67,6 +70,7 @@ from solver.engine.layout import (
     TWELVE_ONE_COLOUR,
     TWELVE_ROYALS,
     TWELVE_ROYALS_AND_ONE,
+    TWO_FIVES_TRIPS,
 )
 
 if TYPE_CHECKING:
@@ -807,8 +811,11 @@ def _find_natural(
     royal dragon, dragon, twelve royals, all high, all low, one colour and twelve of one
     colour 0 (they always tie); six pairs the six pair ranks highest first in base 16 (a
     quad gives its rank twice, trips once); four trips the four ranks held three or more
-    times, three quads the three quad ranks, highest first in base 16; five pairs and
-    trips the rank of its trips; three straights / three flushes / three straight
+    times, three quads the three ranks held four times or more, highest first in base
+    16; five pairs and trips the rank of its trips; six, seven and eight of a kind (six
+    cards or more of one rank, seven, eight) and two fives and trips (5 + 5 + 3) of the
+    decks with added suits 0 (they always tie, as atom-chen/ShiSanShuiServer pays them:
+    docs/rules.md#added-suits); three straights / three flushes / three straight
     flushes the ``_best_rows`` key (plain strengths on the ruleset's wheel; the suit
     order plays no part). For those three, split int64[13] receives the best split's
     positions.
@@ -824,14 +831,17 @@ def _find_natural(
         c = np.int64(hand[i])
         rc[c >> 2] += 1
         sc[c & 3] += 1
-    # Rank-count facts: distinct ranks, pairs (a quad two, trips one), ranks held once,
-    # exactly three times, three or more times, four times; the lowest and highest rank.
+    # Rank-count facts: distinct ranks, pairs (a quad two, trips one), ranks held
+    # exactly three times, three or more times, four times or more, exactly five times
+    # (decks with added suits: docs/rules.md#added-suits), the most of one rank; the
+    # lowest and highest rank.
     distinct = 0
     pairs = 0
-    n1 = 0
     n3 = 0
     n3up = 0
     n4 = 0
+    n5 = 0
+    most = 0
     low = 13
     high = -1
     for r in range(13):
@@ -840,14 +850,15 @@ def _find_natural(
             continue
         distinct += 1
         pairs += n >> 1
-        if n == 1:
-            n1 += 1
-        elif n >= 3:
+        most = max(most, n)
+        if n >= 3:
             n3up += 1
             if n == 3:
                 n3 += 1
             else:
                 n4 += 1
+                if n == 5:
+                    n5 += 1
         if r < low:
             low = r
         high = r
@@ -868,11 +879,16 @@ def _find_natural(
                         key = key * 16 + r
                 return j, key
         elif code == FIVE_PAIRS_TRIPS:
-            # 13 = 3 + 5 x 2: one rank three times, every other rank 2 or 4 times.
-            if n3 == 1 and n1 == 0:
-                for r in range(13):
-                    if rc[r] == 3:
-                        return j, np.int64(r)
+            # 13 = 3 + 5 x 2: the trips' rank is the one rank held an odd number of
+            # times, 3 (or 5: trips and a pair, with added suits); every other even.
+            odd = 0
+            trips = -1
+            for r in range(13):
+                if rc[r] & 1:
+                    odd += 1
+                    trips = r
+            if odd == 1 and rc[trips] >= 3:
+                return j, np.int64(trips)
         elif code == FOUR_TRIPS:
             if n3up >= 4:
                 key = np.int64(0)
@@ -884,9 +900,16 @@ def _find_natural(
             if n4 >= 3:
                 key = np.int64(0)
                 for r in range(12, -1, -1):
-                    if rc[r] == 4:
+                    if rc[r] >= 4:
                         key = key * 16 + r
                 return j, key
+        elif code == SIX_OF_A_KIND or code == SEVEN_OF_A_KIND or code == EIGHT_OF_A_KIND:
+            if most >= 6 + (code == SEVEN_OF_A_KIND) + 2 * (code == EIGHT_OF_A_KIND):
+                return j, np.int64(0)
+        elif code == TWO_FIVES_TRIPS:
+            # 13 = 5 + 5 + 3: two ranks five times each, one three times
+            if n5 == 2 and n3 == 1:
+                return j, np.int64(0)
         elif code == TWELVE_ROYALS:
             if low >= 9:  # J, Q, K, A only
                 return j, np.int64(0)

@@ -74,6 +74,8 @@ DRAGON, THREE_STRAIGHTS, SIX_PAIRS, THREE_FLUSHES = 0, 1, 2, 3
 ROYAL_DRAGON, TWELVE_ROYALS, THREE_STRAIGHT_FLUSHES, THREE_QUADS = 4, 5, 6, 7
 ALL_HIGH, ALL_LOW, ONE_COLOUR, TWELVE_ONE_COLOUR = 8, 9, 10, 11
 FOUR_TRIPS, FIVE_PAIRS_TRIPS, TWELVE_ROYALS_AND_ONE = 12, 13, 14
+# Only decks with added suits (and jokers, issue #32) make these (docs/rules.md#added-suits).
+SIX_OF_A_KIND, SEVEN_OF_A_KIND, EIGHT_OF_A_KIND, TWO_FIVES_TRIPS = 15, 16, 17, 18
 #: Every natural a ruleset may list, by its ``[naturals]`` name, in the order of
 #: docs/rules.md's table (``solver.engine.rules.NATURAL_NAMES`` is the same order).
 NATURAL_CODES: dict[str, int] = {
@@ -92,6 +94,10 @@ NATURAL_CODES: dict[str, int] = {
     "six_pairs": SIX_PAIRS,
     "three_flushes": THREE_FLUSHES,
     "three_straights": THREE_STRAIGHTS,
+    "eight_of_a_kind": EIGHT_OF_A_KIND,
+    "seven_of_a_kind": SEVEN_OF_A_KIND,
+    "two_fives_trips": TWO_FIVES_TRIPS,
+    "six_of_a_kind": SIX_OF_A_KIND,
 }
 
 #: What every row of a split must be for three straights, three flushes and three
@@ -135,6 +141,10 @@ NATURAL_NAMES_SHOWN: dict[str, NaturalName] = {
     "six_pairs": NaturalName("Six pairs", "六对半", "lục phé bôn"),
     "three_flushes": NaturalName("Three flushes", "三同花", "ba thùng"),
     "three_straights": NaturalName("Three straights", "三顺子", "ba sảnh"),
+    "eight_of_a_kind": NaturalName("Eight of a kind", "八同", None),
+    "seven_of_a_kind": NaturalName("Seven of a kind", "七同", None),
+    "two_fives_trips": NaturalName("Two fives and trips", "三皇五帝", None),
+    "six_of_a_kind": NaturalName("Six of a kind", "六六大顺", None),
 }
 
 

@@ -170,9 +170,10 @@ def _bad(message: str) -> Exception:
 
 
 def _players(value: Any) -> int | None:
-    from solver.engine.table_shape import MAX_PLAYERS, MIN_PLAYERS
+    from solver.engine.table_shape import MIN_PLAYERS, TABLE_MAX_PLAYERS
 
-    return _count("players", MIN_PLAYERS, MAX_PLAYERS)(value)  # type: ignore[no-any-return]
+    # up to the biggest deck's players; the ruleset's deck decides (engine.seating)
+    return _count("players", MIN_PLAYERS, TABLE_MAX_PLAYERS)(value)  # type: ignore[no-any-return]
 
 
 def _stakes(value: Any) -> Any:

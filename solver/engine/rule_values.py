@@ -66,7 +66,14 @@ NATURAL_NAMES: tuple[str, ...] = (
     "six_pairs",
     "three_flushes",
     "three_straights",
+    "eight_of_a_kind",
+    "seven_of_a_kind",
+    "two_fives_trips",
+    "six_of_a_kind",
 )
+#: The naturals only decks with added suits make (six or more cards of one rank, two
+#: five of a kinds; seven and eight of a kind with jokers too: docs/rules.md#added-suits).
+BIG_DECK_NATURALS: tuple[str, ...] = NATURAL_NAMES[-4:]
 SUIT_LETTERS = "cdhs"
 SUIT_NAMES = {"c": "clubs", "d": "diamonds", "h": "hearts", "s": "spades"}
 

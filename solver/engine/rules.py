@@ -34,6 +34,7 @@ from solver.engine.errors import RulesError
 from solver.engine.inputs import TooLarge, read_bounded
 from solver.engine.options import MAX_RULESET_BYTES
 from solver.engine.rule_values import (
+    BIG_DECK_NATURALS,
     DEFAULT_NATURALS,
     DEFAULT_PRESET,
     DEFAULT_ROYALTIES,
@@ -82,6 +83,7 @@ __all__ = [
     "DEFAULT_ROYALTIES",
     "FILE_KEYS",
     "MAU_BINH_NATURALS",
+    "BIG_DECK_NATURALS",
     "NATURAL_NAMES",
     "PRESETS",
     "PRESET_GAMES",

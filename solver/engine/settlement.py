@@ -489,16 +489,19 @@ def _greedy_rows(h: np.ndarray, cr: CompiledRules) -> tuple[np.ndarray, ...]:
     from itertools import combinations
 
     from evaluator import evaluate5
+    from evaluator.cards import FACES, copies_of
 
     remap = cr.arrays.remap
-    cards = np.sort(h)[::-1]
+    extra = cr.rules.extra_suits  # faces as the deck's ids (a second copy: face + FACES)
+    ids = np.array(copies_of(np.sort(h).tolist(), extra), np.uint8) if extra else np.sort(h)
+    cards = ids[::-1]
     fives = np.array(list(combinations(range(13), 5)), np.int64)
-    back = fives[int(np.argmax(remap[evaluate5(cards[fives])]))]
+    back = fives[int(np.argmax(remap[evaluate5(cards[fives], extra)]))]
     rest = np.array([p for p in range(13) if p not in back.tolist()], np.int64)
     eights = rest[np.array(list(combinations(range(8), 5)), np.int64)]
-    middle = eights[int(np.argmax(remap[evaluate5(cards[eights])]))]
+    middle = eights[int(np.argmax(remap[evaluate5(cards[eights], extra)]))]
     front = np.array([p for p in rest.tolist() if p not in middle.tolist()], np.int64)
-    return cards[front].copy(), cards[middle].copy(), cards[back].copy()
+    return tuple((cards[p] % FACES).astype(np.uint8) for p in (front, middle, back))
 
 
 def _natural_id(nat: Any, r: Rules, who: str) -> tuple[int, int]:

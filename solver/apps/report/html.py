@@ -66,6 +66,10 @@ NATURAL_MESSAGES: dict[str, str] = {
     "six_pairs": N_("Six pairs"),
     "three_flushes": N_("Three flushes"),
     "three_straights": N_("Three straights"),
+    "eight_of_a_kind": N_("Eight of a kind"),
+    "seven_of_a_kind": N_("Seven of a kind"),
+    "two_fives_trips": N_("Two fives and trips"),
+    "six_of_a_kind": N_("Six of a kind"),
 }
 #: The rows, as players of each language say them (docs/report.md, "Languages").
 ROW_MESSAGES: dict[str, str] = {"front": N_("front"), "middle": N_("middle"), "back": N_("back")}

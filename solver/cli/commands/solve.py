@@ -19,7 +19,7 @@ from solver.cli.options import (
 )
 from solver.cli.output import ROW_NAMES, clauses, consoles, emit, pretty_cards, shown
 from solver.engine.options import DEFAULT_TOP, Policy, SolveOptions, TopBy
-from solver.engine.table_shape import MAX_PLAYERS, MIN_PLAYERS
+from solver.engine.table_shape import MIN_PLAYERS, TABLE_MAX_PLAYERS
 
 SolveSamples = samples_option("Opponent hands dealt (mc).")
 
@@ -37,7 +37,11 @@ def solve(
     players: Annotated[
         int | None,
         typer.Option(
-            "--players", "-p", min=MIN_PLAYERS, max=MAX_PLAYERS, help="Players at the table."
+            "--players",
+            "-p",
+            min=MIN_PLAYERS,
+            max=TABLE_MAX_PLAYERS,
+            help="Players at the table (5 and 6 need a deck with added suits).",
         ),
     ] = None,
     samples: SolveSamples = None,

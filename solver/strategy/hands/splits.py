@@ -144,8 +144,10 @@ def candidates(hand: np.ndarray, cr: CompiledRules, prune: bool = True) -> Candi
     pruned = prune and cr.pareto_safe
     n, m = k._candidates(hand, cr.lookup, cr.arrays, structure().part, pruned, *rows,
                          split, keys, roy)  # fmt: skip
-    keep = _distinct_settings(hand, split[:m])
-    return Candidates(hand, split[keep], keys[keep], roy[keep], n, pruned, rows)
+    split, keys, roy = split[:m], keys[:m], roy[:m]
+    keep = _distinct_settings(hand, split)
+    split, keys, roy = (a[keep].copy() for a in (split, keys, roy))
+    return Candidates(hand, split, keys, roy, n, pruned, rows)
 
 
 def _distinct_settings(hand: np.ndarray, split: np.ndarray) -> np.ndarray | slice:

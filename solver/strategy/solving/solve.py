@@ -317,14 +317,27 @@ def solve(
         raise TypeError("solve() takes the options or keyword arguments, not both")
     elif not isinstance(options, SolveOptions):
         raise InputError(f"options must be SolveOptions, got {type(options).__name__}")
-    cr = rules if isinstance(rules, CompiledRules) else compile_rules(load_rules(rules))
     opts = options.check()
+    cr = _seated(rules, opts)
     if opts.seed is None and opts.mc:  # picked, and recorded: the answer can be repeated
         opts = opts.evolve(seed=secrets.randbelow(2**32))
     extra = cr.rules.extra_suits  # a deck with added suits: the hand as its faces
     h = hand_faces(hand, extra) if extra else np.sort(parse_hand(hand))
     with compiling("solve", "solver kernels"):
         return _solve(h, cr, opts, stop)
+
+
+def _seated(rules: Rules | CompiledRules | str | None, opts: SolveOptions) -> CompiledRules:
+    """The compiled ruleset of the table the solve is asked for: at more players (the
+    ``players`` option, or the opponents given) than the ruleset's deck deals, the
+    bigger table its preset names (solver.engine.seating)."""
+    from solver.engine.seating import seated
+
+    cr = rules if isinstance(rules, CompiledRules) else compile_rules(load_rules(rules))
+    players = opts.players or (len(opts.against) + 1 if opts.against is not None else 0)
+    if players > cr.rules.deck.most_players():
+        cr = compile_rules(seated(cr.rules, players))
+    return cr
 
 
 #: The names of ``solve``'s keyword form: the fields of SolveOptions.

@@ -1,0 +1,76 @@
+"""A ruleset at more players than its deck deals: the table the apps deal for them.
+
+The 52-card deck deals four hands. 十三水 apps seat five and six by adding a suit
+(docs/rules.md#added-suits); at such a table they also pay what only that deck makes:
+five of a kind in the middle and the back, and the special hands of many of a kind.
+``seated(rules, players)`` gives the ruleset of that table, as the ``shisanshui`` preset
+says (``BIG_TABLES``); any other ruleset at more players than its deck deals is one line
+naming the key to set (``extra_suits``). A ruleset file that sets ``extra_suits`` itself
+plays what the file says.
+
+Sources: atom-chen/ShiSanShuiServer ``script_thirteen/lib/lib_hack_config.lua`` (at
+least 加一色 for five players, 加二色 for six), ``core/card_define.lua``
+(``GStars_Normal_Score`` / ``GStars_Ext_Score``: a five of a kind is worth 10 + 10 in the
+middle and 10 + 0 in the back; ``GStars_Special_Score``: 六六大顺 20, 三皇五帝 26, 7同 40,
+8同 80 a player), ``lib/lib_sp_card_logic.lua`` (``GetSpecialType``: their order among
+the others, the first that holds wins).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from solver.engine.rule_values import check_deck
+from solver.engine.rules import PRESETS, Rules
+
+__all__ = ["BIG_TABLES", "seated"]
+
+
+@dataclasses.dataclass(frozen=True)
+class BigTable:
+    """What a preset changes at a table of more players than the 52-card deck deals:
+    the deck by players, royalty lines added, and naturals each inserted before the
+    natural named beside it (None: last)."""
+
+    extra_suits: dict[int, str]
+    royalties: tuple[tuple[str, str, float], ...]
+    naturals: tuple[tuple[str, float, str | None], ...]
+
+
+#: The presets that seat more players than 52 cards deal, and how.
+BIG_TABLES: dict[str, BigTable] = {
+    "shisanshui": BigTable(
+        extra_suits={5: "h", 6: "hc"},
+        royalties=(("middle", "five_of_a_kind", 20), ("back", "five_of_a_kind", 10)),
+        naturals=(
+            ("eight_of_a_kind", 80, "dragon"),
+            ("seven_of_a_kind", 40, "twelve_royals_and_one"),
+            ("two_fives_trips", 26, "twelve_royals_and_one"),
+            ("six_of_a_kind", 20, "all_high"),
+        ),
+    ),
+}
+
+
+def seated(rules: Rules, players: int) -> Rules:
+    """``rules`` at a table of ``players``: the same ruleset while its deck deals them,
+    else the bigger table its preset names (``BIG_TABLES``, named ``shisanshui-5``);
+    RulesError, one line naming ``extra_suits``, for a ruleset that names none."""
+    if players <= rules.deck.most_players():
+        return rules
+    table = BIG_TABLES.get(rules.name)
+    if table is None or PRESETS.get(rules.name) != rules or players not in table.extra_suits:
+        check_deck(rules.extra_suits, players)  # raises: the key to set
+    assert table is not None
+    naturals = list(rules.naturals)
+    for name, units, before in table.naturals:
+        at = [n for n, _ in naturals].index(before) if before is not None else len(naturals)
+        naturals.insert(at, (name, units))
+    return dataclasses.replace(
+        rules,
+        name=f"{rules.name}-{players}",
+        players=players,
+        extra_suits=table.extra_suits[players],
+        royalties=(*rules.royalties, *table.royalties),
+        naturals=tuple(naturals),
+    )
