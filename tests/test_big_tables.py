@@ -337,3 +337,70 @@ def test_six_of_a_kind_at_six_players_is_declared_for_its_payout():
     want = ref.ref_settle_table([ref.ref_declare(mine), *opps], rules)[0]
     assert want == 5 * 20  # no opponent shows a natural
     assert sol.ev * 5 == pytest.approx(want)
+
+
+def _shapes(cap: int):
+    """Every multiset of rank counts of a 13-card hand whose ranks each have ``cap``
+    copies in the deck (5 with "h", 6 with "hc"): as the counts, high first, and the
+    number of hands of that shape, multinomial(13 ranks) x prod C(cap, count)."""
+    from math import comb, factorial
+
+    def parts(left: int, most: int, k: int):
+        if left == 0:
+            yield ()
+            return
+        if k == 0:
+            return
+        for c in range(min(most, left), 0, -1):
+            for rest in parts(left - c, c, k - 1):
+                yield (c, *rest)
+
+    for counts in parts(13, cap, 13):
+        ranks = factorial(13) // factorial(13 - len(counts))
+        for c in set(counts):
+            ranks //= factorial(counts.count(c))
+        ways = ranks
+        for c in counts:
+            ways *= comb(cap, c)
+        yield counts, ways
+
+
+@pytest.mark.parametrize(("extra", "cap"), [("h", 5), ("hc", 6)])
+def test_the_rank_naturals_count_every_hand_of_the_deck(extra, cap):
+    """Every hand of 13 of the 65 or 78 cards, by the shape of its rank counts (each
+    natural of ranks alone depends on that shape only): the kernel's answer on one hand
+    of each shape equals the oracle's, and the hands holding the two new ones equal the
+    count by formula."""
+    from math import comb
+
+    deck = ref.RefDeck(extra)
+    order = [s for s in range(4)] + sorted(deck.extra, reverse=True)  # a rank's copies
+    names = ("six_of_a_kind", "two_fives_trips", "five_pairs_trips", "six_pairs",
+             "four_trips", "three_quads", "dragon")  # fmt: skip
+    alone = {n: big_rules(extra, 4, naturals={n: 1}) for n in names}
+    held = dict.fromkeys(names, 0)
+    total = 0
+    for counts, ways in _shapes(cap):
+        hand = []
+        for rank, c in enumerate(counts):
+            seen: list[int] = []
+            for s in order[:c]:
+                face = rank * 4 + s
+                hand.append(face + ref.FACES if face in seen else face)
+                seen.append(face)
+        total += ways
+        text = format_cards(sorted(hand), extra)
+        for name, rules in alone.items():
+            want = ref._natural_key(name, tuple(hand), rules) is not None
+            assert (find_natural(text, rules) is not None) == want, (name, counts)
+            held[name] += ways * want
+    assert total == comb(13 * cap, 13)
+    assert held["two_fives_trips"] == comb(13, 2) * comb(cap, 5) ** 2 * 11 * comb(cap, 3)
+    six = 13 * comb(78 - 6, 7) - comb(13, 2) * comb(78 - 12, 1) if cap == 6 else 0
+    assert held["six_of_a_kind"] == six
+    assert held["dragon"] == cap**13
+    pinned = {  # docs/rules.md#added-suits shows them
+        5: (16_421_073_515_280, 0, 8_580),
+        6: (220_495_674_290_430, 19_150_421_004, 617_760),
+    }
+    assert (total, held["six_of_a_kind"], held["two_fives_trips"]) == pinned[cap]
