@@ -43,6 +43,15 @@ def test_bench_quick_json_reports_every_measurement():
     # the pooled measurements drew every hand's opponents from a pool (none dealt)
     assert by["mc_pool"]["extra"]["pooled_hands"] == by["mc_pool"]["items"]
     assert set(by["mc_presets"]["extra"]["pooled_hands"].values()) == {by["mc_presets"]["items"]}
+    # the pools' sizes are said, and a pool smaller than the default is named (the
+    # home-run presets measure slower with fewer partners in their pool)
+    from solver.engine.options import DEFAULT_POOL_SIZE
+
+    sizes = by["mc_presets"]["extra"]["pool_size"]
+    assert set(sizes) == set(by["mc_presets"]["extra"]["ms_per_hand"]) and min(sizes.values()) > 0
+    small = sorted(n for n, v in sizes.items() if v < DEFAULT_POOL_SIZE)
+    said = by["mc_presets"]["description"]
+    assert (f"for {', '.join(small)} (smaller than the default" in said) == bool(small)
     eval5 = next(r for r in d["measurements"] if r["name"] == "eval5")
     assert eval5["target"] == "≥ 80 M/s" and eval5["items"] == 1_000_000
     assert d["machine"]["numba_threads"] >= 1

@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 from solver import SolveOptions, solve
 from solver.engine.errors import InputError
 from solver.engine.options import DEFAULT_SAMPLES, DEFAULT_TOP, MAX_SAMPLES
-from solver.engine.table_shape import MAX_PLAYERS
+from solver.engine.table_shape import TABLE_MAX_PLAYERS
 from tests.helpers import capsa
 
 HAND = "As Ks Qs Js Ts 9h 9d 9c 2s 3d 4c 5h 7d"
@@ -24,7 +24,7 @@ runner = CliRunner()
 @pytest.mark.parametrize(
     ("field", "bad"),
     [
-        ("players", MAX_PLAYERS + 1),
+        ("players", TABLE_MAX_PLAYERS + 1),  # up to 6: the ruleset's deck decides
         ("players", 1),
         ("samples", 0),
         ("samples", MAX_SAMPLES + 1),

@@ -415,7 +415,9 @@ def test_solve_validates_its_input():
         solve("As Ks Qs Js Ts 9s 8s 7s 6s 5s 4s 3s")
     with pytest.raises(ValueError, match="policy must be one of"):
         solve(SPECIAL_HANDS["junk"], policy="best")
-    with pytest.raises(ValueError, match="players must be from 2 to 4, got 5"):
+    with pytest.raises(ValueError, match="players must be from 2 to 6, got 7"):
+        solve(SPECIAL_HANDS["junk"], players=7)
+    with pytest.raises(ValueError, match='players = 5 needs a bigger deck than extra_suits = ""'):
         solve(SPECIAL_HANDS["junk"], players=5)
     with pytest.raises(InputError, match="samples must be from 1 to 1,000,000"):
         solve(SPECIAL_HANDS["junk"], samples=100_000_000_000)

@@ -270,10 +270,13 @@ def test_every_player_check_takes_the_bounds_from_the_module():
     for n in (MIN_PLAYERS - 1, TABLE_MAX_PLAYERS + 1):
         with pytest.raises(RulesError, match=f"from {MIN_PLAYERS} to {TABLE_MAX_PLAYERS}"):
             check_players(n)
-    for n in (MIN_PLAYERS - 1, MAX_PLAYERS + 1):
-        bound = f"players must be from {MIN_PLAYERS} to {MAX_PLAYERS},"
+    # a solve asks up to the biggest deck's players too: the ruleset's deck decides
+    assert SolveOptions(players=TABLE_MAX_PLAYERS).check().players == TABLE_MAX_PLAYERS
+    for n in (MIN_PLAYERS - 1, TABLE_MAX_PLAYERS + 1):
+        bound = f"players must be from {MIN_PLAYERS} to {TABLE_MAX_PLAYERS},"
         with pytest.raises(InputError, match=bound):
             SolveOptions(players=n).check()
+    for n in (MIN_PLAYERS - 1, MAX_PLAYERS + 1):
         with pytest.raises(InputError, match=f"{MIN_PLAYERS} to {MAX_PLAYERS} players"):
             settle_table(["As Ks Qs | 9h 9d 9c 3d 2s | Js Ts 7d 5h 4c"] * n)
     assert check_min_opponents(MAX_OPPONENTS) == MAX_OPPONENTS
@@ -288,7 +291,8 @@ def test_the_cli_players_bounds_are_the_modules():
     command = typer.main.get_command(cli_app)
     for name in ("solve", "batch", "strength", "duel"):
         (players,) = [p for p in command.commands[name].params if p.name == "players"]
-        assert (players.type.min, players.type.max) == (MIN_PLAYERS, MAX_PLAYERS), name
+        most = TABLE_MAX_PLAYERS if name == "solve" else MAX_PLAYERS  # solve seats 5 and 6
+        assert (players.type.min, players.type.max) == (MIN_PLAYERS, most), name
 
 
 def test_the_web_api_gives_the_shape_and_bounds_the_opponents():

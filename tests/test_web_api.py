@@ -376,7 +376,7 @@ def test_bad_values_are_422_with_the_cli_message(client, tmp_path, body, args):
 @pytest.mark.parametrize(
     ("body", "message"),
     [
-        ({"hand": HAND, "players": 5}, "players must be from 2 to 4, got 5"),
+        ({"hand": HAND, "players": 7}, "players must be from 2 to 6, got 7"),
         ({"hand": HAND, "players": "four"}, "players must be a whole number, got 'four'"),
         ({"hand": HAND, "samples": 0}, "samples must be from 1 to 1,000,000, got 0"),
         ({"hand": HAND, "seed": -2}, "seed must be at least 0, got -2"),

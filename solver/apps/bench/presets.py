@@ -41,8 +41,8 @@ def mc_presets(
     the same machine). Targets: at most ``MC_POOL_MS`` a hand under every preset, home
     run included, and each preset within ``PRESET_RATIO`` times chinese-1-6's median.
     Uses each preset's cached pool, else builds a temporary one of ``pool_size`` hands
-    (``BENCH_POOL_SIZE``). ``extra``: each preset's ms a hand and ratio, and how many of
-    its hands drew their opponents from its pool (``pooled_hands``; the others dealt)."""
+    (``BENCH_POOL_SIZE``). ``extra``: each preset's ms a hand and ratio, its pool's size
+    and how many of its hands drew their opponents from it (``pooled_hands``)."""
     from solver.engine.compiled import compile_rules
     from solver.engine.rules import PRESETS
     from solver.strategy.solving.solve import solve
@@ -72,8 +72,7 @@ def mc_presets(
                 solve_all(n)
                 times[n].append(time.perf_counter() - t0)
 
-        t0 = time.perf_counter()
-        # kernels compiled or loaded, the pools checked; how many hands drew from them
+        t0 = time.perf_counter()  # kernels compiled or loaded; how many drew from a pool:
         pooled = {n: solve_all(n) for n in names}
         first = time.perf_counter() - t0
         (runner or default_runner)(one_round, rounds)
@@ -84,15 +83,16 @@ def mc_presets(
     ratio = {n: v / per_hand[BASE_PRESET] for n, v in per_hand.items()}
     worst = max(per_hand.values())  # every preset within both targets: the slowest is
     target_rate = max(1 / MC_POOL_MS, 1 / (PRESET_RATIO * per_hand[BASE_PRESET]))
+    sizes = {n: int(pool.size) for n, (_, pool) in pools.items()}
     extra: dict[str, Any] = {"ms_per_hand": {n: v * 1e3 for n, v in per_hand.items()},
                              "ratio": ratio, "samples": opponents, "players": players,
-                             "pooled_hands": pooled}  # fmt: skip
+                             "pooled_hands": pooled, "pool_size": sizes}  # fmt: skip
     return Result(
         name="mc_presets",
         description=(
             f"Monte Carlo solve from each preset's opponent pool, {opponents:,} opponent "
             f"hands ({players} players), {hands} hands a preset, one core, every preset in "
-            "each round (the slowest preset's time)"
+            f"each round (the slowest preset's time){_pool_note(sizes)}"
         ),
         items=hands,
         unit="hand",
@@ -106,6 +106,21 @@ def mc_presets(
         target_rate=target_rate,
         ok=1 / worst >= target_rate,
         extra=extra,
+    )
+
+
+def _pool_note(sizes: dict[str, int]) -> str:
+    """What the description adds when a preset's pool is smaller than the default: a
+    home-run preset draws whole tables, and a smaller pool finds fewer partners, so it
+    deals (and sets) more seats and measures slower than with ``capsa pool``'s."""
+    from solver.engine.options import DEFAULT_POOL_SIZE
+
+    small = sorted(n for n, size in sizes.items() if size < DEFAULT_POOL_SIZE)
+    if not small:
+        return ""
+    return (
+        f"; pools of {min(sizes[n] for n in small):,} hands for {', '.join(small)} (smaller "
+        f"than the default {DEFAULT_POOL_SIZE:,}: home-run presets measure slower)"
     )
 
 

@@ -308,17 +308,10 @@ def solve(
     """
     from evaluator._jit import compiling
 
-    if options is None:
-        unknown = sorted(set(keywords) - set(SOLVE_FIELDS))
-        if unknown:
-            raise TypeError(f"solve() got an unexpected keyword argument {unknown[0]!r}")
-        options = SolveOptions(**keywords)
-    elif keywords:
-        raise TypeError("solve() takes the options or keyword arguments, not both")
-    elif not isinstance(options, SolveOptions):
-        raise InputError(f"options must be SolveOptions, got {type(options).__name__}")
-    opts = options.check()
-    cr = _seated(rules, opts)
+    opts = _options(options, keywords).check()
+    given = rules.rules if isinstance(rules, CompiledRules) else load_rules(rules)
+    table = _seated(given, opts)  # more players than the deck deals: the preset's bigger table
+    cr = rules if isinstance(rules, CompiledRules) and table is given else compile_rules(table)
     if opts.seed is None and opts.mc:  # picked, and recorded: the answer can be repeated
         opts = opts.evolve(seed=secrets.randbelow(2**32))
     extra = cr.rules.extra_suits  # a deck with added suits: the hand as its faces
@@ -327,17 +320,28 @@ def solve(
         return _solve(h, cr, opts, stop)
 
 
-def _seated(rules: Rules | CompiledRules | str | None, opts: SolveOptions) -> CompiledRules:
-    """The compiled ruleset of the table the solve is asked for: at more players (the
-    ``players`` option, or the opponents given) than the ruleset's deck deals, the
-    bigger table its preset names (solver.engine.seating)."""
+def _options(options: SolveOptions | None, keywords: dict[str, Any]) -> SolveOptions:
+    """``solve``'s request: the options, or built from the keywords (not both)."""
+    if options is None:
+        unknown = sorted(set(keywords) - set(SOLVE_FIELDS))
+        if unknown:
+            raise TypeError(f"solve() got an unexpected keyword argument {unknown[0]!r}")
+        return SolveOptions(**keywords)
+    if keywords:
+        raise TypeError("solve() takes the options or keyword arguments, not both")
+    if not isinstance(options, SolveOptions):
+        raise InputError(f"options must be SolveOptions, got {type(options).__name__}")
+    return options
+
+
+def _seated(rules: Rules, opts: SolveOptions) -> Rules:
+    """The ruleset of the table the solve is asked for: at more players (the ``players``
+    option, or the opponents given) than the ruleset's deck deals, the bigger table its
+    preset names (solver.engine.seating; else a RulesError naming ``extra_suits``)."""
     from solver.engine.seating import seated
 
-    cr = rules if isinstance(rules, CompiledRules) else compile_rules(load_rules(rules))
     players = opts.players or (len(opts.against) + 1 if opts.against is not None else 0)
-    if players > cr.rules.deck.most_players():
-        cr = compile_rules(seated(cr.rules, players))
-    return cr
+    return seated(rules, players) if players > rules.deck.most_players() else rules
 
 
 #: The names of ``solve``'s keyword form: the fields of SolveOptions.
