@@ -36,13 +36,8 @@ def solve(
     rules: RulesOpt = None,
     players: Annotated[
         int | None,
-        typer.Option(
-            "--players",
-            "-p",
-            min=MIN_PLAYERS,
-            max=TABLE_MAX_PLAYERS,
-            help="Players at the table (5 and 6 need a deck with added suits).",
-        ),
+        typer.Option("--players", "-p", min=MIN_PLAYERS, max=TABLE_MAX_PLAYERS,
+                     help="Players at the table (5 and 6: a deck with added suits)."),  # fmt: skip
     ] = None,
     samples: SolveSamples = None,
     seed: Annotated[int | None, typer.Option("--seed", "-s", help="Random seed (mc).")] = None,
