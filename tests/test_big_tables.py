@@ -404,3 +404,46 @@ def test_the_rank_naturals_count_every_hand_of_the_deck(extra, cap):
         6: (220_495_674_290_430, 19_150_421_004, 617_760),
     }
     assert (total, held["six_of_a_kind"], held["two_fives_trips"]) == pinned[cap]
+
+
+def test_the_web_api_and_a_played_setting_at_a_five_player_table():
+    """POST /api/solve with the preset and four opponents' settings: the exact answer at
+    the seated table; a played setting holding both copies of a card is ranked against
+    the best (its value the oracle's at the whole table); one copy too many is refused,
+    and Monte Carlo at five is one line (422)."""
+    from starlette.testclient import TestClient
+
+    from solver.apps.web import create_app
+    from solver.engine.rules import PRESETS
+    from solver.engine.seating import seated
+
+    rules = seated(PRESETS["shisanshui"], 5)
+    rng = np.random.default_rng(17)
+    hands = deal("h", 5, rng)
+    mine = hands[0]
+    opps = [some_setting(h, rng, rules) for h in hands[1:]]
+    text = "\n".join(" | ".join(format_cards(r, "h") for r in o) for o in opps)
+    hand = format_cards(mine, "h")
+    played = some_setting(mine, rng, rules)
+    played_text = " | ".join(format_cards(r, "h") for r in played)
+    with TestClient(create_app()) as client:
+        body = {"hand": hand, "rules": "shisanshui", "against": text, "played": played_text}
+        answer = client.post("/api/solve", json=body)
+        assert answer.status_code == 200, answer.text
+        got = answer.json()
+        assert (got["rules"], got["players"], got["policy"]) == ("shisanshui-5", 5, "exact")
+        value, _, _ = ref.ref_best_setting(mine, opps, rules)
+        assert got["ev_play"] * 4 == pytest.approx(value)
+        want = ref.ref_settle_table([played, *opps], rules)[0]
+        assert got["played"]["ev"] * 4 == pytest.approx(want)
+        assert got["played"]["loss"] == pytest.approx(
+            got["ev_play"] - got["played"]["ev"], abs=1e-9
+        )
+        face = format_cards([mine[0]], "h")
+        bad = played_text.replace(format_cards([mine[1]], "h"), face, 1)
+        assert bad != played_text  # the two lowest cards are two faces (first copies)
+        refused = client.post("/api/solve", json={"hand": hand, "rules": "shisanshui",
+                                                  "against": text, "played": bad})  # fmt: skip
+        assert refused.status_code == 422 and "played" in refused.json()["error"]
+        mc = client.post("/api/solve", json={"hand": hand, "rules": "shisanshui", "players": 5})
+        assert mc.status_code == 422 and "not built yet: issue #31" in mc.json()["error"]
