@@ -559,6 +559,7 @@ async function loadRules() {
   const game = firstGame();
   if (game) sel.value = game;
   rulesChanged();
+  renderHistory();  // the answers' games by name, now that the rulesets are known
 }
 
 function storedGame() {
@@ -1013,6 +1014,10 @@ function historyEntry(x) {
   if (!x || typeof x !== "object" || Array.isArray(x)) return false;
   if (typeof x.hand !== "string" || typeof x.rules !== "string" || typeof x.link !== "string") return false;
   if (splitCards(x.hand).length !== 13) return false;
+  if (x.players !== undefined && !(Number.isInteger(x.players) && x.players >= 2 && x.players <= 6)) return false;
+  if (x.samples !== undefined && x.samples !== null && !Number.isFinite(x.samples)) return false;
+  if (x.opponents !== undefined && x.opponents !== null && typeof x.opponents !== "string") return false;
+  if (typeof x.policy !== "string") return false;
   if (x.played !== null && x.played !== undefined) {
     if (typeof x.played !== "object" || !Number.isFinite(Number(x.played.loss))) return false;
   } else if (adviceText(x.action) === undefined || !(x.ev === null || Number.isFinite(x.ev))) {
@@ -1043,6 +1048,7 @@ function remember(d, link, played = null) {
   const item = {
     hand: d.hand, rules: d.rules, policy: d.policy, seed: d.seed, action: d.action,
     ev: d.ev, link, played: played ? { action: played.action || "play", loss: played.loss } : null,
+    players: d.players, samples: d.samples, opponents: d.opponents || null,
   };
   const list = [item, ...loadHistory().filter((x) => x.link !== link)].slice(0, HISTORY_MAX);
   try { localStorage.setItem(HISTORY_KEY, JSON.stringify(list)); } catch (e) { /* full or off */ }
@@ -1057,10 +1063,21 @@ function renderHistory() {
     return;
   }
   ol.replaceChildren(...list.map((x) => h("li", {},
-    h("a", { href: x.link, class: "history-link", onclick: (e) => { e.preventDefault(); openLink(x.link); } },
-      shapeSort(splitCards(x.hand)).join(" ")),
-    " · ", x.rules, " · ",
-    x.played ? t("history.checked", { loss: num(Number(x.played.loss)) }) : `${adviceText(x.action)} ${fmtSigned(x.ev)}`)));
+    h("a", { href: x.link, class: "history-link", "aria-label": splitCards(x.hand).map(cardName).join(", "),
+      onclick: (e) => { e.preventDefault(); openLink(x.link); } }, cardsLine(x.hand)),
+    " ", h("span", { class: "history-table", text: historyTable(x) }), " · ",
+    h("strong", { text: x.played ? t("history.checked", { loss: num(Number(x.played.loss)) }) : `${adviceText(x.action)} ${fmtSigned(x.ev)}` }))));
+}
+
+// What an entry was asked, so that two answers for one hand can be told apart: the game,
+// the players, and how it was solved (policy, opponent hands, seed, opponents), as the
+// answer itself says it. An entry stored before these were kept shows what it has.
+function historyTable(x) {
+  const d = state.rulesets.get(x.rules);
+  const parts = [d ? (d.game || d.name) : x.rules];
+  if (Number.isInteger(x.players)) parts.push(tp("table.players", x.players));
+  if (x.policy !== "mc" || Number.isFinite(x.samples)) parts.push(describeHow(x));
+  return parts.join(" · ");
 }
 
 async function openLink(link) {
