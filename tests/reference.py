@@ -1254,7 +1254,17 @@ def ref_field_model_value(hand13: Sequence[int], keys, royalties, model, rules) 
        row) x P(lose all)); mode always: (multiplier - 1) x (own royalties - sum of fe) x
        (P(win all) + P(lose all)).
     5. The dealt cards' royalty is added as it is.
+
+    Where a royalty replaces the row's unit (``royalty_replaces_row``,
+    docs/rules.md#a-bonus-row-is-its-whole-value) a row's own royalty R adds R - 1 to
+    what the row wins (its unit is in the row's value already), in 2 and in 4 alike; the
+    tables' ``fo`` are already so.
     """
+    replaces = getattr(rules, "royalty_replaces_row", False)
+    royalties = [
+        float(x) - 1.0 if replaces and i < 3 and float(x) > 0 else float(x)
+        for i, x in enumerate(royalties)
+    ]
     ranks = [rank_of(c) for c in hand13]
     suits = [suit_of(c) for c in hand13]
     rank_counts = [ranks.count(q) for q in range(13)]

@@ -1,11 +1,11 @@
-"""Five and six players with added suits (issue #31): what plays there now, against the oracle.
+"""Five and six players with added suits (issue #31): play at those tables, against the oracle.
 
 A deck with added suits (docs/rules.md#added-suits) compiles on its copies scale; the
 settlement of whole tables of 5 and 6 (the home run over 4 and 5 opponents), the
 naturals and exact solves against given opponents (``--against``) play it, with a hand
-holding both copies of a card. Each is checked against tests/reference.py, which plays
-these decks on its own (ids with copies, five of a kind, whole tables). The field, Monte
-Carlo, batch and the rest refuse such a table in one line naming issue #31.
+holding both copies of a card; so do the field (its own tables for each deck) and Monte
+Carlo, which deals the deck's own cards. Each is checked against tests/reference.py,
+which plays these decks on its own (ids with copies, five of a kind, whole tables).
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 from evaluator import CardParseError, format_cards
+from evaluator.cards import copies_of
 from solver import settle_table, solve
 from solver.engine.compiled import compile_rules
 from solver.engine.errors import RulesError
@@ -27,6 +28,8 @@ from tests import reference as ref
 
 #: (extra_suits, players): the apps' decks for five and six.
 TABLES = [("h", 5), ("hc", 6)]
+#: Five aces (both copies of the ace of hearts), four kings: no natural, a home run at times.
+STRONG = "Ah Ah Ad Ac As Kh Kd Kc Ks Qs Qd Jc 2c"
 
 
 def big_rules(extra: str, players: int, **over):
@@ -173,15 +176,90 @@ def test_naturals_count_copies_as_the_oracle_counts_them():
         assert (got[2] if got else None) == (want[0] if want else None), text
 
 
-@pytest.mark.parametrize(("extra", "players"), [("h", 4), *TABLES])
-def test_the_field_and_monte_carlo_refuse_the_table_naming_the_issue(extra, players):
+@pytest.mark.parametrize(("extra", "players"), TABLES)
+def test_monte_carlo_at_five_and_six_equals_the_oracle_deal_by_deal(extra, players):
+    """solve's Monte Carlo at a table of 5 and 6: the opponents are dealt from the cards
+    the hand leaves (each face no more often than the deck holds it, both copies of a
+    card among them), set by the field tables of the deck, their naturals declared, and
+    every candidate's value at every deal is the oracle's whole-table settlement (the
+    home run over 4 and 5 opponents included)."""
+    from solver.engine.setting_cards import hand_faces
+    from solver.strategy.field_model.policy import set_sorted_hands, settings_of
+    from solver.strategy.field_model.trained import get_field
+    from solver.strategy.hands.deal import deal_hands
+    from solver.strategy.hands.splits import candidates, split_cards
+    from solver.strategy.solving.scoring import deal_opponents, score_against
+
     rules = big_rules(extra, players)
-    hand = "Ah Ah Kh Qh Jh 9c 9d 9s 2c 3d 4s 5c 7d"
-    for policy in ("mc", "field", "greedy"):
-        with pytest.raises(RulesError) as err:
-            solve(hand, rules, policy=policy)
-        text = str(err.value)
-        assert "\n" not in text and "not built yet: issue #31" in text and "--against" in text
+    cr = compile_rules(rules)
+    n_opp, deals = players - 1, 8
+    copies = np.array(cr.rules.deck.face_copies())
+    hand = hand_faces(STRONG, extra)  # both copies of a card; it scoops every seat at times
+    cands = candidates(hand, cr)
+    opp = deal_opponents(hand, cr, n_opp, deals, seed=players)
+    scores = score_against(cands, cr, opp)
+    hands = deal_hands(np.random.default_rng(players), deals, n_opp, exclude=hand,
+                       deck=cr.rules.deck).reshape(deals * n_opp, 13)  # fmt: skip
+    doubled = 0
+    for d in range(deals):
+        counts = np.bincount(np.concatenate([hand, *hands[d * n_opp : (d + 1) * n_opp]]))
+        assert counts.sum() == 13 * players and (counts <= copies[: len(counts)]).all()
+        doubled += int((counts[: len(counts)] == 2).sum())
+    assert doubled > 0
+    split, _, _, _ = set_sorted_hands(hands, cr, "field", get_field(cr))
+    settings = settings_of(hands, split)
+    def as_ids(faces) -> list[int]:  # the oracle's ids: a face's second appearance, its copy
+        return copies_of([int(x) for x in faces], extra)
+
+    homeruns = 0
+    for c in range(len(cands)):
+        m = as_ids(np.concatenate(split_cards(hand, cands.split[c])))
+        mine = (tuple(m[:3]), tuple(m[3:8]), tuple(m[8:]))
+        for d in range(deals):
+            table = []
+            for j in range(d * n_opp, (d + 1) * n_opp):
+                nat = ref.ref_best_natural(as_ids(hands[j]), rules)
+                assert (opp.nat[j] >= 0) == (nat is not None)
+                s = as_ids(settings[j])
+                table.append(ref.ref_declare(nat) if nat else (s[:3], s[3:8], s[8:]))
+            players_at = [mine, *table]
+            entries = [ref._table_entry(p, rules) for p in players_at]
+            homeruns += ref._home_run_player(entries, rules) is not None
+            units = ref.ref_table_units(players_at, rules)[0][1:]
+            assert scores.per_unit[c, d] * n_opp == pytest.approx(sum(units), abs=1e-9)
+    assert homeruns > 0  # the home run over every opponent is among the tables checked
+
+
+@pytest.mark.parametrize(("extra", "players"), TABLES)
+def test_the_field_sets_hands_of_the_bigger_deck_legally(extra, players):
+    """The field of the deck (its own tables: five of a kind, flushes with pairs, the
+    card-removal shift counting up to six of a rank) sets every hand of it legally, with
+    its own cards, and values a setting as the oracle's model value does."""
+    from solver.strategy.field_model.field import field_values
+    from solver.strategy.field_model.policy import set_sorted_hands, settings_of
+    from solver.strategy.field_model.trained import get_field
+    from solver.strategy.hands.deal import random_hands
+    from solver.strategy.hands.splits import candidates
+
+    rules = big_rules(extra, players)
+    cr = compile_rules(rules)
+    field = get_field(cr)
+    assert field.rank.shape[2] == cr.rules.deck.of_a_rank + 1
+    hands = random_hands(np.random.default_rng(3), 300, cr.rules.deck)
+    assert any(len(set(h.tolist())) < 13 for h in hands)
+    split, _, _, _ = set_sorted_hands(hands, cr, "field", field)
+    settings = settings_of(hands, split)
+    for h, s in zip(hands, settings, strict=True):
+        assert sorted(s.tolist()) == h.tolist()
+        ids = copies_of(s.tolist(), extra)  # the oracle's ids: the copies told apart
+        assert ref.ref_is_legal(ids[:3], ids[3:8], ids[8:], rules.wheel, rules.suit_order)
+    for h in hands[:4]:
+        cands = candidates(h, cr)
+        vals, _ = field_values(cands.keys, cands.roy, h, cr, field)
+        for i in range(0, len(cands), max(1, len(cands) // 4)):
+            ids = copies_of(h.tolist(), extra)
+            want = ref.ref_field_model_value(ids, cands.keys[i], cands.roy[i], field, rules)
+            assert vals[i] == pytest.approx(want, abs=1e-9)
 
 
 def test_capsa_solve_against_four_opponents_at_a_five_player_table(tmp_path):
@@ -209,10 +287,11 @@ def test_capsa_solve_against_four_opponents_at_a_five_player_table(tmp_path):
     assert answer["players"] == 5 and answer["policy"] == "exact"
     rows = " ".join(answer[r] for r in ("front", "middle", "back")).split()
     assert sorted(rows) == sorted(hand.split())
-    refused = subprocess.run(args[:7], capture_output=True, text=True, timeout=300)
+    refused = subprocess.run([*args[:5], "--rules", "mau-binh", "--players", "5"],
+                             capture_output=True, text=True, timeout=300)  # fmt: skip
     assert refused.returncode == 2
     lines = refused.stderr.strip().splitlines()
-    assert "not built yet: issue #31" in lines[-1]
+    assert len(lines) == 1 and "set extra_suits" in lines[0]
 
 
 @pytest.mark.parametrize(("extra", "players"), TABLES)
@@ -409,8 +488,8 @@ def test_the_rank_naturals_count_every_hand_of_the_deck(extra, cap):
 def test_the_web_api_and_a_played_setting_at_a_five_player_table():
     """POST /api/solve with the preset and four opponents' settings: the exact answer at
     the seated table; a played setting holding both copies of a card is ranked against
-    the best (its value the oracle's at the whole table); one copy too many is refused,
-    and Monte Carlo at five is one line (422)."""
+    the best (its value the oracle's at the whole table); one copy too many is refused;
+    Monte Carlo and the field solve at five, with the hand's own cards."""
     from starlette.testclient import TestClient
 
     from solver.apps.web import create_app
@@ -445,5 +524,12 @@ def test_the_web_api_and_a_played_setting_at_a_five_player_table():
         refused = client.post("/api/solve", json={"hand": hand, "rules": "shisanshui",
                                                   "against": text, "played": bad})  # fmt: skip
         assert refused.status_code == 422 and "played" in refused.json()["error"]
-        mc = client.post("/api/solve", json={"hand": hand, "rules": "shisanshui", "players": 5})
-        assert mc.status_code == 422 and "not built yet: issue #31" in mc.json()["error"]
+        for policy in ("mc", "field"):  # the deck's own field, Monte Carlo dealing its cards
+            body = {"hand": hand, "rules": "shisanshui", "players": 5, "policy": policy,
+                    "samples": 400, "seed": 3}  # fmt: skip
+            got = client.post("/api/solve", json=body)
+            assert got.status_code == 200, got.text
+            one = got.json()
+            assert (one["rules"], one["players"], one["policy"]) == ("shisanshui-5", 5, policy)
+            rows = " ".join(one[r] for r in ("front", "middle", "back")).split()
+            assert sorted(rows) == sorted(hand.split())

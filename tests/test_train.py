@@ -4,6 +4,7 @@ the trained model's value against Monte Carlo settlement."""
 from __future__ import annotations
 
 import itertools
+from dataclasses import replace
 from math import comb
 
 import numpy as np
@@ -12,6 +13,7 @@ import pytest
 from solver.engine.compiled import compile_rules
 from solver.engine.layout import NKEY
 from solver.engine.rules import load_rules
+from solver.engine.table_shape import DECKS
 from solver.strategy.field_model import field as FT
 from solver.strategy.field_model import train as T
 from solver.strategy.field_model import trained as TR
@@ -21,43 +23,47 @@ from solver.strategy.hands.splits import Candidates, candidates
 from solver.strategy.solving.scoring import deal_opponents, score_against
 
 
-def test_field_stats_are_the_direct_counts():
+@pytest.mark.parametrize("extra", ["", "h", "hc"])
+def test_field_stats_are_the_direct_counts(extra):
     """``_field_stats``: each hand adds the round's weight at its rows' keys, and for every
-    rank (suit) and count n the probability that 13 of the other 39 cards hold n of that
-    rank (suit), counted here the slow way (hands with a natural left out)."""
-    from solver.strategy import _kernels as K
-
+    rank (suit) and count n the probability that 13 of the cards the hand does not hold
+    (39 of 52; 52 of 65, 65 of 78 with added suits, where a rank has 5 or 6 cards and a
+    suit dealt twice 26) hold n of that rank (suit), counted here the slow way from the
+    cards themselves (hands with a natural left out)."""
+    deck = DECKS[extra]
     rng = np.random.default_rng(3)
-    hands = random_hands(rng, 40)
-    keys = rng.integers(0, NKEY, (40, 3))
+    hands = random_hands(rng, 40, deck)
+    nkey = compile_rules(replace(load_rules("chinese-1-6"), extra_suits=extra)).nkey
+    keys = rng.integers(0, nkey, (40, 3))
     natural = np.where(rng.random(40) < 0.2, 1, -1)
-    stats = T.FieldStats()
-    K._field_stats(hands, keys, natural, 2.5, T.hypergeometric(), stats.dist, stats.rank,
-                   stats.suit)  # fmt: skip
-    dist = np.zeros((3, NKEY))
-    rank = np.zeros((3, 13, 5, NKEY))
-    suit = np.zeros((3, 14, NKEY))
+    stats = T.FieldStats(nkey, deck)
+    stats.add(hands, keys, natural, 2.5)
+    dist = np.zeros((3, nkey))
+    rank = np.zeros((3, 13, deck.of_a_rank + 1, nkey))
+    suit = np.zeros((3, 14, nkey))
+    cards = [deck.face(c) for c in deck.cards()]  # every card of the deck, as its face
+    unseen = len(cards) - 13
     for hand, key, nat in zip(hands, keys, natural, strict=True):
         if nat >= 0:
             continue
-        held_rank = [sum(1 for c in hand if c >> 2 == q) for q in range(13)]
-        held_suit = [sum(1 for c in hand if c & 3 == s) for s in range(4)]
         for r in range(3):
             dist[r, key[r]] += 2.5
-            for q in range(13):
-                left = 4 - held_rank[q]  # of rank q among the other 39 cards
+            for q in range(13):  # of rank q among the cards the hand does not hold
+                left = sum(1 for c in cards if c // 4 == q) - sum(1 for c in hand if c // 4 == q)
                 for n in range(left + 1):
-                    p = comb(left, n) * comb(39 - left, 13 - n) / comb(39, 13)
+                    p = comb(left, n) * comb(unseen - left, 13 - n) / comb(unseen, 13)
                     rank[r, q, n, key[r]] += 2.5 * p
             for s in range(4):
-                left = 13 - held_suit[s]
-                for n in range(left + 1):
-                    p = comb(left, n) * comb(39 - left, 13 - n) / comb(39, 13)
+                left = sum(1 for c in cards if c % 4 == s) - sum(1 for c in hand if c % 4 == s)
+                for n in range(min(left, 13) + 1):
+                    p = comb(left, n) * comb(unseen - left, 13 - n) / comb(unseen, 13)
                     suit[r, n, key[r]] += 2.5 * p / 4
     assert np.array_equal(stats.dist, dist)
     assert np.allclose(stats.rank, rank, rtol=1e-12, atol=1e-15)
     assert np.allclose(stats.suit, suit, rtol=1e-12, atol=1e-15)
-    assert np.allclose(T.hypergeometric().sum(axis=1), 1.0)
+    assert np.allclose(T.hypergeometric(deck).sum(axis=1), 1.0)
+    if extra:  # some hand holds a face twice: the deck's copies are dealt
+        assert any(len(set(h.tolist())) < 13 for h in hands)
 
 
 def test_shift_knots_are_the_conditional_minus_the_base_probability():

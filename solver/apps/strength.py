@@ -157,14 +157,17 @@ def compare_policies(
     tables = dict(tables or {})
     _check(n_hands, policies, eval_deals, extra=tables)
     from solver.engine.compiled import CompiledRules, compile_rules
+    from solver.engine.seating import seated
     from solver.strategy.field_model.train import ensure_field
     from solver.strategy.hands.deal import random_hands
     from solver.strategy.opposition.opponents import describe, resolve_opponents
 
-    cr = rules if isinstance(rules, CompiledRules) else compile_rules(load_rules(rules))
-    ensure_field(cr)  # the opponents are set with them, and mc's
     opts = (options or SolveOptions()).check()
-    players = opts.players or cr.rules.players
+    given = rules.rules if isinstance(rules, CompiledRules) else load_rules(rules)
+    players = opts.players or given.players
+    table = seated(given, players)  # more players than 52 cards deal: the preset's table
+    cr = rules if isinstance(rules, CompiledRules) and table is given else compile_rules(table)
+    ensure_field(cr)  # the opponents are set with them, and mc's
     samples = opts.samples or DEFAULT_SAMPLES
     opts = opts.evolve(players=players, samples=samples, top=0)
     opponents = opts.opponents
@@ -178,12 +181,12 @@ def compare_policies(
     pairs = _pairs(policies)
     differ = dict.fromkeys((f"{a}-{b}" for a, b in pairs), 0)
     for h in range(n_hands):
-        hand = random_hands(rng, 1)[0]
+        hand = random_hands(rng, 1, cr.rules.deck)[0]
         values[:, h], settings = _play_hand(hand, cr, opts, policies, eval_deals, tables, rng,
                                             (models, assumed))  # fmt: skip
         for a, b in pairs:
             sa, sb = settings[policies.index(a)], settings[policies.index(b)]
-            if any(set(sa[r].split()) != set(sb[r].split()) for r in (0, 1)):
+            if any(sorted(sa[r].split()) != sorted(sb[r].split()) for r in (0, 1)):
                 differ[f"{a}-{b}"] += 1
         if progress:
             progress(h + 1, n_hands)
@@ -210,7 +213,7 @@ def _play_hand(
     (units per opponent; a declared natural or a surrender at its own value). ``opts``:
     each solve's options (players, samples, pool, opponents); ``at_table``: the models
     the fresh opponents are set by, and the model each mc policy assumes."""
-    from evaluator import parse_cards
+    from solver.engine.setting_cards import parse_setting
     from solver.engine.settlement import natural_of
     from solver.strategy.field_model.trained import field_override
     from solver.strategy.hands.splits import Candidates, split_of
@@ -232,7 +235,9 @@ def _play_hand(
         with field_override(cr, tables[p]) if p in tables else contextlib.nullcontext():
             sols.append(solve(hand, cr, one))
     settings = [(sol.front, sol.middle, sol.back) for sol in sols]
-    split = [split_of(hand, *(parse_cards(r) for r in st)) for st in settings]
+    extra = cr.rules.extra_suits  # each setting's faces (a copy written twice)
+    rows = [np.split(parse_setting(st, extra_suits=extra), [3, 8]) for st in settings]
+    split = [split_of(hand, *r) for r in rows]
     none = (np.empty((0, 3), np.int32), np.empty((0, 3), np.int64), np.empty((0, 4)))
     scores = score_against(Candidates(hand, *none, 0, False).with_split(np.array(split), cr),
                            cr, opp)  # fmt: skip

@@ -40,7 +40,6 @@ from solver.engine.layout import (
     SCORING_CODES,
 )
 from solver.engine.rules import Rules
-from solver.engine.table_shape import MAX_PLAYERS, STANDARD_DECK
 
 # Royalty hand of each evaluator category (a royal flush is looked up apart; five of a
 # kind is on the copies scale only, docs/rules.md#added-suits).
@@ -97,6 +96,12 @@ class CompiledRules:
     def params(self) -> np.ndarray:
         return self.arrays.params
 
+    @property
+    def nkey(self) -> int:
+        """Row keys on the deck's scale (``strength' * 4 + suit component``): 31,668 on
+        52 cards, 46,592 with copies; the field tables' length."""
+        return len(self.arrays.remap) * 4
+
     def home_run_at(self, n_opp: int) -> bool:
         """Whether the home run can happen at a table of ``n_opp`` opponents (the test the
         Monte Carlo kernel makes): a solve then needs whole tables
@@ -106,7 +111,7 @@ class CompiledRules:
 
     @functools.cached_property
     def royalty_by_key(self) -> np.ndarray:
-        """float64[3, NKEY]: a row's royalty by row key (royalty depends on strength only)."""
+        """float64[3, nkey]: a row's royalty by row key (royalty depends on strength only)."""
         n = len(self.arrays.remap)
         inv = np.empty(n, np.int64)
         inv[self.arrays.remap.astype(np.int64)] = np.arange(n)
@@ -224,7 +229,7 @@ def compile_rules(rules: Rules | CompiledRules) -> CompiledRules:
     """The compiled ruleset (cached per ``Rules``); a ``CompiledRules`` is returned as it
     is. A preset's name or a file is read first, once, by ``rules.load_rules``:
     ``compile_rules(load_rules(name))``; anything else is a TypeError. A deck with added
-    suits compiles on its copies scale; what plays it is in :func:`check_playable`."""
+    suits compiles on its copies scale (the opponent pool: :func:`check_pooled`)."""
     if isinstance(rules, CompiledRules):
         return rules
     if not isinstance(rules, Rules):
@@ -235,24 +240,14 @@ def compile_rules(rules: Rules | CompiledRules) -> CompiledRules:
     return _compile(rules)
 
 
-def beyond_standard(rules: Rules) -> bool:
-    """Whether the table is bigger than the 52-card deck's: added suits, or more than
-    ``MAX_PLAYERS`` players."""
-    return rules.deck != STANDARD_DECK or rules.players > MAX_PLAYERS
-
-
-def check_playable(cr: CompiledRules, what: str, players: int | None = None) -> None:
-    """RulesError, one line, when ``what`` (``"the field"``, ``"Monte Carlo"``, a command)
-    is asked of a table it is not built for yet: a deck with added suits or more than
-    ``MAX_PLAYERS`` players (``players``: the table's, default the ruleset's). There the
-    settlement, naturals and exact solves against given opponents (``--against``) play;
-    the field tables, Monte Carlo, the opponent pool, batch, duel, strength and training
-    wait for issue #31 (docs/rules.md#added-suits)."""
-    r = cr.rules
-    n = r.players if players is None else players
-    if r.deck != STANDARD_DECK or n > MAX_PLAYERS:
+def check_pooled(cr: CompiledRules, what: str = "the opponent pool") -> None:
+    """RulesError, one line, when ``what`` (the opponent pool, or a command that builds
+    one) is asked of a deck whose card ids do not fit one card mask (added suits,
+    ``Deck.fits_mask``): Monte Carlo deals its opponents there
+    (docs/rules.md#added-suits)."""
+    deck = cr.rules.deck
+    if not deck.fits_mask:
         raise RulesError(
-            f'{what} at {n} players with extra_suits = "{r.extra_suits}" '
-            f"({r.deck.size} cards) is not built yet: issue #31 (on this deck capsa solves "
-            "exactly against given opponents: --against)"
+            f'{what} with extra_suits = "{deck.extra_letters}" ({deck.size} cards) is not '
+            "built yet: Monte Carlo deals the opponents at such a table (--no-pool)"
         )

@@ -412,7 +412,7 @@ def find_naturals(hands: np.ndarray, cr: CompiledRules) -> tuple[np.ndarray, np.
     from solver.engine import _kernels as k
 
     _compiled(cr, "find_naturals")
-    arr = _id_rows(hands, "hand")
+    arr = _id_rows(hands, "hand", cr.rules.extra_suits)
     n = len(arr)
     ids = np.full(n, -1, np.int64)
     keys = np.zeros(n, np.int64)

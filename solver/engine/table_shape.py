@@ -5,9 +5,8 @@ Every other module reads these names instead of writing the numbers down
 card mask anywhere else, outside the kernels' documented places). The 52-card deck,
 ``STANDARD_DECK``, is the default; ``DECKS`` adds the decks of the ruleset key
 ``extra_suits`` (docs/rules.md#added-suits): ``"h"`` deals the hearts twice (65 cards),
-``"hc"`` the hearts and the clubs (78). Play (solve, batch, the page) is built for the
-standard deck and up to ``MAX_PLAYERS`` only; a ruleset may already name a bigger deck
-and up to ``TABLE_MAX_PLAYERS`` (issue #31; docs/architecture.md#the-tables-shape).
+``"hc"`` the hearts and the clubs (78). A ruleset with added suits seats up
+to ``TABLE_MAX_PLAYERS`` (docs/architecture.md#the-tables-shape).
 
 A card id is ``rank * suits + suit`` for the first copy of a card and ``ranks * suits``
 more for its second copy (``evaluator.cards``: rank 0 the deuce, 12 the ace; suit 0..3
@@ -107,6 +106,19 @@ class Deck:
         ]
         return [*range(self.faces), *second]
 
+    @property
+    def of_a_rank(self) -> int:
+        """Cards of one rank: 4, or 5 and 6 with one and two added suits."""
+        return self.suits + len(self.extra_suits)
+
+    def of_a_suit(self, suit: int) -> int:
+        """Cards of suit id ``suit``: 13, or 26 for a suit dealt twice."""
+        return self.ranks * self.copies_of(suit)
+
+    def face_copies(self) -> list[int]:
+        """How many copies of each face (card id ``0 .. faces - 1``) the deck holds."""
+        return [self.copies_of(f) for f in range(self.faces)]
+
     def face(self, card: int) -> int:
         """The card id of ``card``'s first copy: copies compare equal by their face."""
         return card % self.faces
@@ -149,9 +161,9 @@ def deck_of(extra_suits: str) -> Deck:
     return DECKS[extra_suits]
 
 
-#: Players at a table (docs/rules.md#table-size): the standard deck deals four hands,
-#: the bound of every play path; a ruleset may seat up to ``TABLE_MAX_PLAYERS`` (the
-#: biggest deck's hands), which play refuses until issue #31 builds it.
+#: Players at a table (docs/rules.md#table-size): the standard deck deals four hands; a
+#: ruleset may seat up to ``TABLE_MAX_PLAYERS`` (the biggest deck's hands) with added
+#: suits, and a preset seats five and six on them (solver.engine.seating).
 MIN_PLAYERS = 2
 MAX_PLAYERS = STANDARD_DECK.most_players()
 TABLE_MAX_PLAYERS = max(d.most_players() for d in DECKS.values())
@@ -160,9 +172,9 @@ MIN_OPPONENTS = MIN_PLAYERS - 1
 MAX_OPPONENTS = MAX_PLAYERS - 1
 
 
-def players_text() -> str:
-    """The bound as messages write it: ``"2 to 4"``."""
-    return f"{MIN_PLAYERS} to {MAX_PLAYERS}"
+def players_text(most: int = MAX_PLAYERS) -> str:
+    """The bound as messages write it: ``"2 to 4"`` (``most``: the largest)."""
+    return f"{MIN_PLAYERS} to {most}"
 
 
 def table_shape(deck: Deck = STANDARD_DECK) -> dict[str, object]:

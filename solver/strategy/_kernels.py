@@ -1073,19 +1073,22 @@ def _natural_values(nid, nkey, onat, onatkey, nat_units, out, params):
 
 
 @kernel
-def _field_stats(hands, keys, natural, weight, hyp, dist, rank, suit):
+def _field_stats(hands, keys, natural, weight, hyp, groups, dist, rank, suit):
     """Add what hands set by the field show to the training statistics.
 
-    hands uint8[n, 13] sorted, keys int64[n, 3] their row keys, natural int64[n] (>= 0:
-    the hand declares a natural and shows no rows: skipped), weight the round's weight,
-    hyp float64[14, 14]: hyp[a, n] the probability that 13 cards dealt from the 39 a
-    hand does not hold include n of a group of a cards (hypergeometric).
-    Adds, for each row r and its key: weight to dist float64[3, NKEY]; weight x
-    hyp[4 - c_q, n] to rank float64[3, 13, 5, NKEY] at [r, q, n, key] (c_q: the hand's
-    cards of rank q; another player's hand holds n of rank q with that probability); and
-    weight x hyp[13 - c_s, n] / 4 to suit float64[3, 14, NKEY] at [r, n, key] for each
-    suit s. So each hand counts towards the rows' distribution given what another
-    player holds, without dealing that player (Rao-Blackwellised).
+    hands uint8[n, 13] sorted faces, keys int64[n, 3] their row keys, natural int64[n]
+    (>= 0: the hand declares a natural and shows no rows: skipped), weight the round's
+    weight, hyp float64[g + 1, 14]: hyp[a, n] the probability that 13 cards dealt from
+    the cards a hand does not hold (39 of 52) include n of a group of a cards
+    (hypergeometric), groups int64[5]: the deck's cards of a rank (4; 5 or 6 with added
+    suits), then of each suit (13; 26 for a suit dealt twice).
+    Adds, for each row r and its key: weight to dist float64[3, nkey]; weight x
+    hyp[R - c_q, n] to rank float64[3, 13, R + 1, nkey] at [r, q, n, key] (R: groups[0],
+    c_q: the hand's cards of rank q; another player's hand holds n of rank q with that
+    probability); and weight x hyp[S_s - c_s, n] / 4 to suit float64[3, 14, nkey] at
+    [r, n, key] for each suit s (S_s: groups[1 + s]). So each hand counts towards the
+    rows' distribution given what another player holds, without dealing that player
+    (Rao-Blackwellised).
     """
     nr = np.zeros(13, np.int64)
     ns = np.zeros(4, np.int64)
@@ -1105,15 +1108,15 @@ def _field_stats(hands, keys, natural, weight, hyp, dist, rank, suit):
         dist[1, k1] += weight
         dist[2, k2] += weight
         for q in range(13):
-            a = 4 - nr[q]
-            for n in range(a + 1):
+            a = groups[0] - nr[q]
+            for n in range(min(a, 13) + 1):
                 w = weight * hyp[a, n]
                 rank[0, q, n, k0] += w
                 rank[1, q, n, k1] += w
                 rank[2, q, n, k2] += w
         for s in range(4):
-            a = 13 - ns[s]
-            for n in range(a + 1):
+            a = groups[1 + s] - ns[s]
+            for n in range(min(a, 13) + 1):
                 w = 0.25 * weight * hyp[a, n]
                 suit[0, n, k0] += w
                 suit[1, n, k1] += w

@@ -327,11 +327,12 @@ def _job(rules: Rules, solve: SolveOptions, run: BatchOptions, fmt: str) -> Job:
     """What every chunk's worker is given (the input's CSV layout comes later). The
     opponent models are checked here, once (one clear error before any worker starts);
     ``field`` everywhere is no model (today's run, its pool and run file)."""
-    from solver.engine.rule_values import check_deck
+    from solver.engine.seating import seated
     from solver.strategy.solving.scoring import check_stakes
 
     n_players = solve.players or rules.players
-    check_deck(rules.extra_suits, n_players)  # more players than the deck deals: one line
+    # more players than the deck deals: the preset's bigger table, else one line
+    rules = seated(rules, n_players)
     weights = check_stakes(solve.stakes, n_players - 1)
     opponents, digests = _opponents(solve.opponents, rules, solve.policy, n_players - 1)
     stakes = None if weights is None else tuple(weights.tolist())

@@ -16,7 +16,8 @@ from solver.engine.layout import MAX_DEALS
 from solver.engine.options import SolveOptions
 from solver.engine.progress import Progress
 from solver.engine.rules import Rules, load_rules
-from solver.engine.table_shape import MAX_PLAYERS, MIN_PLAYERS, players_text
+from solver.engine.seating import seated
+from solver.engine.table_shape import MIN_PLAYERS, TABLE_MAX_PLAYERS, players_text
 from solver.strategy.hands.deal import deal_hands
 
 __all__ = ["DuelResult", "duel", "score_duplicate"]
@@ -207,11 +208,17 @@ def duel(
         raise TypeError("duel() takes the table's options or their keywords, not both")
     table = table if table is not None else SolveOptions(**keywords)
     players, seed, opponents = table.players, table.seed, table.opponents
-    cr = rules if isinstance(rules, CompiledRules) else compile_rules(load_rules(rules))
+    given = rules.rules if isinstance(rules, CompiledRules) else load_rules(rules)
+    k = given.players if players is None else int(players)
+    if not MIN_PLAYERS <= k <= TABLE_MAX_PLAYERS:
+        raise DuelError(f"players must be {players_text(TABLE_MAX_PLAYERS)}, got {k}")
+    table_rules = seated(given, k)  # more players than 52 cards deal: the preset's table
+    cr = (
+        rules
+        if isinstance(rules, CompiledRules) and table_rules is given
+        else compile_rules(table_rules)
+    )
     r = cr.rules
-    k = r.players if players is None else int(players)
-    if not MIN_PLAYERS <= k <= MAX_PLAYERS:
-        raise DuelError(f"players must be {players_text()}, got {k}")
     if not 1 <= deals <= MAX_DEALS:
         raise DuelError(f"deals must be from 1 to {MAX_DEALS:,}, got {deals:,}")
     timeout = check_timeout(timeout)
@@ -226,7 +233,7 @@ def duel(
     mc = SolveOptions(players=k, top=0, opponents=opponents)
     sa = resolve(a, k, timeout, mc)
     sb = resolve(b, k, timeout, mc)
-    hands = deal_hands(np.random.default_rng(seed), deals, k)
+    hands = deal_hands(np.random.default_rng(seed), deals, k, deck=r.deck)
     flat = hands.reshape(deals * k, 13)
     set_a, secs_a = _play(sa, flat, cr, seed, progress)
     set_b, secs_b = _play(sb, flat, cr, seed, progress)

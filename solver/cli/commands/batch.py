@@ -18,7 +18,7 @@ from solver.cli.options import (
 )
 from solver.cli.output import consoles, count, duration, progress, rate
 from solver.engine.options import DEFAULT_SAMPLES, MAX_POOL_SIZE, MIN_POOL_SIZE, Policy
-from solver.engine.table_shape import MAX_PLAYERS, MIN_PLAYERS
+from solver.engine.table_shape import MIN_PLAYERS, TABLE_MAX_PLAYERS
 
 BatchStakes = stakes_option("Money per unit against each opponent, in order (as for solve).")
 FileArg = Annotated[
@@ -43,7 +43,7 @@ PlayersOpt = Annotated[
         "--players",
         "-p",
         min=MIN_PLAYERS,
-        max=MAX_PLAYERS,
+        max=TABLE_MAX_PLAYERS,
         help="Players (default: the ruleset's).",
     ),
 ]

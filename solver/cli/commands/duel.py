@@ -11,7 +11,7 @@ from rich.table import Table
 from solver.cli.options import OpponentsOpt, ResultFormat, RulesOpt
 from solver.cli.output import consoles, emit, progress, say, shown
 from solver.engine.options import MAX_DEALS
-from solver.engine.table_shape import MAX_PLAYERS, MIN_PLAYERS
+from solver.engine.table_shape import MIN_PLAYERS, TABLE_MAX_PLAYERS
 
 
 def duel(
@@ -36,7 +36,7 @@ def duel(
         typer.Option(
             "--players",
             min=MIN_PLAYERS,
-            max=MAX_PLAYERS,
+            max=TABLE_MAX_PLAYERS,
             help="Players at the table (default: the ruleset's).",
         ),
     ] = None,

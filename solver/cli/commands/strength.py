@@ -13,7 +13,7 @@ from rich.table import Table
 from solver.cli.options import NoPoolOpt, ResultFormat, RulesOpt
 from solver.cli.output import consoles, emit, progress, shown
 from solver.engine.options import DEFAULT_SAMPLES, MAX_DEALS, MAX_SAMPLES
-from solver.engine.table_shape import MAX_PLAYERS, MIN_PLAYERS
+from solver.engine.table_shape import MIN_PLAYERS, TABLE_MAX_PLAYERS
 
 
 def strength(
@@ -22,7 +22,7 @@ def strength(
     players: Annotated[
         int | None,
         typer.Option(
-            "--players", "-p", min=MIN_PLAYERS, max=MAX_PLAYERS, help="Players at the table."
+            "--players", "-p", min=MIN_PLAYERS, max=TABLE_MAX_PLAYERS, help="Players at the table."
         ),
     ] = None,
     hands: Annotated[

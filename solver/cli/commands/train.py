@@ -10,11 +10,18 @@ from rich.console import Console
 
 from solver.cli.options import ResultFormat, RulesOpt
 from solver.cli.output import clauses, consoles, emit, progress, say, shown
+from solver.engine.table_shape import MIN_PLAYERS, TABLE_MAX_PLAYERS
 
 
 def train(
     ctx: typer.Context,
     rules: RulesOpt = None,
+    players: Annotated[
+        int | None,
+        typer.Option("--players", "-p", min=MIN_PLAYERS, max=TABLE_MAX_PLAYERS,
+                     help="Train the table of this many players (5 and 6: the preset's "
+                     "deck with added suits)."),  # fmt: skip
+    ] = None,
     rounds: Annotated[int, typer.Option(min=1, help="Most rounds of self-play.")] = 30,
     hands: Annotated[int, typer.Option(min=100, help="Random hands set per round.")] = 20_000,
     seed: Annotated[int, typer.Option(help="Random seed (recorded in the tables).")] = 20261130,
@@ -57,7 +64,7 @@ def train(
 
     options = {"rounds": rounds, "hands_per_round": hands, "seed": seed, "tol": tol,
                "min_rounds": min_rounds}  # fmt: skip
-    cr, dest = prepare(rules, output, ship, **options)  # before minutes of training
+    cr, dest = prepare(rules, output, ship, players, **options)  # before minutes of training
     err = consoles(ctx).err
     what = f"[bold]training[/] {shown(cr.rules.name)}"
     with progress(err, what, total=rounds, unit="rounds") as bar:

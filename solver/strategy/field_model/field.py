@@ -36,8 +36,9 @@ from typing import NamedTuple
 import numpy as np
 
 from solver.engine.compiled import CompiledRules
-from solver.engine.layout import NKEY, ROWS
+from solver.engine.layout import ROWS
 from solver.engine.rules import Rules
+from solver.engine.table_shape import DECKS
 
 log = logging.getLogger("capsa")
 
@@ -53,9 +54,10 @@ class FieldModel(NamedTuple):
     """The field model as one kernel argument (C-contiguous float64 arrays); see
     solver.strategy._kernels (``_row_terms``, ``_hand_shift``, ``_model_value``)."""
 
-    fx: np.ndarray  # [3, NKEY, 4] P(win), P(tie), royalty an opponent collects, row utility
+    fx: np.ndarray  # [3, nkey, 4] P(win), P(tie), royalty an opponent collects, row utility
     fe: np.ndarray  # [3] an opponent's expected row royalty
-    rank: np.ndarray  # [3, 13, 5, K + 1] P(win) shift when holding n of rank q
+    rank: np.ndarray  # [3, 13, R + 1, K + 1] P(win) shift when holding n of rank q (R: the
+    #                  deck's cards of a rank, 4 or 5 and 6 with added suits)
     suit: np.ndarray  # [3, 14, K + 1] P(win) shift when holding n of one suit
     joint: np.ndarray  # [G + 1]^3 units the joint rows add ([1, 1, 1]: none)
     jslab: np.ndarray  # [G] largest ``joint`` node between the back midranks z/G, (z+1)/G
@@ -68,15 +70,15 @@ class FieldModel(NamedTuple):
 class FieldTables(NamedTuple):
     """Per-row field tables, indexed [row, key], the corrections, and the kernel model."""
 
-    fw: np.ndarray  # float64[3, NKEY] P(win the row)
-    ft: np.ndarray  # float64[3, NKEY] P(tie)
-    fo: np.ndarray  # float64[3, NKEY] royalty an opponent collects by beating this row
+    fw: np.ndarray  # float64[3, nkey] P(win the row)
+    ft: np.ndarray  # float64[3, nkey] P(tie)
+    fo: np.ndarray  # float64[3, nkey] royalty an opponent collects by beating this row
     fe: np.ndarray  # float64[3] an opponent's expected row royalty
-    fx: np.ndarray  # float64[3, NKEY, 4] fw, ft, fo and the row utility interleaved
+    fx: np.ndarray  # float64[3, nkey, 4] fw, ft, fo and the row utility interleaved
     #                 (fw/ft/fo are views of it; the utility is 0 but in a learned model)
-    dist: np.ndarray  # float64[3, NKEY] the opponent's row-key distribution (as stored)
+    dist: np.ndarray  # float64[3, nkey] the opponent's row-key distribution (as stored)
     meta: dict
-    rank: np.ndarray  # float64[3, 13, 5, K + 1] (stored) card-removal shift by rank count
+    rank: np.ndarray  # float64[3, 13, R + 1, K + 1] (stored) card-removal shift by rank count
     suit: np.ndarray  # float64[3, 14, K + 1] (stored) card-removal shift by suit count
     cop: np.ndarray  # float64[3, G + 1, G + 1, G + 1] (stored) E[s s s], P(win all),
     #                  P(lose all) corrections at the midrank nodes
@@ -138,7 +140,7 @@ def field_tables(
     """The field model from the opponents' row-key distribution (each row is normalised)
     and the two corrections (None: none). Every array is taken at float32 precision, as a
     table file keeps it (``dist`` as given, then normalised), so trained tables and the
-    same tables loaded from a file agree bit for bit. ``util`` float[3, NKEY] (a learned
+    same tables loaded from a file agree bit for bit. ``util`` float[3, nkey] (a learned
     opponent model's, solver.strategy.opposition.learn): units added to a setting's value for each
     row's key, kept beside the field's tables in ``fx[..., 3]`` (which the setting
     kernels add to each row's term, whatever the scoring, the scoop multiplier and the
@@ -163,9 +165,11 @@ def field_tables(
     fx[..., 0], fx[..., 1], fx[..., 2] = fw, ft, fo
     if util is not None:
         fx[..., 3] = _f32(util)
-    rank = np.zeros((3, 13, 5, 2)) if rank is None else _f32(rank)
+    of_a_rank = cr.rules.deck.of_a_rank + 1  # counts 0 .. R of a rank
+    rank = np.zeros((3, 13, of_a_rank, 2)) if rank is None else _f32(rank)
     suit = np.zeros((3, 14, rank.shape[3])) if suit is None else _f32(suit)
-    if rank.shape[:3] != (3, 13, 5) or rank.shape[3] < 2 or suit.shape != (3, 14, rank.shape[3]):
+    knots = rank.shape[3]
+    if rank.shape[:3] != (3, 13, of_a_rank) or knots < 2 or suit.shape != (3, 14, knots):
         raise ValueError(f"card-removal shapes {rank.shape}, {suit.shape} do not fit")
     none = np.zeros((1, 1, 1))
     joint, jw, jl = none, none, none
@@ -205,11 +209,13 @@ def field_tables(
 
 @functools.cache
 def empty_model() -> FieldModel:
-    """A field model with nothing in it (for greedy, which reads none)."""
+    """A field model with nothing in it (for greedy, which reads none; its rank shift
+    counts as many of a rank as any deck holds)."""
     z = _frozen(np.zeros((1, 1, 1)))
+    of_a_rank = max(d.of_a_rank for d in DECKS.values()) + 1
     return FieldModel(
         fx=_frozen(np.zeros((3, 1, 4))), fe=_frozen(np.zeros(3)),
-        rank=_frozen(np.zeros((3, 13, 5, 2))), suit=_frozen(np.zeros((3, 14, 2))),
+        rank=_frozen(np.zeros((3, 13, of_a_rank, 2))), suit=_frozen(np.zeros((3, 14, 2))),
         joint=z, jslab=_frozen(np.zeros(1)), jw=z, jl=z, jmax=_frozen(np.zeros(1)),
         util=_frozen(np.zeros(1)),
     )  # fmt: skip
@@ -268,8 +274,8 @@ def load_field_file(path: Path, cr: CompiledRules) -> FieldTables:
         meta = json.loads(str(z["meta"]))
         dist = z["dist"]
         extra = {name: z[name] for name in ("rank", "suit", "cop") if name in z.files}
-    if dist.shape != (3, NKEY):
-        raise ValueError(f"{path}: field table has shape {dist.shape}, expected (3, {NKEY})")
+    if dist.shape != (3, cr.nkey):
+        raise ValueError(f"{path}: field table has shape {dist.shape}, expected (3, {cr.nkey})")
     version = meta.get("version", 1)
     if not isinstance(version, int) or not 1 <= version <= FIELD_VERSION:
         raise ValueError(f"{path}: field table version {version!r}, this capsa reads 1 to "

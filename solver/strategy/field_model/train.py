@@ -32,12 +32,12 @@ from math import comb
 
 import numpy as np
 
-from solver.engine.compiled import CompiledRules, check_playable
+from solver.engine.compiled import CompiledRules
 from solver.engine.errors import InputError
 from solver.engine.inputs import quote, whole
-from solver.engine.layout import NKEY
 from solver.engine.progress import Progress
 from solver.engine.settlement import find_naturals
+from solver.engine.table_shape import HAND_SIZE, STANDARD_DECK, Deck
 from solver.strategy.field_model.field import (
     FIELD_VERSION,
     GRID,
@@ -67,44 +67,57 @@ class RoundReport:
     seconds: float
 
 
-def hypergeometric() -> np.ndarray:
-    """float64[14, 14]: [a, n] the probability that 13 cards dealt from 39 hold n of a
-    group of a cards among them."""
-    out = np.zeros((14, 14))
-    for a in range(14):
-        for n in range(a + 1):
-            out[a, n] = comb(a, n) * comb(39 - a, 13 - n) / comb(39, 13)
+def hypergeometric(deck: Deck = STANDARD_DECK) -> np.ndarray:
+    """float64[g + 1, 14]: [a, n] the probability that 13 cards dealt from the cards a
+    hand of ``deck`` does not hold (39 of 52) hold n of a group of a cards among them
+    (g: the deck's largest group, a suit: 13, or 26 for a suit dealt twice)."""
+    unseen = deck.size - HAND_SIZE
+    big = max(deck.of_a_suit(s) for s in range(deck.suits))
+    out = np.zeros((big + 1, HAND_SIZE + 1))
+    for a in range(big + 1):
+        for n in range(min(a, HAND_SIZE) + 1):
+            out[a, n] = comb(a, n) * comb(unseen - a, HAND_SIZE - n) / comb(unseen, HAND_SIZE)
     return out
 
 
 @dataclass
 class FieldStats:
-    """Weighted statistics of the rows hands showed (see ``_field_stats``)."""
+    """Weighted statistics of the rows hands of ``deck`` showed (see ``_field_stats``),
+    over ``nkey`` row keys."""
 
-    dist: np.ndarray = field(default_factory=lambda: np.zeros((3, NKEY)))
-    rank: np.ndarray = field(default_factory=lambda: np.zeros((3, 13, 5, NKEY)))
-    suit: np.ndarray = field(default_factory=lambda: np.zeros((3, 14, NKEY)))
+    nkey: int
+    deck: Deck = STANDARD_DECK
+    dist: np.ndarray = field(init=False)
+    rank: np.ndarray = field(init=False)
+    suit: np.ndarray = field(init=False)
     keys: list[np.ndarray] = field(default_factory=list)  # int32[m, 3] per round
     weights: list[float] = field(default_factory=list)
     hands: int = 0
 
+    def __post_init__(self) -> None:
+        deck = self.deck
+        self.dist = np.zeros((3, self.nkey))
+        self.rank = np.zeros((3, deck.ranks, deck.of_a_rank + 1, self.nkey))
+        self.suit = np.zeros((3, HAND_SIZE + 1, self.nkey))
+        self._hyp = hypergeometric(deck)
+        self._groups = np.array(
+            [deck.of_a_rank, *(deck.of_a_suit(s) for s in range(deck.suits))], np.int64
+        )
+
     def add(self, hands: np.ndarray, keys: np.ndarray, natural: np.ndarray, weight: float):
         from solver.strategy import _kernels as k
 
-        k._field_stats(hands, keys, natural, float(weight), _HYP, self.dist, self.rank,
-                       self.suit)  # fmt: skip
+        k._field_stats(hands, keys, natural, float(weight), self._hyp, self._groups,
+                       self.dist, self.rank, self.suit)  # fmt: skip
         self.keys.append(keys[natural < 0].astype(np.int32))
         self.weights.append(float(weight))
         self.hands += len(hands)
 
 
-_HYP = hypergeometric()
-
-
 def shift_knots(dist: np.ndarray, hist: np.ndarray, knots: int) -> np.ndarray:
     """The change of P(win) at ``knots + 1`` knots evenly spaced in the base P(win).
 
-    dist float64[3, NKEY] the rows' key distribution (any scale), hist float64[3, m, NKEY]
+    dist float64[3, nkey] the rows' key distribution (any scale), hist float64[3, m, nkey]
     m conditional distributions of the same keys (any scale; an empty one gives 0).
     Returns float64[3, m, knots + 1]: at each knot, the conditional P(key below) minus
     the base P(key below), interpolated linearly between the keys that occur.
@@ -127,7 +140,7 @@ def shift_knots(dist: np.ndarray, hist: np.ndarray, knots: int) -> np.ndarray:
 def joint_grids(dist: np.ndarray, keys: np.ndarray, weights: np.ndarray, grid: int) -> np.ndarray:
     """Joint-correction grids from the rows hands showed.
 
-    dist float64[3, NKEY] (any scale), keys int[m, 3] each hand's row keys, weights
+    dist float64[3, nkey] (any scale), keys int[m, 3] each hand's row keys, weights
     float64[m]. Each row is placed at its midrank U = P(key below) + P(key) / 2 under
     dist; at the nodes u = (i / grid, j / grid, k / grid) the result holds, for a setting
     whose rows sit at u against these hands (s = +1 a row won, -1 lost: U below or above
@@ -168,7 +181,8 @@ def model_from_stats(
     meta: dict | None = None,
 ) -> FieldTables:
     """The field model the statistics describe."""
-    rank = shift_knots(stats.dist, stats.rank.reshape(3, 65, NKEY), knots)
+    _, ranks, counts, nkey = stats.rank.shape
+    rank = shift_knots(stats.dist, stats.rank.reshape(3, ranks * counts, nkey), knots)
     suit = shift_knots(stats.dist, stats.suit, knots)
     keys = np.concatenate(stats.keys)
     weights = np.concatenate(
@@ -176,7 +190,7 @@ def model_from_stats(
     )
     cop = joint_grids(stats.dist, keys, weights, grid)
     dist = stats.dist / stats.dist.sum(axis=1, keepdims=True)
-    return field_tables(dist, cr, rank.reshape(3, 13, 5, knots + 1), suit, cop, meta)
+    return field_tables(dist, cr, rank.reshape(3, ranks, counts, knots + 1), suit, cop, meta)
 
 
 def table_change(old: np.ndarray, new: np.ndarray) -> float:
@@ -244,25 +258,25 @@ def train(
     """Train the field model for a compiled ruleset by self-play; deterministic for a
     seed. ``InputError`` for options it cannot run with (``check_train_options``).
     ``shape``: the model's knots and grid (default ``ModelShape()``)."""
-    check_playable(cr, "training")
     check_train_options(rounds, hands_per_round, seed, tol, min_rounds)
     knots, grid = (shape or ModelShape()).knots, (shape or ModelShape()).grid
     rng = np.random.default_rng(seed)
     t0 = time.perf_counter()
-    hands = random_hands(rng, hands_per_round)
-    start = FieldStats()
+    deck = cr.rules.deck
+    hands = random_hands(rng, hands_per_round, deck)
+    start = FieldStats(cr.nkey, deck)
     start.add(hands, *_show(cr, hands, "greedy", None), 1.0)
     tables = model_from_stats(start, cr, knots, grid)
     del start
     if progress:
         report = RoundReport(0, float("nan"), hands_per_round, time.perf_counter() - t0)
         progress(0, rounds, detail=report)
-    stats = FieldStats()
+    stats = FieldStats(cr.nkey, deck)
     changes: list[float] = []
     done = 0
     for it in range(1, rounds + 1):
         t1 = time.perf_counter()
-        hands = random_hands(rng, hands_per_round)
+        hands = random_hands(rng, hands_per_round, deck)
         stats.add(hands, *_show(cr, hands, "field", tables), float(it))
         new = model_from_stats(stats, cr, knots, grid)
         change = table_change(tables.dist, new.dist)

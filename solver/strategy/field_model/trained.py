@@ -18,7 +18,7 @@ import logging
 from collections.abc import Iterator
 
 from solver.engine.caches import Cache
-from solver.engine.compiled import CompiledRules, check_playable
+from solver.engine.compiled import CompiledRules
 from solver.engine.rules import Rules
 from solver.strategy.field_model.field import (
     FieldTables,
@@ -64,9 +64,7 @@ def get_field(cr: CompiledRules) -> FieldTables:
 
 
 def find_field(cr: CompiledRules) -> FieldTables | None:
-    """``get_field``'s tables, or None when the ruleset has none shipped or cached.
-    RulesError (one line) for a deck with added suits: no field is built for it yet."""
-    check_playable(cr, "the field")
+    """``get_field``'s tables, or None when the ruleset has none shipped or cached."""
     if _OVERRIDES:
         override = _OVERRIDES.get(play_digest(cr.rules))
         if override is not None:

@@ -36,7 +36,6 @@ from typing import Any
 import numpy as np
 
 from solver.engine.compiled import CompiledRules
-from solver.engine.layout import NKEY
 from solver.strategy.field_model.field import FieldTables, field_tables, field_values
 
 __all__ = [
@@ -69,10 +68,11 @@ BETA_MIN = 1e-3
 
 
 def midranks(field: FieldTables) -> np.ndarray:
-    """float64[3, NKEY]: each row key's place in [0, 1], the mean of its midrank among
-    the field's rows of its position and its rank among all keys (``key / NKEY``, so that
-    keys the field's rows never hold are still ordered)."""
-    return 0.5 * (field.fx[..., 0] + 0.5 * field.fx[..., 1]) + 0.5 * np.arange(NKEY) / NKEY
+    """float64[3, nkey]: each row key's place in [0, 1], the mean of its midrank among
+    the field's rows of its position and its rank among all keys (``key / nkey``, so that
+    keys the field's rows never hold are still ordered; nkey: the deck's row keys)."""
+    nkey = field.fx.shape[1]
+    return 0.5 * (field.fx[..., 0] + 0.5 * field.fx[..., 1]) + 0.5 * np.arange(nkey) / nkey
 
 
 def _ramps(m: np.ndarray) -> np.ndarray:
@@ -220,10 +220,10 @@ def choose_ridge(p: Problem) -> tuple[float, np.ndarray]:
 
 
 def util_table(w: np.ndarray, field: FieldTables) -> np.ndarray:
-    """float64[3, NKEY]: each row key's utility (units) under weights ``w``."""
+    """float64[3, nkey]: each row key's utility (units) under weights ``w``."""
     beta = max(float(w[0]), 1e-12)
     mid = midranks(field)
-    out = np.empty((3, NKEY))
+    out = np.empty(mid.shape)
     for r in range(3):
         out[r] = _ramps(mid[r]) @ (w[1 + r * RAMPS : 1 + (r + 1) * RAMPS] / beta)
     return out

@@ -35,7 +35,6 @@ from solver.engine.caches import Cache
 from solver.engine.compiled import CompiledRules
 from solver.engine.errors import InputError
 from solver.engine.inputs import quote
-from solver.engine.layout import NKEY
 from solver.strategy.field_model.field import FieldTables, field_tables, play_digest
 from solver.strategy.threads import Stop
 
@@ -238,14 +237,14 @@ def _read_tables(data: bytes, where: str, cr: CompiledRules) -> FieldTables:
     with np.errstate(all="ignore"):  # what float32 makes of them is checked, not warned
         f32 = {k: arrays[k].astype(np.float32) for k in ("dist", "rank", "suit", "cop", "util")}
         dist = f32["dist"]
-        if dist.shape != (3, NKEY) or not np.isfinite(dist).all() or (dist < 0).any():
+        if dist.shape != (3, cr.nkey) or not np.isfinite(dist).all() or (dist < 0).any():
             raise InputError(f"{where}: its row-key tables are damaged")
         if not (dist.sum(axis=1, dtype=np.float64) > 0).all():
             raise InputError(f"{where}: its row-key tables are empty")
         extra = {k: f32[k] for k in ("rank", "suit", "cop", "util")}
         if not all(np.isfinite(a).all() for a in extra.values()):
             raise InputError(f"{where}: its corrections are damaged")
-        if extra["util"].shape != (3, NKEY):
+        if extra["util"].shape != (3, cr.nkey):
             raise InputError(f"{where}: its row utility has shape {extra['util'].shape}")
         try:
             tables = field_tables(dist, cr, meta=meta, **extra)

@@ -55,7 +55,7 @@ from typing import Any
 import numpy as np
 
 from solver.engine.caches import Cache
-from solver.engine.compiled import CompiledRules
+from solver.engine.compiled import CompiledRules, check_pooled
 from solver.engine.errors import InputError
 from solver.engine.inputs import whole
 from solver.engine.layout import P_CODE, P_HR_MIN, P_HR_MULT
@@ -349,8 +349,9 @@ def resolve_pool(
     sound and this ruleset's (else PoolError). ``tables``: the opponents are a learned
     model's (its own pools). With the home run at the table the solve draws whole
     tables from it too (solver.strategy.solving.home_run)."""
-    if pool is False:
-        return None
+    if pool is False or (pool is True or pool is None) and not cr.rules.deck.fits_mask:
+        return None  # a deck with added suits deals its opponents
+    check_pooled(cr)
     if pool is True or pool is None:
         return cached_pool(cr, tables)
     key = pool_key(cr, tables)
@@ -390,6 +391,7 @@ def build_pool(
     field tables) are removed once the new one is in place. ``tables``: a learned opponent
     model's, which sets the pool's hands instead of the field (a family of its own)."""
     _compiled(cr, "build_pool")
+    check_pooled(cr)
     size = whole(size, "pool size", MIN_POOL_SIZE, MAX_POOL_SIZE)
     model = tables
     tables = tables if tables is not None else get_field(cr)

@@ -349,7 +349,8 @@ def opponents_in_background(
     ``set_seats``: how the seats set their hands (None: the field, with the ruleset's
     tables, which must be ready: ``solver.strategy.field_model.train.ensure_field``)."""
     rng = np.random.default_rng(seed)
-    opp = deal_hands(rng, deals, n_opp, exclude=hand).reshape(deals * n_opp, 13)
+    deck = cr.rules.deck
+    opp = deal_hands(rng, deals, n_opp, exclude=hand, deck=deck).reshape(deals * n_opp, 13)
     load_set_hands(cr)
 
     def by_field(hands: np.ndarray, halt: Stop) -> tuple[np.ndarray, np.ndarray, None]:
