@@ -1,5 +1,6 @@
 """Solver speed: splits pass, field and greedy setting, Monte Carlo solve (dealt and from
-the opponent pool), the pool's build, batch (field and mc)."""
+the opponent pool; at 4, 5 and 6 players), the pool's build, batch (field and mc; field
+at 5 players)."""
 
 from __future__ import annotations
 
@@ -17,12 +18,14 @@ import pytest
         "mc3000",
         "mc_pool",
         "mc_presets",
+        "mc_tables",
         "mc_opponents",
         "pool_build",
         "mc_home_run",
         "batch",
         "batch_mc",
         "batch_mc_home_run",
+        "batch_tables",
         "played",
         "report",
     ],

@@ -282,3 +282,25 @@ def test_mc_opponents_measurement_against_field_in_the_same_rounds():
     assert r.target_rate == pytest.approx(1 / (1.1 * f))
     assert r.ok == (r.per_item <= 1.1 * f)
     assert r.extra["ratio"] == pytest.approx(r.per_item / f)
+
+
+def test_mc_tables_times_the_tables_of_four_five_and_six_in_the_same_rounds():
+    """mc_tables: the 十三水 table at 4, 5 and 6 players back to back in every round, each
+    hand of its own deck (the 65- and 78-card hands hold copies at times); the target is
+    the slower of 5 and 6 at most 1.5x the four-player table, the same opponent hands."""
+    seen = []
+
+    def runner(fn, rounds):
+        for _ in range(rounds):
+            fn()
+        seen.append(rounds)
+        return [0.01] * rounds
+
+    r = bench.mc_tables(opponents=200, hands=2, rounds=2, runner=runner)
+    assert seen == [2] and r.name == "mc_tables" and r.items == 2 and r.threads == 1
+    ms = r.extra["ms_per_hand"]
+    assert set(ms) == {"4", "5", "6"} and r.extra["samples"] == 200
+    assert r.per_item * 1e3 == pytest.approx(max(ms["5"], ms["6"]))
+    assert r.target_rate == pytest.approx(1e3 / (1.5 * ms["4"]))
+    assert r.ok == (max(ms["5"], ms["6"]) <= 1.5 * ms["4"])
+    assert r.extra["ratio"]["5"] == pytest.approx(ms["5"] / ms["4"])

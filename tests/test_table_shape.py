@@ -234,26 +234,28 @@ def test_extra_suits_takes_the_sources_values_only():
     assert Rules(extra_suits="none").extra_suits == "" == Rules(extra_suits=False).extra_suits  # type: ignore[arg-type]
 
 
-def test_play_refuses_a_table_it_is_not_built_for(tmp_path):
-    """Added suits or five and six players compile (on the copies scale); the field,
-    which every policy but an exact solve against given opponents reads, refuses them
-    in one line naming issue #31, exit 2 (tests/test_big_tables.py plays what is built)."""
+def test_a_bigger_deck_plays_with_field_tables_of_its_own(tmp_path):
+    """Added suits compile on the copies scale and read field tables of their own deck:
+    the shisanshui preset's at five and six players are shipped (row keys on the copies
+    scale, the rank shift counting up to five and six cards of a rank); another ruleset
+    of such a deck has none until ``ensure_field`` trains them (a solve does). A ruleset
+    file with added suits reads (tests/test_big_tables.py plays these tables)."""
     from typer.testing import CliRunner
 
     from solver.engine.compiled import compile_rules
+    from solver.engine.rules import PRESETS
+    from solver.engine.seating import seated
     from solver.strategy.field_model.trained import find_field
 
-    for extra, players in (("h", 4), ("h", 5), ("hc", 6)):
-        cr = compile_rules(Rules(extra_suits=extra, players=players))
-        assert len(cr.arrays.remap) == 11_648  # the copies scale
-        with pytest.raises(RulesError, match="not built yet: issue #31"):
-            find_field(cr)
+    for extra, players in (("h", 5), ("hc", 6)):
+        cr = compile_rules(seated(PRESETS["shisanshui"], players))
+        assert len(cr.arrays.remap) == 11_648 and cr.rules.extra_suits == extra  # copies
+        found = find_field(cr)
+        assert found is not None and found.dist.shape == (3, cr.nkey)
+        assert found.rank.shape[2] == cr.rules.deck.of_a_rank + 1 == 4 + len(extra) + 1
+        assert find_field(compile_rules(Rules(extra_suits=extra, players=players))) is None
     path = tmp_path / "five.toml"
     path.write_text('base = "shisanshui"\nextra_suits = "h"\nplayers = 5\n', encoding="utf-8")
-    hand = "As Ks Qs Js Ts 9h 9d 9c 2s 3d 4c 5h 7d"
-    result = CliRunner().invoke(cli_app, ["solve", hand, "--rules", str(path)])
-    assert result.exit_code == 2
-    assert "not built yet: issue #31" in result.output
     shown = CliRunner().invoke(cli_app, ["rules", str(path)])
     assert shown.exit_code == 0 and "65 cards" in shown.output
 
@@ -289,10 +291,9 @@ def test_every_player_check_takes_the_bounds_from_the_module():
 
 def test_the_cli_players_bounds_are_the_modules():
     command = typer.main.get_command(cli_app)
-    for name in ("solve", "batch", "strength", "duel"):
+    for name in ("solve", "batch", "strength", "duel", "train"):  # each seats 5 and 6
         (players,) = [p for p in command.commands[name].params if p.name == "players"]
-        most = TABLE_MAX_PLAYERS if name == "solve" else MAX_PLAYERS  # solve seats 5 and 6
-        assert (players.type.min, players.type.max) == (MIN_PLAYERS, most), name
+        assert (players.type.min, players.type.max) == (MIN_PLAYERS, TABLE_MAX_PLAYERS), name
 
 
 def test_the_web_api_gives_the_shape_and_bounds_the_opponents():

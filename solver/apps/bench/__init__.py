@@ -19,6 +19,8 @@ same inputs. The parts:
   against field in the same rounds), building one, ``capsa batch --policy mc`` with one;
 * ``presets``: that solve under every preset in the same rounds (the home run's whole
   tables, the suit order), and the batch under shisanshui;
+* ``tables``: that solve at the 十三水 tables of 4, 5 and 6 players in the same rounds,
+  and the field batch at five players (issue #31);
 * ``run``: the registered measurements and ``run``.
 
 ``lookups`` and ``solving`` call kernels (``evaluator._kernels``,
@@ -44,6 +46,7 @@ from solver.apps.bench.presets import batch_mc_home_run, mc_presets
 from solver.apps.bench.run import COMPARE_SIZES, MEASUREMENTS, run
 from solver.apps.bench.runs import batch, played, report, startup, startup_field
 from solver.apps.bench.solving import field, greedy, mc, mc_home_run, pareto, splits
+from solver.apps.bench.tables import batch_tables, mc_tables
 from solver.apps.bench.timing import (
     HOME_RUN_RATIO,
     PUBLIC_RATIO,
@@ -90,6 +93,7 @@ __all__ = [
     "batch",
     "batch_mc",
     "batch_mc_home_run",
+    "batch_tables",
     "compare",
     "default_runner",
     "eval3",
@@ -104,6 +108,7 @@ __all__ = [
     "mc_opponents",
     "mc_pool",
     "mc_presets",
+    "mc_tables",
     "pareto",
     "played",
     "pool_build",
