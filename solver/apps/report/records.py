@@ -28,7 +28,8 @@ from solver.apps.batch.reading import MAX_LINE, read_lines
 from solver.apps.batch.records import csv_text_value
 from solver.engine.errors import InputError
 from solver.engine.inputs import quote, visible
-from solver.strategy.solving.schema import ACTIONS, COLUMNS, Column
+from solver.engine.table_shape import TABLE_MAX_PLAYERS
+from solver.strategy.solving.schema import ACTIONS, Column, csv_columns
 
 __all__ = [
     "MAX_VALUE",
@@ -312,7 +313,7 @@ def unflatten(cells: list[str], header: tuple[Column | None, ...]) -> dict[str, 
         node: Any = record
         for step in parents[:-1]:
             node = node.setdefault(step, {})
-        if isinstance(last, int):  # stake_1..3: a list
+        if isinstance(last, int):  # stake_1..3 (..5 at six players): a list
             items = node.setdefault(parents[-1], [])
             items.extend([None] * (last + 1 - len(items)))
             items[last] = _cell(text, col)
@@ -334,8 +335,9 @@ def unflatten(cells: list[str], header: tuple[Column | None, ...]) -> dict[str, 
 
 def csv_header(fields: list[str]) -> tuple[Column | None, ...] | None:
     """The columns of a batch CSV header (None for a column capsa does not write), or
-    None if ``fields`` is not one: it must name ``line`` and ``NEEDED``."""
-    by_name = {c.name: c for c in COLUMNS}
+    None if ``fields`` is not one: it must name ``line`` and ``NEEDED``. A table of five
+    or six writes a per-opponent column for each opponent (``csv_columns``)."""
+    by_name = {c.name: c for c in csv_columns(TABLE_MAX_PLAYERS - 1)}
     names = [f.strip() for f in fields]
     if not all(k in names for k in ("line", *NEEDED)):
         return None
