@@ -40,6 +40,7 @@ __all__ = [
     "ReportError",
     "hand_from_record",
     "read_records",
+    "record_deck",
     "unflatten",
 ]
 
@@ -107,6 +108,23 @@ class Hand(NamedTuple):
     natural: str | None = None  # the natural the hand holds (its ruleset name), if any
     parts: tuple[float, float, float, float] | None = None  # the best setting's ev_parts
     wins: tuple[float | None, float | None, float | None] = (None, None, None)  # row_stats' win
+
+
+def record_deck(rules: str, players: int | None) -> str:
+    """The ``extra_suits`` of the deck a record's cards are of: the 52-card deck's ``""``
+    up to the players it deals, else the deck the record's table (``shisanshui-5``, the
+    preset seated at five: ``solver.engine.seating``) adds, or both added suits
+    (``"hc"``, the most copies a row can hold) for a ruleset the report does not know."""
+    from solver.engine.seating import BIG_TABLES
+    from solver.engine.table_shape import STANDARD_DECK
+
+    if players is None or players <= STANDARD_DECK.most_players():
+        return ""
+    base, _, seats = rules.rpartition("-")
+    table = BIG_TABLES.get(base)
+    if table is not None and seats == str(players) and players in table.extra_suits:
+        return table.extra_suits[players]
+    return "hc"
 
 
 # --------------------------------------------------------------------------- values
