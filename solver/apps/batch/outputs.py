@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from solver.apps.batch.errors import BatchError, BatchFailed
-from solver.apps.batch.records import CSV_COLUMNS, csv_text
+from solver.apps.batch.records import csv_text
 from solver.apps.batch.resume import (
     check_options,
     run_options,
@@ -34,6 +34,7 @@ from solver.apps.batch.resume import (
     write_sidecar,
 )
 from solver.apps.files import Key, check_outputs, file_key, stream_key
+from solver.strategy.solving.schema import csv_names
 
 try:
     import fcntl
@@ -168,7 +169,7 @@ def open_output(
     or (starting over) truncate and only then write the run file, so that a run killed
     at any point leaves an output that ``--resume`` continues or refuses, never mixes.
     """
-    header = csv_text([list(CSV_COLUMNS)]) if job.fmt == "csv" else ""
+    header = csv_text([list(csv_names(job.players - 1))]) if job.fmt == "csv" else ""
     if out_path is None:
         return Output(output if output is not None else sys.stdout, None, header)
     try:
@@ -191,7 +192,8 @@ def open_output(
         if resume and os.fstat(fd).st_size > 0:
             check_options(out_path, options)
             run_file()
-            resumed_after, last_record, has_header = tail_records(out_path, job.fmt)
+            opponents = job.players - 1
+            resumed_after, last_record, has_header = tail_records(out_path, job.fmt, opponents)
             if has_header:
                 header = ""
         else:

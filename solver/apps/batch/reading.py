@@ -46,6 +46,7 @@ __all__ = [
     "count_lines",
     "csv_header",
     "escape_breaks",
+    "hand_cards",
     "is_content",
     "open_input",
     "parse_entry",
@@ -284,33 +285,42 @@ Played = tuple[Any, Any, Any] | str
 ACTIONS = ("declare", "surrender")
 
 
-def _parse_setting(cards: str) -> tuple[Any, Played]:
+def hand_cards(cards: str, extra_suits: str) -> Any:
+    """A hand's 13 cards: ids on the 52-card deck, else the deck's faces (a card of an
+    added suit may be written twice; one copy too many is a CardParseError)."""
+    from evaluator import parse_hand
+    from solver.engine.setting_cards import hand_faces
+
+    return hand_faces(cards, extra_suits) if extra_suits else parse_hand(cards)
+
+
+def _parse_setting(cards: str, extra_suits: str = "") -> tuple[Any, Played]:
     """``(hand ids, played)`` of ``"front | middle | back"`` (the rows) or ``"HAND |
     declare"`` / ``"HAND | surrender"`` (the word); CardParseError naming the row (and
-    the card) that is wrong, in the words ``solve(played=...)`` uses."""
-    from evaluator import parse_hand
+    the card) that is wrong, in the words ``solve(played=...)`` uses. With
+    ``extra_suits`` the cards are faces (``hand_cards``)."""
     from solver.engine.settlement import parse_setting
 
     parts = cards.split("|")
     if len(parts) == 2 and parts[1].strip().lower() in ACTIONS:
-        return parse_hand(parts[0]), parts[1].strip().lower()
-    hand = parse_setting(cards, "played")
+        return hand_cards(parts[0], extra_suits), parts[1].strip().lower()
+    hand = parse_setting(cards, "played", extra_suits)
     return hand, (hand[:3], hand[3:8], hand[8:])
 
 
 def parse_entry(
-    text: str, csv_spec: CsvSpec | None = None
+    text: str, csv_spec: CsvSpec | None = None, extra_suits: str = ""
 ) -> tuple[str | None, Any, Played | None]:
     """``(id, hand ids, played or None)`` of one input line (already stripped, not a
     comment). The cards are a hand, or a setting ``front | middle | back`` (then the
     hand is its 13 cards and the rows are the setting played), or ``HAND | declare`` /
-    ``HAND | surrender`` (then ``played`` is the word).
+    ``HAND | surrender`` (then ``played`` is the word). ``extra_suits``: the deck's
+    (the ruleset's ``extra_suits``): a card of an added suit may be written twice, and
+    the hand and rows are then its faces (``solver.engine.setting_cards``).
 
     Raises ``CardParseError`` (or ``BatchError`` for a bad CSV row) carrying the id read
     so far in ``.line_id``.
     """
-    from evaluator import parse_hand
-
     if csv_spec is not None:
         fields = next(csv.reader([text]))
         ident = (fields[csv_spec.id].strip() or None) if 0 <= csv_spec.id < len(fields) else None
@@ -323,25 +333,28 @@ def parse_entry(
         ident, cards = split_id(text)
     try:
         if "|" in cards:
-            hand, played = _parse_setting(cards)
+            hand, played = _parse_setting(cards, extra_suits)
             return ident, hand, played
-        return ident, parse_hand(cards), None
+        return ident, hand_cards(cards, extra_suits), None
     except ValueError as exc:
         exc.line_id = ident  # type: ignore[attr-defined]
         raise
 
 
-def parse_line(text: str, csv_spec: CsvSpec | None = None) -> tuple[str | None, Any]:
+def parse_line(
+    text: str, csv_spec: CsvSpec | None = None, extra_suits: str = ""
+) -> tuple[str | None, Any]:
     """``(id, hand ids)`` of one input line: ``parse_entry`` without the played rows."""
-    ident, hand, _ = parse_entry(text, csv_spec)
+    ident, hand, _ = parse_entry(text, csv_spec, extra_suits)
     return ident, hand
 
 
 def read_hand(
-    line: int, raw: bytes | None, csv_spec: CsvSpec | None
+    line: int, raw: bytes | None, csv_spec: CsvSpec | None, extra_suits: str = ""
 ) -> tuple[str | None, Any, Played | None] | BadLine:
     """``(id, hand ids, played rows or None)`` of a physical line as ``read_lines`` gives
-    it, or the ``BadLine`` saying why it is not a hand."""
+    it, or the ``BadLine`` saying why it is not a hand (``extra_suits``: the deck's, as
+    ``parse_entry`` reads it)."""
     if raw is None:
         return BadLine(line, None, f"line longer than {MAX_LINE} bytes")
     try:
@@ -349,6 +362,6 @@ def read_hand(
     except UnicodeDecodeError as exc:
         return BadLine(line, None, f"not UTF-8 text (bad byte at {exc.start + 1})")
     try:
-        return parse_entry(text, csv_spec)
+        return parse_entry(text, csv_spec, extra_suits)
     except ValueError as exc:
         return BadLine(line, getattr(exc, "line_id", None), str(exc), text)

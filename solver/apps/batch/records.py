@@ -29,7 +29,12 @@ from typing import TYPE_CHECKING, Any
 
 from solver.apps.batch.pinned import run_models, run_pool
 from solver.apps.batch.reading import BadLine, Played, escape_breaks
-from solver.strategy.solving.schema import CSV_COLUMNS, PLAYED_CSV_COLUMNS, flatten
+from solver.strategy.solving.schema import (
+    CSV_COLUMNS,
+    CSV_OPPONENTS,
+    PLAYED_CSV_COLUMNS,
+    flatten,
+)
 
 if TYPE_CHECKING:
     from solver.apps.batch.work import Job
@@ -107,11 +112,12 @@ def _cell(value: Any) -> str:
     return str(value)
 
 
-def csv_row(record: dict[str, Any]) -> list[str]:
-    """A record flattened into the ``CSV_COLUMNS`` cells (``solver.strategy.solving.schema``); a
+def csv_row(record: dict[str, Any], opponents: int = CSV_OPPONENTS) -> list[str]:
+    """A record flattened into the ``CSV_COLUMNS`` cells (``solver.strategy.solving.schema``;
+    one per opponent at a table of more than ``CSV_OPPONENTS``: ``csv_columns``); a
     user's text is one physical line and never a formula (``csv_text_cell``)."""
     cells = []
-    for col, value in flatten(record):
+    for col, value in flatten(record, opponents):
         if col.field.user and isinstance(value, str):
             value = csv_text_cell(escape_breaks(value))
         cells.append(_cell(value))
@@ -125,14 +131,15 @@ def csv_text(rows: Iterable[list[str]]) -> str:
     return buf.getvalue()
 
 
-def format_records(records: list[dict[str, Any]], fmt: str) -> str:
-    """Records as output text: one line each, each ending in a newline.
+def format_records(records: list[dict[str, Any]], fmt: str, opponents: int = CSV_OPPONENTS) -> str:
+    """Records as output text: one line each, each ending in a newline (CSV: the columns
+    of a batch of ``opponents`` opponents a hand, ``csv_row``).
 
     Line breaks in text (an id holding U+2028, say) are escaped: in JSON as ``\\uXXXX``
     (the same value read back), in CSV as ``escape_breaks`` writes them.
     """
     if fmt == "csv":
-        return csv_text(csv_row(r) for r in records)
+        return csv_text(csv_row(r, opponents) for r in records)
     dump = json.dumps
     return _json_lines(
         "".join(dump(r, ensure_ascii=False, separators=(",", ":")) + "\n" for r in records)

@@ -19,10 +19,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from solver.apps.batch.errors import BatchError
-from solver.apps.batch.reading import CsvSpec, Line, escape_breaks, parse_line
-from solver.apps.batch.records import CSV_COLUMNS, csv_text_value
+from solver.apps.batch.reading import CsvSpec, Line, escape_breaks, hand_cards, parse_line
+from solver.apps.batch.records import csv_text_value
 from solver.apps.files import atomic_write
 from solver.engine.inputs import TooLarge, read_bounded
+from solver.strategy.solving.schema import CSV_OPPONENTS, csv_names
 
 if TYPE_CHECKING:
     from solver.apps.batch.work import Job
@@ -160,8 +161,11 @@ def run_owner(path: Path) -> str | None:
     return f"pid {pid} on {host}, started {started}"
 
 
-def tail_records(path: Path, fmt: str) -> tuple[int, dict[str, Any] | None, bool]:
-    """Cut a trailing partial line off ``path``; the last complete record's line number.
+def tail_records(
+    path: Path, fmt: str, opponents: int = CSV_OPPONENTS
+) -> tuple[int, dict[str, Any] | None, bool]:
+    """Cut a trailing partial line off ``path``; the last complete record's line number
+    (CSV: the columns of a batch of ``opponents`` opponents a hand, ``csv_names``).
 
     Returns ``(last line, (id, hand) of that record or None, header present)``.
     Reads only the end of the file.
@@ -188,13 +192,14 @@ def tail_records(path: Path, fmt: str) -> tuple[int, dict[str, Any] | None, bool
     lines = body.splitlines()
     if not lines:
         return 0, None, False
+    names = list(csv_names(opponents))
     last = lines[-1].decode("utf-8", errors="replace")
     try:
         if fmt == "csv":
             cells = next(csv.reader([last]))
-            if cells == list(CSV_COLUMNS):
+            if cells == names:
                 return 0, None, True
-            rec = dict(zip(CSV_COLUMNS, cells, strict=True))
+            rec = dict(zip(names, cells, strict=True))
             line, hand = int(rec["line"]), rec["hand"]
             ident = csv_text_value(rec["id"]) or None
             has_header = True
@@ -277,18 +282,19 @@ def check_resume_point(
     record: dict[str, Any] | None,
     csv_spec: CsvSpec | None,
     out_path: Path | None,
+    extra_suits: str = "",
 ) -> Iterator[Line]:
-    """Pass the lines through, checking that line ``upto`` is the hand last written."""
-    from evaluator import parse_cards
-
+    """Pass the lines through, checking that line ``upto`` is the hand last written
+    (``extra_suits``: the run's deck, whose cards a hand may hold twice)."""
     seen = False
     for line, raw in lines:
         if line == upto and record is not None:
             seen = True
             try:
-                ident, hand = parse_line((raw or b"").decode("utf-8").strip(), csv_spec)
+                text = (raw or b"").decode("utf-8").strip()
+                ident, hand = parse_line(text, csv_spec, extra_suits)
                 same = _same_id(ident, record["id"]) and sorted(hand.tolist()) == sorted(
-                    parse_cards(record["hand"]).tolist()
+                    hand_cards(record["hand"], extra_suits).tolist()
                 )
             except ValueError:
                 same = False

@@ -156,7 +156,7 @@ def _solve_chunk(job: Job, items: list[Line]) -> ChunkResult:
     good: list[tuple[int, str | None, Any, Any]] = []
     texts: dict[int, bytes] = {}
     for line, raw in items:
-        got = read_hand(line, raw, job.csv_spec)
+        got = read_hand(line, raw, job.csv_spec, job.rules.extra_suits)
         if isinstance(got, BadLine):
             bad.append(got)
         elif line > job.skip_upto or line in job.again:
@@ -174,4 +174,4 @@ def _solve_chunk(job: Job, items: list[Line]) -> ChunkResult:
         )
     bad.sort(key=lambda b: b.line)
     last = items[-1][0] if items else 0
-    return ChunkResult(format_records(done, job.fmt), len(done), bad, last)
+    return ChunkResult(format_records(done, job.fmt, job.players - 1), len(done), bad, last)

@@ -26,15 +26,17 @@ STDERR_TAIL = 4096
 EXIT_GRACE = 2.0
 
 
-def parse_setting(line: str, hand: np.ndarray) -> np.ndarray | None:
+def parse_setting(line: str, hand: np.ndarray, extra_suits: str = "") -> np.ndarray | None:
     """``front | middle | back`` -> uint8[13] (front 3, middle 5, back 5), or None when
-    the line is not a setting of ``hand`` (rows of the wrong size, bad or foreign cards)."""
+    the line is not a setting of ``hand`` (rows of the wrong size, bad or foreign cards).
+    ``extra_suits``: the deck's (a card of an added suit written twice where the hand
+    holds both copies); ``hand`` and the setting are then faces."""
     from solver.engine.settlement import parse_setting
 
     if "|" not in line:
         return None
     try:
-        flat = parse_setting(line)
+        flat = parse_setting(line, "setting", extra_suits)
     except ValueError:
         return None
     if not np.array_equal(np.sort(flat), np.sort(hand)):
@@ -189,6 +191,7 @@ def command(program: str, timeout: float | None, players: int) -> Strategy:
         from evaluator import format_cards
 
         n = len(hands)
+        extra = cr.rules.extra_suits  # hands are faces: a copy held twice is written twice
         data = "".join(format_cards(h) + "\n" for h in hands).encode()
         limit = timeout if timeout is not None else 60.0 + 0.01 * n
         env = {
@@ -213,7 +216,7 @@ def command(program: str, timeout: float | None, players: int) -> Strategy:
         out = np.full((n, 13), BAD, np.uint8)
         bad = 0
         for i in range(n):
-            flat = parse_setting(lines[i], hands[i]) if i < len(lines) else None
+            flat = parse_setting(lines[i], hands[i], extra) if i < len(lines) else None
             if flat is None:
                 bad += i < len(lines)
             else:

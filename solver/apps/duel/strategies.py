@@ -49,7 +49,7 @@ def _mc(options: SolveOptions) -> SetHands:
     def set_hands(hands: np.ndarray, cr: CompiledRules, seed: int) -> np.ndarray:
         from dataclasses import replace
 
-        from evaluator import as_cards
+        from solver.engine.settlement import parse_setting
         from solver.strategy.solving.solve import solve
 
         rules = cr.rules
@@ -57,7 +57,8 @@ def _mc(options: SolveOptions) -> SetHands:
         out = np.empty((len(hands), 13), np.uint8)
         for i, hand in enumerate(hands):
             sol = solve(hand, play, options.evolve(seed=_hand_seed(seed, hand)))
-            out[i] = np.concatenate([as_cards(sol.front), as_cards(sol.middle), as_cards(sol.back)])
+            # the rows' text read on the deck (faces: a copy held twice written twice)
+            out[i] = parse_setting(sol.setting, "mc", rules.extra_suits)
         return out
 
     return set_hands

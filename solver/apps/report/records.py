@@ -28,7 +28,8 @@ from solver.apps.batch.reading import MAX_LINE, read_lines
 from solver.apps.batch.records import csv_text_value
 from solver.engine.errors import InputError
 from solver.engine.inputs import quote, visible
-from solver.strategy.solving.schema import ACTIONS, COLUMNS, Column
+from solver.engine.table_shape import TABLE_MAX_PLAYERS
+from solver.strategy.solving.schema import ACTIONS, Column, csv_columns
 
 __all__ = [
     "MAX_VALUE",
@@ -39,6 +40,7 @@ __all__ = [
     "ReportError",
     "hand_from_record",
     "read_records",
+    "record_deck",
     "unflatten",
 ]
 
@@ -106,6 +108,23 @@ class Hand(NamedTuple):
     natural: str | None = None  # the natural the hand holds (its ruleset name), if any
     parts: tuple[float, float, float, float] | None = None  # the best setting's ev_parts
     wins: tuple[float | None, float | None, float | None] = (None, None, None)  # row_stats' win
+
+
+def record_deck(rules: str, players: int | None) -> str:
+    """The ``extra_suits`` of the deck a record's cards are of: the 52-card deck's ``""``
+    up to the players it deals, else the deck the record's table (``shisanshui-5``, the
+    preset seated at five: ``solver.engine.seating``) adds, or both added suits
+    (``"hc"``, the most copies a row can hold) for a ruleset the report does not know."""
+    from solver.engine.seating import BIG_TABLES
+    from solver.engine.table_shape import STANDARD_DECK
+
+    if players is None or players <= STANDARD_DECK.most_players():
+        return ""
+    base, _, seats = rules.rpartition("-")
+    table = BIG_TABLES.get(base)
+    if table is not None and seats == str(players) and players in table.extra_suits:
+        return table.extra_suits[players]
+    return "hc"
 
 
 # --------------------------------------------------------------------------- values
@@ -312,7 +331,7 @@ def unflatten(cells: list[str], header: tuple[Column | None, ...]) -> dict[str, 
         node: Any = record
         for step in parents[:-1]:
             node = node.setdefault(step, {})
-        if isinstance(last, int):  # stake_1..3: a list
+        if isinstance(last, int):  # stake_1..3 (..5 at six players): a list
             items = node.setdefault(parents[-1], [])
             items.extend([None] * (last + 1 - len(items)))
             items[last] = _cell(text, col)
@@ -334,8 +353,9 @@ def unflatten(cells: list[str], header: tuple[Column | None, ...]) -> dict[str, 
 
 def csv_header(fields: list[str]) -> tuple[Column | None, ...] | None:
     """The columns of a batch CSV header (None for a column capsa does not write), or
-    None if ``fields`` is not one: it must name ``line`` and ``NEEDED``."""
-    by_name = {c.name: c for c in COLUMNS}
+    None if ``fields`` is not one: it must name ``line`` and ``NEEDED``. A table of five
+    or six writes a per-opponent column for each opponent (``csv_columns``)."""
+    by_name = {c.name: c for c in csv_columns(TABLE_MAX_PLAYERS - 1)}
     names = [f.strip() for f in fields]
     if not all(k in names for k in ("line", *NEEDED)):
         return None

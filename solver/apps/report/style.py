@@ -11,7 +11,10 @@ setting of the hand, with ``mc`` the best response to field opponents, with
 ``greedy`` greedy's; ``against`` names it.
 
 Hand classes and "stronger" are by rank on the evaluator's one scale (the default rules:
-no suit order, the wheel the lowest straight); the player's fouls are the record's
+no suit order, the wheel the lowest straight); a record of a table of five or six, whose
+deck adds suits (``records.record_deck``), is read with that deck (a card of an added
+suit may be written twice) and ranked on the copies scale, which orders rows as the one
+scale does and adds five of a kind to the backs; the player's fouls are the record's
 (``played.fouled``, under the record's rules); the advice never fouls (the solver
 advises legal settings only). Memory stays bounded: the cards of at most ``CHUNK`` hands
 wait to be ranked together.
@@ -25,7 +28,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from solver.apps.report.records import Hand
+from solver.apps.report.records import Hand, record_deck
 from solver.apps.report.translations import N_, _, ngettext
 from solver.engine.table_shape import STANDARD_DECK
 
@@ -47,6 +50,10 @@ BACK_CLASSES = (
     "four_of_a_kind",
     "straight_flush",
 )
+#: A back of a deck with added suits may also be five of a kind (the copies scale's
+#: category 9); the report names it only when such a deck was read.
+FIVE_OF_A_KIND = "five_of_a_kind"
+_BACKS = (*BACK_CLASSES, FIVE_OF_A_KIND)
 _FRONT_INDEX = {0: 0, 1: 1, 3: 2}  # evaluator category -> FRONT_CLASSES index
 _NAN = float("nan")
 #: How many of the advice's policies are named (the rest count as "others").
@@ -127,6 +134,27 @@ def setting_ids(played: tuple[str, str, str], best: tuple[str, str, str]) -> lis
     return out
 
 
+def copies_ids(
+    played: tuple[str, str, str], best: tuple[str, str, str], extra_suits: str
+) -> list[int] | None:
+    """``setting_ids`` on the deck with ``extra_suits``: each setting's 13 cards read
+    together (a card's second appearance is its second copy), so the ids are the deck's
+    and a card more often than the deck holds it, or a row of the wrong size, is None."""
+    import evaluator
+
+    out: list[int] = []
+    for rows in (played, best):
+        try:
+            ids = evaluator.parse_cards(" ".join(rows), extra_suits=extra_suits)
+            sizes = [len(evaluator.parse_cards(r, allow_duplicates=True)) for r in rows]
+        except ValueError:
+            return None
+        if sizes != [3, 5, 5] or len(ids) != 13:
+            return None
+        out += [int(c) for c in ids]
+    return out
+
+
 def _joined(ids: list[int]) -> str:
     """26 card ids as one joined hand, as capsa writes cards (``_cards`` reads it)."""
     from evaluator import format_card
@@ -155,18 +183,33 @@ class Style:
     win_hands: int = 0  # hands whose record gives every row's win rate, both sides
     win_sum: list[list[float]] = field(default_factory=lambda: [[0.0] * 3 for _ in SIDES])
     front: list[list[int]] = field(default_factory=lambda: _zeros(len(FRONT_CLASSES)))
-    back: list[list[int]] = field(default_factory=lambda: _zeros(len(BACK_CLASSES)))
+    back: list[list[int]] = field(default_factory=lambda: _zeros(len(_BACKS)))
     pair_rank_sum: list[int] = field(default_factory=lambda: [0, 0])  # ranks 2..14
     stronger: list[list[int]] = field(default_factory=lambda: _zeros(3))  # [side][row]
     _texts: list[str] = field(default_factory=list, repr=False)
     _policies: list[str] = field(default_factory=list, repr=False)
     _fouled: array = field(default_factory=lambda: array("B"), repr=False)
     _wins: array = field(default_factory=lambda: array("d"), repr=False)  # 6 a hand
+    #: Hands of a deck with added suits wait apart, as the deck's ids (26 a hand), with
+    #: their policies, fouls and win rates: (ids, policy, fouled, wins).
+    _copies: list[tuple[list[int], str, bool, list[float]]] = field(
+        default_factory=list, repr=False
+    )
+    copies: bool = False  # a hand of a deck with added suits was counted
 
     def add(self, h: Hand) -> None:
         """Count a record: only one whose advice and play are both settings."""
         p = h.played
         if p is None or h.action != "play" or p.action != "play":
+            return
+        extra = record_deck(h.setup[0], h.setup[2])
+        if extra:
+            ids = copies_ids(p.rows, h.best, extra)
+            if ids is not None:
+                wins = [_NAN if w is None else w for w in (*p.wins, *h.wins)]
+                self._copies.append((ids, h.setup[1], p.fouled, wins))
+                if len(self._copies) >= CHUNK:
+                    self.flush()
             return
         text = "|".join((*p.rows, *h.best))
         if len(text) != _TEXT or text.count("|") != 5:  # not as capsa writes cards
@@ -187,51 +230,74 @@ class Style:
 
     def flush(self) -> None:
         """Rank the waiting hands' rows together and count them."""
+        if self._copies:
+            self._flush_copies()
         if not self._texts:
             return
         import numpy as np
 
         cards, ok = _cards(self._texts)
         wins = np.frombuffer(self._wins, np.float64).reshape(-1, 6)[ok]
+        self._count(self._policies, ok, np.frombuffer(self._fouled, np.uint8), wins)
+        self._texts, self._policies = [], []
+        self._fouled, self._wins = array("B"), array("d")
+        self._rank(cards)
+
+    def _flush_copies(self) -> None:
+        """Rank the waiting hands of a deck with added suits on the copies scale."""
+        import numpy as np
+
+        ids, policies, fouled, wins = zip(*self._copies, strict=True)
+        self._copies = []
+        self.copies = True
+        ok = np.ones(len(ids), np.bool_)
+        self._count(list(policies), ok, np.array(fouled, np.uint8), np.array(wins, np.float64))
+        self._rank(np.array(ids, np.int16), "hc")  # both added suits: every deck's ids
+
+    def _count(self, policies: list[str], ok: Any, fouled: Any, wins: Any) -> None:
+        """Count the hands ``ok`` of a flush: their advice's policies, fouls, win rates
+        (``wins``: the ``ok`` hands' six a hand)."""
+        import numpy as np
+
         self.hands += int(ok.sum())
-        for pol, good in zip(self._policies, ok, strict=True):
+        for pol, good in zip(policies, ok, strict=True):
             if good:  # bounded: at most MAX_POLICIES names, whatever the records say
                 named = pol in self.against or len(self.against) < MAX_POLICIES
                 self.against[pol if named else "others"] += 1
-        self.fouled += int(np.frombuffer(self._fouled, np.uint8)[ok].sum())
+        self.fouled += int(fouled[ok].sum())
         known = ~np.isnan(wins).any(axis=1)
         self.win_hands += int(known.sum())
         for side in range(2):
             for j in range(3):
                 self.win_sum[side][j] += float(wins[known, 3 * side + j].sum())
-        self._texts, self._policies = [], []
-        self._fouled, self._wins = array("B"), array("d")
-        self._rank(cards)
 
-    def _rank(self, cards: Any) -> None:
-        """Count the classes and the stronger rows of hands' cards (``(n, 26)`` ids)."""
+    def _rank(self, cards: Any, extra_suits: str = "") -> None:
+        """Count the classes and the stronger rows of hands' cards (``(n, 26)`` ids; with
+        ``extra_suits``, the deck's ids, ranked on the copies scale)."""
         import numpy as np
 
         import evaluator
+        from evaluator.cards import FACES
+        from evaluator.decks import get_deck_tables
 
-        category = evaluator.get_tables().category
+        category = (get_deck_tables() if extra_suits else evaluator.get_tables()).category
         strengths = []
         for side in range(2):
             at = 13 * side
-            front = np.asarray(evaluator.evaluate3(cards[:, at : at + 3]))
-            middle = np.asarray(evaluator.evaluate5(cards[:, at + 3 : at + 8]))
-            back = np.asarray(evaluator.evaluate5(cards[:, at + 8 : at + 13]))
+            front = np.asarray(evaluator.evaluate3(cards[:, at : at + 3], extra_suits))
+            middle = np.asarray(evaluator.evaluate5(cards[:, at + 3 : at + 8], extra_suits))
+            back = np.asarray(evaluator.evaluate5(cards[:, at + 8 : at + 13], extra_suits))
             strengths.append((front, middle, back))
             for cat, k in zip(*np.unique(category[front], return_counts=True), strict=True):
                 self.front[side][_FRONT_INDEX[int(cat)]] += int(k)
             for cat, k in zip(*np.unique(category[back], return_counts=True), strict=True):
                 self.back[side][int(cat)] += int(k)
-            ranks = cards[:, at : at + 3] // STANDARD_DECK.suits  # played hands: 52 cards
+            ranks = cards[:, at : at + 3] % FACES // STANDARD_DECK.suits  # a copy: its face
             paired = category[front] == 1
             pair = np.where((ranks[:, 0] == ranks[:, 1]) | (ranks[:, 0] == ranks[:, 2]),
                             ranks[:, 0], ranks[:, 1])  # fmt: skip
             self.pair_rank_sum[side] += int(pair[paired].sum()) + 2 * int(paired.sum())
-        backs = np.sort(cards[:, 8:13], axis=1), np.sort(cards[:, 21:26], axis=1)
+        backs = np.sort(cards[:, 8:13] % FACES, axis=1), np.sort(cards[:, 21:26] % FACES, axis=1)
         self.same_back += int((backs[0] == backs[1]).all(axis=1).sum())
         for j in range(3):
             self.stronger[0][j] += int((strengths[0][j] > strengths[1][j]).sum())
@@ -250,8 +316,14 @@ class Style:
             **{name: self._side(side) for side, name in enumerate(SIDES)},
         }
 
+    def _backs(self) -> tuple[str, ...]:
+        """The back classes counted: five of a kind too once a deck with added suits was
+        read (the JSON of a 52-card report is what it was)."""
+        return _BACKS if self.copies else BACK_CLASSES
+
     def _side(self, side: int) -> dict[str, Any]:
         pairs = self.front[side][1]
+        backs = self._backs()
         wins = [
             round(self.win_sum[side][j] / self.win_hands, 6) if self.win_hands else None
             for j in range(3)
@@ -263,7 +335,10 @@ class Style:
                 "win_mean": wins[0],
             },
             "middle": {"win_mean": wins[1]},
-            "back": {**dict(zip(BACK_CLASSES, self.back[side], strict=True)), "win_mean": wins[2]},
+            "back": {
+                **dict(zip(backs, self.back[side][: len(backs)], strict=True)),
+                "win_mean": wins[2],
+            },
             "stronger": dict(zip(ROWS, self.stronger[side], strict=True)),
             "fouled": self.fouled if side == 0 else 0,
         }
@@ -294,6 +369,7 @@ _CLASS_NAMES = {
     "full_house": N_("full house"),
     "four_of_a_kind": N_("four of a kind"),
     "straight_flush": N_("straight flush"),
+    "five_of_a_kind": N_("five of a kind"),
 }
 _STRONGER = {
     "front": N_("the stronger front"),
@@ -356,8 +432,8 @@ def style_rows(s: dict[str, Any]) -> list[StyleRow]:
     )
     for row in ROWS:
         means(f"{row}_win", _(_WINS[row]), you[row]["win_mean"], them[row]["win_mean"], "z.1%")
-    for cls in BACK_CLASSES:
-        if you["back"][cls] or them["back"][cls]:
+    for cls in _BACKS:
+        if you["back"].get(cls) or them["back"].get(cls):
             label = _("back: {hand}").format(hand=_(_CLASS_NAMES[cls]))
             counts(f"back_{cls}", label, you["back"][cls], them["back"][cls])
     for row in ROWS:

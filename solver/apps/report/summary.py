@@ -25,7 +25,14 @@ from pathlib import Path
 from typing import IO, Any, NamedTuple
 
 from solver.apps.report.categories import CATEGORIES, INDEX, categorize
-from solver.apps.report.records import PARTS, BadRecord, Hand, ReportError, read_records
+from solver.apps.report.records import (
+    PARTS,
+    BadRecord,
+    Hand,
+    ReportError,
+    read_records,
+    record_deck,
+)
 from solver.apps.report.style import Style
 from solver.apps.report.translations import N_, _, ngettext
 from solver.engine.layout import natural_label
@@ -256,12 +263,19 @@ def _r(x: float | None, nd: int = 6) -> float | None:
 
 #: Made hands a played setting can break up, strongest first: (evaluator category,
 #: what the report calls breaking it up). A royal flush is named as such.
-_BREAKABLE = ((8, N_("straight flush broken up")), (7, N_("four of a kind broken up")))
+_BREAKABLE = (
+    (9, N_("five of a kind broken up")),  # a deck with added suits (the copies scale)
+    (8, N_("straight flush broken up")),
+    (7, N_("four of a kind broken up")),
+)
 
 
-def broken_up(best: tuple[str, str, str], played: tuple[str, str, str]) -> str | None:
+def broken_up(
+    best: tuple[str, str, str], played: tuple[str, str, str], extra_suits: str = ""
+) -> str | None:
     """What the played rows broke up of the best setting's (``"royal flush broken up"``,
-    ``"straight flush broken up"``, ``"four of a kind broken up"``), or None: a row of the
+    ``"straight flush broken up"``, ``"four of a kind broken up"``, and on a deck with
+    added suits, ``extra_suits``, ``"five of a kind broken up"``), or None: a row of the
     best setting of that kind that the played setting has fewer of."""
     import evaluator as ev
 
@@ -270,8 +284,8 @@ def broken_up(best: tuple[str, str, str], played: tuple[str, str, str]) -> str |
         for row in rows:
             cards = row.split()
             if len(cards) == 5:
-                s = int(ev.evaluate5(row))
-                out.append((ev.category(s), ev.is_royal(s)))
+                s = int(ev.evaluate5(row, extra_suits))
+                out.append((ev.category(s, extra_suits), ev.is_royal(s, extra_suits)))
         return out
 
     try:
@@ -292,7 +306,7 @@ def _costly(h: Hand, units: float, key: str) -> dict[str, Any]:
     assert p is not None
     detail = None
     if h.action == "play" and not p.fouled:
-        detail = broken_up(h.best, p.rows)
+        detail = broken_up(h.best, p.rows, record_deck(h.setup[0], h.setup[2]))
     return {
         "line": h.line,
         "id": h.id,

@@ -7,14 +7,17 @@ batch record is ``{"line": n, "id": id-or-null, **answer}``. From ``RECORD``:
 - ``ANSWER_KEYS``: the answer's keys in order (``Solution.to_dict`` writes them so);
 - ``COLUMNS``/``CSV_COLUMNS``: the columns a CSV batch output has, in order, each with
   where its value is in a record; ``flatten`` gives a record's cells (``capsa batch``
-  writes them, ``capsa report`` reads them back into the record);
+  writes them, ``capsa report`` reads them back into the record). The per-opponent
+  lists take ``CSV_OPPONENTS`` (3) columns each, or one per opponent at a bigger table
+  (``csv_columns(opponents)``: 4 at five players, 5 at six), so the CSV of a table of
+  two to four players is what it always was;
 - ``conforms``: whether a record holds the keys the schema names, in its order, with
   values of their kinds (the tests check real answers with it).
 
 Kinds: ``text``, ``number`` (a finite float or int), ``whole`` (an int), ``bool``,
 ``action`` (play, declare or surrender), ``object`` (its fields follow), ``numbers``
-(a list of numbers; ``width`` CSV columns), ``list`` (kept out of CSV). Standard
-library only.
+(a list of numbers; ``width`` CSV columns, or more: ``csv_columns``), ``list`` (kept
+out of CSV). Standard library only.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ __all__ = [
     "ANSWER_KEYS",
     "COLUMNS",
     "CSV_COLUMNS",
+    "CSV_OPPONENTS",
     "PARTS",
     "PLAYED",
     "PLAYED_CSV_COLUMNS",
@@ -36,6 +40,8 @@ __all__ = [
     "Field",
     "columns",
     "conforms",
+    "csv_columns",
+    "csv_names",
     "flatten",
 ]
 
@@ -225,22 +231,44 @@ def _csv_fields(obj: Field) -> Iterator[Field]:
 
 
 def columns(
-    obj: Field = RECORD, path: tuple[str | int, ...] = (), name: str = ""
+    obj: Field = RECORD, path: tuple[str | int, ...] = (), name: str = "", opponents: int = 0
 ) -> Iterator[Column]:
-    """The CSV columns of ``obj``'s fields, in CSV order (see ``Field``)."""
+    """The CSV columns of ``obj``'s fields, in CSV order (see ``Field``); a list of
+    numbers takes its ``width`` columns, or ``opponents`` when that is more."""
     for f in _csv_fields(obj):
         part = f.key if f.column is None else f.column
         full = "_".join(p for p in (name, part) if p)
         if f.kind == "object":
-            yield from columns(f, (*path, f.key), full)
+            yield from columns(f, (*path, f.key), full, opponents)
         elif f.kind == "numbers":
-            for j in range(f.width):
+            for j in range(max(f.width, opponents)):
                 yield Column(f"{full}_{j + 1}", (*path, f.key, j), f)
         else:
             yield Column(full, (*path, f.key), f)
 
 
-COLUMNS: tuple[Column, ...] = tuple(columns())
+#: The per-opponent columns of every CSV up to four players (``stake_1..3``,
+#: ``ev_opponent_1..3``); a bigger table has one per opponent.
+CSV_OPPONENTS = 3
+_BY_OPPONENTS: dict[int, tuple[Column, ...]] = {}
+
+
+def csv_columns(opponents: int = CSV_OPPONENTS) -> tuple[Column, ...]:
+    """The CSV columns of a batch of ``opponents`` opponents a hand: ``COLUMNS`` up to
+    ``CSV_OPPONENTS`` (the CSV of two to four players never changes), else with one
+    ``stake_N`` and one ``ev_opponent_N`` column per opponent."""
+    width = max(opponents, CSV_OPPONENTS)
+    if width not in _BY_OPPONENTS:
+        _BY_OPPONENTS[width] = tuple(columns(opponents=width))
+    return _BY_OPPONENTS[width]
+
+
+def csv_names(opponents: int = CSV_OPPONENTS) -> tuple[str, ...]:
+    """The header of a batch CSV of ``opponents`` opponents a hand (``csv_columns``)."""
+    return tuple(c.name for c in csv_columns(opponents))
+
+
+COLUMNS: tuple[Column, ...] = csv_columns()
 CSV_COLUMNS: tuple[str, ...] = tuple(c.name for c in COLUMNS)
 #: ``played`` flattened (empty cells when the line gave no setting).
 PLAYED_CSV_COLUMNS: tuple[str, ...] = tuple(c.name for c in COLUMNS if c.path[0] == "played")
@@ -258,9 +286,12 @@ def _at(record: Any, path: tuple[str | int, ...]) -> Any:
     return value
 
 
-def flatten(record: Mapping[str, Any]) -> Iterator[tuple[Column, Any]]:
-    """Every CSV column of ``record`` with its value (None where the record has none)."""
-    for col in COLUMNS:
+def flatten(
+    record: Mapping[str, Any], opponents: int = CSV_OPPONENTS
+) -> Iterator[tuple[Column, Any]]:
+    """Every CSV column of ``record`` with its value (None where the record has none), for
+    a batch of ``opponents`` opponents a hand (``csv_columns``)."""
+    for col in csv_columns(opponents):
         yield col, _at(record, col.path)
 
 
