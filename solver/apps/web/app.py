@@ -17,7 +17,8 @@ Routes (docs/serve.md):
   against opponents dealt and set by a style, settled by ``settle_table``, pair by pair
   and row by row (``solver.apps.web.table``);
 - ``GET /rules``: docs/rules.md as a page;
-- ``GET|POST /api/deal``: a random hand (``seed`` optional);
+- ``GET|POST /api/deal``: a random hand (``seed`` optional; ``rules`` and ``players``: of
+  that table's deck, which at five and six under shisanshui holds two copies of a suit);
 - ``GET /api/rules``: the rulesets on offer (each with its naturals and their names),
   the server's limits and every natural's names (docs/rules.md#natural-names);
   ``POST /api/rules`` with ``{"rules": TOML text}`` checks an uploaded ruleset.
