@@ -57,6 +57,7 @@ def test_both_copies_of_a_card_picked_and_solved_at_five(browser, server, size):
     ctx, page, watch = table_page(browser, server, size)
     tap = page.tap if size[0] < 500 else page.click
     page.select_option("#rules", "shisanshui")
+    assert "5" in options(page, "#players")  # at once, not after select_option's wait
     page.select_option("#players", "5")
     copies = page.locator("#picker .picker-row.copies button")
     expect(copies).to_have_count(13)
@@ -101,6 +102,7 @@ def test_practice_at_six_shows_five_opponents(browser, server, size):  # noqa: F
     ctx, page, watch = table_page(browser, server, size)
     tap = page.tap if size[0] < 500 else page.click
     page.select_option("#rules", "shisanshui")
+    assert "6" in options(page, "#players")  # at once, not after select_option's wait
     page.select_option("#players", "6")
     page.select_option("#policy", "field")
     tap("#tab-practice")
