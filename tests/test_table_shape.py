@@ -316,5 +316,9 @@ def test_the_page_builds_its_players_menu_from_the_api():
     (select,) = re.findall(r'<select id="players"[^>]*>(.*?)</select>', html, re.S)
     assert select.strip() == "", "the players menu comes from /api/rules, not the page"
     js = (STATIC / "app.js").read_text(encoding="utf-8")
-    assert re.search(r"data\.table\.min_players;\s*n <= data\.table\.max_players", js)
+    assert "state.shape = data.table;" in js  # the bounds: the table's shape
+    assert re.search(r"const least = state\.shape\.min_players;", js)
+    # each ruleset's most (GET /api/rules: max_players, 6 under shisanshui)
+    assert re.search(r"const most = \(d && d\.max_players\) \|\| state\.shape\.max_players;", js)
+    assert re.search(r"for \(let n = least; n <= most; n\+\+\)", js)
     assert '$("#players").replaceChildren(' in js

@@ -175,7 +175,8 @@ def test_each_row_is_named_as_api_rows_names_it(client):
         ({"hand": HAND, "played": "As Ks | 9h"}, 422, "3 rows"),
         ({"hand": HAND, "played": "declare"}, 422, "holds no natural"),
         ({"hand": HAND, "played": "surrender", "rules": "shisanshui"}, 422, "has no surrender"),
-        ({"hand": HAND, "played": BEST, "players": 5}, 422, "from 2 to 4, got 5"),
+        ({"hand": HAND, "played": BEST, "players": 7}, 422, "from 2 to 6, got 7"),
+        ({"hand": HAND, "played": BEST, "players": 5}, 422, "set extra_suits"),  # 52 cards
         ({"hand": HAND, "played": BEST, "players": True}, 422, "players must be"),
         ({"hand": HAND, "played": BEST, "seed": -1}, 422, "seed must be from 0"),
         ({"hand": HAND, "played": BEST, "seed": 2**64}, 422, "seed must be from 0"),

@@ -35,7 +35,7 @@ from solver.engine.rules import (
     ruleset_data,
 )
 from solver.engine.ruleset_text import describe_rules, rules_summary
-from solver.engine.table_shape import MAX_OPPONENTS
+from solver.engine.table_shape import MAX_OPPONENTS, MIN_PLAYERS, TABLE_MAX_PLAYERS
 
 #: The keys of POST /api/solve and /api/check: the long options of ``capsa solve``, the
 #: hand, the ruleset and the fields of ``SolveOptions``, but ``pool`` (a path on the
@@ -45,9 +45,9 @@ SOLVE_KEYS: tuple[str, ...] = (
     "rules",
     *(f.name for f in fields(SolveOptions) if f.init and f.name != "pool"),
 )
-DEAL_KEYS: tuple[str, ...] = ("seed",)
+DEAL_KEYS: tuple[str, ...] = ("seed", "rules", "players")
 RULES_KEYS: tuple[str, ...] = ("rules",)
-NATURAL_KEYS: tuple[str, ...] = ("hand", "rules")
+NATURAL_KEYS: tuple[str, ...] = ("hand", "rules", "players")
 
 
 @dataclass(frozen=True)
@@ -182,8 +182,22 @@ class RulesCatalog:
                 "(a few minutes), or start the server with `capsa serve --rules FILE`"
             )
 
+    def seat(self, value: Any, players: Any) -> Rules:
+        """The Rules of a request's ``rules`` at a table of ``players`` (None: the
+        ruleset's own): the preset's bigger table past its deck (``seated``), else a
+        RulesError naming ``extra_suits``."""
+        from solver.engine.seating import seated
+
+        rules = self.resolve(value)
+        if players is None:
+            return rules
+        return seated(rules, whole(players, "players", MIN_PLAYERS, TABLE_MAX_PLAYERS))
+
     def describe(self, r: Rules) -> dict[str, Any]:
-        """A ruleset for GET/POST /api/rules."""
+        """A ruleset for GET/POST /api/rules: ``max_players`` is the most it seats (a
+        preset in ``BIG_TABLES`` its biggest table), ``decks`` the ``extra_suits`` of the
+        deck dealt at each number of players (the page's card picker)."""
+        most = most_players(r)
         return {
             "name": r.name,
             # what players call the game, for a preset (the presets menu: "十三水 (shisanshui)")
@@ -191,10 +205,29 @@ class RulesCatalog:
             "summary": summary(r),
             "ready": self.ready(r),
             "players": r.players,
+            "max_players": most,
+            "decks": {str(n): seated_deck(r, n) for n in range(MIN_PLAYERS, most + 1)},
             "settings": [list(row) for row in describe_rules(r)],
             "rules": r.to_dict(),
             "naturals": [{**natural_names(n), "units": u} for n, u in r.naturals],
         }
+
+
+def most_players(r: Rules) -> int:
+    """The most players ``r`` seats: its preset's biggest table, else its deck's hands."""
+    from solver.engine.seating import BIG_TABLES
+
+    table = BIG_TABLES.get(r.name)
+    if table is not None and PRESETS.get(r.name) == r:
+        return max(r.deck.most_players(), *table.extra_suits)
+    return r.deck.most_players()
+
+
+def seated_deck(r: Rules, players: int) -> str:
+    """The ``extra_suits`` of the deck ``r`` deals at ``players`` (``seated``)."""
+    from solver.engine.seating import seated
+
+    return seated(r, players).extra_suits
 
 
 def natural_names(name: str) -> dict[str, Any]:
@@ -325,14 +358,15 @@ def hand_natural(body: Any, catalog: RulesCatalog) -> dict[str, Any]:
     """POST /api/natural: what a hand may do besides being set, under a ruleset:
     ``{"hand", "rules", "natural": {name, english, local, units} or null, "surrender":
     cost or null}`` (the page offers Declare and Surrender from it)."""
-    from evaluator import format_cards, parse_hand
+    from evaluator import format_cards
+    from solver.engine.setting_cards import hand_faces
     from solver.engine.settlement import find_natural
 
     opts = check_keys(body, NATURAL_KEYS, '{"hand": "As Kd Qh ...", "rules": "capsa"}')
     if opts.get("hand") is None:
         raise InputError("hand is missing: give 13 cards, e.g. 'As Kd Qh ...'")
-    hand = parse_hand(_cards_text(opts["hand"], "hand"))
-    rules = catalog.resolve(opts.get("rules"))
+    rules = catalog.seat(opts.get("rules"), opts.get("players"))
+    hand = hand_faces(_cards_text(opts["hand"], "hand"), rules.extra_suits)
     found = find_natural(hand, rules)
     natural = None
     if found is not None:
@@ -350,8 +384,11 @@ def is_slow(request: SolveRequest) -> bool:
     return request.options.mc
 
 
-def deal(body: Any) -> dict[str, Any]:
-    """A random hand for POST/GET /api/deal: ``{"hand", "seed"}`` (the seed deals it again)."""
+def deal(body: Any, catalog: RulesCatalog | None = None) -> dict[str, Any]:
+    """A random hand for POST/GET /api/deal: ``{"hand", "seed"}`` (the seed deals it
+    again); given ``rules`` and ``players``, a hand of the deck that table deals (at five
+    and six under shisanshui it may hold both copies of a card), and ``rules``, ``players``
+    say which."""
     import numpy as np
 
     from evaluator import format_cards
@@ -362,5 +399,13 @@ def deal(body: Any) -> dict[str, Any]:
     if seed is None:
         seed = secrets.randbelow(2**32)
     seed = whole(seed, "seed", 0)
-    hand = random_hands(np.random.default_rng(seed), 1)[0]
-    return {"hand": format_cards(hand[::-1]), "seed": seed}
+    if opts.get("rules") is None and opts.get("players") is None:
+        hand = random_hands(np.random.default_rng(seed), 1)[0]
+        return {"hand": format_cards(hand[::-1]), "seed": seed}
+    if catalog is None:
+        raise RequestError("this server deals no hand of another ruleset")
+    rules = catalog.seat(opts.get("rules"), opts.get("players"))
+    hand = random_hands(np.random.default_rng(seed), 1, rules.deck)[0]
+    players = rules.players if opts.get("players") is None else int(opts["players"])
+    return {"hand": format_cards(hand[::-1]), "seed": seed, "rules": rules.name,
+            "players": players}  # fmt: skip

@@ -17,7 +17,8 @@ Routes (docs/serve.md):
   against opponents dealt and set by a style, settled by ``settle_table``, pair by pair
   and row by row (``solver.apps.web.table``);
 - ``GET /rules``: docs/rules.md as a page;
-- ``GET|POST /api/deal``: a random hand (``seed`` optional);
+- ``GET|POST /api/deal``: a random hand (``seed`` optional; ``rules`` and ``players``: of
+  that table's deck, which at five and six under shisanshui holds two copies of a suit);
 - ``GET /api/rules``: the rulesets on offer (each with its naturals and their names),
   the server's limits and every natural's names (docs/rules.md#natural-names);
   ``POST /api/rules`` with ``{"rules": TOML text}`` checks an uploaded ruleset.
@@ -312,14 +313,20 @@ async def api_deal(request: Request) -> Response:
     async def go() -> Response:
         if request.method == "GET":
             body: dict[str, Any] = dict(request.query_params)
-            if "seed" in body:
-                text = body["seed"]  # ASCII digits only: int() would take '٣' and '²' fails
-                if text.isascii() and text.isdigit() and len(text) <= 40:
-                    body["seed"] = int(text)
+            for key in ("seed", "players"):
+                text = body.get(key)  # ASCII digits only: int() would take '٣' and '²' fails
+                if text is not None and text.isascii() and text.isdigit() and len(text) <= 40:
+                    body[key] = int(text)
         else:
             body = await read_json(request, state.limits.body, state.limits.seconds)
+        if isinstance(body, dict) and body.get("rules") is not None:  # a TOML ruleset:
+            deadline = time.monotonic() + state.limits.seconds  # read off the event loop
+            answer, seconds = await state.run(
+                "quick", lambda stop: deal(body, state.catalog), deadline
+            )
+            return _timed(answer, seconds)
         t0 = time.perf_counter()
-        answer = deal(body)
+        answer = deal(body, state.catalog)
         return _timed(answer, time.perf_counter() - t0)
 
     return await _guarded(state, go)

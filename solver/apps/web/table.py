@@ -18,13 +18,13 @@ from typing import Any
 
 import numpy as np
 
-from evaluator import CardParseError, format_cards, parse_hand
+from evaluator import CardParseError, format_cards
 from solver.apps.web.api import _cards_text, _styles, check_keys, natural_names
 from solver.apps.web.hands import ROW_SIZES, _name_one
 from solver.engine.code_card import holds_code_card
 from solver.engine.errors import InputError
 from solver.engine.inputs import quote
-from solver.engine.table_shape import MAX_PLAYERS, MIN_PLAYERS
+from solver.engine.table_shape import MIN_PLAYERS, TABLE_MAX_PLAYERS
 
 TABLE_KEYS: tuple[str, ...] = ("hand", "played", "rules", "players", "opponents", "seed")
 #: The actions a player may take besides setting the hand.
@@ -35,11 +35,12 @@ __all__ = ["TABLE_KEYS", "play_table"]
 
 
 def _players(value: Any, default: int) -> int:
+    """2 to 6 players (more than four: the preset's bigger table, ``seated``)."""
     if value is None:
         return default
     whole = isinstance(value, numbers.Integral) and not isinstance(value, bool)
-    if not whole or not MIN_PLAYERS <= value <= MAX_PLAYERS:
-        bounds = f"from {MIN_PLAYERS} to {MAX_PLAYERS}"
+    if not whole or not MIN_PLAYERS <= value <= TABLE_MAX_PLAYERS:
+        bounds = f"from {MIN_PLAYERS} to {TABLE_MAX_PLAYERS}"
         raise InputError(f"players must be a whole number {bounds}, got {quote(value)}")
     return int(value)
 
@@ -75,14 +76,16 @@ def _mine(played: Any, hand: np.ndarray, cr: Any) -> Any:
         return found
     if isinstance(played, Mapping):
         played = [_cards_text(played.get(r), f"played {r}") for r in ROW_SIZES]
-    setting = parse_setting(played, "played")
+    setting = parse_setting(played, "played", cr.rules.extra_suits)
     if sorted(setting.tolist()) != sorted(hand.tolist()):
-        raise CardParseError("played: the setting must hold the hand's 13 cards, each once")
+        each = "each as often as the hand holds it" if cr.rules.extra_suits else "each once"
+        raise CardParseError(f"played: the setting must hold the hand's 13 cards, {each}")
     return setting
 
 
 def _opponents(hand: np.ndarray, n: int, seed: int, style: str, cr: Any) -> tuple[list, Any]:
-    """The opponents' hands (uint8[n, 13]), dealt from the cards the player does not hold,
+    """The opponents' hands (uint8[n, 13], faces), dealt from the cards of the table's
+    deck the player does not hold,
     and what each shows: set by ``style`` (a setting uint8[13]), or the natural it holds,
     declared."""
     from solver.engine.settlement import find_naturals
@@ -91,7 +94,8 @@ def _opponents(hand: np.ndarray, n: int, seed: int, style: str, cr: Any) -> tupl
     from solver.strategy.hands.deal import deal_hands
     from solver.strategy.opposition.opponents import resolve_opponents
 
-    dealt = deal_hands(np.random.default_rng(seed), 1, n, exclude=hand)[0]
+    rng = np.random.default_rng(seed)
+    dealt = deal_hands(rng, 1, n, exclude=hand, deck=cr.rules.deck)[0]
     models = resolve_opponents(style, cr, n)
     out: list[Any] = []
     nat, natkey = find_naturals(dealt, cr)
@@ -197,19 +201,22 @@ def play_table(body: Any, catalog: Any) -> dict[str, Any]:
     player), "pairs": [{"seat", "units", "rows": [1|0|-1 front, middle, back] or null,
     "scoop": "you" | "them" | null}, ...]}``."""
     from solver.engine.compiled import compile_rules
+    from solver.engine.seating import seated
+    from solver.engine.setting_cards import hand_faces
     from solver.engine.settlement import settle_table, summarize
 
     opts = check_keys(body, TABLE_KEYS, '{"hand": "As Kd ...", "played": "... | ... | ..."}')
     if opts.get("hand") is None:
         raise InputError("hand is missing: give 13 cards, e.g. 'As Kd Qh ...'")
-    hand = parse_hand(_cards_text(opts["hand"], "hand"))
-    rules = catalog.resolve(opts.get("rules"))
+    given = catalog.resolve(opts.get("rules"))
+    players = _players(opts.get("players"), given.players)
+    rules = seated(given, players)  # five and six: the preset's bigger table
+    hand = hand_faces(_cards_text(opts["hand"], "hand"), rules.extra_suits)
     style = _styles(opts["opponents"]) if opts.get("opponents") is not None else "field"
     if "," in style:
         raise InputError("opponents: one style for the table here (field, greedy or safe)")
     if style != "greedy":
         catalog.require_ready(rules)
-    players = _players(opts.get("players"), rules.players)
     seed = _seed(opts.get("seed"))
     cr = compile_rules(rules)
     others, dealt = _opponents(hand, players - 1, seed, style, cr)

@@ -38,6 +38,7 @@ const state = {
   answer: null, // the last solve answer: {data, timing, link}
   checked: null, // the last check answer: {data, timing, hands}
   table: null, // practice: the last showdown (POST /api/table)
+  shape: null, // the table's shape (GET /api/rules: table): the players menu's bounds
   poolSort: "rank", // the cards to place: by rank (by shape) or by suit
   liveAsk: 0, // the board's latest /api/rows request (older answers are dropped)
   handInfo: null, // /api/natural for the board's hand: {key, natural, surrender}
@@ -79,6 +80,7 @@ const handName = (cls) => ({
   three_of_a_kind: t("hand.three_of_a_kind"), straight: t("hand.straight"), flush: t("hand.flush"),
   full_house: t("hand.full_house"), four_of_a_kind: t("hand.four_of_a_kind"),
   straight_flush: t("hand.straight_flush"), royal_flush: t("hand.royal_flush"),
+  five_of_a_kind: t("hand.five_of_a_kind"),
 })[cls] || "";
 
 // Each row of some settings named by the server, in the order asked: [{front: {cards,
@@ -86,7 +88,7 @@ const handName = (cls) => ({
 // server cannot say (the answer is then shown without the names).
 async function nameSettings(settings) {
   try {
-    const { data } = await api("/api/rows", { rules: rulesValue(), settings });
+    const { data } = await api("/api/rows", { rules: rulesValue(), players: Number($("#players").value), settings });
     return data.settings;
   } catch (e) {
     return null;
@@ -188,7 +190,43 @@ const touchScreen = () => matchMedia("(pointer: coarse)").matches || (navigator.
 // ------------------------------------------------------------------ cards
 
 const rankIndex = (c) => RANKS.indexOf(c[0]);
-const cardId = (c) => rankIndex(c) * 4 + SUITS.indexOf(c[1]);
+// A card of the page: "Ah", or "Ah2" for the second copy of A♥ at a table whose deck deals
+// the hearts twice (five and six players under 十三水, docs/rules.md#added-suits); the
+// server writes both alike ("Ah Ah"), so the page tells them apart only to draw them.
+const face = (c) => c.slice(0, 2);
+const isCopy = (c) => c.length > 2;
+// Cards of a text (the server's, a hand typed): a card's second appearance is its second copy.
+function withCopies(cards) {
+  const seen = new Set();
+  return cards.map((c) => {
+    const f = face(c);
+    if (seen.has(f)) return `${f}2`;
+    seen.add(f);
+    return f;
+  });
+}
+// Cards as the server reads them: a second copy written as its first.
+const cardsText = (cards) => [...cards].map(face).join(" ");
+// The suits dealt twice at the table chosen ("", "h", "hc"): the ruleset's deck at that
+// many players (GET /api/rules: decks).
+function deckExtra() {
+  const d = state.rulesets.get($("#rules").value);
+  if (!d) return "";
+  const seated = d.decks && d.decks[$("#players").value];
+  return seated ?? (d.rules && d.rules.extra_suits) ?? "";
+}
+const copiesHeld = (c, extra = deckExtra()) => (extra.includes(c[1]) ? 2 : 1);
+// The first card of ``cards`` (faces) held more often than the deck holds it, or null.
+function copyTooMany(cards, extra = deckExtra()) {
+  const count = {};
+  for (const c of cards) {
+    const f = face(c);
+    count[f] = (count[f] || 0) + 1;
+    if (count[f] > copiesHeld(f, extra)) return f;
+  }
+  return null;
+}
+const cardId = (c) => (rankIndex(c) * 4 + SUITS.indexOf(c[1])) * 2 + (isCopy(c) ? 0 : 1);
 const sortCards = (cards) => [...cards].sort((a, b) => cardId(b) - cardId(a));
 const splitCards = (text) => (text ? text.split(/\s+/).filter(Boolean) : []);
 
@@ -206,7 +244,8 @@ function shapeSort(cards) {
 function cardName(c) {
   const rank = { T: t("rank.T"), J: t("rank.J"), Q: t("rank.Q"), K: t("rank.K"), A: t("rank.A") }[c[0]] || c[0];
   const suit = { c: t("suit.c"), d: t("suit.d"), h: t("suit.h"), s: t("suit.s") }[c[1]];
-  return t("card.name", { rank, suit });
+  const name = t("card.name", { rank, suit });
+  return isCopy(c) ? t("card.secondCopy", { card: name }) : name;
 }
 
 // The suits as each language's players write them (docs/serve.md#cards): the letters
@@ -275,11 +314,8 @@ const cardText = (c) => (c[0] === "T" ? "10" : c[0]) + SUIT_SYMBOL[c[1]];
 function handProblem(text) {
   const { cards, bad } = parseCards(text);
   if (bad !== null) return t("hand.notCard", { bad });
-  const seen = new Set();
-  for (const c of cards) {
-    if (seen.has(c)) return t("hand.duplicate", { card: c });
-    seen.add(c);
-  }
+  const twice = copyTooMany(cards); // the deck's copies: A♥ twice at five players
+  if (twice) return t("hand.duplicate", { card: twice });
   if (cards.length === 0) return t("hand.none");
   if (cards.length < 13) return tp("hand.tooFew", cards.length, { more: 13 - cards.length });
   if (cards.length > 13) return tp("hand.tooMany", cards.length, { fewer: cards.length - 13 });
@@ -328,16 +364,19 @@ function term(text, glossaryId, cls = "term") {
 }
 
 // A card drawn: rank over suit, in its suit's colour.
+// A second copy of a card (at five and six players) carries a small "2".
 function cardFace(c, tag = "span", attrs = {}) {
-  return h(tag, { class: `card suit-${c[1]}`, "data-card": c, title: cardName(c), "aria-label": cardName(c), ...attrs },
+  const cls = `${attrs.class || `card suit-${c[1]}`}${isCopy(c) ? " copy" : ""}`;
+  return h(tag, { "data-card": c, title: cardName(c), "aria-label": cardName(c), ...attrs, class: cls },
     h("span", { class: "rank", "aria-hidden": "true", text: c[0] === "T" ? "10" : c[0] }),
-    h("span", { class: "suit", "aria-hidden": "true", text: SUIT_SYMBOL[c[1]] }));
+    h("span", { class: "suit", "aria-hidden": "true", text: SUIT_SYMBOL[c[1]] }),
+    isCopy(c) ? h("span", { class: "copy-mark", "aria-hidden": "true", text: "2" }) : null);
 }
 
 // A row or a hand: drawn by shape; data-cards keeps the answer's own text.
 function cardsLine(text, extra = {}) {
-  const cards = Array.isArray(text) ? text : splitCards(text);
-  return h("span", { class: "cardline", "data-cards": cards.join(" "), ...extra }, shapeSort(cards).map((c) => cardFace(c)));
+  const cards = withCopies(Array.isArray(text) ? text : splitCards(text));
+  return h("span", { class: "cardline", "data-cards": cardsText(cards), ...extra }, shapeSort(cards).map((c) => cardFace(c)));
 }
 
 // Numbers as the page's language writes them (its locale's thousands and decimals,
@@ -447,21 +486,40 @@ function setupTabs() {
 
 // ------------------------------------------------------------------ the picker
 
-function buildPicker() {
+// The grid of the deck's cards: a row a suit, and under a suit dealt twice (the hearts at
+// five players, the clubs too at six) a row of its second copies, each marked "2".
+function buildPicker(extra = "") {
   const grid = $("#picker");
-  for (const suit of [...SUITS].reverse()) {
-    const row = h("div", { role: "row", class: "picker-row" });
+  grid.dataset.extra = extra;
+  const rows = [...SUITS].reverse().flatMap((suit) => (extra.includes(suit) ? [[suit, ""], [suit, "2"]] : [[suit, ""]]));
+  grid.replaceChildren(...rows.map(([suit, copy]) => {
+    const row = h("div", { role: "row", class: `picker-row${copy ? " copies" : ""}` });
     for (const rank of [...RANKS].reverse()) {
-      const c = rank + suit;
+      const c = rank + suit + copy;
       const button = cardFace(c, "button", {
         type: "button", "aria-pressed": "false", tabindex: "-1", class: `card pick suit-${suit}`,
       });
       button.addEventListener("click", () => togglePick(c));
       row.append(h("span", { role: "gridcell", class: "cell" }, button));
     }
-    grid.append(row);
-  }
+    return row;
+  }));
   grid.querySelector("button").tabIndex = 0;
+}
+
+// The picker follows the table's deck, and so does a practice hand: a deck of another
+// size deals again.
+function deckChanged() {
+  const extra = deckExtra();
+  if ($("#picker").dataset.extra !== extra) {
+    buildPicker(extra);
+    handChanged();
+  }
+  if (state.mode === "practice" && state.dealt && state.dealt.extra !== extra) dealPractice();
+}
+
+function setupPicker() {
+  const grid = $("#picker");
   grid.addEventListener("keydown", (e) => {
     const cells = $$("#picker button");
     const i = cells.indexOf(document.activeElement);
@@ -482,13 +540,14 @@ function buildPicker() {
 function togglePick(c) {
   if (state.picked.has(c)) state.picked.delete(c);
   else state.picked.add(c);
+  state.picked = new Set(withCopies(sortCards(state.picked))); // a lone second copy is the card
   $("#hand-input").value = writeCards(sortCards(state.picked));
   handChanged();
 }
 
 // The page's own text of a hand (a link's, the server's): written in the language's way.
 function setHandText(text) {
-  const { cards } = parseCards(text, "en");
+  const cards = withCopies(parseCards(text, "en").cards);
   $("#hand-input").value = writeCards(cards);
   state.picked = new Set(cards);
   handChanged();
@@ -506,7 +565,7 @@ function handChanged() {
   }
   const picked = $("#picked");
   picked.replaceChildren(...shapeSort([...state.picked]).map((c) => cardFace(c)));
-  picked.dataset.cards = sortCards(state.picked).join(" ");
+  picked.dataset.cards = cardsText(sortCards(state.picked));
   // what was read, as symbols, in the order typed: nothing is misread silently
   const read = parseCards(text).cards;
   $("#hand-read").textContent = read.length ? t("hand.read", { cards: read.map(cardText).join(" ") }) : "";
@@ -514,7 +573,7 @@ function handChanged() {
   status.textContent = problem === null ? t("status.ready") : problem;
   status.classList.toggle("bad", problem !== null && text.trim() !== "");
   status.dataset.ok = problem === null ? "true" : "false";
-  if (state.answer && state.answer.data.hand !== sortCards(state.picked).join(" ")) markStale();
+  if (state.answer && state.answer.data.hand !== cardsText(sortCards(state.picked))) markStale();
   if (state.mode === "check") {
     resetBoardFromHand(true);
     updateBoardActions();
@@ -542,11 +601,10 @@ async function loadRules() {
   const { data } = await api("/api/rules");
   state.limits = data.limits;
   for (const n of data.naturals) state.naturals.set(n.name, n);
-  // the players menu: the table's shape from the server (solver/engine/table_shape.py)
-  const seats = [];
-  for (let n = data.table.min_players; n <= data.table.max_players; n++) seats.push(h("option", { text: String(n) }));
-  $("#players").replaceChildren(...seats);
-  $("#players").value = String(data.table.max_players);
+  // the players menu: the table's shape from the server (solver/engine/table_shape.py),
+  // to each ruleset's most (rulesChanged: 6 under 十三水, which adds suits past four)
+  state.shape = data.table;
+  playersMenu(null, data.table.max_players);
   const sel = $("#rules");
   for (const r of data.rulesets) {
     state.rulesets.set(r.name, r);
@@ -650,11 +708,23 @@ function tableLine() {
     t("table.opponentsAre", { who: who ? who.textContent : $("#opponents").value })].join(" · ");
 }
 
+// The players menu of a ruleset: from the table's least to the most it seats; ``want``
+// when it seats that many, else its most.
+function playersMenu(d, want) {
+  const least = state.shape.min_players;
+  const most = (d && d.max_players) || state.shape.max_players;
+  const seats = [];
+  for (let n = least; n <= most; n++) seats.push(h("option", { text: String(n) }));
+  $("#players").replaceChildren(...seats);
+  const n = Number(want);
+  $("#players").value = String(Number.isInteger(n) && n >= least && n <= most ? n : most);
+}
+
 function rulesChanged() {
   const d = state.rulesets.get($("#rules").value);
   if (!d) return;
   setError("#rules-status", "");
-  $("#players").value = String(d.players);
+  playersMenu(d, d.players);
   showRulesSummary(d);
   optionsChanged();
   updateBoardActions(true);
@@ -701,6 +771,7 @@ function addUploaded(text, data, fileName) {
 function optionsChanged() {
   tableLine();
   markStale();
+  deckChanged();
 }
 
 function markStale() {
@@ -890,7 +961,7 @@ async function solveHand() {
     return;
   }
   await withBusy($("#solve"), "#solve-error", async () => {
-    const body = { hand: sortCards(state.picked).join(" "), ...tableOptions() };
+    const body = { hand: cardsText(sortCards(state.picked)), ...tableOptions() };
     let res;
     try {
       res = await api("/api/solve", body);
@@ -956,7 +1027,8 @@ async function restoreFromLink() {
     $("#rules").value = p.get("rules");
     rulesChanged();
   }
-  if (p.get("players")) $("#players").value = p.get("players");
+  if (p.get("players")) playersMenu(state.rulesets.get($("#rules").value), p.get("players"));
+  deckChanged();
   if (p.get("policy")) $("#policy").value = p.get("policy");
   syncPolicy();
   if (p.get("samples")) $("#samples").value = p.get("samples");
@@ -972,7 +1044,7 @@ async function restoreFromLink() {
     if (played === "declare" || played === "surrender") {
       await checkAction(played);
     } else {
-      const rows = played.split("|").map((r) => splitCards(r.trim()));
+      const rows = copiesAcross(played.split("|").map((r) => splitCards(r.trim())));
       if (rows.length === 3) {
         ROWS.forEach((r, i) => { state.rows[r] = sortCards(rows[i]); });
         setTarget("front");
@@ -1087,6 +1159,13 @@ async function openLink(link) {
 
 // ------------------------------------------------------------------ the board
 
+// Rows of cards (text), a card's second appearance in the setting its second copy.
+function copiesAcross(rows) {
+  const all = withCopies(rows.flat());
+  let at = 0;
+  return rows.map((r) => all.slice(at, (at += r.length)));
+}
+
 function placed() {
   return new Set(ROWS.flatMap((r) => state.rows[r]));
 }
@@ -1155,7 +1234,7 @@ function renderBoard() {
   for (const r of ROWS) {
     const zone = document.querySelector(`.cards[data-row="${r}"]`);
     zone.replaceChildren(...shapeSort(state.rows[r]).map((c) => boardCard(c, r)));
-    zone.dataset.cards = state.rows[r].join(" ");
+    zone.dataset.cards = cardsText(state.rows[r]);
     document.querySelector(`.row-target[data-row="${r}"] .count`).textContent = `${state.rows[r].length}/${ROW_SIZE[r]}`;
   }
   const pool = $("#pool");
@@ -1166,7 +1245,7 @@ function renderBoard() {
     : shapeSort(hand);
   pool.replaceChildren(...order.filter((c) => !inRows.has(c)).map((c) => boardCard(c, "pool")));
   $("#sort-pool").textContent = state.poolSort === "suit" ? t("board.sortRank") : t("board.sortSuit");
-  pool.dataset.cards = left.join(" ");
+  pool.dataset.cards = cardsText(left);
   if (!hand.length) {
     pool.append(h("span", { class: "note", text: state.mode === "practice" ? t("pool.dealFirst") : t("pool.pickFirst") }));
   }
@@ -1192,7 +1271,7 @@ async function nameBoard() {
     show(null);
     return;
   }
-  const named = await nameSettings([ROWS.map((r) => state.rows[r].join(" ")).join(" | ")]);
+  const named = await nameSettings([ROWS.map((r) => cardsText(state.rows[r])).join(" | ")]);
   if (ask === state.liveAsk) show(named && named[0]);
 }
 
@@ -1206,11 +1285,11 @@ async function updateBoardActions(force = false) {
     declare.hidden = surrender.hidden = true;
     return;
   }
-  const key = `${hand.join(" ")}|${$("#rules").value}`;
+  const key = `${hand.join(" ")}|${$("#rules").value}|${$("#players").value}`;
   if (force || !state.handInfo || state.handInfo.key !== key) {
     state.handInfo = { key, natural: null, surrender: null };
     try {
-      const { data } = await api("/api/natural", { hand: hand.join(" "), rules: rulesValue() });
+      const { data } = await api("/api/natural", { hand: cardsText(hand), rules: rulesValue(), players: Number($("#players").value) });
       if (state.handInfo.key !== key) return; // another hand came meanwhile
       state.handInfo = { key, natural: data.natural, surrender: data.surrender };
     } catch (e) {
@@ -1297,14 +1376,15 @@ function typedSetting() {
   if (!text.trim()) return say("");
   const parts = text.split("|");
   if (parts.length !== 3) return say(t("played.rows", { n: parts.length }));
-  const rows = parts.map((part) => parseCards(part));
+  const parsed = parts.map((part) => parseCards(part));
   for (const [i, r] of ROWS.entries()) {
-    if (rows[i].bad !== null) return say(t("played.notCard", { row: rowName(r), bad: rows[i].bad }));
-    if (rows[i].cards.length !== ROW_SIZE[r]) return say(t("played.size", { row: rowName(r), n: ROW_SIZE[r], got: rows[i].cards.length }));
+    if (parsed[i].bad !== null) return say(t("played.notCard", { row: rowName(r), bad: parsed[i].bad }));
+    if (parsed[i].cards.length !== ROW_SIZE[r]) return say(t("played.size", { row: rowName(r), n: ROW_SIZE[r], got: parsed[i].cards.length }));
   }
-  const cards = rows.flatMap((r) => r.cards);
-  const twice = cards.find((c, i) => cards.indexOf(c) !== i);
+  const twice = copyTooMany(parsed.flatMap((r) => r.cards)); // as often as the deck holds it
   if (twice) return say(t("hand.duplicate", { card: cardText(twice) }));
+  const rows = copiesAcross(parsed.map((r) => r.cards)).map((cards) => ({ cards }));
+  const cards = rows.flatMap((r) => r.cards);
   if (sortCards(cards).join(" ") !== sortCards(state.picked).join(" ")) {
     $("#hand-input").value = writeCards(sortCards(cards));
     state.picked = new Set(cards);
@@ -1327,11 +1407,12 @@ async function hintSetting() {
     return;
   }
   await withBusy($("#hint"), "#check-error", async () => {
-    const { data } = await api("/api/solve", { hand: hand.join(" "), rules: rulesValue(), players: Number($("#players").value), policy: "field", top: 2 });
+    const { data } = await api("/api/solve", { hand: cardsText(hand), rules: rulesValue(), players: Number($("#players").value), policy: "field", top: 2 });
     const choices = [data, ...(data.alternatives || [])].slice(0, 3);
     const named = await nameSettings(choices.map(settingOf));
     const lay = (x) => {
-      for (const r of ROWS) state.rows[r] = sortCards(splitCards(x[r]));
+      const rows = copiesAcross(ROWS.map((r) => splitCards(x[r])));
+      ROWS.forEach((r, i) => { state.rows[r] = sortCards(rows[i]); });
       setTarget("front");
     };
     lay(data);
@@ -1368,7 +1449,7 @@ function nameSwaps() {
 }
 
 function playedText() {
-  return ROWS.map((r) => state.rows[r].join(" ")).join(" | ");
+  return ROWS.map((r) => cardsText(state.rows[r])).join(" | ");
 }
 
 async function checkSetting() {
@@ -1402,7 +1483,7 @@ async function runCheck(button, played) {
   await withBusy(button, "#check-error", async () => {
     let res;
     try {
-      res = await api("/api/check", { hand: hand.join(" "), played, ...tableOptions() });
+      res = await api("/api/check", { hand: cardsText(hand), played, ...tableOptions() });
     } catch (e) {
       $("#check-result").replaceChildren(); // no stale verdict beside the error
       state.checked = null;
@@ -1492,7 +1573,7 @@ function partsLost(best, bestEv, mine, mineEv) {
 // server settles the table (POST /api/table) and the page shows it pair by pair and row
 // by row, the scoops, the home run and the naturals declared named in the table's words.
 async function playTable(played) {
-  const body = { hand: state.dealt.hand.join(" "), played, rules: rulesValue(), players: Number($("#players").value), seed: state.dealt.seed };
+  const body = { hand: cardsText(state.dealt.hand), played, rules: rulesValue(), players: Number($("#players").value), seed: state.dealt.seed };
   if ($("#opponents").value !== "field") body.opponents = $("#opponents").value;
   try {
     const { data } = await api("/api/table", body);
@@ -1548,8 +1629,10 @@ function renderTable(d) {
 
 async function dealPractice() {
   await withBusy($("#deal"), "#check-error", async () => {
-    const res = await api("/api/deal");
-    state.dealt = { hand: splitCards(res.data.hand), seed: res.data.seed, scored: false };
+    // a hand of the table's deck: at five players it may hold both copies of a heart
+    const extra = deckExtra();
+    const res = await api("/api/deal", { rules: rulesValue(), players: Number($("#players").value) });
+    state.dealt = { hand: withCopies(splitCards(res.data.hand)), seed: res.data.seed, scored: false, extra };
     $("#deal-note").textContent = t("practice.dealNote", { seed: res.data.seed });
     $("#deal").textContent = t("practice.dealAnother");
     resetBoardFromHand();
@@ -1606,11 +1689,12 @@ function syncPolicy() {
 async function start() {
   $("#history-clear").addEventListener("click", forgetHistory);  // first: always reachable
   buildPicker();
+  setupPicker();
   setupTabs();
   setupBoard();
   $("#hand-input").addEventListener("input", () => {
     const { cards } = parseCards($("#hand-input").value);
-    state.picked = new Set(cards);
+    state.picked = new Set(withCopies(cards));
     handChanged();
   });
   $("#hand-form").addEventListener("submit", (e) => {
@@ -1625,7 +1709,7 @@ async function start() {
   });
   $("#clear-hand").addEventListener("click", () => { setHandText(""); clearAnswer(); $("#hand-input").focus(); });
   $("#random-hand").addEventListener("click", () => withBusy($("#random-hand"), "#hand-status", async () => {
-    const res = await api("/api/deal");
+    const res = await api("/api/deal", { rules: rulesValue(), players: Number($("#players").value) });
     setHandText(res.data.hand);
   }));
   $("#rules").addEventListener("change", () => { rememberGame(); rulesChanged(); });
