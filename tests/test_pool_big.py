@@ -299,3 +299,40 @@ def test_a_pool_of_copies_is_checked():
     short = {**good, "masks": good["masks"].copy()}
     short["masks"][3] &= short["masks"][3] - U64(1)  # 12 cards
     assert "not 13" in check_values(short, deck)
+
+
+@pytest.mark.parametrize("players", [5, 6])
+def test_the_screen_keeps_every_table_with_a_home_run_at_five_and_six(pools, players):
+    """With two and three seats dealt a table (the pool rarely fits a third seat),
+    ``home_run_possible`` is False only where no candidate's correction, every seat set,
+    differs from 0; it leaves tables unset; and the solve's columns are the mean of their
+    pairwise deals plus every table's correction."""
+    from solver.strategy import _kernels as k
+
+    cr = compile_rules(_rules(players))
+    n_opp = players - 1
+    skipped = kept = 0
+    hands = [hand_faces(STRONG, cr.rules.deck.extra_letters),
+             *random_hands(np.random.default_rng(4), 7, cr.rules.deck)]  # fmt: skip
+    for i, hand in enumerate(hands):
+        drawn = HR.pool_tables(pools[players], hand, cr, n_opp, 160, seed=i)
+        c = candidates(hand, cr)
+        need = HR.home_run_possible(c, drawn)
+        s = HR.score_tables(c, cr, drawn)
+        assert drawn.done.sum() == need.sum()
+        assert (~drawn.drawn.reshape(-1, n_opp)).sum(axis=1).max() >= 2
+        opp, out = drawn.tables, []
+        for params in (cr.arrays.params, HR.without_home_run(cr).arrays.params):
+            v = np.zeros((len(c), opp.deals))
+            k._mc_values(c.keys, c.roy, c.fouls, opp.keys, opp.roy, opp.foul, opp.nat,
+                         opp.nat_key, np.ones(n_opp), params, cr.arrays.nat_units, 0,
+                         opp.deals, v)  # fmt: skip
+            out.append(v)
+        corr = out[0] - out[1]
+        assert not corr[:, ~need].any()
+        kept += int((corr[:, need] != 0).any(axis=0).sum())
+        skipped += int((~need).sum())
+        pairs = SC.score_against(c, HR.without_home_run(cr), drawn.pairs)
+        want = pairs.per_unit.reshape(len(c), -1, HR.DEALS_PER_TABLE).mean(axis=2) + corr / n_opp
+        assert np.allclose(s.per_unit, want, rtol=0, atol=1e-12)
+    assert kept > 0 and skipped > 0

@@ -274,12 +274,14 @@ def _scoop(a: np.ndarray, fa: np.ndarray, b: np.ndarray, fb: np.ndarray) -> np.n
 
 def home_run_possible(cands: Candidates, drawn: PooledTables) -> np.ndarray:
     """bool[tables]: where some candidate's correction may be other than 0, from the
-    pool seats and the dealt seat's cards alone (docs/pool.md#the-home-run). A table
+    pool seats and the dealt seats' cards alone (docs/pool.md#the-home-run). A table
     where it is False has no home run for any candidate, whatever the field sets its
-    dealt seat to: a pool seat declared a natural; or, with one seat dealt, no candidate
-    scoops every pool seat (its own home run), no pool seat scoops every other pool seat
-    and some candidate (theirs), and no legal split of the dealt seat's cards beats the
-    strongest legal pool seat on every row (the dealt seat's)."""
+    dealt seats to: a pool seat declared a natural; or no candidate scoops every pool
+    seat (its own home run), no pool seat scoops every other pool seat and some
+    candidate (theirs), and no legal split of any dealt seat's cards beats the strongest
+    legal pool seat on every row (a dealt seat's). Each is needed for its home run
+    whatever the other dealt seats hold (a scoop beats every other player), so one
+    dealt seat or several alike (a 5- or 6-player table deals two or three)."""
     T, n = drawn.n_tables, drawn.n_opp
     r = drawn.rows
     known = drawn.drawn.reshape(T, n)
@@ -288,7 +290,7 @@ def home_run_possible(cands: Candidates, drawn: PooledTables) -> np.ndarray:
     natural = ((r.nat.reshape(T, n) >= 0) & known).any(axis=1)
     ck, cf = cands.keys, cands.fouls
     mine = _scoop(ck[:, None, None], cf[:, None, None], keys[None], foul[None])  # [c, t, o]
-    need = (mine | ~known[None]).all(axis=2).any(axis=0) | (known.sum(axis=1) < n - 1)
+    need = (mine | ~known[None]).all(axis=2).any(axis=0)
     for p in range(n):  # pool seat p scoops every other pool seat and some candidate
         others = _scoop(keys[:, p : p + 1], foul[:, p : p + 1], keys, foul) | ~known
         others[:, p] = True
@@ -299,8 +301,10 @@ def home_run_possible(cands: Candidates, drawn: PooledTables) -> np.ndarray:
     if len(left):
         th = np.where((known & ~foul)[left, :, None], keys[left], -1).max(axis=1)
         x = ~drawn.drawn.reshape(T, n)[left]
-        hands = drawn.cards.reshape(T, n, 13)[left][x]
-        need[left[_can_scoop(hands, th, drawn.cr)]] = True
+        hands = drawn.cards.reshape(T, n, 13)[left][x]  # every dealt seat, table by table
+        which = np.repeat(np.arange(len(left)), x.sum(axis=1))
+        can = _can_scoop(hands, th[which], drawn.cr)
+        need[left[np.unique(which[can])]] = True
     return need
 
 
