@@ -19,7 +19,6 @@ import numpy as np
 from evaluator import get_deck_tables, get_tables
 from evaluator.decks import FIVE_OF_A_KIND, DeckTables
 from evaluator.tables import Tables
-from solver.engine.errors import RulesError
 from solver.engine.layout import (
     MODE_CODES,
     NATURAL_CODES,
@@ -229,7 +228,7 @@ def compile_rules(rules: Rules | CompiledRules) -> CompiledRules:
     """The compiled ruleset (cached per ``Rules``); a ``CompiledRules`` is returned as it
     is. A preset's name or a file is read first, once, by ``rules.load_rules``:
     ``compile_rules(load_rules(name))``; anything else is a TypeError. A deck with added
-    suits compiles on its copies scale (the opponent pool: :func:`check_pooled`)."""
+    suits compiles on its copies scale."""
     if isinstance(rules, CompiledRules):
         return rules
     if not isinstance(rules, Rules):
@@ -238,16 +237,3 @@ def compile_rules(rules: Rules | CompiledRules) -> CompiledRules:
             f"load_rules first), got {type(rules).__name__}"
         )
     return _compile(rules)
-
-
-def check_pooled(cr: CompiledRules, what: str = "the opponent pool") -> None:
-    """RulesError, one line, when ``what`` (the opponent pool, or a command that builds
-    one) is asked of a deck whose card ids do not fit one card mask (added suits,
-    ``Deck.fits_mask``): Monte Carlo deals its opponents there
-    (docs/rules.md#added-suits)."""
-    deck = cr.rules.deck
-    if not deck.fits_mask:
-        raise RulesError(
-            f'{what} with extra_suits = "{deck.extra_letters}" ({deck.size} cards) is not '
-            "built yet: Monte Carlo deals the opponents at such a table (--no-pool)"
-        )

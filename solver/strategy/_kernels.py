@@ -954,6 +954,28 @@ def _pool_pick(masks, hand, start, want, out):
 
 
 @kernel
+def _pool_pick_copies(firsts, seconds, hand1, hand2, start, want, out):
+    """``_pool_pick`` for a deck with copies (docs/pool.md#bigger-decks): a hand's cards
+    as two masks over the faces, ``firsts`` uint64[n] the first copies it holds (bit f
+    for card id f) and ``seconds`` uint64[n] the second copies (bit f for card id
+    faces + f); the hand's ``hand1`` and ``hand2`` likewise. A pool hand fits when it
+    holds none of the hand's card ids: no first copy in common and no second copy."""
+    n = firsts.shape[0]
+    got = 0
+    i = start
+    for _ in range(n):
+        if (firsts[i] & hand1) | (seconds[i] & hand2) == 0:
+            out[got] = i
+            got += 1
+            if got == want:
+                return got
+        i += 1
+        if i == n:
+            i = 0
+    return got
+
+
+@kernel
 def _scoop_possible(hands, th, lk, ra, under, out):
     """For each sorted hand i (uint8[m, 13]), whether some legal split of it has its
     front, middle and back keys all above th[i] (int64[m, 3]): over every back above
@@ -998,6 +1020,26 @@ def _pool_partners(masks, taken, starts, out):
         i = starts[t]
         for _ in range(n):
             if masks[i] & m == 0:
+                out[t] = i
+                break
+            i += 1
+            if i == n:
+                i = 0
+
+
+@kernel
+def _pool_partners_copies(firsts, seconds, taken1, taken2, starts, out):
+    """``_pool_partners`` for a deck with copies: the cards as two masks, first copies
+    (``firsts``, ``taken1``) and second copies (``seconds``, ``taken2``), as in
+    ``_pool_pick_copies``; a pool hand fits when it holds no card id already taken."""
+    n = firsts.shape[0]
+    for t in range(taken1.shape[0]):
+        m1 = taken1[t]
+        m2 = taken2[t]
+        out[t] = -1
+        i = starts[t]
+        for _ in range(n):
+            if (firsts[i] & m1) | (seconds[i] & m2) == 0:
                 out[t] = i
                 break
             i += 1

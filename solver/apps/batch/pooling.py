@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from solver.apps.batch.errors import BatchError, BatchFailed
-from solver.engine.compiled import CompiledRules, check_pooled, compile_rules
+from solver.engine.compiled import CompiledRules, compile_rules
 from solver.engine.progress import Progress
 from solver.engine.rules import Rules
 
@@ -89,10 +89,6 @@ def plan_pool(
     if policy != "mc" or pool is False:
         return None
     cr = compile_rules(rules)
-    if not rules.deck.fits_mask:  # a deck with added suits deals (--pool: one line why)
-        if pool is True:
-            check_pooled(cr, "--pool")
-        return None
     ensure_field(cr)  # the pool's key is over them
     key = pool_key(cr)
     if stored is not None:  # resuming: what the run that wrote the output used

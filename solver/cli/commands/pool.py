@@ -13,11 +13,18 @@ from rich.table import Table
 from solver.cli.options import ResultFormat, RulesOpt
 from solver.cli.output import consoles, duration, emit, progress, shown
 from solver.engine.options import DEFAULT_POOL_SIZE, MAX_POOL_SIZE, MIN_POOL_SIZE
+from solver.engine.table_shape import MIN_PLAYERS, TABLE_MAX_PLAYERS
 
 
 def pool(
     ctx: typer.Context,
     rules: RulesOpt = None,
+    players: Annotated[
+        int | None,
+        typer.Option("--players", "-p", min=MIN_PLAYERS, max=TABLE_MAX_PLAYERS,
+                     help="Players at the table (5 and 6: the preset's deck with added suits, "
+                     "a pool of its own)."),  # fmt: skip
+    ] = None,
     size: Annotated[
         int,
         typer.Option(
@@ -47,11 +54,13 @@ def pool(
     from solver.engine.compiled import compile_rules
     from solver.engine.errors import InputError
     from solver.engine.rules import load_rules
+    from solver.engine.seating import seated
     from solver.strategy.field_model.train import ensure_field
     from solver.strategy.opposition.opponents import resolve_opponents
     from solver.strategy.opposition.pool import build_pool, cached_pool
 
-    cr = compile_rules(load_rules(rules))  # once: the pool takes it compiled
+    given = load_rules(rules)
+    cr = compile_rules(seated(given, players) if players else given)  # once: the pool takes it
     tables = None
     if opponents is not None:
         (model,) = resolve_opponents(opponents, cr, 1)

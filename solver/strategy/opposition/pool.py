@@ -55,13 +55,13 @@ from typing import Any
 import numpy as np
 
 from solver.engine.caches import Cache
-from solver.engine.compiled import CompiledRules, check_pooled
+from solver.engine.compiled import CompiledRules
 from solver.engine.errors import InputError
 from solver.engine.inputs import whole
 from solver.engine.layout import P_CODE, P_HR_MIN, P_HR_MULT
 from solver.engine.options import DEFAULT_POOL_SIZE, MAX_POOL_SIZE, MIN_POOL_SIZE
 from solver.engine.progress import Progress
-from solver.engine.table_shape import MASK_DTYPE, STANDARD_DECK
+from solver.engine.table_shape import HAND_SIZE, MASK_DTYPE, STANDARD_DECK, Deck
 from solver.strategy.field_model.field import FieldTables, play_digest
 from solver.strategy.field_model.trained import get_field
 from solver.strategy.opposition import pool_file
@@ -93,7 +93,10 @@ class OpponentPool:
     COMB3 / COMB5 / COMB5); ``roy_id`` uint16[n] its royalties, a row of ``roy_table``
     float64[k, 4] (rows, then the dealt cards); ``nat`` int8[n] the natural it declares
     under the ruleset (-1 none), ``foul`` bool[n]; ``nat_at`` int64[m] (ascending) the
-    hands holding a natural and ``nat_key`` int64[m] their tie keys.
+    hands holding a natural and ``nat_key`` int64[m] their tie keys. A deck with copies
+    (docs/pool.md#bigger-decks): ``masks`` holds each hand's first copies (bit f for
+    card id f) and ``seconds`` uint64[n] its second copies (bit f for card id
+    ``faces + f``); None for the 52-card deck.
     """
 
     path: Path | None
@@ -110,6 +113,7 @@ class OpponentPool:
     nat_key: np.ndarray
     nbytes: int = 0
     digest: str = ""
+    seconds: np.ndarray | None = None
 
     @property
     def ident(self) -> str:
@@ -123,16 +127,30 @@ class OpponentPool:
 
         Exact: the pool's hands are independent and uniformly random, and which ones
         are taken depends only on whether each shares a card with ``hand``, so the hands
-        taken are independent, each uniform over the hands of the unseen cards."""
-        from solver.strategy import _kernels as k
-
+        taken are independent, each uniform over the hands of the unseen cards (with
+        copies, of the unseen card ids: docs/pool.md#bigger-decks)."""
         if count > self.size:
             return None
-        mask = _MASK(sum(1 << int(c) for c in np.asarray(hand).tolist()))
         start = int(np.random.default_rng(seed).integers(self.size))
         out = np.empty(count, np.int64)
-        got = k._pool_pick(self.masks, mask, start, count, out)
+        got = self.scan(hand, start, count, out)
         return out if got == count else None
+
+    def scan(self, hand: np.ndarray, start: int, count: int, out: np.ndarray) -> int:
+        """The first ``count`` pool hands from ``start`` on (wrapping round once) that
+        hold none of ``hand``'s card ids, to ``out``: how many were found."""
+        from solver.strategy import _kernels as k
+
+        first, second = hand_masks(hand, self.seconds is not None)
+        if self.seconds is None:
+            return int(k._pool_pick(self.masks, _MASK(first), start, count, out))
+        return int(k._pool_pick_copies(self.masks, self.seconds, _MASK(first), _MASK(second),
+                                       start, count, out))  # fmt: skip
+
+    def held(self, idx: np.ndarray) -> np.ndarray:
+        """The faces pool hands ``idx`` hold (first or second copy), one mask each."""
+        m = np.asarray(self.masks[idx], MASK_DTYPE)
+        return m if self.seconds is None else m | np.asarray(self.seconds[idx], MASK_DTYPE)
 
     def entries(self, idx: np.ndarray) -> tuple[np.ndarray, ...]:
         """Summaries of pool hands ``idx``: keys int64[m, 3], royalties float64[m, 4],
@@ -147,12 +165,36 @@ class OpponentPool:
         return keys, roy, nat, nat_key, self.foul[idx].copy()
 
     def hands(self, idx: np.ndarray) -> np.ndarray:
-        """The cards of pool hands ``idx``, sorted: uint8[m, 13]."""
+        """The cards of pool hands ``idx``, sorted: uint8[m, 13] (faces: a face twice
+        where both copies are held)."""
+        faces = STANDARD_DECK.faces
         m = np.asarray(self.masks[idx], MASK_DTYPE)
-        bits = (m[:, None] >> np.arange(STANDARD_DECK.size, dtype=MASK_DTYPE)) & _MASK(1)
-        if (bits.sum(axis=1) != 13).any():
+        shifts = np.arange(faces, dtype=MASK_DTYPE)
+        bits = ((m[:, None] >> shifts) & _MASK(1)).astype(np.int64)
+        if self.seconds is not None:
+            two = np.asarray(self.seconds[idx], MASK_DTYPE)
+            bits += ((two[:, None] >> shifts) & _MASK(1)).astype(np.int64)
+        if (bits.sum(axis=1) != HAND_SIZE).any():
             raise PoolError(f"pool {self.path}: a hand does not hold 13 cards")
-        return np.nonzero(bits)[1].astype(np.uint8).reshape(-1, 13)
+        rows = np.repeat(np.tile(np.arange(faces, dtype=np.uint8), (len(m), 1)).ravel(),
+                         bits.ravel())  # fmt: skip
+        return rows.reshape(-1, HAND_SIZE)
+
+
+def hand_masks(hand: np.ndarray, copies: bool = True) -> tuple[int, int]:
+    """A hand's card ids as two masks over the faces (``OpponentPool``'s): a face's first
+    appearance is its first copy (bit f of the first), its second appearance the second
+    copy (bit f of the second; ``copies`` False: InputError, one mask only)."""
+    first = second = 0
+    for c in np.asarray(hand).tolist():
+        bit = 1 << int(c)
+        if first & bit:
+            if second & bit or not copies:
+                raise InputError("a hand holds a card more often than the pool's deck does")
+            second |= bit
+        else:
+            first |= bit
+    return first, second
 
 
 # --------------------------------------------------------------------------- where, which
@@ -220,6 +262,8 @@ def pool_key(cr: CompiledRules, tables: FieldTables | None = None) -> str:
         _update(h, f"field.{name}", a)
     for name, a in structure()._asdict().items():
         _update(h, f"structure.{name}", a)
+    if cr.rules.deck.copies > 1:  # the deck its hands are dealt from (52 cards: as before)
+        h.update(f"deck:{cr.rules.deck.extra_letters};".encode())
     key = h.hexdigest()[:32]
     POOL_KEYS.put(ident, (cr, tables, key))
     return key
@@ -306,9 +350,12 @@ def open_pool(path: str | os.PathLike[str], key: str | None = None) -> OpponentP
 
 
 def _fits(pool: OpponentPool, cr: CompiledRules) -> OpponentPool:
-    """``pool``, once its natural ids are checked against the ruleset's naturals."""
+    """``pool``, once its natural ids are checked against the ruleset's naturals and its
+    masks against the ruleset's deck (one or two a hand)."""
     if len(pool.nat) and int(pool.nat.max()) >= len(cr.rules.naturals):
         raise PoolError(f"pool {pool.path} is damaged (a natural id past the ruleset's)")
+    if (pool.seconds is not None) != (cr.rules.deck.copies > 1):
+        raise PoolError(f"pool {pool.path} was built for another deck")
     return pool
 
 
@@ -349,9 +396,8 @@ def resolve_pool(
     sound and this ruleset's (else PoolError). ``tables``: the opponents are a learned
     model's (its own pools). With the home run at the table the solve draws whole
     tables from it too (solver.strategy.solving.home_run)."""
-    if pool is False or (pool is True or pool is None) and not cr.rules.deck.fits_mask:
-        return None  # a deck with added suits deals its opponents
-    check_pooled(cr)
+    if pool is False:
+        return None
     if pool is True or pool is None:
         return cached_pool(cr, tables)
     key = pool_key(cr, tables)
@@ -391,7 +437,6 @@ def build_pool(
     field tables) are removed once the new one is in place. ``tables``: a learned opponent
     model's, which sets the pool's hands instead of the field (a family of its own)."""
     _compiled(cr, "build_pool")
-    check_pooled(cr)
     size = whole(size, "pool size", MIN_POOL_SIZE, MAX_POOL_SIZE)
     model = tables
     tables = tables if tables is not None else get_field(cr)
@@ -401,6 +446,8 @@ def build_pool(
     arrays = _set_hands(cr, tables, size, progress, stop, threads)
     meta = {"rules": cr.rules.name, "play_digest": play_digest(cr.rules),
             "natural_names": [n for n, _ in cr.rules.naturals], "seed": POOL_SEED}  # fmt: skip
+    if cr.rules.deck.copies > 1:
+        meta["extra_suits"] = cr.rules.deck.extra_letters  # the second masks' deck
     target.parent.mkdir(parents=True, exist_ok=True)
     _remove_dead_temps(target.parent)
     write_pool_file(target, key, size, arrays, meta)
@@ -424,6 +471,7 @@ def _set_hands(
     from solver.strategy.hands.deal import deal_hands
 
     rng = np.random.default_rng(POOL_SEED)
+    deck = cr.rules.deck
     out = {
         "masks": np.empty(size, MASK_DTYPE), "keys": np.empty((size, 3), np.uint16),
         "split": np.empty((size, 3), np.uint16), "roy_id": np.empty(size, np.uint16),
@@ -433,15 +481,26 @@ def _set_hands(
     nat_at: list[np.ndarray] = []
     nat_key: list[np.ndarray] = []
     bit = _MASK(1) << np.arange(STANDARD_DECK.size, dtype=MASK_DTYPE)
+    if deck.copies > 1:
+        out["seconds"] = np.empty(size, MASK_DTYPE)
     if progress is not None:
         progress(0, size)
     for lo in range(0, size, _BLOCK):
         hi = min(size, lo + _BLOCK)
-        hands = deal_hands(rng, hi - lo, 1).reshape(hi - lo, 13)
+        if deck.copies > 1:  # card ids, so that which copy each hand holds is known
+            dealt = _deal_ids(rng, hi - lo, deck)
+            hands = np.sort(dealt % deck.faces, axis=1).astype(np.uint8)
+            first = dealt < deck.faces
+            face = dealt % deck.faces
+            out["masks"][lo:hi] = np.bitwise_or.reduce(np.where(first, bit[face], _MASK(0)), axis=1)
+            out["seconds"][lo:hi] = np.bitwise_or.reduce(np.where(first, _MASK(0), bit[face]),
+                                                         axis=1)  # fmt: skip
+        else:
+            hands = deal_hands(rng, hi - lo, 1).reshape(hi - lo, 13)
+            out["masks"][lo:hi] = np.bitwise_or.reduce(bit[hands], axis=1)
         sp, ks, rs, _ = set_sorted_hands(hands, cr, "field", field=tables, threads=threads,
                                          stop=stop)  # fmt: skip
         ids, nks = find_naturals(hands, cr)
-        out["masks"][lo:hi] = np.bitwise_or.reduce(bit[hands], axis=1)
         out["keys"][lo:hi] = ks
         out["split"][lo:hi] = sp
         out["nat"][lo:hi] = ids
@@ -463,6 +522,13 @@ def _set_hands(
     out["nat_at"] = np.concatenate(nat_at).astype(np.int64)
     out["nat_key"] = np.concatenate(nat_key).astype(np.int64)
     return out
+
+
+def _deal_ids(rng: np.random.Generator, n: int, deck: Deck) -> np.ndarray:
+    """int64[n, 13]: n independent uniformly random hands of ``deck``'s card ids (each
+    the first 13 cards of a shuffle of its own)."""
+    cards = np.array(deck.cards(), np.int64)
+    return rng.permuted(np.tile(cards, (n, 1)), axis=1)[:, :HAND_SIZE]
 
 
 def check_writable(folder: Path) -> None:

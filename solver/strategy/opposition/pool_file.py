@@ -21,20 +21,23 @@ from typing import Any
 
 import numpy as np
 
+from evaluator.decks import NSTRENGTH_COPIES
 from evaluator.files import atomic_write
 from solver.engine.inputs import quote
-from solver.engine.layout import NKEY, NSUB3, NSUB5
+from solver.engine.layout import NKEY, NSTRENGTH, NSUB3, NSUB5
 from solver.engine.options import MAX_POOL_SIZE
-from solver.engine.table_shape import HAND_SIZE, MASK_DTYPE, STANDARD_DECK
+from solver.engine.table_shape import DECKS, HAND_SIZE, MASK_DTYPE, STANDARD_DECK, Deck
 
-__all__ = ["ALIGN", "ARRAYS", "MAGIC", "POOL_VERSION", "PoolError", "check_values",
-           "read_pool_file", "write_pool_file"]  # fmt: skip
+__all__ = ["ALIGN", "ARRAYS", "MAGIC", "POOL_VERSION", "SECONDS", "PoolError", "arrays_of",
+           "check_values", "read_pool_file", "write_pool_file"]  # fmt: skip
 
 POOL_VERSION = 1
 MAGIC = b"capsa opponent pool\n"
 MAX_HEADER = 1 << 20
 ALIGN = 64
-if NKEY > 1 << 16 or NSUB5 > 1 << 16:  # pragma: no cover - the layout fits
+#: Row keys on the copies scale (a deck with added suits): strengths times suit parts.
+NKEY_COPIES = NSTRENGTH_COPIES * (NKEY // NSTRENGTH)
+if max(NKEY, NKEY_COPIES) > 1 << 16 or NSUB5 > 1 << 16:  # pragma: no cover - the layout fits
     raise AssertionError("row keys and split indices are kept in 16 bits")
 
 #: (name, dtype, columns or 0 for one per hand, or -1 for the natural table's length)
@@ -49,6 +52,16 @@ ARRAYS: tuple[tuple[str, str, int], ...] = (
     ("nat_at", "<i8", -1),
     ("nat_key", "<i8", -1),
 )
+#: A deck with copies (``extra_suits``) keeps a second mask a hand: the second copies it
+#: holds, bit f for card id ``faces + f`` (``masks`` holds the first copies, bit f for
+#: card id f); the header then names the deck (``extra_suits``). The 52-card pool's
+#: file is without it, as it always was.
+SECONDS: tuple[str, str, int] = ("seconds", MASK_DTYPE, 0)
+
+
+def arrays_of(deck: Deck) -> tuple[tuple[str, str, int], ...]:
+    """The arrays of a pool of ``deck``: ``ARRAYS``, and ``SECONDS`` with copies."""
+    return (*ARRAYS, SECONDS) if deck.copies > 1 else ARRAYS
 
 
 class PoolError(Exception):
@@ -83,6 +96,7 @@ def read_pool_file(path: Path, fh: Any, size: int) -> tuple[str, int, str, dict[
         n_roy = int(head["royalty_rows"])
         specs = head["arrays"]
         end = int(head["end"])
+        deck = DECKS[str(head.get("extra_suits", ""))]
     except PoolError:
         raise
     except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as exc:
@@ -94,7 +108,7 @@ def read_pool_file(path: Path, fh: Any, size: int) -> tuple[str, int, str, dict[
     if (
         not isinstance(specs, list)
         or not all(isinstance(spec, dict) for spec in specs)
-        or [spec.get("name") for spec in specs] != [a[0] for a in ARRAYS]
+        or [spec.get("name") for spec in specs] != [a[0] for a in arrays_of(deck)]
     ):
         raise _fail(path, "its arrays are not a pool's")
     try:
@@ -104,7 +118,7 @@ def read_pool_file(path: Path, fh: Any, size: int) -> tuple[str, int, str, dict[
     arrays: dict[str, np.ndarray] = {}
     low = len(MAGIC) + 8 + hlen
     digest = hashlib.sha256(f"{key}/{n}".encode())
-    for (name, dtype, cols), spec in zip(ARRAYS, specs, strict=True):
+    for (name, dtype, cols), spec in zip(arrays_of(deck), specs, strict=True):
         rows = n_roy if name == "roy_table" else n_nat if cols < 0 else n
         shape = (rows,) if cols <= 0 else (rows, cols)
         nbytes = int(np.prod(shape)) * np.dtype(dtype).itemsize
@@ -120,18 +134,20 @@ def read_pool_file(path: Path, fh: Any, size: int) -> tuple[str, int, str, dict[
         digest.update(f";{name}:{crc}".encode())
         arrays[name] = a
         low = off + nbytes
-    why = check_values(arrays)
+    why = check_values(arrays, deck)
     if why is not None:
         raise _fail(path, why)
     return key, n, digest.hexdigest()[:16], arrays
 
 
-def check_values(a: dict[str, np.ndarray]) -> str | None:
+def check_values(a: dict[str, np.ndarray], deck: Deck = STANDARD_DECK) -> str | None:
     """What is wrong with a pool's values (None: nothing), beyond its checksums: every
     row key and split within its table, every royalty row and natural where the other
-    arrays say, each mask a hand of 13 cards of the deck (a few ms for the default pool)."""
+    arrays say, each mask a hand of 13 cards of the deck (a few ms for the default pool;
+    with copies, ``seconds`` only on the faces the deck holds twice)."""
     keys, split, nat = a["keys"], a["split"], a["nat"]
-    if len(keys) and int(keys.max()) >= NKEY:
+    nkey = NKEY if deck.copies == 1 else NKEY_COPIES
+    if len(keys) and int(keys.max()) >= nkey:
         return "a row key past the table"
     if len(split) and (int(split[:, 0].max()) >= NSUB3 or int(split[:, 1:].max()) >= NSUB5):
         return "a split past the table"
@@ -146,11 +162,15 @@ def check_values(a: dict[str, np.ndarray]) -> str | None:
     if not np.array_equal(a["foul"], ~((keys[:, 0] <= keys[:, 1]) & (keys[:, 1] <= keys[:, 2]))):
         return "the fouls do not match the row keys"
     masks = a["masks"]
-    deck = STANDARD_DECK.size
-    if (masks >> np.dtype(MASK_DTYPE).type(deck)).any() or (
-        np.bitwise_count(masks) != HAND_SIZE
-    ).any():
-        return f"a hand that is not {HAND_SIZE} of the {deck} cards"
+    one = np.dtype(MASK_DTYPE).type
+    held = np.bitwise_count(masks)
+    if deck.copies > 1:
+        twice = one(sum(1 << f for f in range(deck.faces) if deck.copies_of(f) > 1))
+        if (a["seconds"] & ~twice).any():
+            return f"a hand that is not {HAND_SIZE} of the {deck.size} cards"
+        held = held + np.bitwise_count(a["seconds"])
+    if (masks >> one(deck.faces)).any() or (held != HAND_SIZE).any():
+        return f"a hand that is not {HAND_SIZE} of the {deck.size} cards"
     return None
 
 
@@ -167,7 +187,7 @@ def write_pool_file(
     not written through."""
     specs = []
     n_nat = len(arrays["nat_at"])
-    for name, dtype, _ in ARRAYS:
+    for name, dtype, _ in arrays_of(DECKS[str(meta.get("extra_suits", ""))]):
         a = np.ascontiguousarray(arrays[name], dtype=dtype)
         arrays[name] = a
         specs.append({"name": name, "dtype": dtype, "shape": list(a.shape),

@@ -38,5 +38,5 @@ def pool_opponents(
     if idx is None:
         return None
     keys, roy, nat, nat_key, foul = pool.entries(idx)
-    hold = None if cr is None else holds_in_masks(pool.masks[idx], cr)
+    hold = None if cr is None else holds_in_masks(pool.held(idx), cr)
     return Opponents(n_opp, keys, roy, nat, nat_key, foul, hold)

@@ -36,12 +36,12 @@ from solver.engine.code_card import holds_code_card
 from solver.engine.compiled import CompiledRules
 from solver.engine.layout import P_HR_MULT
 from solver.engine.settlement import find_naturals
-from solver.engine.table_shape import MASK_DTYPE, STANDARD_DECK
+from solver.engine.table_shape import MASK_DTYPE, STANDARD_DECK, Deck
 from solver.strategy.field_model.field import FieldTables
 from solver.strategy.field_model.policy import set_sorted_hands
 from solver.strategy.field_model.trained import get_field
 from solver.strategy.hands.splits import Candidates
-from solver.strategy.opposition.pool import OpponentPool
+from solver.strategy.opposition.pool import OpponentPool, hand_masks
 from solver.strategy.solving.code_card import holds_in_masks, pair_factors
 from solver.strategy.solving.scoring import Opponents, Scores, score_against
 from solver.strategy.threads import Stop
@@ -50,7 +50,6 @@ from solver.strategy.threads import Stop
 DEALS_PER_TABLE = 8
 #: Pool hands, beyond those of the pairwise deals, scanned for the tables' opponents.
 SPARE_HANDS = 6_000
-_CARDS = np.array(STANDARD_DECK.cards(), np.int64)
 _MASK = np.dtype(MASK_DTYPE).type
 
 
@@ -134,10 +133,6 @@ def without_home_run(cr: CompiledRules) -> CompiledRules:
     return dataclasses.replace(cr, arrays=cr.arrays._replace(params=params))
 
 
-def _mask(hand: np.ndarray) -> int:
-    return sum(1 << int(c) for c in np.asarray(hand).tolist())
-
-
 def _joint(masks: np.ndarray, seats: np.ndarray) -> np.ndarray:
     """uint64[T]: the cards of each table's pool hands ``masks[seats[t]]`` (int64[T, s],
     -1 entries skipped), as one mask a table."""
@@ -145,16 +140,27 @@ def _joint(masks: np.ndarray, seats: np.ndarray) -> np.ndarray:
     return np.bitwise_or.reduce(picked, axis=1)  # 0 a table with none
 
 
-def _deal_rest(used: np.ndarray, empty: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """uint8[empty.sum(), 13]: each table's ``empty[t]`` hands dealt from the cards its
-    mask ``used[t]`` leaves (a uniformly random order of them, 13 cards a hand), sorted,
-    table by table."""
-    free = (used[:, None] >> _CARDS.astype(MASK_DTYPE)) & _MASK(1) == 0
+def _deal_rest(
+    used: np.ndarray,
+    empty: np.ndarray,
+    rng: np.random.Generator,
+    deck: Deck = STANDARD_DECK,
+    used2: np.ndarray | None = None,
+) -> np.ndarray:
+    """uint8[empty.sum(), 13]: each table's ``empty[t]`` hands dealt from the card ids
+    its masks leave (``used[t]`` the first copies, ``used2[t]`` the second, as the
+    pool's; a uniformly random order of them, 13 cards a hand), as faces sorted, table
+    by table."""
+    cards = np.array(deck.cards(), np.int64)
+    second = cards >= deck.faces
+    bits = (cards % deck.faces).astype(MASK_DTYPE)
+    words = np.where(second, used2[:, None], used[:, None]) if used2 is not None else used[:, None]
+    free = (words >> bits) & _MASK(1) == 0
     order = np.argsort(np.where(free, rng.random(free.shape), 2.0), axis=1)  # free first
     table = np.repeat(np.arange(len(used)), empty)
     hand = np.arange(len(table)) - np.repeat(np.cumsum(empty) - empty, empty)
     at = order[table[:, None], 13 * hand[:, None] + np.arange(13)]
-    return np.sort(_CARDS[at], axis=1).astype(np.uint8)
+    return np.sort(cards[at] % deck.faces, axis=1).astype(np.uint8)
 
 
 def pool_tables(
@@ -178,36 +184,48 @@ def pool_tables(
     n_tables = tables_for(deals)
     need = deals * n_opp
     want = min(pool.size, need + n_tables + SPARE_HANDS)
-    hand_mask = _mask(hand)
+    copies = pool.seconds is not None
+    hand1, hand2 = hand_masks(hand, copies)
     start = int(np.random.default_rng(seed).integers(pool.size))  # as OpponentPool.pick
     idx = np.empty(want, np.int64)
-    got = k._pool_pick(pool.masks, _MASK(hand_mask), start, want, idx)
+    got = pool.scan(hand, start, want, idx)
     if got < need + n_tables:
         return None
-    pairs = Opponents(n_opp, *pool.entries(idx[:need]), holds_in_masks(pool.masks[idx[:need]], cr))
+    pairs = Opponents(n_opp, *pool.entries(idx[:need]), holds_in_masks(pool.held(idx[:need]), cr))
     region = idx[need:got]
     masks = np.ascontiguousarray(pool.masks[region], MASK_DTYPE)
+    seconds = None if pool.seconds is None else np.ascontiguousarray(pool.seconds[region],
+                                                                      MASK_DTYPE)  # fmt: skip
     rng = np.random.default_rng(None if seed is None else [seed, 33])
     seats = np.full((n_tables, n_opp), -1, np.int64)  # index into region, -1 dealt
     seats[:, 0] = np.arange(n_tables)
     for s in range(1, n_opp - 1):  # the seats drawn from the pool after the first
-        taken = _joint(masks, seats[:, :s]) | _MASK(hand_mask)
+        taken = _joint(masks, seats[:, :s]) | _MASK(hand1)
         part = np.empty(n_tables, np.int64)
-        k._pool_partners(masks, taken, rng.integers(len(masks), size=n_tables), part)
+        starts = rng.integers(len(masks), size=n_tables)
+        if seconds is None:
+            k._pool_partners(masks, taken, starts, part)
+        else:
+            taken2 = _joint(seconds, seats[:, :s]) | _MASK(hand2)
+            k._pool_partners_copies(masks, seconds, taken, taken2, starts, part)
         seats[:, s] = part
-    return _tables(pool, cr, _Seats(region, masks, seats, hand_mask), rng, tables, pairs)
+    at_table = _Seats(region, masks, seats, hand1, seconds, hand2)
+    return _tables(pool, cr, at_table, rng, tables, pairs)
 
 
 @dataclass(frozen=True)
 class _Seats:
     """The pool hands drawn for whole tables: ``region`` their pool indices, ``masks``
     their cards, ``seats`` each table's (index into ``region``, -1 a seat to deal from
-    the cards left), ``hand_mask`` the hand's cards."""
+    the cards left), ``hand_mask`` the hand's cards; with copies ``seconds`` and
+    ``hand2`` the second copies (``OpponentPool``)."""
 
     region: np.ndarray
     masks: np.ndarray
     seats: np.ndarray
     hand_mask: int
+    seconds: np.ndarray | None = None
+    hand2: int = 0
 
 
 def _tables(
@@ -224,7 +242,11 @@ def _tables(
     region, masks, seats = at_table.region, at_table.masks, at_table.seats
     hand_mask = at_table.hand_mask
     n_tables, n_opp = seats.shape
-    dealt = _deal_rest(_joint(masks, seats) | _MASK(hand_mask), (seats < 0).sum(axis=1), rng)
+    used2 = None
+    if at_table.seconds is not None:
+        used2 = _joint(at_table.seconds, seats) | _MASK(at_table.hand2)
+    dealt = _deal_rest(_joint(masks, seats) | _MASK(hand_mask), (seats < 0).sum(axis=1), rng,
+                       cr.rules.deck, used2)  # fmt: skip
     flat = seats.ravel()
     drawn = flat >= 0
     at = region[flat[drawn]]
@@ -252,12 +274,14 @@ def _scoop(a: np.ndarray, fa: np.ndarray, b: np.ndarray, fb: np.ndarray) -> np.n
 
 def home_run_possible(cands: Candidates, drawn: PooledTables) -> np.ndarray:
     """bool[tables]: where some candidate's correction may be other than 0, from the
-    pool seats and the dealt seat's cards alone (docs/pool.md#the-home-run). A table
+    pool seats and the dealt seats' cards alone (docs/pool.md#the-home-run). A table
     where it is False has no home run for any candidate, whatever the field sets its
-    dealt seat to: a pool seat declared a natural; or, with one seat dealt, no candidate
-    scoops every pool seat (its own home run), no pool seat scoops every other pool seat
-    and some candidate (theirs), and no legal split of the dealt seat's cards beats the
-    strongest legal pool seat on every row (the dealt seat's)."""
+    dealt seats to: a pool seat declared a natural; or no candidate scoops every pool
+    seat (its own home run), no pool seat scoops every other pool seat and some
+    candidate (theirs), and no legal split of any dealt seat's cards beats the strongest
+    legal pool seat on every row (a dealt seat's). Each is needed for its home run
+    whatever the other dealt seats hold (a scoop beats every other player), so one
+    dealt seat or several alike (a 5- or 6-player table deals two or three)."""
     T, n = drawn.n_tables, drawn.n_opp
     r = drawn.rows
     known = drawn.drawn.reshape(T, n)
@@ -266,7 +290,7 @@ def home_run_possible(cands: Candidates, drawn: PooledTables) -> np.ndarray:
     natural = ((r.nat.reshape(T, n) >= 0) & known).any(axis=1)
     ck, cf = cands.keys, cands.fouls
     mine = _scoop(ck[:, None, None], cf[:, None, None], keys[None], foul[None])  # [c, t, o]
-    need = (mine | ~known[None]).all(axis=2).any(axis=0) | (known.sum(axis=1) < n - 1)
+    need = (mine | ~known[None]).all(axis=2).any(axis=0)
     for p in range(n):  # pool seat p scoops every other pool seat and some candidate
         others = _scoop(keys[:, p : p + 1], foul[:, p : p + 1], keys, foul) | ~known
         others[:, p] = True
@@ -277,8 +301,10 @@ def home_run_possible(cands: Candidates, drawn: PooledTables) -> np.ndarray:
     if len(left):
         th = np.where((known & ~foul)[left, :, None], keys[left], -1).max(axis=1)
         x = ~drawn.drawn.reshape(T, n)[left]
-        hands = drawn.cards.reshape(T, n, 13)[left][x]
-        need[left[_can_scoop(hands, th, drawn.cr)]] = True
+        hands = drawn.cards.reshape(T, n, 13)[left][x]  # every dealt seat, table by table
+        which = np.repeat(np.arange(len(left)), x.sum(axis=1))
+        can = _can_scoop(hands, th[which], drawn.cr)
+        need[left[np.unique(which[can])]] = True
     return need
 
 
