@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 from solver.apps import duel as du
 from solver.cli import app
 from solver.engine.compiled import compile_rules
+from solver.engine.errors import RulesError
 from solver.engine.rules import load_rules
 from solver.strategy.hands.deal import deal_hands
 
@@ -205,7 +206,10 @@ def test_strategy_names():
     for bad in ("mc:abc", "mc:0", "random", "cmd:", ""):
         with pytest.raises(du.DuelError):
             du.resolve(bad)
-    with pytest.raises(du.DuelError):
+    with pytest.raises(du.DuelError, match="players must be 2 to 6"):
+        du.duel("greedy", "greedy", deals=1, players=7)
+    # five players need a bigger deck: one line naming the key (the 十三水 preset seats them)
+    with pytest.raises(RulesError, match='set extra_suits = "h"'):
         du.duel("greedy", "greedy", deals=1, players=5)
 
 
