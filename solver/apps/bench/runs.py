@@ -39,28 +39,36 @@ def batch(
     seed: int = 0,
     rules: RulesLike = None,
     runner: Runner | None = None,
+    players: int | None = None,
 ) -> Result:
     """``capsa batch --policy field`` on ``n`` hands: ``solver.apps.batch.run_batch`` from a
     file of hands to JSON lines (written to the null device), worker processes on every
     core. Each round starts its workers afresh, as the command does; the first call (the
-    kernels compiled or loaded) is a run on the first ``min(n, 1000)`` hands."""
+    kernels compiled or loaded) is a run on the first ``min(n, 1000)`` hands.
+    ``players``: the table's (default the ruleset's); at more than the 52-card deck deals,
+    the hands are of the bigger deck its preset seats (solver.engine.seating), both copies
+    of a card written twice."""
     import tempfile
 
     from evaluator import format_cards
+    from evaluator.cards import copies_of
     from solver.apps.batch import BatchError, run_batch
+    from solver.engine.seating import seated
 
     r = load(rules)
-    hands = seeded_hands(n, seed)
+    extra = seated(r, players).extra_suits if players else r.extra_suits
+    hands = seeded_hands(n, seed, extra)
     tmp = tempfile.TemporaryDirectory(prefix="capsa-bench-")
     src = os.path.join(tmp.name, "hands.txt")
     warm = os.path.join(tmp.name, "warm.txt")
     for path, rows in ((src, hands), (warm, hands[:1000])):
         with open(path, "w", encoding="utf-8") as fh:
-            fh.writelines(format_cards(h) + "\n" for h in rows)
+            fh.writelines(format_cards(copies_of(h.tolist(), extra), extra) + "\n" for h in rows)
 
     def run(path: str, want: int) -> None:
         with open(os.devnull, "w", encoding="utf-8") as sink:
-            res = run_batch(path, sink, fmt="jsonl", rules=r, policy="field", seed=seed)
+            res = run_batch(path, sink, fmt="jsonl", rules=r, policy="field", seed=seed,
+                            players=players)  # fmt: skip
         if res.hands != want:
             raise RuntimeError(f"batch solved {res.hands} of {want} hands")
 

@@ -10,9 +10,8 @@ each bigger table within ``BIG_TABLE_RATIO`` times the four-player table's media
 from __future__ import annotations
 
 import contextlib
-import os
+import dataclasses
 import statistics
-import tempfile
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -20,16 +19,7 @@ from typing import Any
 import numpy as np
 
 from solver.apps.bench.pooled import _a_pool, _one_thread
-from solver.apps.bench.timing import (
-    TARGET_BATCH,
-    Label,
-    Result,
-    Runner,
-    Unavailable,
-    default_runner,
-    measure,
-    threads,
-)
+from solver.apps.bench.timing import Result, Runner, default_runner, threads
 
 __all__ = ["BIG_PRESET", "BIG_TABLE_RATIO", "batch_tables", "mc_tables"]
 
@@ -158,45 +148,12 @@ def batch_tables(
     """``capsa batch --policy field`` on ``n`` hands of the 65-card deck under 十三水 at
     five players (hands holding both copies of a card among them), worker processes on
     every core, as ``batch`` measures the 52-card table. Target: ``TARGET_BATCH``."""
-    from evaluator import format_cards
-    from evaluator.cards import copies_of
-    from solver.apps.batch import BatchError, run_batch
-    from solver.engine.rules import PRESETS
+    from solver.apps.bench.runs import batch
 
     players = 5
-    cr = _table(players)
-    extra_suits = cr.rules.extra_suits
-    hands = _hands(n, seed, cr.rules.deck)
-    tmp = tempfile.TemporaryDirectory(prefix="capsa-bench-")
-    src = os.path.join(tmp.name, "hands.txt")
-    warm = os.path.join(tmp.name, "warm.txt")
-    for path, rows in ((src, hands), (warm, hands[:1000])):
-        with open(path, "w", encoding="utf-8") as fh:
-            fh.writelines(
-                format_cards(copies_of(h.tolist(), extra_suits), extra_suits) + "\n" for h in rows
-            )
-
-    def run(path: str, want: int) -> None:
-        with open(os.devnull, "w", encoding="utf-8") as sink:
-            res = run_batch(path, sink, fmt="jsonl", rules=PRESETS[BIG_PRESET], policy="field",
-                            seed=seed, players=players)  # fmt: skip
-        if res.hands != want:
-            raise RuntimeError(f"batch solved {res.hands} of {want} hands")
-
-    try:
-        t0 = time.perf_counter()
-        try:
-            run(warm, min(n, 1000))  # the first call: kernels compiled or loaded
-        except BatchError as exc:
-            raise Unavailable(f"solver.apps.batch.run_batch: {exc}") from None
-        first = time.perf_counter() - t0
-        label = Label(
-            "batch_tables",
-            f"capsa batch --policy field, {n:,} hands of 65 cards ({BIG_PRESET} at "
-            f"{players} players), every core",
-            "hand",
-            TARGET_BATCH,
-        )
-        return measure(label, lambda: run(src, n), n, rounds, runner, first_call=first)
-    finally:
-        tmp.cleanup()
+    res = batch(n, rounds, seed, BIG_PRESET, runner, players=players)
+    told = (
+        f"capsa batch --policy field, {n:,} hands of {_table(players).rules.deck.size} cards "
+        f"({BIG_PRESET} at {players} players), every core"
+    )
+    return dataclasses.replace(res, name="batch_tables", description=told)

@@ -214,12 +214,13 @@ def random_rows(n: int, k: int, seed: int = 0) -> np.ndarray:
         rows[bad] = rng.integers(0, STANDARD_DECK.size, size=(len(bad), k), dtype=np.uint8)
 
 
-def seeded_hands(n: int, seed: int = 0) -> np.ndarray:
+def seeded_hands(n: int, seed: int = 0, extra_suits: str = "") -> np.ndarray:
     """``n`` random hands, uint8[n, 13], each sorted: ``solver.strategy.hands.deal.random_hands``
-    with a generator seeded ``seed``."""
+    with a generator seeded ``seed``, of the deck with ``extra_suits`` (its faces)."""
+    from solver.engine.table_shape import deck_of
     from solver.strategy.hands.deal import random_hands as deal
 
-    return deal(np.random.default_rng(seed), n)
+    return deal(np.random.default_rng(seed), n, deck_of(extra_suits))
 
 
 def load(rules: RulesLike = None) -> Rules:
