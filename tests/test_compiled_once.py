@@ -42,6 +42,7 @@ ENTRY_POINTS = {
     "solver/apps/learning.py": {"learn_from"},  # capsa train --from
     "solver/apps/bench/opponents.py": {"mc_opponents"},
     "solver/apps/bench/presets.py": {"mc_presets"},  # every preset in the same rounds
+    "solver/apps/bench/tables.py": {"_table"},  # the 十三水 tables of 4, 5 and 6 players
     "solver/apps/batch/pinned.py": {"run_models"},  # a batch worker: the run's models
     "solver/apps/web/hands.py": {"name_rows"},  # POST /api/rows
     "solver/apps/web/table.py": {"play_table"},  # POST /api/table

@@ -22,6 +22,8 @@ out of CSV). Standard library only.
 
 from __future__ import annotations
 
+import functools
+
 from collections.abc import Iterator, Mapping
 from typing import Any, NamedTuple
 
@@ -250,17 +252,18 @@ def columns(
 #: The per-opponent columns of every CSV up to four players (``stake_1..3``,
 #: ``ev_opponent_1..3``); a bigger table has one per opponent.
 CSV_OPPONENTS = 3
-_BY_OPPONENTS: dict[int, tuple[Column, ...]] = {}
 
 
 def csv_columns(opponents: int = CSV_OPPONENTS) -> tuple[Column, ...]:
     """The CSV columns of a batch of ``opponents`` opponents a hand: ``COLUMNS`` up to
     ``CSV_OPPONENTS`` (the CSV of two to four players never changes), else with one
     ``stake_N`` and one ``ev_opponent_N`` column per opponent."""
-    width = max(opponents, CSV_OPPONENTS)
-    if width not in _BY_OPPONENTS:
-        _BY_OPPONENTS[width] = tuple(columns(opponents=width))
-    return _BY_OPPONENTS[width]
+    return _csv_columns(max(opponents, CSV_OPPONENTS))
+
+
+@functools.cache
+def _csv_columns(width: int) -> tuple[Column, ...]:
+    return tuple(columns(opponents=width))
 
 
 def csv_names(opponents: int = CSV_OPPONENTS) -> tuple[str, ...]:
