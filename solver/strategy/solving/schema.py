@@ -23,7 +23,6 @@ out of CSV). Standard library only.
 from __future__ import annotations
 
 import functools
-
 from collections.abc import Iterator, Mapping
 from typing import Any, NamedTuple
 
