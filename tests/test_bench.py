@@ -296,7 +296,10 @@ def test_mc_tables_times_the_tables_of_four_five_and_six_in_the_same_rounds():
         seen.append(rounds)
         return [0.01] * rounds
 
-    r = bench.mc_tables(opponents=200, hands=2, rounds=2, runner=runner)
+    from solver.engine.options import MIN_POOL_SIZE
+
+    # the smallest pools (built in seconds): what is tested is the rounds and the target
+    r = bench.mc_tables(opponents=200, hands=2, rounds=2, runner=runner, pool_size=MIN_POOL_SIZE)
     assert seen == [2] and r.name == "mc_tables" and r.items == 2 and r.threads == 1
     ms = r.extra["ms_per_hand"]
     assert set(ms) == {"4", "5", "6"} and r.extra["samples"] == 200
