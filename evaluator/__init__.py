@@ -8,7 +8,9 @@ Default rules: the wheel A-2-3-4-5 is the lowest straight, no suit order.
 With ``extra_suits`` (``"h"``, ``"hc"``: a deck that deals those suits twice) the row
 functions take that deck's ids (a second copy is its face + ``FACES``) and answer on
 the copies scale of ``evaluator.decks``: five of a kind above the straight flush,
-flushes that hold pairs.
+flushes that hold pairs. ``extra_suits`` is a deck code: an ``X`` per joker after the
+letters (``"XX"``, ``"hX"``: evaluator.cards), and rows may then hold jokers (``X``),
+valued on the copies scale by the widened tables of ``evaluator.jokers``.
 
 Importing this package does not import numba; the kernels load on first use.
 """
@@ -23,15 +25,21 @@ from evaluator.cards import (
     EXTRA_SUITS,
     FACES,
     HAND_SIZE,
+    JOKER,
+    JOKER_FACE,
+    JOKER_IDS,
     RANKS,
     SUIT_SYMBOLS,
     SUITS,
     CardParseError,
     as_cards,
     card_id,
+    deck_code,
     deck_ids,
+    faces_of,
     format_card,
     format_cards,
+    jokers_in,
     parse_cards,
     parse_hand,
 )
@@ -42,6 +50,7 @@ from evaluator.decks import (
     DeckTables,
     get_deck_tables,
 )
+from evaluator.jokers import JokerTables, get_joker_tables
 from evaluator.tables import (
     CATEGORY_NAMES,
     NSTRENGTH,
@@ -60,6 +69,9 @@ __all__ = [
     "FACES",
     "FIVE_OF_A_KIND",
     "HAND_SIZE",
+    "JOKER",
+    "JOKER_FACE",
+    "JOKER_IDS",
     "NSTRENGTH",
     "NSTRENGTH_COPIES",
     "RANKS",
@@ -67,20 +79,25 @@ __all__ = [
     "SUIT_SYMBOLS",
     "CardParseError",
     "DeckTables",
+    "JokerTables",
     "Tables",
     "as_cards",
     "build_tables",
     "card_id",
     "category",
     "category_name",
+    "deck_code",
     "deck_ids",
     "evaluate3",
     "evaluate5",
     "format_card",
+    "faces_of",
     "format_cards",
     "get_deck_tables",
+    "get_joker_tables",
     "get_tables",
     "is_royal",
+    "jokers_in",
     "parse_cards",
     "parse_hand",
     "subset_strengths",
@@ -176,7 +193,7 @@ def _deck_faces(cards: Rows, width: int, extra_suits: str) -> tuple[np.ndarray, 
     as uint8, which the bare kernels read."""
     if isinstance(cards, str):
         arr = as_cards(cards, width, extra_suits).reshape(1, width)
-        return arr % FACES, True
+        return faces_of(arr), True
     arr = np.asarray(cards)
     single = arr.ndim == 1
     if single:
@@ -199,17 +216,23 @@ def _deck_faces(cards: Rows, width: int, extra_suits: str) -> tuple[np.ndarray, 
         raise CardParseError(
             f"duplicate card in row {row}: {format_cards(arr[row], extra_suits)} (one id twice)"
         )
-    return (ids % FACES).astype(np.uint8), single
+    return faces_of(ids), single
+
+
+def _lookups(extra_suits: str) -> DeckTables | JokerTables:
+    """The copies scale's lookups for a deck code: widened for jokers (wheel low)."""
+    return get_joker_tables() if jokers_in(extra_suits) else get_deck_tables()
 
 
 def _evaluate_copies(cards: Rows, width: int, extra_suits: str) -> int | np.ndarray:
-    """``evaluate5`` / ``evaluate3`` on the deck with ``extra_suits``: the bare kernels
-    over the rows' faces, with the copies scale's tables."""
+    """``evaluate5`` / ``evaluate3`` on the deck with ``extra_suits`` (a deck code): the
+    bare kernels over the rows' faces, with the copies scale's tables (widened for
+    jokers: evaluator.jokers)."""
     from evaluator import _kernels as k
 
     faces, single = _deck_faces(cards, width, extra_suits)
     warmup()
-    t = get_deck_tables()
+    t = _lookups(extra_suits)
     out = np.empty(len(faces), np.int32)
     if width == 5:
         k._eval5_batch(faces, t.multi5, t.flush5, out)
@@ -270,9 +293,9 @@ def subset_strengths(
     warmup()
     if extra_suits:
         ids = parse_hand(hand, extra_suits)
-        h = ids[np.lexsort((ids, ids % FACES))]
-        faces = (h % FACES).astype(np.uint8)
-        d = get_deck_tables()
+        h = ids[np.lexsort((ids, faces_of(ids)))]
+        faces = faces_of(h)
+        d = _lookups(extra_suits)
         s5 = np.empty(1287, np.int16)
         s3 = np.empty(286, np.int16)
         k._subset_pass(faces, d.multi5, d.flush5, d.multi3, s5, s3)

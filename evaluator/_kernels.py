@@ -3,7 +3,9 @@
 Tables are arguments (numba would freeze globals into the cached code):
 ``multi5``/``flush5`` int16[6188] and ``multi3`` int16[455] are indexed by the colex rank
 of a row's sorted rank multiset (sorted ranks r0 <= r1 <= ... become the distinct
-numbers r_i + i). Strengths are on the one scale of ``evaluator.tables``: higher wins.
+numbers r_i + i). Strengths are on the one scale of ``evaluator.tables``: higher wins. A joker (face 52,
+rank 13: ``evaluator.jokers``) is read as a rank above the ace and no suit, and looked up
+in that module's widened tables; a row without one reads exactly as before.
 """
 
 from __future__ import annotations
@@ -72,11 +74,18 @@ _TOP_RANK = np.uint64(12)
 
 
 @kernel
+def _suit_bit(c: U64) -> U64:
+    """A card's suit bit, none for a joker (face 52: evaluator.jokers)."""
+    return _ONE << (c & _THREE) if (c >> _TWO) <= _TOP_RANK else np.uint64(0)
+
+
+@kernel
 def _lookup5(c0: U64, c1: U64, c2: U64, c3: U64, c4: U64) -> tuple[Int, bool, U64]:
     """(rank-multiset index int, flush bool, highest rank uint64) of five card ids given
     as uint64. Scalars only, so it inlines into every loop that calls it (a kernel taking
     the table arrays per row costs several times the lookup itself). The index is
-    meaningful only when the highest rank is at most 12."""
+    meaningful only when the highest rank is at most 12, or 13 (a joker) with the
+    widened tables of ``evaluator.jokers``."""
     a, b, c, d, e = _sort5(c0 >> _TWO, c1 >> _TWO, c2 >> _TWO, c3 >> _TWO, c4 >> _TWO)
     idx = _index5(np.int64(a), np.int64(b), np.int64(c), np.int64(d), np.int64(e))
     suits = (
@@ -86,6 +95,10 @@ def _lookup5(c0: U64, c1: U64, c2: U64, c3: U64, c4: U64) -> tuple[Int, bool, U6
         | (_ONE << (c3 & _THREE))
         | (_ONE << (c4 & _THREE))
     )
+    if e > _TOP_RANK:  # a joker (rank 13, the highest) is wild in suit: leave it out
+        suits = (
+            _suit_bit(c0) | _suit_bit(c1) | _suit_bit(c2) | _suit_bit(c3) | _suit_bit(c4)
+        )
     return idx, suits & (suits - _ONE) == 0, e
 
 
@@ -214,7 +227,7 @@ def _subset_pass(
     s = np.empty(13, np.int64)
     for i in range(13):
         r[i] = hand[i] >> 2
-        s[i] = 1 << (hand[i] & 3)
+        s[i] = 1 << (hand[i] & 3) if r[i] <= 12 else 0  # a joker: wild in suit
     n = 0
     for a in range(9):
         ia = r[a]

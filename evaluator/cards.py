@@ -9,6 +9,13 @@ holds a second copy of each card of those suits: its id is the first copy's plus
 ``FACES`` (52), so the second ace of hearts is 102. Text writes both copies alike
 (``Ah Ah``); a reader gives the first ``Ah`` of a text id 50 and the second id 102, and
 the strength of a row depends on its faces (``id % FACES``) only.
+
+A deck with jokers (the ruleset key ``jokers``, docs/rules.md#jokers) is named by its
+**deck code**: the added suits' letters, then one ``X`` per joker (``"X"``, ``"XX"``,
+``"hXX"``); every ``extra_suits`` argument below takes a deck code. A joker is written
+``X`` (or ``x``, or 🃏); its ids are ``JOKER_IDS`` (104, 105: past every copy) and its
+face is ``JOKER_FACE`` (52), the one face of rank ``JOKER_RANK`` (13) and no suit, which
+the kernels read as wild (``evaluator.jokers``). ``faces_of`` turns ids into faces.
 """
 
 from __future__ import annotations
@@ -27,6 +34,15 @@ HAND_SIZE = 13
 FACES = len(RANKS) * len(SUITS)
 #: The ``extra_suits`` a deck may add, as the sources deal them (加一色, 加二色).
 EXTRA_SUITS = ("", "h", "hc")
+#: Jokers (鬼牌): the face every joker has, its rank (above the ace, wild in the
+#: kernels), the ids of the first and the second joker, the most a deck holds, the
+#: letter that writes one in a deck code and in card text.
+JOKER_FACE = 52
+JOKER_RANK = 13
+JOKER_IDS = (104, 105)
+MAX_JOKERS = len(JOKER_IDS)
+JOKER = "X"
+_JOKER_TOKENS = frozenset({"X", "x", "\U0001f0cf"})
 
 _RANK_OF = {r: i for i, r in enumerate(RANKS)}
 _RANK_OF.update({r.lower(): i for i, r in enumerate(RANKS)})
@@ -40,7 +56,7 @@ _SUIT_OF.update({s: i for i, s in enumerate("♧♢♡♤")})
 _SEPARATORS = re.compile(r"[\s,;]+")
 # A card: a rank (10 or one character) then a suit character, optionally followed by
 # the U+FE0F variation selector that some keyboards add after suit symbols.
-_CARD = re.compile(r"(10|[^\s,;])([^\s,;])\ufe0f?")
+_CARD = re.compile(r"[Xx\U0001f0cf]\ufe0f?|(10|[^\s,;])([^\s,;])\ufe0f?")
 
 #: The text of every card id, 0 (2c) .. 51 (As).
 _NAMES: tuple[str, ...] = tuple(r + s for r in RANKS for s in SUITS)
@@ -120,7 +136,7 @@ def format_cards(ids: Iterable[int], extra_suits: str = "") -> str:
         if outside:
             why = f"not a card of extra_suits = {extra_suits!r}"
             raise CardParseError(f"bad card id {outside[0]}: {why}")
-        return " ".join(_NAMES[c % FACES] for c in flat)
+        return " ".join(JOKER if c >= JOKER_IDS[0] else _NAMES[c % FACES] for c in flat)
     if isinstance(ids, np.ndarray) and ids.dtype.kind in "iu" and ids.ndim == 1:
         if ids.size and (int(ids.min()) < 0 or int(ids.max()) > 51):
             bad = int(ids[(ids < 0) | (ids > 51)][0])
@@ -140,6 +156,7 @@ def _tokens(text: str) -> Iterator[str]:
             if (
                 pending is not None
                 and chunk[pos] not in _RANK_OF
+                and chunk[pos] not in _JOKER_TOKENS
                 and not chunk.startswith("10", pos)
             ):
                 pending += chunk[pos:]  # trailing junk belongs to the card before it: 'Kd!'
@@ -165,6 +182,8 @@ def _show(token: str) -> str:
 
 def _parse_token(token: str, position: int) -> int:
     body = token.replace("\ufe0f", "")
+    if body in _JOKER_TOKENS:
+        return JOKER_FACE
     if body[:2] == "10":
         rank_txt, suit_txt = "10", body[2:]
     else:
@@ -181,28 +200,65 @@ def _parse_token(token: str, position: int) -> int:
 
 
 def deck_ids(extra_suits: str = "") -> np.ndarray:
-    """Every card id of the deck with ``extra_suits`` added, lowest first (uint8)."""
+    """Every card id of the deck with ``extra_suits`` added (a deck code: its jokers
+    last), lowest first (uint8)."""
     suits = _extra(extra_suits)
     second = [FACES + r * 4 + s for r in range(len(RANKS)) for s in sorted(suits)]
-    return np.array([*range(FACES), *second], np.uint8)
+    jokers = JOKER_IDS[: jokers_in(extra_suits)]
+    return np.array([*range(FACES), *second, *jokers], np.uint8)
+
+
+def deck_code(extra_suits: str, jokers: int) -> str:
+    """The deck code of added suits and jokers: ``deck_code("h", 2) == "hXX"``."""
+    return extra_suits + JOKER * jokers
+
+
+def jokers_in(code: str) -> int:
+    """How many jokers a deck code deals (0, 1 or 2)."""
+    return code.count(JOKER)
 
 
 def _extra(extra_suits: str) -> tuple[int, ...]:
-    """The suit ids of an ``extra_suits`` value; CardParseError for another value."""
-    if extra_suits not in EXTRA_SUITS:
-        raise CardParseError(f"extra_suits must be one of {EXTRA_SUITS}, got {extra_suits!r}")
-    return tuple(SUITS.index(c) for c in extra_suits)
+    """The suit ids of a deck code's added suits; CardParseError for another value."""
+    letters = extra_suits.rstrip(JOKER)
+    if letters not in EXTRA_SUITS or jokers_in(extra_suits) > MAX_JOKERS:
+        raise CardParseError(
+            f"extra_suits must be one of {EXTRA_SUITS} and up to {MAX_JOKERS} {JOKER!r} "
+            f"(jokers), got {extra_suits!r}"
+        )
+    return tuple(SUITS.index(c) for c in letters)
+
+
+def faces_of(ids: np.ndarray) -> np.ndarray:
+    """Card ids of any deck -> their faces (uint8, same shape): ``id % FACES``, and
+    ``JOKER_FACE`` for a joker."""
+    a = np.asarray(ids)
+    return np.where(a >= JOKER_IDS[0], JOKER_FACE, a % FACES).astype(np.uint8)
 
 
 def copies_of(faces: Sequence[int], extra_suits: str) -> list[int]:
-    """Faces (ids 0..51, in order) -> card ids on the deck with ``extra_suits``: a face's
-    second appearance is its second copy (id + FACES). CardParseError, one line, for a
-    card more times than the deck holds it."""
+    """Faces (ids 0..51, and ``JOKER_FACE``, in order) -> card ids on the deck with
+    ``extra_suits`` (a deck code): a face's second appearance is its second copy (id +
+    FACES), a joker's its second joker. CardParseError, one line, for a card more times
+    than the deck holds it."""
     suits = _extra(extra_suits)
+    jokers = jokers_in(extra_suits)
     seen: dict[int, int] = {}
     out = []
     for i, face in enumerate(faces, start=1):
         n = seen.get(face, 0)
+        if face == JOKER_FACE:
+            if n >= jokers:
+                have = f"{jokers} (jokers = {jokers})" if jokers else "none (jokers = 0)"
+                raise CardParseError(
+                    f"{n + 1} jokers 'X': the deck holds {have}" if n else
+                    f"a joker 'X' at position {i}: the deck holds none (set jokers = 1 or 2)",
+                    JOKER,
+                    i,
+                )
+            seen[face] = n + 1
+            out.append(JOKER_IDS[n])
+            continue
         if n and (face % 4 not in suits or n > 1):
             held = "two" if face % 4 in suits else "one"
             deck = f"extra_suits = {extra_suits!r}" if extra_suits else "the 52-card deck"
@@ -232,20 +288,34 @@ def parse_cards(
     if not isinstance(text, str):
         raise CardParseError(f"expected card text, got {type(text).__name__}")
     if extra_suits:
-        faces = parse_cards(text, allow_duplicates=True)
-        return np.array(copies_of(faces.tolist(), extra_suits), dtype=np.uint8)
+        faces = _parse_faces(text, True)
+        return np.array(copies_of(faces, extra_suits), dtype=np.uint8)
     quick = [_COMMON.get(t, -1) for t in text.split()]  # the usual spelling: one lookup each
     if -1 not in quick and (allow_duplicates or len(set(quick)) == len(quick)):
         return np.array(quick, dtype=np.uint8)
+    ids = _parse_faces(text, allow_duplicates)
+    if JOKER_FACE in ids:
+        at = ids.index(JOKER_FACE) + 1
+        raise CardParseError(
+            f"bad card 'X' at position {at}: a joker, and this deck has none "
+            "(a ruleset with jokers = 1 or 2 deals them)",
+            JOKER,
+            at,
+        )
+    return np.array(ids, dtype=np.uint8)
+
+
+def _parse_faces(text: str, allow_duplicates: bool) -> list[int]:
+    """The faces of a card text, jokers (``JOKER_FACE``) included, in the order written."""
     ids: list[int] = []
     seen: set[int] = set()
     for i, token in enumerate(_tokens(text), start=1):
         cid = _parse_token(token, i)
-        if not allow_duplicates and cid in seen:
+        if not allow_duplicates and cid in seen and cid != JOKER_FACE:
             raise CardParseError(f"duplicate card {format_card(cid)!r}", token, i)
         seen.add(cid)
         ids.append(cid)
-    return np.array(ids, dtype=np.uint8)
+    return ids
 
 
 def as_cards(

@@ -189,6 +189,46 @@ class RefDeck:
         return tuple(out)
 
 
+#: Jokers (docs/rules.md#jokers): the evaluator's ids of the first and second joker.
+JOKER_IDS = (104, 105)
+
+
+def is_joker(card: int) -> bool:
+    return int(card) in JOKER_IDS
+
+
+def ref_deck_cards(text: str, extra_suits: str = "", jokers: int = 0) -> tuple[int, ...]:
+    """Text with jokers (``X``) -> ids: the n-th ``X`` the n-th joker id."""
+    deck = RefDeck(extra_suits)
+    parts = text.split()
+    n = parts.count("X")
+    if n > jokers:
+        raise ValueError(f"{n} jokers, the deck holds {jokers}")
+    real = iter(deck.cards(" ".join(p for p in parts if p != "X")))
+    it = iter(JOKER_IDS)
+    return tuple(next(it) if p == "X" else next(real) for p in parts)
+
+
+def _best_substitution(cards: tuple[int, ...], key) -> tuple[int, ...]:
+    """The row with each joker replaced by the card that makes ``key`` highest, by trying
+    every card for every joker (docs/rules.md#jokers): a joker may copy a card in play,
+    but a row holds no card more than twice (a joker's stand-in is given an id of its own,
+    ``face + 52 * (3 + j)``, so that rows keep distinct ids)."""
+    real = [c for c in cards if not is_joker(c)]
+    k = len(cards) - len(real)
+    best: tuple | None = None
+    best_row: tuple[int, ...] = ()
+    for faces in itertools.combinations_with_replacement(range(FACES), k):
+        counts = Counter(c % FACES for c in real) + Counter(faces)
+        if max(counts.values()) > 2:
+            continue
+        row = tuple(real) + tuple(f + FACES * (3 + j) for j, f in enumerate(faces))
+        value = key(row)
+        if best is None or value > best:
+            best, best_row = value, row
+    return best_row
+
+
 def ref_format(cards: Iterable[int]) -> str:
     return " ".join(RANKS[rank_of(c)] + SUITS[suit_of(c)] for c in cards)
 
@@ -231,8 +271,11 @@ def _straight_top(ranks: set[int], wheel: str) -> float | None:
 
 
 def ref_key5(cards: Sequence[int], wheel: str = "low") -> tuple:
-    """Comparable key of a 5-card row (middle or back). Higher is stronger."""
+    """Comparable key of a 5-card row (middle or back). Higher is stronger. A joker
+    takes the card that makes the row strongest (``_best_substitution``)."""
     cards = _ints(cards)
+    if any(is_joker(c) for c in cards):
+        return ref_key5(_best_substitution(cards, lambda r: ref_key5(r, wheel)), wheel)
     if len(cards) != 5 or len(set(cards)) != 5:
         raise ValueError(f"a 5-card row needs 5 distinct cards, got {cards}")
     ranks = {rank_of(c) for c in cards}
@@ -274,6 +317,8 @@ def ref_key3(cards: Sequence[int]) -> tuple:
     has the length of the 5-card tiebreak of the same category.
     """
     cards = _ints(cards)
+    if any(is_joker(c) for c in cards):
+        return ref_key3(_best_substitution(cards, ref_key3))
     if len(cards) != 3 or len(set(cards)) != 3:
         raise ValueError(f"a front row needs 3 distinct cards, got {cards}")
     groups = tuple(_rank_groups(cards))
@@ -304,8 +349,10 @@ def ref_category3(cards: Sequence[int]) -> str:
 
 
 def ref_is_royal(cards: Sequence[int]) -> bool:
-    """T-J-Q-K-A of one suit."""
+    """T-J-Q-K-A of one suit (a row with jokers: as its best substitution)."""
     cards = _ints(cards)
+    if any(is_joker(c) for c in cards):
+        cards = _best_substitution(cards, ref_key5) if len(cards) == 5 else cards
     return (
         len(cards) == 5
         and len({suit_of(c) for c in cards}) == 1
