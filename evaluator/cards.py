@@ -13,9 +13,11 @@ the strength of a row depends on its faces (``id % FACES``) only.
 A deck with jokers (the ruleset key ``jokers``, docs/rules.md#jokers) is named by its
 **deck code**: the added suits' letters, then one ``X`` per joker (``"X"``, ``"XX"``,
 ``"hXX"``); every ``extra_suits`` argument below takes a deck code. A joker is written
-``X`` (or ``x``, or 🃏); its ids are ``JOKER_IDS`` (104, 105: past every copy) and its
-face is ``JOKER_FACE`` (52), the one face of rank ``JOKER_RANK`` (13) and no suit, which
-the kernels read as wild (``evaluator.jokers``). ``faces_of`` turns ids into faces.
+``X`` (or ``x``, or 🃏); its ids are ``JOKER_IDS`` (53 and 57: second copies of the
+diamonds, a suit no deck deals twice, so no card has them) and its face is the first,
+``JOKER_FACE`` (53), the one face of rank ``JOKER_RANK`` (13, as ``53 // 4``), whose suit
+the kernels read as wild (``evaluator.jokers``). A joker's face is an id, as a first
+copy's is: a hand's faces are valid ids of its deck. ``faces_of`` turns ids into faces.
 """
 
 from __future__ import annotations
@@ -37,9 +39,9 @@ EXTRA_SUITS = ("", "h", "hc")
 #: Jokers (鬼牌): the face every joker has, its rank (above the ace, wild in the
 #: kernels), the ids of the first and the second joker, the most a deck holds, the
 #: letter that writes one in a deck code and in card text.
-JOKER_FACE = 52
-JOKER_RANK = 13
-JOKER_IDS = (104, 105)
+JOKER_IDS = (53, 57)
+JOKER_FACE = JOKER_IDS[0]
+JOKER_RANK = JOKER_FACE // 4
 MAX_JOKERS = len(JOKER_IDS)
 JOKER = "X"
 _JOKER_TOKENS = frozenset({"X", "x", "\U0001f0cf"})
@@ -121,7 +123,10 @@ def _check_id(cid: object) -> int:
 
 
 def format_card(cid: int) -> str:
-    """``As`` form of one card id (an integer from 0 to 51, else ``CardParseError``)."""
+    """``As`` form of one card id (an integer from 0 to 51, else ``CardParseError``); a
+    joker's id (``JOKER_IDS``: its face, as a hand's faces hold it) is ``X``."""
+    if not isinstance(cid, bool) and isinstance(cid, int | np.integer) and cid in JOKER_IDS:
+        return JOKER
     return _NAMES[_check_id(cid)]
 
 
@@ -136,8 +141,10 @@ def format_cards(ids: Iterable[int], extra_suits: str = "") -> str:
         if outside:
             why = f"not a card of extra_suits = {extra_suits!r}"
             raise CardParseError(f"bad card id {outside[0]}: {why}")
-        return " ".join(JOKER if c >= JOKER_IDS[0] else _NAMES[c % FACES] for c in flat)
+        return " ".join(JOKER if c in JOKER_IDS else _NAMES[c % FACES] for c in flat)
     if isinstance(ids, np.ndarray) and ids.dtype.kind in "iu" and ids.ndim == 1:
+        if ids.size and (int(ids.min()) < 0 or int(ids.max()) > 51) and is_joker(ids).any():
+            return " ".join([format_card(c) for c in ids.tolist()])
         if ids.size and (int(ids.min()) < 0 or int(ids.max()) > 51):
             bad = int(ids[(ids < 0) | (ids > 51)][0])
             raise CardParseError(f"bad card id {bad}: ids run from 0 (2c) to 51 (As)")
@@ -205,7 +212,7 @@ def deck_ids(extra_suits: str = "") -> np.ndarray:
     suits = _extra(extra_suits)
     second = [FACES + r * 4 + s for r in range(len(RANKS)) for s in sorted(suits)]
     jokers = JOKER_IDS[: jokers_in(extra_suits)]
-    return np.array([*range(FACES), *second, *jokers], np.uint8)
+    return np.array(sorted([*range(FACES), *second, *jokers]), np.uint8)
 
 
 def deck_code(extra_suits: str, jokers: int) -> str:
@@ -233,7 +240,12 @@ def faces_of(ids: np.ndarray) -> np.ndarray:
     """Card ids of any deck -> their faces (uint8, same shape): ``id % FACES``, and
     ``JOKER_FACE`` for a joker."""
     a = np.asarray(ids)
-    return np.where(a >= JOKER_IDS[0], JOKER_FACE, a % FACES).astype(np.uint8)
+    return np.where(is_joker(a), JOKER_FACE, a % FACES).astype(np.uint8)
+
+
+def is_joker(ids: np.ndarray | int) -> np.ndarray | bool:
+    """Whether card ids are jokers (elementwise for an array)."""
+    return (np.asarray(ids) == JOKER_IDS[0]) | (np.asarray(ids) == JOKER_IDS[1])
 
 
 def copies_of(faces: Sequence[int], extra_suits: str) -> list[int]:

@@ -5,7 +5,7 @@ in play (docs/rules.md#jokers), so a row with jokers is one of the copies scale'
 classes (``evaluator.decks``: five of a kind, a flush holding a pair). Which card is best
 depends only on the rank multiset of the row's other cards and on whether they share one
 suit (then the jokers may take that suit). So the tables here are the copies scale's
-lookups widened by one rank: a joker's face is ``JOKER_FACE`` (52), of rank
+lookups widened by one rank: a joker's face is ``JOKER_FACE`` (53), of rank
 ``JOKER_RANK`` (13) and no suit, and
 
 - ``multi5[i]`` for the multiset ``i`` holding ``k`` thirteens is the strongest row the

@@ -190,7 +190,7 @@ class RefDeck:
 
 
 #: Jokers (docs/rules.md#jokers): the evaluator's ids of the first and second joker.
-JOKER_IDS = (104, 105)
+JOKER_IDS = (53, 57)
 
 
 def is_joker(card: int) -> bool:

@@ -235,7 +235,7 @@ def _play_hand(
         with field_override(cr, tables[p]) if p in tables else contextlib.nullcontext():
             sols.append(solve(hand, cr, one))
     settings = [(sol.front, sol.middle, sol.back) for sol in sols]
-    extra = cr.rules.extra_suits  # each setting's faces (a copy written twice)
+    extra = cr.rules.deck_code  # each setting's faces (a copy written twice)
     rows = [np.split(parse_setting(st, extra_suits=extra), [3, 8]) for st in settings]
     split = [split_of(hand, *r) for r in rows]
     none = (np.empty((0, 3), np.int32), np.empty((0, 3), np.int64), np.empty((0, 4)))

@@ -16,7 +16,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from evaluator import get_deck_tables, get_tables
+from evaluator import get_deck_tables, get_joker_tables, get_tables
 from evaluator.decks import FIVE_OF_A_KIND, DeckTables
 from evaluator.tables import Tables
 from solver.engine.layout import (
@@ -213,12 +213,14 @@ def _pareto_safe(rules: Rules, ra: RuleArrays, t: Tables | DeckTables) -> bool:
 
 @functools.lru_cache(maxsize=64)
 def _compile(rules: Rules) -> CompiledRules:
-    t: Tables | DeckTables = get_deck_tables() if rules.deck.copies > 1 else get_tables()
+    t: Tables | DeckTables = get_deck_tables() if rules.deck.wild else get_tables()
     ra = _arrays(rules, t)
+    # with jokers, the lookups widened by the joker's rank, for the ruleset's wheel
+    lk = get_joker_tables(rules.wheel) if rules.jokers else t
     return CompiledRules(
         rules=rules,
         tables=t,
-        lookup=Lookup(t.multi5, t.flush5, t.multi3),
+        lookup=Lookup(lk.multi5, lk.flush5, lk.multi3),
         arrays=ra,
         pareto_safe=_pareto_safe(rules, ra, t),
     )
@@ -228,7 +230,7 @@ def compile_rules(rules: Rules | CompiledRules) -> CompiledRules:
     """The compiled ruleset (cached per ``Rules``); a ``CompiledRules`` is returned as it
     is. A preset's name or a file is read first, once, by ``rules.load_rules``:
     ``compile_rules(load_rules(name))``; anything else is a TypeError. A deck with added
-    suits compiles on its copies scale."""
+    suits or jokers compiles on its copies scale (jokers: evaluator.jokers' lookups)."""
     if isinstance(rules, CompiledRules):
         return rules
     if not isinstance(rules, Rules):

@@ -144,6 +144,7 @@ FILE_KEYS: tuple[str, ...] = (
     "surrender_cost",
     "players",
     "extra_suits",
+    "jokers",
     "home_run_multiplier",
     "home_run_min_opponents",
     "royalty_replaces_row",
@@ -285,6 +286,31 @@ def check_extra_suits(value: Any) -> str:
             f"(hearts and clubs twice, 78 cards), got {show(value)}"
         )
     return text
+
+
+def check_jokers(value: Any) -> int:
+    """``jokers``: 0, 1 or 2 jokers (鬼牌) added to the deck (docs/rules.md#jokers)."""
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 2:
+        raise RulesError(f"jokers must be 0, 1 or 2 (jokers added to the deck), got {show(value)}")
+    return value
+
+
+def check_wild(jokers: int, suit_order: str | None, royalties_dealt: bool) -> None:
+    """Jokers play with neither a suit order nor royalties for the dealt cards: no source
+    deals them together, and a joker's suit and the dealt combinations it would make are
+    left undefined (docs/rules.md#jokers). One line naming both keys."""
+    if jokers and suit_order is not None:
+        raise RulesError(
+            f"jokers = {jokers} with suit_order = {show(suit_order)}: capsa values jokers "
+            'without a suit order only (set suit_order = "none" or jokers = 0)'
+        )
+    if jokers and royalties_dealt:
+        raise RulesError(
+            f"jokers = {jokers} with royalties_dealt = true: capsa pays jokers' rows, not "
+            "the dealt cards (set royalties_dealt = false or jokers = 0)"
+        )
 
 
 def check_deck(extra_suits: str, players: int) -> Deck:

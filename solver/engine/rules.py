@@ -59,7 +59,9 @@ from solver.engine.rule_values import (
     check_code_multiplier,
     check_deck,
     check_extra_suits,
+    check_jokers,
     check_flag,
+    check_wild,
     check_foul_penalty,
     check_min_opponents,
     check_number,
@@ -145,6 +147,8 @@ class Rules:
     code_card_multiplier: float = 2
     #: Suits dealt twice: "" (52 cards), "h" (65) or "hc" (78); see ``deck``.
     extra_suits: str = ""
+    #: Jokers added to the deck: 0, 1 or 2 (docs/rules.md#jokers).
+    jokers: int = 0
 
     def __post_init__(self) -> None:
         def put(field: str, value: Any) -> None:
@@ -166,6 +170,8 @@ class Rules:
         put("players", check_players(self.players))
         put("extra_suits", check_extra_suits(self.extra_suits))
         check_deck(self.extra_suits, self.players)
+        put("jokers", check_jokers(self.jokers))
+        check_wild(self.jokers, self.suit_order, self.royalties_dealt)
         need, hr = "a number >= 1 (1: no home run)", self.home_run_multiplier
         hr = check_number(hr, "home_run_multiplier", minimum=1, what=need, units=True)
         put("home_run_multiplier", hr)
@@ -213,8 +219,14 @@ class Rules:
 
     @property
     def deck(self) -> Deck:
-        """The deck ``extra_suits`` deals (solver.engine.table_shape.DECKS)."""
-        return deck_of(self.extra_suits)
+        """The deck ``extra_suits`` and ``jokers`` deal (solver.engine.table_shape)."""
+        return deck_of(self.extra_suits, self.jokers)
+
+    @property
+    def deck_code(self) -> str:
+        """The deck as the card functions name it (evaluator.cards): ``extra_suits`` and
+        an ``X`` per joker; ``""`` for the 52-card deck."""
+        return self.extra_suits + "X" * self.jokers
 
     def royalty(self, row: str, hand: str) -> float:
         """Units a row of this hand earns (0.0 when the table has no line for it).
@@ -294,6 +306,7 @@ class Rules:
             "surrender_cost": self.surrender_cost if self.surrender_cost is not None else False,
             "players": self.players,
             **({"extra_suits": self.extra_suits} if self.extra_suits else {}),
+            **({"jokers": self.jokers} if self.jokers else {}),
             "home_run_multiplier": self.home_run_multiplier,
             "home_run_min_opponents": self.home_run_min_opponents,
             "royalty_replaces_row": self.royalty_replaces_row,
@@ -317,7 +330,8 @@ class Rules:
         minimum changes nothing and is left out too. ``royalty_replaces_row``,
         ``natural_ties`` and ``foul_penalty`` enter it only when not at their defaults;
         the code card with its multiplier only when there is one (without it the
-        multiplier changes nothing); ``extra_suits`` only when it adds a suit.
+        multiplier changes nothing); ``extra_suits`` only when it adds a suit, ``jokers``
+        only when there are some.
         """
         payload = [
             DIGEST_VERSION,
@@ -346,6 +360,8 @@ class Rules:
             payload.append({"code_card": [self.code_card, self.code_card_multiplier]})
         if self.extra_suits:
             payload.append({"extra_suits": self.extra_suits})
+        if self.jokers:
+            payload.append({"jokers": self.jokers})
         text = json.dumps(payload, separators=(",", ":"), allow_nan=False)
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from evaluator import CardParseError, as_cards, format_card, format_cards
-from evaluator.cards import FACES, copies_of
+from evaluator.cards import FACES, copies_of, faces_of
 from solver.engine.layout import ROWS
 
 __all__ = ["check_copies", "hand_faces", "parse_setting"]
@@ -43,14 +43,14 @@ def _faces(cards: Any, extra_suits: str) -> np.ndarray:
     """One row's (or a flat setting's) cards as faces: text may write a copy twice, ids
     are the deck's (a second copy ``face + FACES``)."""
     if isinstance(cards, str):
-        return (as_cards(cards, extra_suits=extra_suits) % FACES).astype(np.uint8)
+        return faces_of(as_cards(cards, extra_suits=extra_suits))
     raw = np.asarray(cards)
     if raw.ndim != 1 or (raw.size and raw.dtype.kind not in "iu"):
         if raw.ndim == 1 and (raw.dtype.kind == "U" or raw.dtype == object):
             return _faces(" ".join(str(x) for x in raw.tolist()), extra_suits)
         raise CardParseError(f"expected a flat sequence of card ids, got {raw.dtype} {raw.shape}")
     format_cards(raw.tolist(), extra_suits)  # every id the deck's (faces are)
-    faces = (raw % FACES).astype(np.uint8)
+    faces = faces_of(raw)
     check_copies(faces, extra_suits)  # faces or ids: each no more than the deck holds
     return faces
 

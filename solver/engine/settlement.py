@@ -128,7 +128,7 @@ def summarize(setting: Any, cr: CompiledRules) -> tuple[np.ndarray, np.ndarray, 
     from solver.engine import _kernels as k
 
     _compiled(cr, "summarize")
-    flat = parse_setting(setting, "setting", cr.rules.extra_suits)
+    flat = parse_setting(setting, "setting", cr.rules.deck_code)
     keys = np.zeros(3, np.int64)
     roy = np.zeros(4, np.float64)
     with compiling("settle", "settlement kernels"):
@@ -145,7 +145,7 @@ def summarize_batch(
     from solver.engine import _kernels as k
 
     _compiled(cr, "summarize_batch")
-    arr = _id_rows(settings, "setting", cr.rules.extra_suits)
+    arr = _id_rows(settings, "setting", cr.rules.deck_code)
     n = len(arr)
     keys = np.zeros((n, 3), np.int64)
     roys = np.zeros((n, 4), np.float64)
@@ -168,7 +168,7 @@ def settle(a: Any, b: Any, rules: RulesOrCompiled = None) -> float:
     from solver.engine import _kernels as k
 
     cr = _compile(rules)
-    extra = cr.rules.extra_suits
+    extra = cr.rules.deck_code
     fa = parse_setting(a, "a", extra)
     fb = parse_setting(b, "b", extra)
     if extra:
@@ -272,7 +272,7 @@ def settle_table(
     most = cr.rules.deck.most_players()
     if not MIN_PLAYERS <= k <= most:
         raise InputError(f"a table has {MIN_PLAYERS} to {most} players, got {k}")
-    extra = cr.rules.extra_suits
+    extra = cr.rules.deck_code
     flats = np.zeros((k, 13), np.uint8)
     shown = np.zeros(k, np.bool_)
     nat = np.full(k, -1, np.int64)
@@ -395,7 +395,7 @@ def natural_of(hand13: Cards, cr: CompiledRules) -> tuple[int, int, str] | None:
     _compiled(cr, "natural_of")
     if not cr.rules.naturals:
         return None
-    h = _hand(hand13, cr.rules.extra_suits).reshape(1, 13)
+    h = _hand(hand13, cr.rules.deck_code).reshape(1, 13)
     ids = np.empty(1, np.int64)
     keys = np.empty(1, np.int64)
     # The batch kernel for one hand too: one kernel to load, not two.
@@ -412,7 +412,7 @@ def find_naturals(hands: np.ndarray, cr: CompiledRules) -> tuple[np.ndarray, np.
     from solver.engine import _kernels as k
 
     _compiled(cr, "find_naturals")
-    arr = _id_rows(hands, "hand", cr.rules.extra_suits)
+    arr = _id_rows(hands, "hand", cr.rules.deck_code)
     n = len(arr)
     ids = np.full(n, -1, np.int64)
     keys = np.zeros(n, np.int64)
@@ -444,7 +444,7 @@ def natural_setting(
     from solver.engine import _kernels as k
 
     _compiled(cr, "natural_setting")
-    h = _hand(hand13, cr.rules.extra_suits)
+    h = _hand(hand13, cr.rules.deck_code)
     found = natural_of(h, cr)
     if found is None:
         return None
@@ -492,7 +492,7 @@ def _greedy_rows(h: np.ndarray, cr: CompiledRules) -> tuple[np.ndarray, ...]:
     from evaluator.cards import FACES, copies_of
 
     remap = cr.arrays.remap
-    extra = cr.rules.extra_suits  # faces as the deck's ids (a second copy: face + FACES)
+    extra = cr.rules.deck_code  # faces as the deck's ids (a second copy: face + FACES)
     ids = np.array(copies_of(np.sort(h).tolist(), extra), np.uint8) if extra else np.sort(h)
     cards = ids[::-1]
     fives = np.array(list(combinations(range(13), 5)), np.int64)

@@ -21,6 +21,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+#: Jokers' card ids and their face (as evaluator.cards spells them: 53 and 57, second
+#: copies of diamonds, which no deck deals; the face is the first, of rank 13).
+JOKER_IDS = (53, 57)
+JOKER_FACE = JOKER_IDS[0]
+
 __all__ = [
     "HAND_SIZE",
     "MAX_OPPONENTS",
@@ -62,6 +67,8 @@ class Deck:
     ranks: int = 13
     suits: int = 4
     extra_suits: tuple[int, ...] = ()
+    #: Jokers (鬼牌, docs/rules.md#jokers): 0, 1 or 2, each wild, dealt as any card.
+    jokers: int = 0
 
     def __post_init__(self) -> None:
         extra = self.extra_suits
@@ -69,6 +76,7 @@ class Deck:
             min(self.ranks, self.suits) < 1
             or len(set(extra)) != len(extra)
             or any(not 0 <= s < self.suits for s in extra)
+            or not 0 <= self.jokers <= len(JOKER_IDS)
         ):
             raise ValueError(f"a deck of ranks and suits, each extra suit once, got {self}")
 
@@ -79,13 +87,20 @@ class Deck:
 
     @property
     def size(self) -> int:
-        """The number of cards (52 for the standard deck, 65 and 78 with added suits)."""
-        return self.ranks * (self.suits + len(self.extra_suits))
+        """The number of cards (52 for the standard deck, 65 and 78 with added suits, and
+        one more a joker)."""
+        return self.ranks * (self.suits + len(self.extra_suits)) + self.jokers
 
     @property
     def copies(self) -> int:
         """The most copies of any one card (1, or 2 with an added suit)."""
         return 2 if self.extra_suits else 1
+
+    @property
+    def wild(self) -> bool:
+        """Whether rows are valued on the copies scale (evaluator.decks): the deck deals a
+        card twice or a joker (a joker may copy a card in play)."""
+        return self.copies > 1 or self.jokers > 0
 
     @property
     def fits_mask(self) -> bool:
@@ -98,13 +113,14 @@ class Deck:
         return sum(1 << c for c in self.cards())
 
     def cards(self) -> list[int]:
-        """Every card id, lowest first: the first copies, then the second copies."""
+        """Every card id, lowest first: the first copies, the second copies and the
+        jokers."""
         second = [
             self.faces + r * self.suits + s
             for r in range(self.ranks)
             for s in sorted(self.extra_suits)
         ]
-        return [*range(self.faces), *second]
+        return sorted([*range(self.faces), *second, *JOKER_IDS[: self.jokers]])
 
     @property
     def of_a_rank(self) -> int:
@@ -120,16 +136,18 @@ class Deck:
         return [self.copies_of(f) for f in range(self.faces)]
 
     def face(self, card: int) -> int:
-        """The card id of ``card``'s first copy: copies compare equal by their face."""
-        return card % self.faces
+        """The card id of ``card``'s first copy: copies compare equal by their face; a
+        joker's face is ``JOKER_FACE``."""
+        return JOKER_FACE if card in JOKER_IDS else card % self.faces
 
     def copies_of(self, face: int) -> int:
         """How many copies of the card with id ``face`` the deck holds (1 or 2)."""
         return 2 if face % self.suits in self.extra_suits else 1
 
     def rank(self, card: int) -> int:
-        """The rank of card id ``card`` (0 the deuce .. ranks - 1 the ace)."""
-        return card % self.faces // self.suits
+        """The rank of card id ``card`` (0 the deuce .. ranks - 1 the ace; a joker's is
+        ``ranks``, above the ace)."""
+        return self.face(card) // self.suits
 
     def suit(self, card: int) -> int:
         """The suit of card id ``card`` (0 .. suits - 1)."""
@@ -144,6 +162,12 @@ class Deck:
         """The ruleset's ``extra_suits`` of this deck: ``""``, ``"h"`` or ``"hc"``."""
         return "".join(SUIT_LETTERS[s] for s in self.extra_suits)
 
+    @property
+    def code(self) -> str:
+        """The deck code the card functions take (evaluator.cards): the added suits'
+        letters and an ``X`` per joker (``"hXX"``)."""
+        return self.extra_letters + "X" * self.jokers
+
 
 #: The standard deck: 52 cards, thirteen ranks in four suits, one copy.
 STANDARD_DECK = Deck()
@@ -156,9 +180,12 @@ EXTRA_SUITS: dict[str, tuple[int, ...]] = {"": (), "h": (2,), "hc": (2, 0)}
 DECKS: dict[str, Deck] = {k: Deck(extra_suits=v) for k, v in EXTRA_SUITS.items()}
 
 
-def deck_of(extra_suits: str) -> Deck:
-    """The deck of an ``extra_suits`` value (``""``, ``"h"`` or ``"hc"``; KeyError else)."""
-    return DECKS[extra_suits]
+def deck_of(extra_suits: str, jokers: int = 0) -> Deck:
+    """The deck of an ``extra_suits`` value (``""``, ``"h"`` or ``"hc"``; KeyError else)
+    with ``jokers``; ``extra_suits`` may also be a deck code (``"hXX"``)."""
+    letters = extra_suits.rstrip("X")
+    jokers += len(extra_suits) - len(letters)
+    return Deck(extra_suits=DECKS[letters].extra_suits, jokers=jokers) if jokers else DECKS[letters]
 
 
 #: Players at a table (docs/rules.md#table-size): the standard deck deals four hands; a
@@ -187,6 +214,7 @@ def table_shape(deck: Deck = STANDARD_DECK) -> dict[str, object]:
             "copies": deck.copies,
             "extra_suits": deck.extra_letters,
             "cards": deck.size,
+            "jokers": deck.jokers,
         },
         "min_players": MIN_PLAYERS,
         "max_players": MAX_PLAYERS,

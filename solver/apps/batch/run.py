@@ -402,7 +402,7 @@ def _pieces(job: Job, inp: Any, out: Any, out_path: Path | None, size: int) -> I
         return chunks(inp.lines, size)
     upto = out.resumed_after
     lines = check_resume_point(
-        inp.lines, upto, out.last_record, inp.csv_spec, out_path, job.rules.extra_suits
+        inp.lines, upto, out.last_record, inp.csv_spec, out_path, job.rules.deck_code
     )
     recorded = recorded_lines(out_path, job.fmt, upto)  # type: ignore[arg-type]
     return lines_again(chunks(lines, size, upto), recorded, upto, job)

@@ -156,7 +156,7 @@ def _solve_chunk(job: Job, items: list[Line]) -> ChunkResult:
     good: list[tuple[int, str | None, Any, Any]] = []
     texts: dict[int, bytes] = {}
     for line, raw in items:
-        got = read_hand(line, raw, job.csv_spec, job.rules.extra_suits)
+        got = read_hand(line, raw, job.csv_spec, job.rules.deck_code)
         if isinstance(got, BadLine):
             bad.append(got)
         elif line > job.skip_upto or line in job.again:

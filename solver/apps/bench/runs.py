@@ -56,7 +56,7 @@ def batch(
     from solver.engine.seating import seated
 
     r = load(rules)
-    extra = seated(r, players).extra_suits if players else r.extra_suits
+    extra = seated(r, players).deck_code if players else r.deck_code
     hands = seeded_hands(n, seed, extra)
     tmp = tempfile.TemporaryDirectory(prefix="capsa-bench-")
     src = os.path.join(tmp.name, "hands.txt")

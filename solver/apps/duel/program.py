@@ -191,7 +191,7 @@ def command(program: str, timeout: float | None, players: int) -> Strategy:
         from evaluator import format_cards
 
         n = len(hands)
-        extra = cr.rules.extra_suits  # hands are faces: a copy held twice is written twice
+        extra = cr.rules.deck_code  # hands are faces: a copy held twice is written twice
         data = "".join(format_cards(h) + "\n" for h in hands).encode()
         limit = timeout if timeout is not None else 60.0 + 0.01 * n
         env = {

@@ -58,7 +58,7 @@ def _mc(options: SolveOptions) -> SetHands:
         for i, hand in enumerate(hands):
             sol = solve(hand, play, options.evolve(seed=_hand_seed(seed, hand)))
             # the rows' text read on the deck (faces: a copy held twice written twice)
-            out[i] = parse_setting(sol.setting, "mc", rules.extra_suits)
+            out[i] = parse_setting(sol.setting, "mc", rules.deck_code)
         return out
 
     return set_hands

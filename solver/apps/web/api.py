@@ -224,10 +224,10 @@ def most_players(r: Rules) -> int:
 
 
 def seated_deck(r: Rules, players: int) -> str:
-    """The ``extra_suits`` of the deck ``r`` deals at ``players`` (``seated``)."""
+    """The deck code (``extra_suits`` and jokers) ``r`` deals at ``players`` (``seated``)."""
     from solver.engine.seating import seated
 
-    return seated(r, players).extra_suits
+    return seated(r, players).deck_code
 
 
 def natural_names(name: str) -> dict[str, Any]:
@@ -366,7 +366,7 @@ def hand_natural(body: Any, catalog: RulesCatalog) -> dict[str, Any]:
     if opts.get("hand") is None:
         raise InputError("hand is missing: give 13 cards, e.g. 'As Kd Qh ...'")
     rules = catalog.seat(opts.get("rules"), opts.get("players"))
-    hand = hand_faces(_cards_text(opts["hand"], "hand"), rules.extra_suits)
+    hand = hand_faces(_cards_text(opts["hand"], "hand"), rules.deck_code)
     found = find_natural(hand, rules)
     natural = None
     if found is not None:

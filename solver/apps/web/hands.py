@@ -107,7 +107,7 @@ def _name_one(rows: dict[str, Any], cr: Any) -> dict[str, Any]:
     from solver.engine.settlement import summarize
 
     tables = cr.tables
-    extra = cr.rules.extra_suits
+    extra = cr.rules.deck_code
     strengths: dict[str, int] = {}
     out: dict[str, Any] = {}
     for index, (row, size) in enumerate(ROW_SIZES.items()):
@@ -157,5 +157,5 @@ def name_rows(body: Any, catalog: Any) -> dict[str, Any]:
         raise InputError(f"settings: at most {MOST_SETTINGS} a request, got {len(settings)}")
     rules = catalog.seat(opts.get("rules"), opts.get("players"))
     cr = compile_rules(rules)
-    parsed = [_rows_of(s, i, rules.extra_suits) for i, s in enumerate(settings)]
+    parsed = [_rows_of(s, i, rules.deck_code) for i, s in enumerate(settings)]
     return {"rules": rules.name, "settings": [_name_one(rows, cr) for rows in parsed]}

@@ -76,9 +76,9 @@ def _mine(played: Any, hand: np.ndarray, cr: Any) -> Any:
         return found
     if isinstance(played, Mapping):
         played = [_cards_text(played.get(r), f"played {r}") for r in ROW_SIZES]
-    setting = parse_setting(played, "played", cr.rules.extra_suits)
+    setting = parse_setting(played, "played", cr.rules.deck_code)
     if sorted(setting.tolist()) != sorted(hand.tolist()):
-        each = "each as often as the hand holds it" if cr.rules.extra_suits else "each once"
+        each = "each as often as the hand holds it" if cr.rules.deck_code else "each once"
         raise CardParseError(f"played: the setting must hold the hand's 13 cards, {each}")
     return setting
 
@@ -211,7 +211,7 @@ def play_table(body: Any, catalog: Any) -> dict[str, Any]:
     given = catalog.resolve(opts.get("rules"))
     players = _players(opts.get("players"), given.players)
     rules = seated(given, players)  # five and six: the preset's bigger table
-    hand = hand_faces(_cards_text(opts["hand"], "hand"), rules.extra_suits)
+    hand = hand_faces(_cards_text(opts["hand"], "hand"), rules.deck_code)
     style = _styles(opts["opponents"]) if opts.get("opponents") is not None else "field"
     if "," in style:
         raise InputError("opponents: one style for the table here (field, greedy or safe)")

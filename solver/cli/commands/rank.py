@@ -25,7 +25,7 @@ def rank(
     import evaluator
     from solver.engine.rules import load_rules
 
-    extra = load_rules(rules).extra_suits if rules is not None else ""
+    extra = load_rules(rules).deck_code if rules is not None else ""
     ids = evaluator.parse_cards(cards, extra_suits=extra)
     if len(ids) not in (3, 5):
         fail(f"a row has 3 or 5 cards, got {len(ids)}")

@@ -277,7 +277,7 @@ def with_played(
     word = played_word(played)
     if played is None or word is not None:
         return cands, word
-    cands = cands.with_split(played_split(hand, played, cr.rules.extra_suits)[None, :], cr)
+    cands = cands.with_split(played_split(hand, played, cr.rules.deck_code)[None, :], cr)
     return cands, len(cands) - 1
 
 

@@ -23,7 +23,7 @@ def parse_against(
     the code card, bool[m]. Raises CardParseError naming the opponent for a bad setting
     or a card already dealt."""
     keys, roys, fouls, hold = [], [], [], []
-    extra = cr.rules.extra_suits
+    extra = cr.rules.deck_code
     used = set(hand.tolist())
     dealt = hand.tolist()  # with copies: every face at the table, as often as dealt
     for i, setting in enumerate(against, start=1):

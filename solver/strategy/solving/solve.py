@@ -243,7 +243,7 @@ def _other_shapes(
 
     if top <= 0 or not picked:
         return []
-    extra = cr.rules.extra_suits if cr is not None else ""
+    extra = cr.rules.deck_code if cr is not None else ""
     # the hand's faces as the deck's ids (a face's second appearance: its second copy)
     hand = np.array(copies_of(cands.hand.tolist(), extra), np.uint8) if extra else cands.hand
     _, s5, s3 = subset_strengths(hand, extra)
@@ -314,7 +314,7 @@ def solve(
     cr = rules if isinstance(rules, CompiledRules) and table is given else compile_rules(table)
     if opts.seed is None and opts.mc:  # picked, and recorded: the answer can be repeated
         opts = opts.evolve(seed=secrets.randbelow(2**32))
-    extra = cr.rules.extra_suits  # a deck with added suits: the hand as its faces
+    extra = cr.rules.deck_code  # a deck with added suits: the hand as its faces
     h = hand_faces(hand, extra) if extra else np.sort(parse_hand(hand))
     with compiling("solve", "solver kernels"):
         return _solve(h, cr, opts, stop)
