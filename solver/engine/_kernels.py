@@ -176,7 +176,7 @@ def _dealt_royalty(cards: Cards, dealt_units: F64, single: Bool) -> float:
         pos = np.full(13, -1, np.int64)  # position of the card of each rank in this suit
         for p in range(13):
             c = np.int64(cards[p])
-            if c & 3 == suit:
+            if c & 3 == suit and c >> 2 <= 12:
                 pos[c >> 2] = p
         for top in range(3, 13):  # top rank of the straight; 3 is the wheel (5-high)
             m = np.int64(0)
@@ -802,6 +802,54 @@ def _best_rows(hand: Cards, mode: int, lk: Lookup, remap: Table, split: I64) -> 
 
 @kernel
 def _find_natural(
+    hand: Cards, codes: I64, lk: Lookup, remap: Table, split: I64
+) -> tuple[int, np.int64]:
+    """``_natural_of_cards`` of hand uint8[13], its jokers counted: a joker (face 53,
+    rank 13) stands for whichever card gives the strongest natural, then the highest
+    key (docs/rules.md#jokers: it may copy a card in play, no card more than twice in
+    the hand), every card tried for every joker; the split's positions are the hand's.
+    A hand without a joker is ``_natural_of_cards`` itself."""
+    j0 = -1
+    j1 = -1
+    for i in range(13):
+        if np.int64(hand[i]) >> 2 > 12:
+            if j0 < 0:
+                j0 = i
+            else:
+                j1 = i
+    if j0 < 0:
+        return _natural_of_cards(hand, codes, lk, remap, split)
+    sub = hand.copy()
+    held = np.zeros(52, np.int64)  # the copies of each face among the other cards
+    for i in range(13):
+        if i != j0 and i != j1:
+            held[np.int64(hand[i])] += 1
+    best = -1
+    best_key = np.int64(0)
+    trial = np.empty(13, np.int64)
+    for f0 in range(52):
+        if held[f0] >= 2:
+            continue
+        sub[j0] = f0
+        held[f0] += 1
+        for f1 in range(f0, 52 if j1 >= 0 else f0 + 1):
+            if j1 >= 0:
+                if held[f1] >= 2:
+                    continue
+                sub[j1] = f1
+            # only naturals at least as strong as the best so far are looked for
+            n = codes.shape[0] if best < 0 else best + 1
+            nid, key = _natural_of_cards(sub, codes[:n], lk, remap, trial)
+            if nid >= 0 and (best < 0 or nid < best or key > best_key):
+                best = nid
+                best_key = key
+                split[:] = trial
+        held[f0] -= 1
+    return best, best_key
+
+
+@kernel
+def _natural_of_cards(
     hand: Cards, codes: I64, lk: Lookup, remap: Table, split: I64
 ) -> tuple[int, np.int64]:
     """Strongest natural of hand uint8[13] among codes int64[k] (strongest first).

@@ -23,7 +23,7 @@ import dataclasses
 from solver.engine.rule_values import check_deck
 from solver.engine.rules import PRESETS, Rules
 
-__all__ = ["BIG_TABLES", "seated"]
+__all__ = ["BIG_TABLES", "seated", "with_jokers"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -72,5 +72,41 @@ def seated(rules: Rules, players: int) -> Rules:
         players=players,
         extra_suits=table.extra_suits[players],
         royalties=(*rules.royalties, *table.royalties),
+        naturals=tuple(naturals),
+    )
+
+
+def with_jokers(rules: Rules, jokers: int) -> Rules:
+    """``rules`` with ``jokers`` jokers in the deck (docs/rules.md#jokers), named
+    ``NAME-jokers-N``; the same ruleset when it deals that many already. A preset of
+    ``BIG_TABLES`` also pays what jokers make possible as its bigger tables do: five of a
+    kind in the middle and back, and the special hands of many of a kind a rank can reach
+    with the jokers (six of a kind with two; two fives and trips). RulesError, one line,
+    for a ruleset jokers do not play with (a suit order, dealt royalties)."""
+    from solver.engine.rule_values import check_jokers
+
+    jokers = check_jokers(jokers)
+    if jokers == rules.jokers:
+        return rules
+    table = BIG_TABLES.get(rules.name.rsplit("-", 1)[0] if rules.extra_suits else rules.name)
+    royalties = rules.royalties
+    naturals = list(rules.naturals)
+    if table is not None and jokers:
+        have = {(r, h) for r, h, _ in royalties}
+        royalties = (*royalties, *(line for line in table.royalties if line[:2] not in have))
+        most = rules.deck.of_a_rank + jokers  # the most cards of one rank a hand can hold
+        reach = {"six_of_a_kind": 6, "seven_of_a_kind": 7, "eight_of_a_kind": 8}
+        names = [n for n, _ in naturals]
+        for name, units, before in table.naturals:
+            if name in names or reach.get(name, 5) > most:
+                continue
+            at = names.index(before) if before in names else len(naturals)
+            naturals.insert(at, (name, units))
+            names.insert(at, name)
+    return dataclasses.replace(
+        rules,
+        name=f"{rules.name}-jokers-{jokers}" if jokers else rules.name,
+        jokers=jokers,
+        royalties=royalties,
         naturals=tuple(naturals),
     )

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from evaluator import CardParseError, as_cards, format_card, format_cards
-from evaluator.cards import FACES, copies_of, faces_of
+from evaluator.cards import copies_of, faces_of
 from solver.engine.layout import ROWS
 
 __all__ = ["check_copies", "hand_faces", "parse_setting"]

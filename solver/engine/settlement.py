@@ -48,7 +48,7 @@ from solver.engine.errors import InputError
 from solver.engine.layout import NATURAL_CODES
 from solver.engine.rules import Rules, RulesLike, load_rules
 from solver.engine.setting_cards import check_copies, hand_faces, parse_setting
-from solver.engine.table_shape import MIN_PLAYERS, deck_of, players_text
+from solver.engine.table_shape import JOKER_FACE, MIN_PLAYERS, deck_of, players_text
 
 __all__ = [
     "NATURAL_CODES",
@@ -96,23 +96,26 @@ def _compiled(cr: Any, who: str) -> None:
 
 def _id_rows(rows: Any, what: str, extra_suits: str = "") -> np.ndarray:
     """Validated uint8[n, 13] rows of 13 distinct card ids (settings or hands); with
-    ``extra_suits``, of 13 faces, a face of a doubled suit at most twice."""
+    ``extra_suits`` (a deck code), of 13 faces, each no more often than the deck holds
+    it (a face of a doubled suit twice, the jokers' face as often as there are jokers)."""
     arr = np.asarray(rows)
     if arr.ndim != 2 or arr.shape[1] != 13:
         raise CardParseError(f"expected {what}s of shape (n, 13), got {arr.shape}")
     if arr.dtype.kind not in "iu":
         raise CardParseError(f"card ids must be integers, got {arr.dtype}")
-    if arr.size and (arr.min() < 0 or arr.max() > 51):
+    deck = deck_of(extra_suits)
+    top = JOKER_FACE if deck.jokers else deck.faces - 1
+    if arr.size and (arr.min() < 0 or arr.max() > top):
         raise CardParseError("bad card id: ids run from 0 (2c) to 51 (As)")
     arr = np.ascontiguousarray(arr, dtype=np.uint8)
-    order = np.sort(arr, axis=1)
-    same = np.diff(order, axis=1) == 0
-    if extra_suits:  # a copy: twice at most, of a suit the deck deals twice
-        deck = deck_of(extra_suits)
-        twice = np.array([deck.copies_of(f) == 2 for f in range(deck.faces)], np.bool_)
-        doubled = twice[order[:, 1:]]
-        same = (same & ~doubled) | (same[:, 1:] & same[:, :-1]).any(axis=1, keepdims=True)
-    dup = same.any(axis=1)
+    allowed = np.zeros(top + 1, np.int64)
+    allowed[: deck.faces] = deck.face_copies()
+    if deck.jokers:
+        allowed[JOKER_FACE] = deck.jokers
+    width = top + 1
+    flat = (np.arange(len(arr), dtype=np.int64)[:, None] * width + arr).ravel()
+    counts = np.bincount(flat, minlength=len(arr) * width).reshape(len(arr), width)
+    dup = (counts > allowed).any(axis=1)
     if dup.any():
         raise CardParseError(f"duplicate card in {what} {int(np.flatnonzero(dup)[0])}")
     return arr

@@ -331,8 +331,9 @@ def _hand_shift(hand, rank, suit, shift):
     ns = np.zeros(4, np.int64)
     for i in range(13):
         c = np.int64(hand[i])
-        nr[c >> 2] += 1
-        ns[c & 3] += 1
+        if c >> 2 <= 12:  # a joker (rank 13) is left out: first order (docs/rules.md#jokers)
+            nr[c >> 2] += 1
+            ns[c & 3] += 1
     nk = shift.shape[1]
     for r in range(3):
         for x in range(nk):
@@ -1141,8 +1142,9 @@ def _field_stats(hands, keys, natural, weight, hyp, groups, dist, rank, suit):
         ns[:] = 0
         for i in range(13):
             c = np.int64(hands[h, i])
-            nr[c >> 2] += 1
-            ns[c & 3] += 1
+            if c >> 2 <= 12:  # a joker is left out, as in _hand_shift
+                nr[c >> 2] += 1
+                ns[c & 3] += 1
         k0 = keys[h, 0]
         k1 = keys[h, 1]
         k2 = keys[h, 2]

@@ -3,14 +3,15 @@ opponents, duels, strength measurements).
 
 Hands are dealt as **faces** (card ids ``0 .. 51``; docs/architecture.md#the-tables-shape):
 a deck with added suits holds some faces twice, and a hand may then hold a face twice,
-which is how play (the kernels, the settlement) reads it.
+which is how play (the kernels, the settlement) reads it. A joker's face is
+``JOKER_FACE`` (53), after every other, so a hand's jokers sort last.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from solver.engine.table_shape import HAND_SIZE, STANDARD_DECK, Deck
+from solver.engine.table_shape import HAND_SIZE, JOKER_FACE, STANDARD_DECK, Deck
 
 _STEP = 32768  # shuffles drawn at a time (memory stays small for millions of deals)
 
@@ -19,12 +20,18 @@ def deck_faces(deck: Deck = STANDARD_DECK, exclude: np.ndarray | None = None) ->
     """uint8[m]: the faces of ``deck``'s cards, sorted, a face once per copy, less the
     faces of ``exclude`` (a face once per time it appears there; ValueError when it
     appears more often than the deck holds it)."""
-    counts = np.array(deck.face_copies(), np.int64)
+    top = JOKER_FACE + 1  # faces 0 .. 51, and the jokers' (docs/rules.md#jokers)
+    counts = np.zeros(top, np.int64)
+    counts[: deck.faces] = deck.face_copies()
+    counts[JOKER_FACE] = deck.jokers
     if exclude is not None:
-        counts -= np.bincount(np.asarray(exclude, np.int64), minlength=deck.faces)[: deck.faces]
-        if len(np.asarray(exclude)) and int(np.max(exclude)) >= deck.faces or counts.min() < 0:
+        ex = np.asarray(exclude, np.int64)
+        if len(ex) and (int(ex.max()) >= top or int(ex.min()) < 0):
             raise ValueError(f"the cards to leave out are not cards of a {deck.size}-card deck")
-    return np.repeat(np.arange(deck.faces, dtype=np.uint8), counts)
+        counts -= np.bincount(ex, minlength=top)
+        if counts.min() < 0:
+            raise ValueError(f"the cards to leave out are not cards of a {deck.size}-card deck")
+    return np.repeat(np.arange(top, dtype=np.uint8), counts)
 
 
 def deal_hands(
