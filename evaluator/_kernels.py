@@ -3,9 +3,10 @@
 Tables are arguments (numba would freeze globals into the cached code):
 ``multi5``/``flush5`` int16[6188] and ``multi3`` int16[455] are indexed by the colex rank
 of a row's sorted rank multiset (sorted ranks r0 <= r1 <= ... become the distinct
-numbers r_i + i). Strengths are on the one scale of ``evaluator.tables``: higher wins. A joker (face 53,
-rank 13: ``evaluator.jokers``) is read as a rank above the ace and no suit, and looked up
-in that module's widened tables; a row without one reads exactly as before.
+numbers r_i + i). Strengths are on the one scale of ``evaluator.tables``: higher wins.
+A joker (face 53, rank 13: ``evaluator.jokers``) is read as a rank above the ace and no
+suit, and looked up in that module's widened tables; a row without one reads exactly as
+before.
 """
 
 from __future__ import annotations
