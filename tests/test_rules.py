@@ -175,6 +175,7 @@ for _fields in EXPECTED.values():
     _fields.setdefault("code_card", None)  # docs/rules.md#the-code-card: off in every preset
     _fields.setdefault("code_card_multiplier", 2)
     _fields.setdefault("extra_suits", "")  # docs/rules.md#added-suits: no preset adds a suit
+    _fields.setdefault("jokers", 0)  # docs/rules.md#jokers: no preset deals a joker
 
 
 def write(tmp_path: Path, text: str, name: str = "house.toml") -> Path:
@@ -1130,3 +1131,39 @@ def test_capsa_rules_says_the_apps_keys_in_players_words():
     plain = dict(describe_rules(PRESETS["chinese-1-6"]))
     assert plain["royalties"].startswith("front three_of_a_kind 3;")  # on top of the row
     assert "natural_ties" not in plain and "fouls" not in plain
+
+
+# ---- jokers (docs/rules.md#jokers) ----------------------------------------------------
+
+
+@pytest.mark.parametrize("jokers", [1, 2])
+def test_jokers_key_reads_writes_and_enters_the_digest(tmp_path, jokers):
+    rules = load_rules(write(tmp_path, f'base = "shisanshui"\njokers = {jokers}\n'))
+    assert rules.jokers == jokers
+    assert rules.deck.jokers == jokers and rules.deck.size == 52 + jokers
+    assert rules.deck_code == "X" * jokers
+    assert rules.digest() != PRESETS["shisanshui"].digest()
+    assert rules_from_dict(rules.to_dict(), name="ignored") == rules
+    assert load_rules(write(tmp_path, to_toml(rules), name="again.toml")) == rules
+    # zero jokers leaves the ruleset (and the shipped tables' digest) as it was
+    zero = load_rules(write(tmp_path, 'base = "shisanshui"\njokers = 0\n', name="zero.toml"))
+    assert zero.digest() == PRESETS["shisanshui"].digest()
+
+
+@pytest.mark.parametrize(
+    "body, words",
+    [
+        ("jokers = 3", ["jokers must be 0, 1 or 2", "3"]),
+        ('jokers = "two"', ["jokers must be 0, 1 or 2"]),
+        ("jokers = true", ["jokers must be 0, 1 or 2"]),
+        ('base = "capsa"\njokers = 1', ["jokers = 1", "suit_order", "jokers = 0"]),
+        ("royalties_dealt = true\njokers = 2", ["jokers = 2", "royalties_dealt"]),
+    ],
+)
+def test_jokers_key_errors_name_the_keys(tmp_path, body, words):
+    with pytest.raises(RulesError) as err:
+        load_rules(write(tmp_path, body + "\n"))
+    message = str(err.value)
+    assert "\n" not in message
+    for word in words:
+        assert word in message
