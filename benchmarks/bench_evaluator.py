@@ -21,6 +21,13 @@ def test_public_evaluator(measure, name):
     assert result.rate > 0 and result.extra["kernel_rate"] > 0
 
 
+def test_eval5_jokers(measure):
+    """Rows holding jokers against the same rows without, same rounds (issue 32: at most
+    2x); the ratio is in extra_info."""
+    result = measure("eval5_jokers")
+    assert result.rate > 0 and result.extra["plain_rate"] > 0
+
+
 @pytest.mark.parametrize("library", bench.COMPARE_LIBRARIES)
 def test_compare(measure, library):
     """Other libraries' public 5-card evaluation on the same rows (``capsa[compare]``)."""

@@ -307,3 +307,23 @@ def test_mc_tables_times_the_tables_of_four_five_and_six_in_the_same_rounds():
     assert r.target_rate == pytest.approx(1e3 / (1.5 * ms["4"]))
     assert r.ok == (max(ms["5"], ms["6"]) <= 1.5 * ms["4"])
     assert r.extra["ratio"]["5"] == pytest.approx(ms["5"] / ms["4"])
+
+
+def test_eval5_jokers_times_rows_with_and_without_jokers_in_the_same_rounds():
+    """Issue 32's measurement: rows holding jokers (one in every row, two in a fifth)
+    against the same rows without, each round the two calls back to back; the target is
+    the rate without over JOKER_RATIO."""
+    calls = []
+
+    def runner(fn, rounds):
+        for _ in range(rounds):
+            fn()
+        calls.append(rounds)
+        return [0.0] * rounds
+
+    r = bench.eval5_jokers(n=5000, rounds=3, runner=runner)
+    assert calls == [3] and r.rounds == 3 and r.items == 5000 and r.name == "eval5_jokers"
+    plain = r.extra["plain_rate"]
+    assert r.target_rate == pytest.approx(plain / bench.JOKER_RATIO)
+    assert r.extra["ratio"] == pytest.approx(plain / r.rate)
+    assert r.ok == (r.rate >= r.target_rate)

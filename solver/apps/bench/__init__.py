@@ -33,9 +33,11 @@ from __future__ import annotations
 
 from solver.apps.bench.lookups import (
     COMPARE_LIBRARIES,
+    JOKER_RATIO,
     compare,
     eval3,
     eval5,
+    eval5_jokers,
     evaluate3,
     evaluate5,
     subset_pass,
@@ -75,6 +77,7 @@ __all__ = [
     "COMPARE_SIZES",
     "HOME_RUN_RATIO",
     "MEASUREMENTS",
+    "JOKER_RATIO",
     "PUBLIC_RATIO",
     "STARTUP_HAND",
     "STARTUP_RATIO",
@@ -98,6 +101,7 @@ __all__ = [
     "default_runner",
     "eval3",
     "eval5",
+    "eval5_jokers",
     "evaluate3",
     "evaluate5",
     "field",

@@ -11,10 +11,10 @@ from collections.abc import Callable
 
 import numpy as np
 
+from evaluator import JOKER_FACE, get_joker_tables, get_tables
 from evaluator import _kernels as k
 from evaluator import evaluate3 as public_evaluate3
 from evaluator import evaluate5 as public_evaluate5
-from evaluator import get_tables
 from solver.apps.bench.timing import (
     PUBLIC_RATIO,
     TARGET_EVAL5,
@@ -35,10 +35,14 @@ __all__ = [
     "compare",
     "eval3",
     "eval5",
+    "eval5_jokers",
     "evaluate3",
     "evaluate5",
     "subset_pass",
 ]
+
+#: Issue 32's target: a row with jokers costs at most this many times a row without.
+JOKER_RATIO = 2.0
 
 #: The libraries ``capsa bench --compare`` times, as ``capsa[compare]`` installs them.
 COMPARE_LIBRARIES = ("phevaluator", "treys", "eval7")
@@ -84,6 +88,63 @@ def eval3(
         n,
         rounds,
         runner,
+    )
+
+
+def eval5_jokers(
+    n: int = 1_000_000, rounds: int = 9, seed: int = 0, runner: Runner | None = None
+) -> Result:
+    """5-card strength of rows holding jokers (docs/rules.md#jokers: ``evaluator.jokers``'
+    widened tables, the same kernel ``_eval5_batch``) against the same rows without, in
+    the same rounds (each round the two calls back to back). The rows: ``n`` random
+    unsorted rows of the 52 cards with a joker put in every row and a second in every
+    fifth. Target: at most ``JOKER_RATIO`` times the time of a row without (issue 32)."""
+
+    plain = random_rows(n, 5, seed)
+    rows = plain.copy()
+    rng = np.random.default_rng(seed + 1)
+    at = rng.integers(0, 5, n)
+    rows[np.arange(n), at] = JOKER_FACE
+    rows[::5, (at[::5] + 1) % 5] = JOKER_FACE
+    t, jt = get_tables(), get_joker_tables()
+    out = np.empty(n, np.int32)
+    plain_times: list[float] = []
+    joker_times: list[float] = []
+
+    def pair() -> None:
+        t0 = time.perf_counter()
+        k._eval5_batch(plain, t.multi5, t.flush5, out)
+        t1 = time.perf_counter()
+        k._eval5_batch(rows, jt.multi5, jt.flush5, out)
+        t2 = time.perf_counter()
+        plain_times.append(t1 - t0)
+        joker_times.append(t2 - t1)
+
+    t0 = time.perf_counter()
+    k._eval5_batch(rows[:1], jt.multi5, jt.flush5, out)
+    first_call = time.perf_counter() - t0
+    (runner or default_runner)(pair, rounds)
+    if not joker_times:
+        raise ValueError("runner made no rounds for eval5_jokers")
+    median = statistics.median(joker_times)
+    plain_rate = n / statistics.median(plain_times)
+    rate = n / median
+    return Result(
+        name="eval5_jokers",
+        description=f"5-card strength, {n:,} random rows holding jokers (a fifth two), one "
+        "thread, against the same rows without jokers in the same rounds",
+        items=n,
+        unit="lookup",
+        median=median,
+        rate=rate,
+        per_item=median / n,
+        rounds=len(joker_times),
+        first_call=first_call,
+        threads=threads(),
+        target=f"≤ {JOKER_RATIO:g}× without",
+        target_rate=plain_rate / JOKER_RATIO,
+        ok=rate >= plain_rate / JOKER_RATIO,
+        extra={"plain_rate": plain_rate, "ratio": plain_rate / rate},
     )
 
 

@@ -10,6 +10,7 @@ from solver.apps.bench.lookups import (
     compare,
     eval3,
     eval5,
+    eval5_jokers,
     evaluate3,
     evaluate5,
     subset_pass,
@@ -34,6 +35,12 @@ __all__ = ["COMPARE_SIZES", "MEASUREMENTS", "run"]
 
 MEASUREMENTS: tuple[Measurement, ...] = (
     Measurement("eval5", eval5, {"n": 1_000_000, "rounds": 9}, {"n": 1_000_000, "rounds": 3}),
+    Measurement(
+        "eval5_jokers",
+        eval5_jokers,
+        {"n": 1_000_000, "rounds": 9},
+        {"n": 1_000_000, "rounds": 3},
+    ),
     Measurement("eval3", eval3, {"n": 1_000_000, "rounds": 9}, {"n": 1_000_000, "rounds": 3}),
     Measurement(
         "evaluate5", evaluate5, {"n": 1_000_000, "rounds": 15}, {"n": 1_000_000, "rounds": 5}
