@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+from collections.abc import Sequence
 from math import comb
 from typing import NamedTuple
 
@@ -93,3 +94,38 @@ def build_joker_tables(wheel: str = "low") -> JokerTables:
 def get_joker_tables(wheel: str = "low") -> JokerTables:
     """The widened tables for ``wheel``, built once per process."""
     return build_joker_tables(wheel)
+
+
+def stand_ins(row: Sequence[int], extra_suits: str, wheel: str = "low") -> tuple[int, ...]:
+    """The cards a row's jokers stand for, as faces (card ids 0..51), in the order the
+    jokers appear: a substitution that makes the row as strong as its jokers make it
+    (docs/rules.md#jokers), of those the one with the highest cards (so the answer is
+    one and the same every time), preferring cards not in the row. ``row`` holds 3 or 5 ids of the deck ``extra_suits``
+    (a deck code); a row without a joker stands for nothing: ``()``."""
+    from evaluator import _kernels as k
+    from evaluator.cards import FACES, faces_of
+
+    faces = faces_of(np.asarray(row, np.int64))
+    jokers = [i for i, f in enumerate(faces.tolist()) if f >= FACES]
+    if not jokers:
+        return ()
+    real = [f for f in faces.tolist() if f < FACES]
+    held = np.bincount(np.array(real, np.int64), minlength=FACES) if real else np.zeros(FACES)
+    picks = [
+        p
+        for p in itertools.combinations_with_replacement(range(FACES - 1, -1, -1), len(jokers))
+        if all(held[f] + p.count(f) <= 2 for f in set(p))  # no card more than twice
+    ]
+    rows = np.empty((len(picks), len(faces)), np.uint8)
+    rows[:] = faces
+    rows[:, jokers] = np.array(picks, np.uint8)
+    d = get_deck_tables()
+    out = np.empty(len(rows), np.int32)
+    if len(faces) == 5:
+        k._eval5_batch(rows, d.multi5, d.flush5, out)
+    else:
+        k._eval3_batch(rows, d.multi3, out)
+    order = (out if wheel == "low" else d.wheel_second[out]).astype(np.int64)
+    # of the strongest, a card not yet in the row first (A♠ A♥ before A♠ A♠)
+    fresh = np.array([all(held[f] == 0 for f in p) and len(set(p)) == len(p) for p in picks])
+    return tuple(picks[int(np.argmax(order * 2 + fresh))])

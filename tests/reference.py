@@ -586,6 +586,13 @@ def _hand_summary(setting, rules) -> tuple:
     rows = (front, middle, back)
     cmp_keys = tuple(_cmp_key(r, rules.wheel, rules.suit_order) for r in rows)
     royalties = [ref_row_royalty(name, r, rules) for name, r in zip(ROWS, rows, strict=True)]
+    two_jokers = _royalty_table(rules).get(("front", "two_jokers"))
+    if two_jokers is not None and getattr(rules, "jokers", 0) >= 2:
+        if sum(is_joker(c) for c in front) == 2:
+            # 对鬼冲前 (docs/rules.md#jokers): above three aces as a front (below three
+            # aces with kickers in the middle), paid its own line
+            cmp_keys = (((TRIPS, (12, PAD, PAD + 0.5)), 0), *cmp_keys[1:])
+            royalties[0] = two_jokers
     dealt = ref_dealt_royalties(front + middle + back, rules)[1] if _royalties_dealt(rules) else 0.0
     return _summarise(cmp_keys, royalties, rules, dealt)
 

@@ -71,6 +71,8 @@ from solver.engine.layout import (
     TWELVE_ROYALS,
     TWELVE_ROYALS_AND_ONE,
     TWO_FIVES_TRIPS,
+    P_XX_KEY,
+    P_XX_ROY,
 )
 
 if TYPE_CHECKING:
@@ -240,6 +242,12 @@ def _summarize(
     r0 = ra.roy[0, sf]
     r1 = ra.roy[1, sm]
     r2 = ra.roy[2, sb]
+    if ra.params[P_XX_KEY] >= 0.0:  # a front holding both jokers (docs/rules.md#jokers)
+        held = (c[0] >> 2 > 12) + (c[1] >> 2 > 12) + (c[2] >> 2 > 12)
+        if held == 2:
+            kf = np.int64(ra.params[P_XX_KEY])
+            keys_out[0] = kf
+            r0 = ra.params[P_XX_ROY]
     rd = _dealt_royalty(c, ra.dealt_units, one)
     if one:
         r0, r1, r2, rd = _one_royalty_with_dealt(r0, r1, r2, rd)

@@ -35,6 +35,8 @@ from solver.engine.layout import (
     P_ROY,
     P_RR,
     P_SCORING,
+    P_XX_KEY,
+    P_XX_ROY,
     ROWS,
     SCORING_CODES,
 )
@@ -115,12 +117,28 @@ class CompiledRules:
         inv = np.empty(n, np.int64)
         inv[self.arrays.remap.astype(np.int64)] = np.arange(n)
         by_strength = self.arrays.roy[:, inv]  # [row, strength'] with strength' the remapped
-        return _readonly(np.repeat(by_strength, 4, axis=1))
+        by_key = np.repeat(by_strength, 4, axis=1)
+        if self.params[P_XX_KEY] >= 0:  # a front holding both jokers (docs/rules.md#jokers)
+            by_key[0, int(self.params[P_XX_KEY])] = self.params[P_XX_ROY]
+        return _readonly(by_key)
 
 
 def _readonly(a: np.ndarray) -> np.ndarray:
     a.setflags(write=False)
     return a
+
+
+def _two_jokers(rules: Rules, t: Tables | DeckTables, remap: np.ndarray) -> tuple[float, float]:
+    """(key, royalty) of a front holding both jokers where the ruleset pays it (a
+    ``front.two_jokers`` line and two jokers: 对鬼冲前, docs/rules.md#jokers): the key
+    just above three aces as a front (its suit part 1, which no front has without a suit
+    order, and jokers play without), so it beats every other front and needs a middle
+    above three aces; (-1, 0) otherwise."""
+    line = [u for r, h, u in rules.royalties if (r, h) == ("front", "two_jokers")]
+    if rules.jokers < 2 or not line:
+        return -1.0, 0.0
+    top_front = int(np.flatnonzero(~np.asarray(t.is_five, bool))[-1])
+    return float(int(remap[top_front]) * 4 + 1), float(line[0])
 
 
 def _arrays(rules: Rules, t: Tables | DeckTables) -> RuleArrays:
@@ -161,6 +179,7 @@ def _arrays(rules: Rules, t: Tables | DeckTables) -> RuleArrays:
     params[P_FOUL] = float(rules.foul_penalty or 0.0)
     params[P_NAT_PAYOUT] = 1.0 if rules.natural_ties == "payout" else 0.0
     params[P_CODE] = rules.code_factor
+    params[P_XX_KEY], params[P_XX_ROY] = _two_jokers(rules, t, remap)
     nat_units = np.array([float(u) for _, u in rules.naturals], dtype=np.float64)
     nat_codes = np.array([NATURAL_CODES[n] for n, _ in rules.naturals], dtype=np.int64)
     dealt_units = np.zeros(3, np.float64)

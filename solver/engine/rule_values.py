@@ -40,13 +40,15 @@ ROYALTY_HANDS: tuple[str, ...] = (
     "straight_flush",
     "royal_flush",
     "five_of_a_kind",
+    "two_jokers",
 )
-#: Hands that may carry a royalty in each row: the front only makes three of a kind.
-#: ``five_of_a_kind`` happens only with added suits (docs/rules.md#added-suits).
+#: Hands that may carry a royalty in each row: the front only makes three of a kind, and
+#: holds both jokers (``two_jokers``, 对鬼冲前: docs/rules.md#jokers). ``five_of_a_kind``
+#: happens only with added suits or jokers (docs/rules.md#added-suits).
 ROW_HANDS: dict[str, tuple[str, ...]] = {
-    "front": ("three_of_a_kind",),
-    "middle": ROYALTY_HANDS[1:],
-    "back": ROYALTY_HANDS[1:],
+    "front": ("three_of_a_kind", "two_jokers"),
+    "middle": ROYALTY_HANDS[1:-1],
+    "back": ROYALTY_HANDS[1:-1],
 }
 #: Every natural a ruleset may list in ``[naturals]`` (docs/rules.md#naturals), in the
 #: order of that page's table; a ruleset's own order is its strength order.
@@ -450,10 +452,10 @@ def royalty_line(row: Any, hand: Any, units: Any) -> tuple[str, str, int | float
             + suggest(hand, ROYALTY_HANDS)
         )
     if hand not in ROW_HANDS[row]:
-        if hand == "three_of_a_kind":
-            why = "three_of_a_kind is paid in the front row only"
+        if hand in ROW_HANDS["front"]:
+            why = f"{hand} is paid in the front row only"
         else:
-            why = f"the front row pays only 'three_of_a_kind', not '{hand}'"
+            why = f"the front row pays only 'three_of_a_kind' and 'two_jokers', not '{hand}'"
         raise RulesError(f"bad royalty '{key}': {why}")
     return row, hand, check_number(units, key, what="a number of units >= 0", units=True)
 

@@ -8,6 +8,11 @@ says (``BIG_TABLES``); any other ruleset at more players than its deck deals is 
 naming the key to set (``extra_suits``). A ruleset file that sets ``extra_suits`` itself
 plays what the file says.
 
+Jokers (``with_jokers``): atom-chen/ShiSanShuiServer ``core/card_define.lua``
+(``GStars_Ghost_Cards``, two jokers; ``GStars_Ext_Score``: ``PT_THREE_GHOST``, a front
+of both jokers 1 + 19) and ``lib/lib_normal_card_logic.lua`` (对鬼冲前: that front beats
+every front without both jokers).
+
 Sources: atom-chen/ShiSanShuiServer ``script_thirteen/lib/lib_hack_config.lua`` (at
 least 加一色 for five players, 加二色 for six), ``core/card_define.lua``
 (``GStars_Normal_Score`` / ``GStars_Ext_Score``: a five of a kind is worth 10 + 10 in the
@@ -35,6 +40,8 @@ class BigTable:
     extra_suits: dict[int, str]
     royalties: tuple[tuple[str, str, float], ...]
     naturals: tuple[tuple[str, float, str | None], ...]
+    #: what a front holding both jokers is paid (对鬼冲前; with two jokers only)
+    two_jokers: tuple[tuple[str, str, float], ...] = ()
 
 
 #: The presets that seat more players than 52 cards deal, and how.
@@ -48,6 +55,7 @@ BIG_TABLES: dict[str, BigTable] = {
             ("two_fives_trips", 26, "twelve_royals_and_one"),
             ("six_of_a_kind", 20, "all_high"),
         ),
+        two_jokers=(("front", "two_jokers", 20),),
     ),
 }
 
@@ -93,7 +101,8 @@ def with_jokers(rules: Rules, jokers: int) -> Rules:
     naturals = list(rules.naturals)
     if table is not None and jokers:
         have = {(r, h) for r, h, _ in royalties}
-        royalties = (*royalties, *(line for line in table.royalties if line[:2] not in have))
+        lines = (*table.royalties, *(table.two_jokers if jokers == 2 else ()))
+        royalties = (*royalties, *(line for line in lines if line[:2] not in have))
         most = rules.deck.of_a_rank + jokers  # the most cards of one rank a hand can hold
         reach = {"six_of_a_kind": 6, "seven_of_a_kind": 7, "eight_of_a_kind": 8}
         names = [n for n, _ in naturals]

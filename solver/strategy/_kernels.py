@@ -51,6 +51,8 @@ from solver.engine.layout import (
     P_ROY,
     P_RR,
     P_SCORING,
+    P_XX_KEY,
+    P_XX_ROY,
     POLICY_GREEDY,
     POLICY_SAFE,
     SCORING_16,
@@ -102,6 +104,14 @@ def _keys_and_royalties(hand, s5, s3, ra, k5, k3, r5, r3):
                     k3[n] = np.int64(remap[s]) * 4
                 r3[n] = roy[0, s]
                 n += 1
+    if ra.params[P_XX_KEY] >= 0.0 and np.int64(hand[11]) >> 2 > 12:
+        # both jokers (sorted last: positions 11 and 12) in front, with each first card
+        # a: the last three of a's run in combinations order (docs/rules.md#jokers)
+        idx = -1
+        for a in range(11):
+            idx += (12 - a) * (11 - a) // 2
+            k3[idx] = np.int64(ra.params[P_XX_KEY])
+            r3[idx] = ra.params[P_XX_ROY]
 
 
 @kernel
