@@ -1,11 +1,16 @@
 """Jokers at the evaluator (evaluator.jokers): card text and ids with jokers, the widened
-tables against the copies scale, the exhaustive category counts of the 54-card deck
-(pinned, and derived by hand), the subsets of a hand holding two jokers, and named rows."""
+tables against the copies scale, every entry of them against the oracle (a joker tries
+every card: tests/reference.py) for both wheels, the exhaustive category counts of the
+54-card deck (pinned, and derived by hand), the subsets of a hand holding two jokers,
+and named rows."""
 
 from __future__ import annotations
 
 import itertools
+import multiprocessing
+import os
 from collections import Counter
+from concurrent.futures import ProcessPoolExecutor
 from math import comb
 
 import numpy as np
@@ -16,6 +21,7 @@ from evaluator import _kernels
 from evaluator.jokers import NMULTI3_JOKERS, NMULTI5_JOKERS, WHEELS, get_joker_tables
 from evaluator.tables import NMULTI3, NMULTI5, multiset_index
 from tests import reference as ref
+from tests.test_decks import _patterns
 
 NAMES = ev.CATEGORY_NAMES_COPIES
 J1, J2 = ev.JOKER_IDS
@@ -139,6 +145,124 @@ def test_the_widened_tables_begin_with_the_copies_scale(wheel):
 
 def test_fronts_do_not_depend_on_the_wheel():
     assert (get_joker_tables("low").multi3 == get_joker_tables("second").multi3).all()
+
+
+# ---------------------------------------------------------------- every entry, oracle
+
+
+def _entry_rows(real: tuple[int, ...], jokers: int, n: int) -> list[tuple[str, list[int]]]:
+    """Rows of the entry of the real ranks ``real`` (sorted) and ``jokers`` jokers, as
+    (deck code, ids): one not of one suit (a rank's cards are consecutive, so ``i % 4``
+    gives them distinct suits, and the first two cards differ in suit), and one of one
+    suit when the ranks allow it: the 54-card deck's (suit ``n % 4``) for distinct
+    ranks, the hearts of "hXX", both copies, for a rank held twice. The jokers go in at
+    a place that varies with ``n`` (the kernels sort)."""
+    js = list(ev.JOKER_IDS[:jokers])
+    at = n % (len(real) + 1)
+    mixed = [r * 4 + i % 4 for i, r in enumerate(real)]
+    rows = [("XX", mixed[:at] + js + mixed[at:])]
+    most = max(Counter(real).values())
+    if most == 1:
+        rows.append(("XX", [r * 4 + n % 4 for r in real] + js))
+    elif most == 2:
+        one_suit: list[int] = []
+        for r in real:
+            card = r * 4 + 2
+            one_suit.append(card + ev.FACES if card in one_suit else card)
+        rows.append(("hXX", js + one_suit))
+    return rows
+
+
+def _five_card_entry_rows() -> list[tuple[str, list[int]]]:
+    """The rows of every five-card entry with one or two jokers (``_entry_rows``)."""
+    rows = []
+    for k in (1, 2):
+        for n, (real, _) in enumerate(_entries(5, k)):
+            rows += _entry_rows(real, k, n)
+    return rows
+
+
+def _joker_free_classes() -> list[list[int]]:
+    """One row of every class of the copies scale (11,648: fives and fronts), from the
+    78-card deck (tests/test_decks.py)."""
+    rows = []
+    for size in (5, 3):
+        for flush_row, _, other, _ in _patterns("hc", size):
+            rows += [r for r in (flush_row, other) if r is not None]
+    return rows
+
+
+def _oracle_keys(rows: list[list[int]], wheel: str = "low") -> list[tuple]:
+    """``ref.ref_key`` of every row, in a few processes when there are cores for them:
+    the oracle tries 52 cards per joker (1,378 pairs for two), some 30 ms a row."""
+    cores = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else range(2)
+    workers = min(4, len(cores))
+    if workers == 1:
+        return [ref.ref_key(r, wheel) for r in rows]
+    spawn = multiprocessing.get_context("spawn")  # no fork of a process running numba
+    with ProcessPoolExecutor(workers, mp_context=spawn) as pool:
+        return list(pool.map(ref.ref_key, rows, itertools.repeat(wheel), chunksize=16))
+
+
+def _same_order(strengths: list[int], keys: list[tuple], rows: list) -> None:
+    """Strength a < strength b exactly when key a < key b, and equal exactly when equal:
+    sorted by key, each neighbour pair is ordered alike by strength."""
+    by_key = sorted(range(len(keys)), key=keys.__getitem__)
+    for a, b in itertools.pairwise(by_key):
+        shown = [ev.format_cards(rows[i], "hcXX") for i in (a, b)]  # every deck's ids
+        assert strengths[a] <= strengths[b], shown
+        assert (keys[a] < keys[b]) == (strengths[a] < strengths[b]), shown
+
+
+def _evaluate(code_rows: list[tuple[str, list[int]]], width: int) -> list[int]:
+    """Strengths of rows of several decks, each on its own deck code (the one scale)."""
+    f = ev.evaluate5 if width == 5 else ev.evaluate3
+    codes = sorted({c for c, _ in code_rows})
+    by_code = {c: iter(f(np.array([r for cc, r in code_rows if cc == c]), c)) for c in codes}
+    return [int(next(by_code[code])) for code, _ in code_rows]
+
+
+def test_every_entry_of_the_widened_tables_orders_like_the_oracle():
+    """Wheel low: one row of every entry with one or two jokers (not of one suit, and of
+    one suit where the ranks allow it), every front with one or two jokers of the 54-card
+    deck, and a row of every class without jokers: the evaluator's strengths are the
+    oracle's keys, in order, one strength per key."""
+    fives = _five_card_entry_rows()
+    fronts = [("XX", list(c) + [J1]) for c in itertools.combinations(range(52), 2)]
+    fronts += [("XX", [c, J1, J2]) for c in range(52)]
+    assert len(fronts) == comb(52, 2) + 52
+    plain = _joker_free_classes()
+    strengths = _evaluate(fives, 5) + _evaluate(fronts, 3)
+    plain5 = [r for r in plain if len(r) == 5]
+    plain3 = [r for r in plain if len(r) == 3]
+    strengths += ev.evaluate5(np.array(plain5), "hcXX").tolist()
+    strengths += ev.evaluate3(np.array(plain3), "hcXX").tolist()
+    rows = [r for _, r in fives] + [r for _, r in fronts] + plain5 + plain3
+    _same_order(strengths, _oracle_keys(rows), rows)
+    assert len(set(strengths)) == ev.NSTRENGTH_COPIES  # the joker-free rows: every class
+    # the "XX" rows read alike on every deck code with two jokers
+    xx = [r for c, r in fives if c == "XX"]
+    assert (ev.evaluate5(np.array(xx), "XX") == ev.evaluate5(np.array(xx), "hcXX")).all()
+
+
+def test_a_sample_of_entries_orders_like_the_oracle_with_the_wheel_second():
+    """Wheel second, straight through the kernel with the tables of that wheel: the
+    order of the strengths under ``wheel_second`` is the oracle's for wheel second, on
+    300 of the rows of the entries with jokers, drawn at random, four rows beside the
+    wheel, and a row of every joker-free five-card class."""
+    rng = np.random.default_rng(2)
+    fives = _five_card_entry_rows()
+    sample = [fives[i][1] for i in sorted(rng.choice(len(fives), 300, replace=False))]
+    # the straights a joker completes on either side of the wheel are always in
+    wheelish = [[0, 5, 10, 15, J1], [0, 5, 10, J1, J2], [48, 1, 6, 11, J1], [48, 0, 4, J1, J2]]
+    plain = [r for r in _joker_free_classes() if len(r) == 5]
+    rows = sample + wheelish + plain
+    t = get_joker_tables("second")
+    faces = ev.faces_of(np.array(rows))
+    out = np.empty(len(rows), np.int32)
+    _kernels._eval5_batch(faces, t.multi5, t.flush5, out)
+    ordered = ev.get_deck_tables().wheel_second[out].tolist()
+    _same_order(ordered, _oracle_keys(rows, "second"), rows)
 
 
 # ---------------------------------------------------------------- exhaustive counts
