@@ -243,9 +243,10 @@ def faces_of(ids: np.ndarray) -> np.ndarray:
     return np.where(is_joker(a), JOKER_FACE, a % FACES).astype(np.uint8)
 
 
-def is_joker(ids: np.ndarray | int) -> np.ndarray | bool:
-    """Whether card ids are jokers (elementwise for an array)."""
-    return (np.asarray(ids) == JOKER_IDS[0]) | (np.asarray(ids) == JOKER_IDS[1])
+def is_joker(ids: np.ndarray | int) -> np.ndarray:
+    """Whether card ids are jokers (a bool array of their shape)."""
+    a = np.asarray(ids)
+    return np.asarray((a == JOKER_IDS[0]) | (a == JOKER_IDS[1]))
 
 
 def copies_of(faces: Sequence[int], extra_suits: str) -> list[int]:

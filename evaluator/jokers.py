@@ -100,8 +100,9 @@ def stand_ins(row: Sequence[int], extra_suits: str, wheel: str = "low") -> tuple
     """The cards a row's jokers stand for, as faces (card ids 0..51), in the order the
     jokers appear: a substitution that makes the row as strong as its jokers make it
     (docs/rules.md#jokers), of those the one with the highest cards (so the answer is
-    one and the same every time), preferring cards not in the row. ``row`` holds 3 or 5 ids of the deck ``extra_suits``
-    (a deck code); a row without a joker stands for nothing: ``()``."""
+    one and the same every time), preferring cards not in the row. ``row`` holds 3 or
+    5 ids of the deck ``extra_suits`` (a deck code); a row without a joker stands for
+    nothing: ``()``."""
     from evaluator import _kernels as k
     from evaluator.cards import FACES, faces_of
 

@@ -54,6 +54,8 @@ from solver.engine.layout import (
     P_ONE,
     P_RR,
     P_SCORING,
+    P_XX_KEY,
+    P_XX_ROY,
     ROWS_FLUSH,
     ROWS_STRAIGHT,
     ROWS_STRAIGHT_FLUSH,
@@ -71,8 +73,6 @@ from solver.engine.layout import (
     TWELVE_ROYALS,
     TWELVE_ROYALS_AND_ONE,
     TWO_FIVES_TRIPS,
-    P_XX_KEY,
-    P_XX_ROY,
 )
 
 if TYPE_CHECKING:

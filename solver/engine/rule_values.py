@@ -474,3 +474,38 @@ def fmt_units(x: float | int | None) -> str:
     if x is None:
         return "none"
     return f"{x:g}" if isinstance(x, float) else str(x)
+
+
+def royalty_lines(value: Any) -> tuple[tuple[str, str, int | float], ...]:
+    """``royalties``: (row, hand, units) lines, each checked (``royalty_line``), none twice,
+    in the order of the rows and of ``ROYALTY_HANDS``."""
+    if isinstance(value, Mapping | str) or not isinstance(value, Iterable):
+        raise RulesError(
+            f"royalties must be a tuple of (row, hand, units) lines, got {show(value)}"
+        )
+    lines: dict[tuple[str, str], int | float] = {}
+    for line in value:
+        if not isinstance(line, tuple | list) or len(line) != 3:
+            raise RulesError(f"royalties must hold (row, hand, units) lines, got {show(line)}")
+        row, hand, units = royalty_line(*line)
+        if (row, hand) in lines:
+            raise RulesError(f"duplicate royalty 'royalties.{row}.{hand}'")
+        lines[row, hand] = units
+    order = {(r, h): (ROWS.index(r), ROYALTY_HANDS.index(h)) for r, h in lines}
+    return tuple((r, h, lines[r, h]) for r, h in sorted(lines, key=order.__getitem__))
+
+
+def natural_lines(value: Any) -> tuple[tuple[str, int | float], ...]:
+    """``naturals``: (name, units) lines, each checked (``natural_line``), none twice, in
+    the order given (a ruleset's order is its strength order)."""
+    if isinstance(value, Mapping | str) or not isinstance(value, Iterable):
+        raise RulesError(f"naturals must be a tuple of (name, units) lines, got {show(value)}")
+    nats: list[tuple[str, int | float]] = []
+    for nat in value:
+        if not isinstance(nat, tuple | list) or len(nat) != 2:
+            raise RulesError(f"naturals must hold (name, units) lines, got {show(nat)}")
+        name, units = natural_line(*nat)
+        if any(name == n for n, _ in nats):
+            raise RulesError(f"duplicate natural 'naturals.{name}'")
+        nats.append((name, units))
+    return tuple(nats)

@@ -25,7 +25,7 @@ import dataclasses
 import hashlib
 import json
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -72,7 +72,9 @@ from solver.engine.rule_values import (
     choices_text,
     default_surrender_cost,
     natural_line,
+    natural_lines,
     royalty_line,
+    royalty_lines,
     show,
     suggest,
 )
@@ -183,37 +185,8 @@ class Rules:
         put("code_card_multiplier", check_code_multiplier(self.code_card_multiplier))
         check_whole_rows(self.royalty_replaces_row, self.royalty_mode, self.royalties_dealt)
 
-        if isinstance(self.royalties, Mapping | str) or not isinstance(self.royalties, Iterable):
-            raise RulesError(
-                f"royalties must be a tuple of (row, hand, units) lines, got {show(self.royalties)}"
-            )
-        lines: dict[tuple[str, str], int | float] = {}
-        for line in self.royalties:
-            if not isinstance(line, tuple | list) or len(line) != 3:
-                raise RulesError(f"royalties must hold (row, hand, units) lines, got {show(line)}")
-            row, hand, units = royalty_line(*line)
-            if (row, hand) in lines:
-                raise RulesError(f"duplicate royalty 'royalties.{row}.{hand}'")
-            lines[row, hand] = units
-        order = {(r, h): (ROWS.index(r), ROYALTY_HANDS.index(h)) for r, h in lines}
-        put(
-            "royalties",
-            tuple((r, h, lines[r, h]) for r, h in sorted(lines, key=order.__getitem__)),
-        )
-
-        if isinstance(self.naturals, Mapping | str) or not isinstance(self.naturals, Iterable):
-            raise RulesError(
-                f"naturals must be a tuple of (name, units) lines, got {show(self.naturals)}"
-            )
-        nats: list[tuple[str, int | float]] = []
-        for nat in self.naturals:
-            if not isinstance(nat, tuple | list) or len(nat) != 2:
-                raise RulesError(f"naturals must hold (name, units) lines, got {show(nat)}")
-            name, units = natural_line(*nat)
-            if any(name == n for n, _ in nats):
-                raise RulesError(f"duplicate natural 'naturals.{name}'")
-            nats.append((name, units))
-        put("naturals", tuple(nats))
+        put("royalties", royalty_lines(self.royalties))
+        put("naturals", natural_lines(self.naturals))
 
     # ---- queries -----------------------------------------------------------------
 
