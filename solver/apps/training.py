@@ -53,17 +53,23 @@ def check_writable(path: Path) -> None:
 
 
 def prepare(
-    ruleset: str | None, output: str | None, ship: bool, players: int | None, **options: Any
+    ruleset: str | None,
+    output: str | None,
+    ship: bool,
+    players: int | None,
+    jokers: int | None = None,
+    **options: Any,
 ) -> tuple[CompiledRules, Path]:
     """Check everything before training: the ``options`` of
     ``solver.strategy.field_model.train.train`` (rounds, hands_per_round, seed, tol,
     min_rounds), the ruleset (a preset or a TOML file; at ``players``, the table its
-    preset seats them at, solver.engine.seating), and the destination (never the ruleset
+    preset seats them at, then with ``jokers``: solver.engine.seating.at_table; None:
+    the ruleset's), and the destination (never the ruleset
     file, a file that can be written). Returns the ruleset, compiled (once, here: the
     entry point of ``capsa train``), and where its tables go."""
     from solver.engine.compiled import compile_rules
     from solver.engine.rules import load_rules
-    from solver.engine.seating import seated
+    from solver.engine.seating import at_table
     from solver.strategy.field_model.train import check_train_options
 
     check_train_options(
@@ -74,7 +80,7 @@ def prepare(
         options["min_rounds"],
     )
     rules = load_rules(ruleset)
-    cr = compile_rules(seated(rules, players) if players else rules)
+    cr = compile_rules(at_table(rules, players, jokers))
     dest = destination(cr, output, ship)
     inputs = [reads(ruleset, "the ruleset file")] if ruleset is not None else []
     check_outputs(inputs, [writes(dest)], "capsa train")

@@ -1,7 +1,8 @@
 """The options several commands take, declared once each (as sqlite-utils gives every
 command the same output options): the same name, spelling and help everywhere.
 
-Standard library, typer and ``solver.engine.options`` only: ``capsa --help`` imports this.
+Standard library, typer, ``solver.engine.options`` and ``solver.engine.table_shape`` only:
+``capsa --help`` imports this.
 """
 
 from __future__ import annotations
@@ -13,8 +14,10 @@ import typer
 
 from solver.engine.options import MAX_SAMPLES, Policy
 from solver.engine.rules import DEFAULT_PRESET
+from solver.engine.table_shape import JOKER_IDS
 
 __all__ = [
+    "JokersOpt",
     "NoPoolOpt",
     "OpponentsOpt",
     "PolicyOpt",
@@ -62,6 +65,17 @@ RulesOpt = Annotated[
         metavar="NAME|FILE|-",
         help="Preset name, TOML ruleset file or '-' (a ruleset on stdin; see `capsa rules`); "
         f"default {DEFAULT_PRESET}.",
+    ),
+]
+JokersOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--jokers",
+        min=0,
+        max=len(JOKER_IDS),
+        metavar="0|1|2",
+        help="Jokers in the deck, each wild and written X (default: the ruleset's jokers "
+        "key); after --players: shisanshui -p 5 --jokers 2 is shisanshui-5-jokers-2.",
     ),
 ]
 PolicyOpt = Annotated[

@@ -167,10 +167,16 @@ _EXTRA_TEXT = {"h": "hearts twice (加一色)", "hc": "hearts and clubs twice (�
 
 
 def _deck_rows(rules: Rules) -> list[tuple[str, str]]:
-    """The ``extra_suits`` row, for a deck with added suits only (a 52-card ruleset's
-    description is the one it was)."""
-    if not rules.extra_suits:
-        return []
-    deck = rules.deck
-    text = f"{rules.extra_suits!r}: {_EXTRA_TEXT[rules.extra_suits]}, {deck.size} cards"
-    return [("extra_suits", text)]
+    """The ``extra_suits`` row, for a deck with added suits, and the ``jokers`` row, for
+    a deck with jokers (a 52-card ruleset's description is the one it was); the last
+    says how many cards the deck holds."""
+    deck, rows = rules.deck, []
+    if rules.extra_suits:
+        size = "" if rules.jokers else f", {deck.size} cards"  # the jokers' row says
+        text = f"{rules.extra_suits!r}: {_EXTRA_TEXT[rules.extra_suits]}{size}"
+        rows.append(("extra_suits", text))
+    if rules.jokers:
+        each = "a joker" if rules.jokers == 1 else "each"
+        rows.append(("jokers", f"{rules.jokers} (鬼牌, written X): {each} stands for any card "
+                     f"a row needs, {deck.size} cards"))  # fmt: skip
+    return rows

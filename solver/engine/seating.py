@@ -28,7 +28,7 @@ import dataclasses
 from solver.engine.rule_values import check_deck
 from solver.engine.rules import PRESETS, Rules
 
-__all__ = ["BIG_TABLES", "seated", "with_jokers"]
+__all__ = ["BIG_TABLES", "at_table", "seated", "with_jokers"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -119,3 +119,12 @@ def with_jokers(rules: Rules, jokers: int) -> Rules:
         royalties=royalties,
         naturals=tuple(naturals),
     )
+
+
+def at_table(rules: Rules, players: int | None = None, jokers: int | None = None) -> Rules:
+    """The ruleset of the table a front end is asked for (``--players``, ``--jokers``):
+    ``rules`` seated at ``players`` (``seated``), then with ``jokers`` jokers
+    (``with_jokers``, named ``NAME-jokers-N`` or ``shisanshui-5-jokers-N``); None keeps
+    the ruleset's own. RulesError, one line, for a table neither gives."""
+    table = seated(rules, players) if players else rules
+    return table if jokers is None else with_jokers(table, jokers)

@@ -274,6 +274,7 @@ class BatchOptions:
 
     fmt: str | None = None
     rules: Rules | str | os.PathLike[str] | None = None
+    jokers: int | None = None
     workers: int | None = None
     resume: bool = False
     force: bool = False
@@ -327,12 +328,13 @@ def _job(rules: Rules, solve: SolveOptions, run: BatchOptions, fmt: str) -> Job:
     """What every chunk's worker is given (the input's CSV layout comes later). The
     opponent models are checked here, once (one clear error before any worker starts);
     ``field`` everywhere is no model (today's run, its pool and run file)."""
-    from solver.engine.seating import seated
+    from solver.engine.seating import at_table
     from solver.strategy.solving.scoring import check_stakes
 
     n_players = solve.players or rules.players
-    # more players than the deck deals: the preset's bigger table, else one line
-    rules = seated(rules, n_players)
+    # more players than the deck deals: the preset's bigger table, else one line; then
+    # the jokers asked for (None: the ruleset's)
+    rules = at_table(rules, n_players, run.jokers)
     weights = check_stakes(solve.stakes, n_players - 1)
     opponents, digests = _opponents(solve.opponents, rules, solve.policy, n_players - 1)
     stakes = None if weights is None else tuple(weights.tolist())
@@ -439,6 +441,8 @@ def run_batch(
     pool of an mc run (``solver.apps.batch.pooling.with_pool``). ``opponents``: who sits
     at the table (mc; ``solve``'s, one for all or one per seat; kept in the run file):
     other than the field, every opponent is dealt, never drawn from the pool.
+    ``jokers``: the jokers in the deck, 0 to 2 (None: the ruleset's), once the table is
+    seated (``solver.engine.seating.at_table``); a deck with jokers has no pool yet.
     An output file that already holds records is refused (``BatchError``) unless the
     run resumes it or ``force`` starts it again.
     """

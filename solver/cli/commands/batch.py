@@ -9,6 +9,7 @@ import typer
 from rich.console import Console
 
 from solver.cli.options import (
+    JokersOpt,
     OpponentsOpt,
     PolicyOpt,
     RecordFormat,
@@ -94,6 +95,7 @@ def batch(
     samples: SamplesOpt = None,
     seed: SeedOpt = 0,
     players: PlayersOpt = None,
+    jokers: JokersOpt = None,
     workers: WorkersOpt = None,
     resume: ResumeOpt = False,
     force: ForceOpt = False,
@@ -135,6 +137,7 @@ def batch(
         run = BatchOptions(
             fmt=fmt.value if fmt is not None else None,
             rules=rules,
+            jokers=jokers,
             workers=workers,
             resume=resume,
             force=force,

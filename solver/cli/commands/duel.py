@@ -8,7 +8,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from solver.cli.options import OpponentsOpt, ResultFormat, RulesOpt
+from solver.cli.options import JokersOpt, OpponentsOpt, ResultFormat, RulesOpt
 from solver.cli.output import consoles, emit, progress, say, shown
 from solver.engine.options import MAX_DEALS
 from solver.engine.table_shape import MIN_PLAYERS, TABLE_MAX_PLAYERS
@@ -40,6 +40,7 @@ def duel(
             help="Players at the table (default: the ruleset's).",
         ),
     ] = None,
+    jokers: JokersOpt = None,
     seed: Annotated[
         int | None, typer.Option("--seed", "-s", min=0, help="Seed of the deals (default: random).")
     ] = None,
@@ -63,13 +64,18 @@ def duel(
     from solver.apps.duel import check_timeout
     from solver.apps.duel import duel as run_duel
     from solver.engine.options import SolveOptions
+    from solver.engine.rules import load_rules
+    from solver.engine.seating import at_table
 
     timeout = check_timeout(timeout)  # before any work
+    table_rules: Any = rules
+    if jokers is not None:  # the table --players seats, then its jokers
+        table_rules = at_table(load_rules(rules), players, jokers)
     io = consoles(ctx)
     with progress(io.err, "duel") as bar:
         table = SolveOptions(players=players, seed=seed, opponents=opponents)
         result = run_duel(
-            a, b, deals=deals, rules=rules, table=table, timeout=timeout,
+            a, b, deals=deals, rules=table_rules, table=table, timeout=timeout,
             progress=lambda done, total=None, what=None, **_: bar.update(
                 done, total=total, what=f"duel: {shown(what)} setting hands"
             ),

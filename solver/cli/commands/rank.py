@@ -8,7 +8,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from solver.cli.options import ResultFormat, RulesOpt
+from solver.cli.options import JokersOpt, ResultFormat, RulesOpt
 from solver.cli.output import consoles, emit, fail, pretty_cards
 
 
@@ -17,15 +17,22 @@ def rank(
     cards: Annotated[str, typer.Argument(help="A 5-card or 3-card row, e.g. 'As Ks Qs Js Ts'.")],
     fmt: ResultFormat = "table",
     rules: RulesOpt = None,
+    jokers: JokersOpt = None,
 ) -> None:
     """Show a row's category and strength (higher is stronger, one scale for 3 and 5 cards).
 
-    With a ruleset that adds suits (``extra_suits``) the row may hold copies (``Ah Ah``)
-    and is ranked on that deck's scale: five of a kind above the straight flush."""
+    With a ruleset that adds suits (``extra_suits``) the row may hold copies (``Ah Ah``),
+    and with jokers (``--jokers``, or the ruleset's ``jokers``) a joker X, each as wild as
+    the row needs; it is then ranked on that deck's scale: five of a kind above the
+    straight flush."""
     import evaluator
     from solver.engine.rules import load_rules
+    from solver.engine.seating import at_table
 
-    extra = load_rules(rules).deck_code if rules is not None else ""
+    deck = load_rules(rules) if rules is not None or jokers is not None else None
+    if deck is not None and jokers is not None:
+        deck = at_table(deck, None, jokers)
+    extra = deck.deck_code if deck is not None else ""
     ids = evaluator.parse_cards(cards, extra_suits=extra)
     if len(ids) not in (3, 5):
         fail(f"a row has 3 or 5 cards, got {len(ids)}")
@@ -37,8 +44,10 @@ def rank(
         "strength": strength,
         "royal": evaluator.is_royal(strength, extra),
     }
-    if extra:  # the scale the strength is on (a 52-card answer is the one it was)
-        result["extra_suits"] = extra
+    if deck is not None and deck.extra_suits:  # the scale the strength is on (a 52-card
+        result["extra_suits"] = deck.extra_suits  # answer is the one it was)
+    if deck is not None and deck.jokers:
+        result["jokers"] = deck.jokers
     emit(consoles(ctx).out, fmt, result, lambda out: render_rank(result, out))
 
 
@@ -46,7 +55,7 @@ def render_rank(result: dict[str, Any], out: Console) -> None:
     """The table of ``capsa rank`` (its JSON answer)."""
     from evaluator import NSTRENGTH, NSTRENGTH_COPIES
 
-    top = NSTRENGTH_COPIES if result.get("extra_suits") else NSTRENGTH
+    top = NSTRENGTH_COPIES if result.get("extra_suits") or result.get("jokers") else NSTRENGTH
     t = Table(show_header=False, box=None)
     t.add_row("cards", pretty_cards(result["cards"]))
     t.add_row("category", result["category"])

@@ -8,7 +8,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from solver.cli.options import RulesetFormat
+from solver.cli.options import JokersOpt, RulesetFormat
 from solver.cli.output import consoles, emit, fail, shown
 
 
@@ -20,24 +20,28 @@ def rules(
             help="Preset name or TOML ruleset file ('-' reads stdin); omit to list the presets."
         ),
     ] = None,
+    jokers: JokersOpt = None,
     fmt: RulesetFormat = "table",
 ) -> None:
     """List the rule presets, or show one ruleset (a preset or a TOML file) in full."""
     from solver.engine.rules import PRESET_GAMES, PRESETS, load_rules
     from solver.engine.ruleset_files import to_toml
     from solver.engine.ruleset_text import describe_rules, rules_summary
+    from solver.engine.seating import at_table
 
     out = consoles(ctx).out
     if name is None:
         if fmt == "toml":
             fail("--format toml shows one ruleset: give its NAME or FILE")
+        if jokers is not None:
+            fail("--jokers shows one ruleset with its jokers: give its NAME or FILE")
         listing = [
             {"name": n, "game": PRESET_GAMES[n], "summary": rules_summary(r)}
             for n, r in PRESETS.items()
         ]
         emit(out, fmt, listing, lambda out: render_presets(listing, out))
         return
-    r = load_rules(name)
+    r = at_table(load_rules(name), None, jokers)
     if fmt == "toml":
         out.file.write(to_toml(r))
         return

@@ -9,6 +9,7 @@ from rich.console import Console
 from rich.table import Table
 
 from solver.cli.options import (
+    JokersOpt,
     NoPoolOpt,
     OpponentsOpt,
     PolicyOpt,
@@ -39,6 +40,7 @@ def solve(
         typer.Option("--players", "-p", min=MIN_PLAYERS, max=TABLE_MAX_PLAYERS,
                      help="Players at the table (5 and 6: a deck with added suits)."),  # fmt: skip
     ] = None,
+    jokers: JokersOpt = None,
     samples: SolveSamples = None,
     seed: Annotated[int | None, typer.Option("--seed", "-s", help="Random seed (mc).")] = None,
     top: Annotated[
@@ -78,7 +80,6 @@ def solve(
     """Find the setting of a hand that wins the most units on average."""
     from solver.apps.inputs import read_settings, read_stdin_text
     from solver.engine.inputs import parse_stakes
-    from solver.engine.rules import load_rules
     from solver.strategy.solving.solve import solve as _solve
 
     if hand == ["-"]:
@@ -98,9 +99,22 @@ def solve(
         pool=not no_pool,
         opponents=opponents,
     )
-    sol = _solve(text, load_rules(rules), options)
+    sol = _solve(text, _table(rules, options, jokers), options)
     d = sol.to_dict()
     emit(consoles(ctx).out, fmt, d, lambda out: render_solution(d, out, pooled=sol.pooled))
+
+
+def _table(rules: str | None, options: SolveOptions, jokers: int | None) -> Any:
+    """The ruleset ``--rules`` names; with ``--jokers``, the table ``--players`` (or
+    ``--against``) seats given its jokers (``solver.engine.seating.at_table``)."""
+    from solver.engine.rules import load_rules
+    from solver.engine.seating import at_table
+
+    given = load_rules(rules)
+    if jokers is None:
+        return given
+    seats = options.players or (len(options.against) + 1 if options.against else None)
+    return at_table(given, seats, jokers)
 
 
 _HOW = {

@@ -10,7 +10,7 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
-from solver.cli.options import NoPoolOpt, ResultFormat, RulesOpt
+from solver.cli.options import JokersOpt, NoPoolOpt, ResultFormat, RulesOpt
 from solver.cli.output import consoles, emit, progress, shown
 from solver.engine.options import DEFAULT_SAMPLES, MAX_DEALS, MAX_SAMPLES
 from solver.engine.table_shape import MIN_PLAYERS, TABLE_MAX_PLAYERS
@@ -25,6 +25,7 @@ def strength(
             "--players", "-p", min=MIN_PLAYERS, max=TABLE_MAX_PLAYERS, help="Players at the table."
         ),
     ] = None,
+    jokers: JokersOpt = None,
     hands: Annotated[
         int, typer.Option("--hands", min=2, max=MAX_DEALS, help="Random hands compared.")
     ] = 1000,
@@ -75,8 +76,12 @@ def strength(
     from solver.engine.compiled import compile_rules
     from solver.engine.options import SolveOptions
     from solver.engine.rules import load_rules
+    from solver.engine.seating import at_table
 
-    cr = compile_rules(load_rules(rules))  # once: the tables and the comparison take it compiled
+    given = load_rules(rules)
+    if jokers is not None:  # the table --players seats, then its jokers
+        given = at_table(given, players, jokers)
+    cr = compile_rules(given)  # once: the tables and the comparison take it compiled
     r = cr.rules
     extra = load_tables(tables or [], cr)
     policies = ("mc", *(against or ["field"]), *extra)

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 
-from solver.cli.options import ResultFormat, RulesOpt
+from solver.cli.options import JokersOpt, ResultFormat, RulesOpt
 from solver.cli.output import clauses, consoles, emit, progress, say, shown
 from solver.engine.table_shape import MIN_PLAYERS, TABLE_MAX_PLAYERS
 
@@ -22,6 +22,7 @@ def train(
                      help="Train the table of this many players (5 and 6: the preset's "
                      "deck with added suits)."),  # fmt: skip
     ] = None,
+    jokers: JokersOpt = None,
     rounds: Annotated[int, typer.Option(min=1, help="Most rounds of self-play.")] = 30,
     hands: Annotated[int, typer.Option(min=100, help="Random hands set per round.")] = 20_000,
     seed: Annotated[int, typer.Option(help="Random seed (recorded in the tables).")] = 20261130,
@@ -59,12 +60,12 @@ def train(
     from solver.apps.training import prepare, train_to_file
 
     if source is not None:
-        _train_from(ctx, source, rules, output, ship, fmt)
+        _train_from(ctx, source, rules, output, ship, fmt, jokers)
         return
 
     options = {"rounds": rounds, "hands_per_round": hands, "seed": seed, "tol": tol,
                "min_rounds": min_rounds}  # fmt: skip
-    cr, dest = prepare(rules, output, ship, players, **options)  # before minutes of training
+    cr, dest = prepare(rules, output, ship, players, jokers, **options)  # before the training
     err = consoles(ctx).err
     what = f"[bold]training[/] {shown(cr.rules.name)}"
     with progress(err, what, total=rounds, unit="rounds") as bar:
@@ -92,7 +93,13 @@ def train(
 
 
 def _train_from(
-    ctx: typer.Context, source: str, rules: str | None, output: str | None, ship: bool, fmt: str
+    ctx: typer.Context,
+    source: str,
+    rules: str | None,
+    output: str | None,
+    ship: bool,
+    fmt: str,
+    jokers: int | None = None,
 ) -> None:
     """``capsa train --from``: read, learn, write the model, report how well it predicts."""
     from pathlib import Path
@@ -101,13 +108,19 @@ def _train_from(
     from solver.apps.learning import learn_from, read_seen
     from solver.engine.errors import InputError
     from solver.engine.rules import load_rules
+    from solver.engine.seating import at_table
 
     if ship:
         raise InputError("--ship writes field tables; --from learns an opponent model (-o)")
     if output is None and source == "-":
         raise InputError("--from -: give the model's file with -o")
     dest = Path(output) if output else Path(source).with_suffix(".npz")
-    ruleset = load_rules(rules)
+    ruleset = at_table(load_rules(rules), None, jokers)
+    if ruleset.jokers:  # the settings are read on the 52-card deck
+        raise InputError(
+            f"--from: no opponent model for a deck with jokers ({ruleset.name}) yet: "
+            "models learn from settings of the 52-card deck"
+        )
     inputs = [reads(source, "the --from file")]
     if rules is not None and Path(rules).exists():
         inputs.append(reads(rules, "the ruleset file"))
