@@ -45,6 +45,9 @@ JOKER_RANK = JOKER_FACE // 4
 MAX_JOKERS = len(JOKER_IDS)
 JOKER = "X"
 _JOKER_TOKENS = frozenset({"X", "x", "\U0001f0cf"})
+#: How the message of a joker read on a deck without jokers ends (a front end may name
+#: its own way to deal them, as the command line's ``--jokers``).
+NO_JOKERS = "the deck has no jokers (set jokers = 1 or 2)"
 
 _RANK_OF = {r: i for i, r in enumerate(RANKS)}
 _RANK_OF.update({r.lower(): i for i, r in enumerate(RANKS)})
@@ -265,7 +268,7 @@ def copies_of(faces: Sequence[int], extra_suits: str) -> list[int]:
                 have = f"{jokers} (jokers = {jokers})" if jokers else "none (jokers = 0)"
                 raise CardParseError(
                     f"{n + 1} jokers 'X': the deck holds {have}" if n else
-                    f"a joker 'X' at position {i}: the deck holds none (set jokers = 1 or 2)",
+                    f"bad card 'X' at position {i}: a joker, and {NO_JOKERS}",
                     JOKER,
                     i,
                 )
@@ -310,8 +313,7 @@ def parse_cards(
     if JOKER_FACE in ids:
         at = ids.index(JOKER_FACE) + 1
         raise CardParseError(
-            f"bad card 'X' at position {at}: a joker, and this deck has none "
-            "(a ruleset with jokers = 1 or 2 deals them)",
+            f"bad card 'X' at position {at}: a joker, and {NO_JOKERS}",
             JOKER,
             at,
         )

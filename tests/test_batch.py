@@ -105,7 +105,7 @@ def test_parse_line_ids(line, ident):
         ("As As Kd Qh Jh Th 9h 8h 7h 6h 5h 4h 3h", "duplicate card 'As'"),
         ("h9: As Kd Qh Jh Th 9h 8h 7h 6h 5h 4h 3h", "expected 13 cards, got 12"),
         ("h9 As Kd Qh Jh Th 9h 8h 7h 6h 5h 4h 3h 2h 2c", "expected 13 cards, got 14"),
-        ("As Kd Qh Jh Th 9h 8h 7h 6h 5h 4h 3h Xx", "bad card 'Xx' at position 13"),
+        ("As Kd Qh Jh Th 9h 8h 7h 6h 5h 4h 3h Zz", "bad card 'Zz' at position 13"),
     ],
 )
 def test_parse_line_errors(line, reason):
@@ -223,7 +223,7 @@ def test_bad_lines_are_reported_and_good_lines_kept(tmp_path):
         "",
         good[2],
         "Zz Kd Qh Jh Th 9h 8h 7h 6h 5h 4h 3h 2h",  # 7: 12 cards after the id 'Zz'
-        "As Kd Qh Jh Th 9h 8h 7h 6h 5h 4h 3h Xx",  # 8: bad card
+        "As Kd Qh Jh Th 9h 8h 7h 6h 5h 4h 3h Zz",  # 8: bad card
         good[3] + (" 2c" if "2c" not in good[3] else " 2d"),  # 9: 14 cards
         good[4],
         "A" * (B.MAX_LINE + 10),  # 11: too long
@@ -246,7 +246,7 @@ def test_bad_lines_are_reported_and_good_lines_kept(tmp_path):
         assert logged[0]["text"] == lines[1]
         reasons = {b.line: b.reason for b in bad}
         assert "duplicate card 'As'" in reasons[2] and "got 12" in reasons[4]
-        assert "got 12" in reasons[7] and "got 14" in reasons[9] and "'Xx'" in reasons[8]
+        assert "got 12" in reasons[7] and "got 14" in reasons[9] and "'Zz'" in reasons[8]
         assert "longer than" in reasons[11] and "UTF-8" in reasons[13]
         assert bad[1].id == "x2" and bad[1].message().startswith("line 4 (id x2): ")
     assert (tmp_path / "o1.jsonl").read_bytes() == (tmp_path / "o2.jsonl").read_bytes()

@@ -14,7 +14,21 @@ from solver.engine.errors import InputError
 from solver.engine.inputs import read_bounded
 from solver.engine.options import MAX_TEXT
 
-__all__ = ["decode_text", "read_settings", "read_stdin_text"]
+__all__ = ["card_message", "decode_text", "read_settings", "read_stdin_text"]
+
+#: What the command line says where the evaluator's message says a deck has no jokers
+#: (``evaluator.cards.NO_JOKERS``): how to play with them here.
+CLI_NO_JOKERS = (
+    "the deck has no jokers (give --jokers 1 or 2, or jokers = 1 or 2 in a ruleset file)"
+)
+
+
+def card_message(message: str) -> str:
+    """A card error's message as the command line says it: a joker on a deck without
+    jokers names ``--jokers`` beside the ruleset key."""
+    from evaluator.cards import NO_JOKERS
+
+    return message.replace(NO_JOKERS, CLI_NO_JOKERS)
 
 
 def decode_text(raw: bytes, what: str) -> str:

@@ -108,7 +108,9 @@ class CapsaGroup(TyperGroup):
             raise typer.Exit(1) from None
         except Exception as exc:
             if isinstance(exc, bad_input_errors()):
-                fail(str(exc))
+                from solver.apps.inputs import card_message
+
+                fail(card_message(str(exc)))
             if os.environ.get("CAPSA_DEBUG"):
                 import traceback
 

@@ -253,12 +253,12 @@ def csv_header(raw: bytes, *, required: bool, name: str) -> CsvSpec | None:
 
 
 def _is_card_text(text: str) -> bool:
-    from evaluator import CardParseError, parse_cards
+    from evaluator import JOKER, CardParseError, parse_cards
 
     try:
         parse_cards(text, allow_duplicates=True)
-    except CardParseError:
-        return False
+    except CardParseError as exc:
+        return exc.token == JOKER  # cards, a joker among them: a deck with jokers reads it
     return True
 
 
@@ -364,4 +364,6 @@ def read_hand(
     try:
         return parse_entry(text, csv_spec, extra_suits)
     except ValueError as exc:
-        return BadLine(line, getattr(exc, "line_id", None), str(exc), text)
+        from solver.apps.inputs import card_message
+
+        return BadLine(line, getattr(exc, "line_id", None), card_message(str(exc)), text)
