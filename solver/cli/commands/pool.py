@@ -10,7 +10,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from solver.cli.options import ResultFormat, RulesOpt
+from solver.cli.options import JokersOpt, ResultFormat, RulesOpt
 from solver.cli.output import consoles, duration, emit, progress, shown
 from solver.engine.options import DEFAULT_POOL_SIZE, MAX_POOL_SIZE, MIN_POOL_SIZE
 from solver.engine.table_shape import MIN_PLAYERS, TABLE_MAX_PLAYERS
@@ -25,6 +25,7 @@ def pool(
                      help="Players at the table (5 and 6: the preset's deck with added suits, "
                      "a pool of its own)."),  # fmt: skip
     ] = None,
+    jokers: JokersOpt = None,
     size: Annotated[
         int,
         typer.Option(
@@ -53,14 +54,11 @@ def pool(
     then draws its opponents from instead of setting them (about 50 times faster)."""
     from solver.engine.compiled import compile_rules
     from solver.engine.errors import InputError
-    from solver.engine.rules import load_rules
-    from solver.engine.seating import seated
     from solver.strategy.field_model.train import ensure_field
     from solver.strategy.opposition.opponents import resolve_opponents
     from solver.strategy.opposition.pool import build_pool, cached_pool
 
-    given = load_rules(rules)
-    cr = compile_rules(seated(given, players) if players else given)  # once: the pool takes it
+    cr = compile_rules(_table(rules, players, jokers))  # once: the pool takes it
     tables = None
     if opponents is not None:
         (model,) = resolve_opponents(opponents, cr, 1)
@@ -94,6 +92,22 @@ def pool(
         "seconds": None if seconds is None else round(seconds, 1),
     }
     emit(io.out, fmt, d, lambda out: render_pool(d, out))
+
+
+def _table(rules: str | None, players: int | None, jokers: int | None) -> Any:
+    """The table the pool is for (``solver.engine.seating.at_table``); InputError, before
+    the field is trained for it, for a deck with jokers: no pool holds them yet."""
+    from solver.engine.errors import InputError
+    from solver.engine.rules import load_rules
+    from solver.engine.seating import at_table
+
+    table = at_table(load_rules(rules), players, jokers)
+    if table.jokers:
+        raise InputError(
+            f"no opponent pool for a deck with jokers ({table.name}) yet: mc deals every "
+            "opponent hand, with no pool to build"
+        )
+    return table
 
 
 def render_pool(d: dict[str, Any], out: Console) -> None:

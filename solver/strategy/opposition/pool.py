@@ -349,9 +349,20 @@ def open_pool(path: str | os.PathLike[str], key: str | None = None) -> OpponentP
     return got
 
 
+def _no_jokers(cr: CompiledRules) -> None:
+    """PoolError for a deck with jokers: the pool's hands and masks hold no joker yet, so
+    a solve with jokers deals every opponent hand."""
+    if cr.rules.jokers:
+        raise PoolError(
+            f"no opponent pool for a deck with jokers ({cr.rules.name}) yet: mc deals every "
+            "opponent hand"
+        )
+
+
 def _fits(pool: OpponentPool, cr: CompiledRules) -> OpponentPool:
     """``pool``, once its natural ids are checked against the ruleset's naturals and its
-    masks against the ruleset's deck (one or two a hand)."""
+    masks against the ruleset's deck (one or two a hand); never for a deck with jokers."""
+    _no_jokers(cr)
     if len(pool.nat) and int(pool.nat.max()) >= len(cr.rules.naturals):
         raise PoolError(f"pool {pool.path} is damaged (a natural id past the ruleset's)")
     if (pool.seconds is not None) != (cr.rules.deck.copies > 1):
@@ -365,7 +376,9 @@ def _fits(pool: OpponentPool, cr: CompiledRules) -> OpponentPool:
 def cached_pool(cr: CompiledRules, tables: FieldTables | None = None) -> OpponentPool | None:
     """The compiled ruleset's pool (``tables``: a learned model's) when one is cached and
     sound, else None (a damaged one is said on the ``capsa`` logger, once per process,
-    and left for a build to replace)."""
+    and left for a build to replace); None for a deck with jokers (none is built)."""
+    if cr.rules.jokers:
+        return None
     key = pool_key(cr, tables)
     path = pool_path(cr, key, tables)
     if not path.exists():
@@ -437,6 +450,7 @@ def build_pool(
     field tables) are removed once the new one is in place. ``tables``: a learned opponent
     model's, which sets the pool's hands instead of the field (a family of its own)."""
     _compiled(cr, "build_pool")
+    _no_jokers(cr)
     size = whole(size, "pool size", MIN_POOL_SIZE, MAX_POOL_SIZE)
     model = tables
     tables = tables if tables is not None else get_field(cr)
