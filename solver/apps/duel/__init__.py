@@ -38,11 +38,14 @@ counts as a bad answer and is scored as a fouled setting.
 The external program protocol: the program is started once per duel and reads one hand
 per line on stdin (``2c 7d Th ...``, 13 cards, sorted low to high); it writes one setting
 per line on stdout, in the same order: ``front | middle | back``, cards separated by
-spaces (any spelling ``evaluator.parse_cards`` accepts). Environment: ``CAPSA_RULES``
-(ruleset name), ``CAPSA_PLAYERS``, ``CAPSA_SEED``. The program gets ``timeout`` seconds
-for the whole stream; it is killed when they run out, and the answers it did not give
-are scored as fouls. Unparseable lines, wrong row sizes and cards that are not the
-hand's are fouls too; the duel never fails because of the program's answers.
+spaces (any spelling ``evaluator.parse_cards`` accepts). With jokers in the deck a
+hand may hold them, written ``X`` (after every other card), and so may its rows; a card
+of an added suit held twice is written twice. Environment: ``CAPSA_RULES`` (ruleset
+name), ``CAPSA_PLAYERS``, ``CAPSA_JOKERS`` (0, 1 or 2), ``CAPSA_SEED``. The program gets
+``timeout`` seconds for the whole stream; it is killed when they run out, and the
+answers it did not give are scored as fouls. Unparseable lines, wrong row sizes and
+cards that are not the hand's are fouls too; the duel never fails because of the
+program's answers.
 
 The program runs in a process group (a session) of its own, and the whole group is
 killed when the time runs out, when the duel is interrupted, and when the program is

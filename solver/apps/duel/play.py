@@ -151,6 +151,16 @@ class DuelResult:
         }
 
 
+def _faces(got: np.ndarray, cr: CompiledRules) -> np.ndarray:
+    """Which values of a strategy's answer are faces of the ruleset's deck: a card's
+    first copy (a second copy is written as its face), or the jokers' face when the deck
+    deals jokers."""
+    from solver.engine.table_shape import JOKER_FACE
+
+    face = (got >= 0) & (got < cr.rules.deck.faces)
+    return face | (got == JOKER_FACE) if cr.rules.jokers else face
+
+
 def _play(
     strategy: Strategy,
     hands: np.ndarray,
@@ -170,7 +180,7 @@ def _play(
         hi = min(n, lo + step)
         got = np.asarray(strategy.set_hands(hands[lo:hi], cr, seed))
         if got.shape == (hi - lo, 13) and got.dtype.kind in "iu":
-            ok = (got >= 0).all(axis=1) & (got <= 51).all(axis=1)
+            ok = _faces(got, cr).all(axis=1)
             out[lo:hi][ok] = got[ok].astype(np.uint8)
         else:
             strategy.notes.append(

@@ -198,6 +198,7 @@ def command(program: str, timeout: float | None, players: int) -> Strategy:
             **os.environ,
             "CAPSA_RULES": cr.rules.name,
             "CAPSA_PLAYERS": str(players),
+            "CAPSA_JOKERS": str(cr.rules.jokers),
             "CAPSA_SEED": str(seed),
         }
         try:
