@@ -20,6 +20,7 @@ from __future__ import annotations
 import csv
 import itertools
 import json
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import IO, Any, NamedTuple
@@ -110,11 +111,31 @@ class Hand(NamedTuple):
     wins: tuple[float | None, float | None, float | None] = (None, None, None)  # row_stats' win
 
 
-def record_deck(rules: str, players: int | None) -> str:
-    """The ``extra_suits`` of the deck a record's cards are of: the 52-card deck's ``""``
-    up to the players it deals, else the deck the record's table (``shisanshui-5``, the
-    preset seated at five: ``solver.engine.seating``) adds, or both added suits
-    (``"hc"``, the most copies a row can hold) for a ruleset the report does not know."""
+def record_deck(rules: str, players: int | None, hand: str = "") -> str:
+    """The deck code (``evaluator.cards``) of the deck a record's cards are of: its added
+    suits, then its jokers. Suits: the 52-card deck's ``""`` up to the players it deals,
+    else the deck the record's table (``shisanshui-5``, the preset seated at five:
+    ``solver.engine.seating``) adds, or both added suits (``"hc"``, the most copies a row
+    can hold) for a ruleset the report does not know. Jokers: as many as the rules' name
+    says (``shisanshui-jokers-2``, ``shisanshui-5-jokers-1``: ``seating.with_jokers``),
+    else, when the record's ``hand`` holds a joker (a ruleset file's name need not say),
+    the most a deck deals (``"XX"``)."""
+    from evaluator.cards import JOKER, MAX_JOKERS
+
+    named = _JOKERS_NAME.fullmatch(rules)
+    if named is not None:
+        rules, jokers = named["table"], int(named["jokers"])
+    else:
+        jokers = MAX_JOKERS if JOKER in hand.upper() or "\U0001f0cf" in hand else 0
+    return _record_suits(rules, players) + JOKER * jokers
+
+
+#: A ruleset given jokers by ``solver.engine.seating.with_jokers``: ``NAME-jokers-N``.
+_JOKERS_NAME = re.compile(r"(?P<table>.+)-jokers-(?P<jokers>[12])")
+
+
+def _record_suits(rules: str, players: int | None) -> str:
+    """The added suits of ``record_deck``."""
     from solver.engine.seating import BIG_TABLES
     from solver.engine.table_shape import STANDARD_DECK
 

@@ -12,9 +12,11 @@ setting of the hand, with ``mc`` the best response to field opponents, with
 
 Hand classes and "stronger" are by rank on the evaluator's one scale (the default rules:
 no suit order, the wheel the lowest straight); a record of a table of five or six, whose
-deck adds suits (``records.record_deck``), is read with that deck (a card of an added
-suit may be written twice) and ranked on the copies scale, which orders rows as the one
-scale does and adds five of a kind to the backs; the player's fouls are the record's
+deck adds suits, or of a deck with jokers (``records.record_deck``), is read with that
+deck (a card of an added suit may be written twice, a joker is ``X``) and ranked on the
+copies scale, which orders rows as the one scale does and adds five of a kind to the
+backs (a joker stands for the card its row needs most, and a front pair with a joker is
+of its highest other card's rank); the player's fouls are the record's
 (``played.fouled``, under the record's rules); the advice never fouls (the solver
 advises legal settings only). Memory stays bounded: the cards of at most ``CHUNK`` hands
 wait to be ranked together.
@@ -146,7 +148,7 @@ def copies_ids(
     for rows in (played, best):
         try:
             ids = evaluator.parse_cards(" ".join(rows), extra_suits=extra_suits)
-            sizes = [len(evaluator.parse_cards(r, allow_duplicates=True)) for r in rows]
+            sizes = [len(evaluator.parse_cards(r, extra_suits=extra_suits)) for r in rows]
         except ValueError:
             return None
         if sizes != [3, 5, 5] or len(ids) != 13:
@@ -167,6 +169,22 @@ def _joined(ids: list[int]) -> str:
 
 def _zeros(n: int) -> list[list[int]]:
     return [[0] * n for _ in SIDES]
+
+
+def _pair_ranks(fronts: Any, paired: Any) -> int:
+    """The sum of the ranks of the fronts' pairs (2 the deuce .. 14 the ace) over the
+    fronts ``paired`` (card ids, ``(n, 3)``): the rank two cards share, or, for a front
+    whose pair holds a joker, its highest other card's (the joker pairs with it)."""
+    import numpy as np
+
+    from evaluator.cards import faces_of, is_joker
+
+    joker = np.asarray(is_joker(fronts))
+    ranks = np.where(joker, -1, faces_of(fronts).astype(np.int16) // STANDARD_DECK.suits)
+    same = np.where((ranks[:, 0] == ranks[:, 1]) | (ranks[:, 0] == ranks[:, 2]),
+                    ranks[:, 0], ranks[:, 1])  # fmt: skip
+    pair = np.where(joker.any(axis=1), ranks.max(axis=1), same)
+    return int(pair[paired].sum()) + 2 * int(paired.sum())
 
 
 @dataclass
@@ -202,7 +220,7 @@ class Style:
         p = h.played
         if p is None or h.action != "play" or p.action != "play":
             return
-        extra = record_deck(h.setup[0], h.setup[2])
+        extra = record_deck(h.setup[0], h.setup[2], h.hand)
         if extra:
             ids = copies_ids(p.rows, h.best, extra)
             if ids is not None:
@@ -244,15 +262,19 @@ class Style:
         self._rank(cards)
 
     def _flush_copies(self) -> None:
-        """Rank the waiting hands of a deck with added suits on the copies scale."""
+        """Rank the waiting hands of a deck with added suits or jokers on the copies scale."""
         import numpy as np
+
+        from evaluator.cards import is_joker
 
         ids, policies, fouled, wins = zip(*self._copies, strict=True)
         self._copies = []
         self.copies = True
         ok = np.ones(len(ids), np.bool_)
         self._count(list(policies), ok, np.array(fouled, np.uint8), np.array(wins, np.float64))
-        self._rank(np.array(ids, np.int16), "hc")  # both added suits: every deck's ids
+        cards = np.array(ids, np.int16)
+        jokers = "XX" if is_joker(cards).any() else ""
+        self._rank(cards, "hc" + jokers)  # both added suits (and jokers): every deck's ids
 
     def _count(self, policies: list[str], ok: Any, fouled: Any, wins: Any) -> None:
         """Count the hands ``ok`` of a flush: their advice's policies, fouls, win rates
@@ -277,7 +299,6 @@ class Style:
         import numpy as np
 
         import evaluator
-        from evaluator.cards import FACES
         from evaluator.decks import get_deck_tables
 
         category = (get_deck_tables() if extra_suits else evaluator.get_tables()).category
@@ -292,12 +313,9 @@ class Style:
                 self.front[side][_FRONT_INDEX[int(cat)]] += int(k)
             for cat, k in zip(*np.unique(category[back], return_counts=True), strict=True):
                 self.back[side][int(cat)] += int(k)
-            ranks = cards[:, at : at + 3] % FACES // STANDARD_DECK.suits  # a copy: its face
-            paired = category[front] == 1
-            pair = np.where((ranks[:, 0] == ranks[:, 1]) | (ranks[:, 0] == ranks[:, 2]),
-                            ranks[:, 0], ranks[:, 1])  # fmt: skip
-            self.pair_rank_sum[side] += int(pair[paired].sum()) + 2 * int(paired.sum())
-        backs = np.sort(cards[:, 8:13] % FACES, axis=1), np.sort(cards[:, 21:26] % FACES, axis=1)
+            self.pair_rank_sum[side] += _pair_ranks(cards[:, at : at + 3], category[front] == 1)
+        faces = evaluator.faces_of(cards)  # a copy: its face; a joker: the jokers' face
+        backs = np.sort(faces[:, 8:13], axis=1), np.sort(faces[:, 21:26], axis=1)
         self.same_back += int((backs[0] == backs[1]).all(axis=1).sum())
         for j in range(3):
             self.stronger[0][j] += int((strengths[0][j] > strengths[1][j]).sum())

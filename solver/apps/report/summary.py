@@ -306,7 +306,7 @@ def _costly(h: Hand, units: float, key: str) -> dict[str, Any]:
     assert p is not None
     detail = None
     if h.action == "play" and not p.fouled:
-        detail = broken_up(h.best, p.rows, record_deck(h.setup[0], h.setup[2]))
+        detail = broken_up(h.best, p.rows, record_deck(h.setup[0], h.setup[2], h.hand))
     return {
         "line": h.line,
         "id": h.id,
