@@ -420,7 +420,7 @@ def test_an_unknown_option_is_400_naming_the_options(client):
     assert res.status_code == 400
     assert res.json() == {
         "error": "unknown option 'format'; options are hand, rules, players, samples, seed, "
-        "top, policy, against, stakes, played, top_by, opponents"
+        "top, policy, against, stakes, played, top_by, opponents, jokers"
     }
 
 

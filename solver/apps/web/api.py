@@ -7,6 +7,11 @@ preset, the ruleset the server was started with, or the text of a TOML ruleset: 
 path on the server). Every error is a :class:`RequestError` (a malformed request, 400) or
 the library's own ``CardParseError`` / ``InputError`` / ``RulesError`` (bad values, 422),
 whose messages are the lines ``capsa solve`` prints.
+
+Every request that names a table (``rules``, ``players``) may also ask for ``jokers`` (0,
+1 or 2, docs/rules.md#jokers): the table is seated first, then given its jokers
+(``solver.engine.seating.with_jokers``); a ruleset that ranks suits or pays the dealt
+cards' royalties plays none, and a request for them is refused (400, one line).
 """
 
 from __future__ import annotations
@@ -40,14 +45,17 @@ from solver.engine.table_shape import MAX_OPPONENTS, MIN_PLAYERS, TABLE_MAX_PLAY
 #: The keys of POST /api/solve and /api/check: the long options of ``capsa solve``, the
 #: hand, the ruleset and the fields of ``SolveOptions``, but ``pool`` (a path on the
 #: server: a request never names one).
-SOLVE_KEYS: tuple[str, ...] = (
-    "hand",
-    "rules",
-    *(f.name for f in fields(SolveOptions) if f.init and f.name != "pool"),
-)
-DEAL_KEYS: tuple[str, ...] = ("seed", "rules", "players")
+SOLVE_KEYS: tuple[str, ...] = tuple(
+    dict.fromkeys(
+        ("hand", "rules", *(f.name for f in fields(SolveOptions) if f.init and f.name != "pool"),
+         "jokers")
+    )
+)  # fmt: skip
+DEAL_KEYS: tuple[str, ...] = ("seed", "rules", "players", "jokers")
 RULES_KEYS: tuple[str, ...] = ("rules",)
-NATURAL_KEYS: tuple[str, ...] = ("hand", "rules", "players")
+NATURAL_KEYS: tuple[str, ...] = ("hand", "rules", "players", "jokers")
+#: The most jokers a deck holds (evaluator.cards.JOKER_IDS).
+MAX_JOKERS = 2
 
 
 @dataclass(frozen=True)
@@ -175,23 +183,33 @@ class RulesCatalog:
         return ok
 
     def require_ready(self, r: Rules) -> None:
-        if not self.ready(r):
+        if self.ready(r):
+            return
+        jokers = train_with_jokers(r)
+        if jokers is not None:
             raise RulesError(
-                f"ruleset {r.name!r} sets hands differently from every preset and its field "
-                "tables are not trained yet: train them once with `capsa train --rules FILE` "
-                "(a few minutes), or start the server with `capsa serve --rules FILE`"
+                f"the field tables of {r.name!r} (the table with {r.jokers} joker"
+                f"{'s' * (r.jokers > 1)}) are not trained yet: train them once with "
+                f"`{jokers}` (a few minutes); the server answers at that table from then on"
             )
+        raise RulesError(
+            f"ruleset {r.name!r} sets hands differently from every preset and its field "
+            "tables are not trained yet: train them once with `capsa train --rules FILE` "
+            "(a few minutes), or start the server with `capsa serve --rules FILE`"
+        )
 
-    def seat(self, value: Any, players: Any) -> Rules:
+    def seat(self, value: Any, players: Any, jokers: Any = None) -> Rules:
         """The Rules of a request's ``rules`` at a table of ``players`` (None: the
         ruleset's own): the preset's bigger table past its deck (``seated``), else a
-        RulesError naming ``extra_suits``."""
+        RulesError naming ``extra_suits``; then with ``jokers`` (None: the ruleset's own;
+        ``add_jokers``)."""
         from solver.engine.seating import seated
 
+        count = joker_count(jokers)  # a bad value is told before the ruleset is read
         rules = self.resolve(value)
-        if players is None:
-            return rules
-        return seated(rules, whole(players, "players", MIN_PLAYERS, TABLE_MAX_PLAYERS))
+        if players is not None:
+            rules = seated(rules, whole(players, "players", MIN_PLAYERS, TABLE_MAX_PLAYERS))
+        return add_jokers(rules, count)
 
     def describe(self, r: Rules) -> dict[str, Any]:
         """A ruleset for GET/POST /api/rules: ``max_players`` is the most it seats (a
@@ -210,6 +228,10 @@ class RulesCatalog:
             "settings": [list(row) for row in describe_rules(r)],
             "rules": r.to_dict(),
             "naturals": [{**natural_names(n), "units": u} for n, u in r.naturals],
+            # the jokers menu: the ruleset's own, the most it plays, or why it plays none
+            "jokers": r.jokers,
+            "max_jokers": 0 if jokers_refused(r) else MAX_JOKERS,
+            "jokers_refused": jokers_refused(r),
         }
 
 
@@ -228,6 +250,61 @@ def seated_deck(r: Rules, players: int) -> str:
     from solver.engine.seating import seated
 
     return seated(r, players).deck_code
+
+
+def train_with_jokers(r: Rules) -> str | None:
+    """The command that trains the field tables of a table given its jokers by a request
+    (``NAME-jokers-N``, ``shisanshui-5-jokers-N``), or None for another ruleset."""
+    name, _, count = r.name.rpartition("-jokers-")
+    if not r.jokers or count != str(r.jokers):
+        return None
+    base, _, players = name.rpartition("-")
+    if name in PRESETS:
+        return f"capsa train --rules {name} --jokers {count}"
+    if base in PRESETS and players.isdigit():
+        return f"capsa train --rules {base} --players {players} --jokers {count}"
+    return f"capsa train --rules FILE --jokers {count}"
+
+
+def joker_count(value: Any) -> int | None:
+    """A request's ``jokers``: None (the ruleset's own), else 0, 1 or 2; RequestError
+    (400, one line) for anything else."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise RequestError(f"jokers must be 0, 1 or 2 (jokers in the deck), got {quote(value)}")
+    if not 0 <= value <= MAX_JOKERS:
+        raise RequestError(f"jokers must be 0, 1 or 2 (jokers in the deck), got {int(value):,}")
+    return int(value)
+
+
+def jokers_refused(r: Rules) -> str | None:
+    """Why ruleset ``r`` plays no jokers (docs/rules.md#jokers: a suit order, dealt
+    royalties), in one line, or None when it may."""
+    if r.suit_order is not None:
+        return (
+            f"ruleset {r.name!r} ranks the suits (suit_order {quote(r.suit_order)}) and capsa "
+            "plays jokers only without a suit order: ask for 0 jokers, or another ruleset"
+        )
+    if r.royalties_dealt:
+        return (
+            f"ruleset {r.name!r} pays royalties on the dealt cards (royalties_dealt), which "
+            "jokers leave undefined: ask for 0 jokers, or another ruleset"
+        )
+    return None
+
+
+def add_jokers(r: Rules, count: int | None) -> Rules:
+    """``r`` (seated) with ``count`` jokers (None: as it is): ``with_jokers`` (named
+    ``NAME-jokers-N``); RequestError (400, one line) when ``r`` plays no jokers."""
+    from solver.engine.seating import with_jokers
+
+    if count is None or count == r.jokers:
+        return r
+    refused = jokers_refused(r)
+    if refused is not None and count:
+        raise RequestError(f"jokers: {refused}")
+    return with_jokers(r, count)
 
 
 def natural_names(name: str) -> dict[str, Any]:
@@ -323,13 +400,27 @@ def solve_options(
         raise InputError("played is missing: give the setting as 'front | middle | back'")
     _bounded(opts.get("samples"), "samples", limits.samples)
     _bounded(opts.get("top"), "top", limits.top)
+    jokers = joker_count(opts.get("jokers"))
     readers = {"against": _against, "stakes": _stakes, "played": _played, "opponents": _styles}
     given = {k: readers.get(k, _same)(v) for k, v in opts.items()
-             if k not in ("hand", "rules") and v is not None}  # fmt: skip
+             if k not in ("hand", "rules", "jokers") and v is not None}  # fmt: skip
     options = SolveOptions(**given).check()
     rules = catalog.resolve(opts.get("rules"))
-    catalog.require_ready(rules)
+    if jokers is not None:  # the table seated as solve() seats it, then its jokers
+        rules = add_jokers(_seated(rules, options), jokers)
+    if options.against is None:  # given opponents are played exactly: no field tables
+        catalog.require_ready(rules)
     return SolveRequest(_cards_text(opts["hand"], "hand"), rules, options)
+
+
+def _seated(rules: Rules, options: SolveOptions) -> Rules:
+    """``rules`` at the table ``solve()`` seats for these options (the players, or the
+    opponents given and the player)."""
+    from solver.engine.seating import seated
+
+    against = options.against
+    players = options.players or (len(against) + 1 if against is not None else 0)
+    return seated(rules, players) if players > rules.deck.most_players() else rules
 
 
 def _same(value: Any) -> Any:
@@ -365,7 +456,7 @@ def hand_natural(body: Any, catalog: RulesCatalog) -> dict[str, Any]:
     opts = check_keys(body, NATURAL_KEYS, '{"hand": "As Kd Qh ...", "rules": "capsa"}')
     if opts.get("hand") is None:
         raise InputError("hand is missing: give 13 cards, e.g. 'As Kd Qh ...'")
-    rules = catalog.seat(opts.get("rules"), opts.get("players"))
+    rules = catalog.seat(opts.get("rules"), opts.get("players"), opts.get("jokers"))
     hand = hand_faces(_cards_text(opts["hand"], "hand"), rules.deck_code)
     found = find_natural(hand, rules)
     natural = None
@@ -386,9 +477,9 @@ def is_slow(request: SolveRequest) -> bool:
 
 def deal(body: Any, catalog: RulesCatalog | None = None) -> dict[str, Any]:
     """A random hand for POST/GET /api/deal: ``{"hand", "seed"}`` (the seed deals it
-    again); given ``rules`` and ``players``, a hand of the deck that table deals (at five
-    and six under shisanshui it may hold both copies of a card), and ``rules``, ``players``
-    say which."""
+    again); given ``rules``, ``players`` or ``jokers``, a hand of the deck that table deals
+    (at five and six under shisanshui it may hold both copies of a card, with jokers an
+    ``X``), and ``rules``, ``players``, ``jokers`` say which."""
     import numpy as np
 
     from evaluator import format_cards
@@ -399,13 +490,13 @@ def deal(body: Any, catalog: RulesCatalog | None = None) -> dict[str, Any]:
     if seed is None:
         seed = secrets.randbelow(2**32)
     seed = whole(seed, "seed", 0)
-    if opts.get("rules") is None and opts.get("players") is None:
+    if all(opts.get(k) is None for k in ("rules", "players", "jokers")):
         hand = random_hands(np.random.default_rng(seed), 1)[0]
         return {"hand": format_cards(hand[::-1]), "seed": seed}
     if catalog is None:
         raise RequestError("this server deals no hand of another ruleset")
-    rules = catalog.seat(opts.get("rules"), opts.get("players"))
+    rules = catalog.seat(opts.get("rules"), opts.get("players"), opts.get("jokers"))
     hand = random_hands(np.random.default_rng(seed), 1, rules.deck)[0]
     players = rules.players if opts.get("players") is None else int(opts["players"])
     return {"hand": format_cards(hand[::-1]), "seed": seed, "rules": rules.name,
-            "players": players}  # fmt: skip
+            "players": players, "jokers": rules.jokers}  # fmt: skip

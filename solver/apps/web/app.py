@@ -17,11 +17,16 @@ Routes (docs/serve.md):
   against opponents dealt and set by a style, settled by ``settle_table``, pair by pair
   and row by row (``solver.apps.web.table``);
 - ``GET /rules``: docs/rules.md as a page;
-- ``GET|POST /api/deal``: a random hand (``seed`` optional; ``rules`` and ``players``: of
-  that table's deck, which at five and six under shisanshui holds two copies of a suit);
+- ``GET|POST /api/deal``: a random hand (``seed`` optional; ``rules``, ``players`` and
+  ``jokers``: of that table's deck, which at five and six under shisanshui holds two
+  copies of a suit, and with jokers an ``X`` or two);
 - ``GET /api/rules``: the rulesets on offer (each with its naturals and their names),
   the server's limits and every natural's names (docs/rules.md#natural-names);
   ``POST /api/rules`` with ``{"rules": TOML text}`` checks an uploaded ruleset.
+
+Every endpoint that names a table (solve, check, natural, rows, table, deal) takes
+``jokers`` (0, 1, 2: the table seated, then given its jokers; ``solver.apps.web.api``),
+reads a joker as ``X`` in hands and settings and writes it so.
 
 Errors are ``{"error": "one line"}``: 400 a malformed request (not JSON, not an object, an
 unknown option), 413 a body over the limit, 422 bad values (the message ``capsa solve``
@@ -313,7 +318,7 @@ async def api_deal(request: Request) -> Response:
     async def go() -> Response:
         if request.method == "GET":
             body: dict[str, Any] = dict(request.query_params)
-            for key in ("seed", "players"):
+            for key in ("seed", "players", "jokers"):
                 text = body.get(key)  # ASCII digits only: int() would take '٣' and '²' fails
                 if text is not None and text.isascii() and text.isdigit() and len(text) <= 40:
                     body[key] = int(text)

@@ -7,7 +7,9 @@ holds a natural declares it, as the Monte Carlo opponents do). The table is sett
 the engine's ``settle_table`` (the home run, the code card and surrender included): its
 figure for the player is the answer's ``units``. Each pair is shown row by row (won,
 tied, lost), with what the player wins from that opponent; the pairs add up to
-``units``. Every row shown is named as ``POST /api/rows`` names it.
+``units``. Every row shown is named as ``POST /api/rows`` names it. With ``jokers`` (0 to
+2) the table's deck holds them (``add_jokers``): the opponents are dealt from it, and a
+joker is written ``X``.
 """
 
 from __future__ import annotations
@@ -19,14 +21,22 @@ from typing import Any
 import numpy as np
 
 from evaluator import CardParseError, format_cards
-from solver.apps.web.api import _cards_text, _styles, check_keys, natural_names
+from solver.apps.web.api import (
+    _cards_text,
+    _styles,
+    add_jokers,
+    check_keys,
+    joker_count,
+    natural_names,
+)
 from solver.apps.web.hands import ROW_SIZES, _name_one
 from solver.engine.code_card import holds_code_card
 from solver.engine.errors import InputError
 from solver.engine.inputs import quote
 from solver.engine.table_shape import MIN_PLAYERS, TABLE_MAX_PLAYERS
 
-TABLE_KEYS: tuple[str, ...] = ("hand", "played", "rules", "players", "opponents", "seed")
+TABLE_KEYS: tuple[str, ...] = ("hand", "played", "rules", "players", "jokers", "opponents",
+                               "seed")  # fmt: skip
 #: The actions a player may take besides setting the hand.
 ACTIONS = ("declare", "surrender")
 MOST_SEED = 2**64
@@ -196,7 +206,7 @@ def _seat(entry: Any, cards: np.ndarray, total: float, cr: Any) -> dict[str, Any
 
 
 def play_table(body: Any, catalog: Any) -> dict[str, Any]:
-    """POST /api/table: ``{"rules", "players", "seed", "opponents", "units", "home_run":
+    """POST /api/table: ``{"rules", "players", "jokers", "seed", "opponents", "units", "home_run":
     seat or null, "seats": [{"units", "action", "rows", "natural"}, ...] (seat 0 the
     player), "pairs": [{"seat", "units", "rows": [1|0|-1 front, middle, back] or null,
     "scoop": "you" | "them" | null}, ...]}``."""
@@ -208,9 +218,10 @@ def play_table(body: Any, catalog: Any) -> dict[str, Any]:
     opts = check_keys(body, TABLE_KEYS, '{"hand": "As Kd ...", "played": "... | ... | ..."}')
     if opts.get("hand") is None:
         raise InputError("hand is missing: give 13 cards, e.g. 'As Kd Qh ...'")
+    jokers = joker_count(opts.get("jokers"))
     given = catalog.resolve(opts.get("rules"))
     players = _players(opts.get("players"), given.players)
-    rules = seated(given, players)  # five and six: the preset's bigger table
+    rules = add_jokers(seated(given, players), jokers)  # five and six: the bigger table
     hand = hand_faces(_cards_text(opts["hand"], "hand"), rules.deck_code)
     style = _styles(opts["opponents"]) if opts.get("opponents") is not None else "field"
     if "," in style:
@@ -234,6 +245,7 @@ def play_table(body: Any, catalog: Any) -> dict[str, Any]:
         "hand": format_cards(sorted(hand.tolist(), reverse=True)),
         "rules": rules.name,
         "players": players,
+        "jokers": rules.jokers,
         "seed": seed,
         "opponents": style,
         "units": totals[0],

@@ -1,6 +1,7 @@
 // capsa serve: the page. Plain JavaScript, no build step; one library, SortableJS
 // (static/vendor/, MIT), for drag and drop by mouse, pen or touch. It talks only to
-// the server that sent it (/api/solve, /api/check, /api/natural, /api/rows, /api/deal, /api/rules)
+// the server that sent it (/api/solve, /api/check, /api/natural, /api/rows, /api/table, /api/deal,
+// /api/rules)
 // and reads its own language catalogues (/static/i18n/LANG.json). Every row it shows is
 // named by the server (/api/rows: the hand class, its royalty, the first row out of
 // order), in the words of the page's language (the catalogue's hand.* keys).
@@ -9,6 +10,9 @@
 const RANKS = "23456789TJQKA";
 const SUITS = "cdhs";
 const SUIT_SYMBOL = { c: "♣", d: "♦", h: "♥", s: "♠" };
+// A joker (鬼牌, docs/rules.md#jokers) as the page and the server write it; the second
+// joker of a deck with two is "X2" on the page (a card's second copy), "X" to the server.
+const JOKER = "X";
 const ROWS = ["front", "middle", "back"];
 const ROW_SIZE = { front: 3, middle: 5, back: 5 };
 const PARTS = ["rows", "bonus", "royalties", "naturals"];
@@ -80,7 +84,7 @@ const handName = (cls) => ({
   three_of_a_kind: t("hand.three_of_a_kind"), straight: t("hand.straight"), flush: t("hand.flush"),
   full_house: t("hand.full_house"), four_of_a_kind: t("hand.four_of_a_kind"),
   straight_flush: t("hand.straight_flush"), royal_flush: t("hand.royal_flush"),
-  five_of_a_kind: t("hand.five_of_a_kind"),
+  five_of_a_kind: t("hand.five_of_a_kind"), two_jokers: t("hand.two_jokers"),
 })[cls] || "";
 
 // Each row of some settings named by the server, in the order asked: [{front: {cards,
@@ -88,7 +92,7 @@ const handName = (cls) => ({
 // server cannot say (the answer is then shown without the names).
 async function nameSettings(settings) {
   try {
-    const { data } = await api("/api/rows", { rules: rulesValue(), players: Number($("#players").value), settings });
+    const { data } = await api("/api/rows", { ...seatOptions(), settings });
     return data.settings;
   } catch (e) {
     return null;
@@ -97,15 +101,18 @@ async function nameSettings(settings) {
 
 const settingOf = (x) => ROWS.map((r) => x[r]).join(" | ");
 
-// "straight flush +5": a row's hand, with its royalty when it earns one.
+// "straight flush +5": a row's hand, with its royalty when it earns one, and what its
+// jokers stand for ("joker as 10♠") when it holds any.
 function handLabel(info) {
   if (!info || !info.class) return "";
-  return info.royalty ? `${handName(info.class)} ${fmtSigned(info.royalty, 0)}` : handName(info.class);
+  const name = info.royalty ? `${handName(info.class)} ${fmtSigned(info.royalty, 0)}` : handName(info.class);
+  return info.jokers ? `${name} · ${jokersAs(info.jokers)}` : name;
 }
+const jokersAs = (cards) => t("joker.as", { cards: splitCards(cards).map(cardText).join(" ") });
 
 function handTag(info) {
   const text = handLabel(info);
-  return text ? h("span", { class: "hand-name", "data-class": info.class, text }) : null;
+  return text ? h("span", { class: "hand-name", "data-class": info.class, "data-jokers": info.jokers || null, text }) : null;
 }
 
 // Where a setting's royalties come from: "back: straight flush +5 · dealt +4".
@@ -189,12 +196,15 @@ const touchScreen = () => matchMedia("(pointer: coarse)").matches || (navigator.
 
 // ------------------------------------------------------------------ cards
 
-const rankIndex = (c) => RANKS.indexOf(c[0]);
+// A joker ranks above the ace in the page's order (it is drawn first).
+const isJoker = (c) => c[0] === JOKER;
+const rankIndex = (c) => (isJoker(c) ? RANKS.length : RANKS.indexOf(c[0]));
 // A card of the page: "Ah", or "Ah2" for the second copy of A♥ at a table whose deck deals
 // the hearts twice (five and six players under 十三水, docs/rules.md#added-suits); the
 // server writes both alike ("Ah Ah"), so the page tells them apart only to draw them.
-const face = (c) => c.slice(0, 2);
-const isCopy = (c) => c.length > 2;
+// A joker is "X", the second joker "X2".
+const face = (c) => (isJoker(c) ? JOKER : c.slice(0, 2));
+const isCopy = (c) => c.length > face(c).length;
 // Cards of a text (the server's, a hand typed): a card's second appearance is its second copy.
 function withCopies(cards) {
   const seen = new Set();
@@ -207,15 +217,17 @@ function withCopies(cards) {
 }
 // Cards as the server reads them: a second copy written as its first.
 const cardsText = (cards) => [...cards].map(face).join(" ");
-// The suits dealt twice at the table chosen ("", "h", "hc"): the ruleset's deck at that
-// many players (GET /api/rules: decks).
+// The deck of the table chosen, as its code: the suits dealt twice ("", "h", "hc": the
+// ruleset's deck at that many players, GET /api/rules: decks), then an "X" a joker.
 function deckExtra() {
   const d = state.rulesets.get($("#rules").value);
   if (!d) return "";
-  const seated = d.decks && d.decks[$("#players").value];
-  return seated ?? (d.rules && d.rules.extra_suits) ?? "";
+  const seated = (d.decks && d.decks[$("#players").value]) ?? (d.rules && d.rules.extra_suits) ?? "";
+  const jokers = jokersAsked();
+  return seated.replaceAll(JOKER, "") + JOKER.repeat(jokers ?? d.jokers ?? 0);
 }
-const copiesHeld = (c, extra = deckExtra()) => (extra.includes(c[1]) ? 2 : 1);
+const jokersIn = (extra) => extra.split(JOKER).length - 1;
+const copiesHeld = (c, extra = deckExtra()) => (isJoker(c) ? jokersIn(extra) : extra.includes(c[1]) ? 2 : 1);
 // The first card of ``cards`` (faces) held more often than the deck holds it, or null.
 function copyTooMany(cards, extra = deckExtra()) {
   const count = {};
@@ -226,22 +238,24 @@ function copyTooMany(cards, extra = deckExtra()) {
   }
   return null;
 }
-const cardId = (c) => (rankIndex(c) * 4 + SUITS.indexOf(c[1])) * 2 + (isCopy(c) ? 0 : 1);
+const cardId = (c) => (rankIndex(c) * 4 + (isJoker(c) ? 0 : SUITS.indexOf(c[1]))) * 2 + (isCopy(c) ? 0 : 1);
 const sortCards = (cards) => [...cards].sort((a, b) => cardId(b) - cardId(a));
 const splitCards = (text) => (text ? text.split(/\s+/).filter(Boolean) : []);
 
-// Cards as players lay them out: the made part first (quads, trips, pairs, highest
-// first), then the rest by rank; a five-high straight as 5 4 3 2 A.
+// Cards as players lay them out: the jokers first, then the made part (quads, trips,
+// pairs, highest first), then the rest by rank; a five-high straight as 5 4 3 2 A.
 function shapeSort(cards) {
   const count = {};
   for (const c of cards) count[c[0]] = (count[c[0]] || 0) + 1;
   const ranks = new Set(cards.map((c) => c[0]));
   const wheel = cards.length === 5 && ranks.size === 5 && ["A", "2", "3", "4", "5"].every((r) => ranks.has(r));
   const rank = (c) => (wheel && c[0] === "A" ? -1 : rankIndex(c));
-  return [...cards].sort((a, b) => (count[b[0]] - count[a[0]]) || (rank(b) - rank(a)) || (cardId(b) - cardId(a)));
+  return [...cards].sort((a, b) => (isJoker(b) - isJoker(a)) || (count[b[0]] - count[a[0]]) || (rank(b) - rank(a))
+    || (cardId(b) - cardId(a)));
 }
 
 function cardName(c) {
+  if (isJoker(c)) return isCopy(c) ? t("card.secondCopy", { card: t("card.joker") }) : t("card.joker");
   const rank = { T: t("rank.T"), J: t("rank.J"), Q: t("rank.Q"), K: t("rank.K"), A: t("rank.A") }[c[0]] || c[0];
   const suit = { c: t("suit.c"), d: t("suit.d"), h: t("suit.h"), s: t("suit.s") }[c[1]];
   const name = t("card.name", { rank, suit });
@@ -279,7 +293,8 @@ function cardPattern(lang) {
 }
 
 // Read a hand as the page's language writes it, and as the CLI does: "As Kd", "as,kd",
-// "AsKd", "10h", "A♠" (in Vietnamese "Ab 10c" is A♠ 10♥, in Chinese "黑桃A"). Returns the
+// "AsKd", "10h", "A♠" (in Vietnamese "Ab 10c" is A♠ 10♥, in Chinese "黑桃A"), a joker "X",
+// "x" or "🃏" in every language (no suit letter is an x). Returns the
 // cards in order (duplicates kept) and the first token that is not a card. lang "en"
 // reads the page's own text (links, the server's answers).
 function parseCards(text, lang = state.lang) {
@@ -289,6 +304,12 @@ function parseCards(text, lang = state.lang) {
   let i = 0;
   while (i < s.length) {
     if (s[i] === " ") { i++; continue; }
+    const joker = /^(?:[xX]|\u{1F0CF})\ufe0f?/u.exec(s.slice(i));
+    if (joker) {
+      out.push(JOKER);
+      i += joker[0].length;
+      continue;
+    }
     const m = cardPattern(lang).exec(s.slice(i));
     if (!m) {
       const bad = s.slice(i).split(" ")[0];
@@ -305,17 +326,27 @@ function parseCards(text, lang = state.lang) {
 }
 
 // Cards written as the page's language reads them back: "10b" in Vietnamese for 10♠.
-const writeCard = (c) => (c[0] === "T" ? "10" : c[0]) + notation().write[c[1]];
+const writeCard = (c) => (isJoker(c) ? JOKER : (c[0] === "T" ? "10" : c[0]) + notation().write[c[1]]);
 const writeCards = (cards) => cards.map(writeCard).join(" ");
-// A card as players write it by hand: "10♠".
-const cardText = (c) => (c[0] === "T" ? "10" : c[0]) + SUIT_SYMBOL[c[1]];
+// A card as players write it by hand: "10♠", a joker "🃏".
+const cardText = (c) => (isJoker(c) ? "🃏" : (c[0] === "T" ? "10" : c[0]) + SUIT_SYMBOL[c[1]]);
+
+// A card held more often than the table's deck holds it, in one line: a card twice
+// (written by ``write``: "As" for the hand box, "A♠" for a typed setting), or a joker at
+// a table with fewer jokers.
+function tooMany(card, cards, write = (c) => c) {
+  if (!isJoker(card)) return t("hand.duplicate", { card: write(card) });
+  const most = jokersIn(deckExtra());
+  if (!most) return t("hand.noJoker");
+  return t("hand.jokersTooMany", { n: plain(cards.filter(isJoker).length), most: plain(most) });
+}
 
 // What is wrong with a hand, in one line, or null when it is 13 distinct cards.
 function handProblem(text) {
   const { cards, bad } = parseCards(text);
   if (bad !== null) return t("hand.notCard", { bad });
   const twice = copyTooMany(cards); // the deck's copies: A♥ twice at five players
-  if (twice) return t("hand.duplicate", { card: twice });
+  if (twice) return tooMany(twice, cards);
   if (cards.length === 0) return t("hand.none");
   if (cards.length < 13) return tp("hand.tooFew", cards.length, { more: 13 - cards.length });
   if (cards.length > 13) return tp("hand.tooMany", cards.length, { fewer: cards.length - 13 });
@@ -363,13 +394,17 @@ function term(text, glossaryId, cls = "term") {
   return el;
 }
 
-// A card drawn: rank over suit, in its suit's colour.
-// A second copy of a card (at five and six players) carries a small "2".
+// A card's colour class: its suit's, or the joker's.
+const cardClass = (c) => (isJoker(c) ? "joker" : `suit-${c[1]}`);
+
+// A card drawn: rank over suit, in its suit's colour; a joker as a star over JOKER.
+// A second copy of a card (at five and six players), or a second joker, carries a small "2".
 function cardFace(c, tag = "span", attrs = {}) {
-  const cls = `${attrs.class || `card suit-${c[1]}`}${isCopy(c) ? " copy" : ""}`;
+  const cls = `${attrs.class || `card ${cardClass(c)}`}${isCopy(c) ? " copy" : ""}`;
+  const [top, bottom] = isJoker(c) ? ["★", "JOKER"] : [c[0] === "T" ? "10" : c[0], SUIT_SYMBOL[c[1]]];
   return h(tag, { "data-card": c, title: cardName(c), "aria-label": cardName(c), ...attrs, class: cls },
-    h("span", { class: "rank", "aria-hidden": "true", text: c[0] === "T" ? "10" : c[0] }),
-    h("span", { class: "suit", "aria-hidden": "true", text: SUIT_SYMBOL[c[1]] }),
+    h("span", { class: "rank", "aria-hidden": "true", text: top }),
+    h("span", { class: isJoker(c) ? "suit joker-word" : "suit", "aria-hidden": "true", text: bottom }),
     isCopy(c) ? h("span", { class: "copy-mark", "aria-hidden": "true", text: "2" }) : null);
 }
 
@@ -432,8 +467,22 @@ function rulesValue() {
   return state.uploaded.has(v) ? state.uploaded.get(v) : v;
 }
 
+// The jokers the table is asked for (the jokers menu), or null where the ruleset plays
+// none (the menu hidden: the request leaves them to the ruleset).
+function jokersAsked() {
+  return $("#jokers-label").hidden ? null : Number($("#jokers").value);
+}
+
+// The table every request names: the ruleset, the players and the jokers.
+function seatOptions() {
+  const o = { rules: rulesValue(), players: Number($("#players").value) };
+  const jokers = jokersAsked();
+  if (jokers !== null) o.jokers = jokers;
+  return o;
+}
+
 function tableOptions() {
-  const o = { rules: rulesValue(), players: Number($("#players").value), policy: $("#policy").value };
+  const o = { ...seatOptions(), policy: $("#policy").value };
   if (o.policy === "mc") {
     const samples = $("#samples").value.trim();
     const seed = $("#seed").value.trim();
@@ -487,23 +536,26 @@ function setupTabs() {
 // ------------------------------------------------------------------ the picker
 
 // The grid of the deck's cards: a row a suit, and under a suit dealt twice (the hearts at
-// five players, the clubs too at six) a row of its second copies, each marked "2".
+// five players, the clubs too at six) a row of its second copies, each marked "2"; at a
+// table with jokers a last row of them, one button a joker (the second marked "2").
 function buildPicker(extra = "") {
   const grid = $("#picker");
   grid.dataset.extra = extra;
   const rows = [...SUITS].reverse().flatMap((suit) => (extra.includes(suit) ? [[suit, ""], [suit, "2"]] : [[suit, ""]]));
-  grid.replaceChildren(...rows.map(([suit, copy]) => {
-    const row = h("div", { role: "row", class: `picker-row${copy ? " copies" : ""}` });
-    for (const rank of [...RANKS].reverse()) {
-      const c = rank + suit + copy;
-      const button = cardFace(c, "button", {
-        type: "button", "aria-pressed": "false", tabindex: "-1", class: `card pick suit-${suit}`,
-      });
-      button.addEventListener("click", () => togglePick(c));
-      row.append(h("span", { role: "gridcell", class: "cell" }, button));
-    }
-    return row;
-  }));
+  const button = (c) => {
+    const b = cardFace(c, "button", {
+      type: "button", "aria-pressed": "false", tabindex: "-1", class: `card pick ${cardClass(c)}`,
+    });
+    b.addEventListener("click", () => togglePick(c));
+    return h("span", { role: "gridcell", class: "cell" }, b);
+  };
+  const lines = rows.map(([suit, copy]) => h("div", { role: "row", class: `picker-row${copy ? " copies" : ""}` },
+    [...RANKS].reverse().map((rank) => button(rank + suit + copy))));
+  const jokers = jokersIn(extra);
+  if (jokers) {
+    lines.push(h("div", { role: "row", class: "picker-row jokers" }, [JOKER, `${JOKER}2`].slice(0, jokers).map(button)));
+  }
+  grid.replaceChildren(...lines);
   grid.querySelector("button").tabIndex = 0;
 }
 
@@ -527,7 +579,9 @@ function setupPicker() {
     const moves = { ArrowRight: 1, ArrowLeft: -1, ArrowDown: 13, ArrowUp: -13, Home: -(i % 13), End: 12 - (i % 13) };
     if (e.key in moves) {
       e.preventDefault();
-      const j = i + moves[e.key];
+      let j = i + moves[e.key];
+      // down from above the jokers' short row, or its End: to its last joker
+      if (j >= cells.length && (e.key === "End" || Math.floor(i / 13) < Math.floor((cells.length - 1) / 13))) j = cells.length - 1;
       if (j >= 0 && j < cells.length) {
         cells[i].tabIndex = -1;
         cells[j].tabIndex = 0;
@@ -595,6 +649,19 @@ function naturalLabel(name) {
   if (state.lang === "en") return n && n.local.length ? `${english} (${n.local.join(", ")})` : english;
   const local = t(`natural.${name}`);
   return local === english || local === `natural.${name}` ? english : `${local} (${english})`;
+}
+
+// The jokers menu of a ruleset (0 to its most: 2, or none for a ruleset that ranks suits,
+// whose menu is hidden): ``want`` when it plays that many, else the ruleset's own.
+function jokersMenu(d, want) {
+  const most = d ? d.max_jokers ?? 0 : 0;
+  const own = d ? d.jokers ?? 0 : 0;
+  $("#jokers-label").hidden = most === 0;
+  const counts = [];
+  for (let n = 0; n <= Math.max(most, own); n++) counts.push(h("option", { text: String(n) }));
+  $("#jokers").replaceChildren(...counts);
+  const n = Number(want);
+  $("#jokers").value = String(Number.isInteger(n) && n >= 0 && n <= most ? n : own);
 }
 
 async function loadRules() {
@@ -704,8 +771,10 @@ function tableLine() {
   if (!d) return;
   const called = d.game || d.name;
   const who = $("#opponents").selectedOptions[0];
+  const jokers = jokersIn(deckExtra());
   $("#table-line").textContent = [called, tp("table.players", Number($("#players").value)),
-    t("table.opponentsAre", { who: who ? who.textContent : $("#opponents").value })].join(" · ");
+    jokers ? tp("table.jokers", jokers) : null,
+    t("table.opponentsAre", { who: who ? who.textContent : $("#opponents").value })].filter(Boolean).join(" · ");
 }
 
 // The players menu of a ruleset: from the table's least to the most it seats; ``want``
@@ -725,6 +794,7 @@ function rulesChanged() {
   if (!d) return;
   setError("#rules-status", "");
   playersMenu(d, d.players);
+  jokersMenu(d, $("#jokers").value); // the jokers chosen stay where the ruleset plays them
   showRulesSummary(d);
   optionsChanged();
   updateBoardActions(true);
@@ -995,6 +1065,7 @@ function shareLink(mode, d, played = null) {
     p.set("rules", v);
   }
   p.set("players", String(d.players));
+  if (jokersAsked() !== null) p.set("jokers", String(jokersAsked()));
   p.set("policy", $("#policy").value);
   if ($("#policy").value === "mc") {
     if (d.samples) p.set("samples", String(d.samples));
@@ -1028,6 +1099,7 @@ async function restoreFromLink() {
     rulesChanged();
   }
   if (p.get("players")) playersMenu(state.rulesets.get($("#rules").value), p.get("players"));
+  jokersMenu(state.rulesets.get($("#rules").value), p.get("jokers") ?? $("#jokers").value);
   deckChanged();
   if (p.get("policy")) $("#policy").value = p.get("policy");
   syncPolicy();
@@ -1211,7 +1283,7 @@ function moveCard(c, to, targetAfter = null) {
 
 function boardCard(c, where) {
   const b = cardFace(c, "button", {
-    type: "button", class: `card suit-${c[1]}`,
+    type: "button", class: `card ${cardClass(c)}`,
     "aria-label": where === "pool"
       ? t("board.put", { card: cardName(c), row: rowName(state.target) })
       : t("board.takeBack", { card: cardName(c), row: rowName(where) }),
@@ -1241,7 +1313,7 @@ function renderBoard() {
   const left = hand.filter((c) => !inRows.has(c));
   // in the whole hand's shape order, which stays put as cards leave (the keyboard's place)
   const order = state.poolSort === "suit"
-    ? [...hand].sort((a, b) => (SUITS.indexOf(b[1]) - SUITS.indexOf(a[1])) || (rankIndex(b) - rankIndex(a)))
+    ? [...hand].sort((a, b) => (isJoker(b) - isJoker(a)) || (SUITS.indexOf(b[1]) - SUITS.indexOf(a[1])) || (rankIndex(b) - rankIndex(a)))
     : shapeSort(hand);
   pool.replaceChildren(...order.filter((c) => !inRows.has(c)).map((c) => boardCard(c, "pool")));
   $("#sort-pool").textContent = state.poolSort === "suit" ? t("board.sortRank") : t("board.sortSuit");
@@ -1285,11 +1357,11 @@ async function updateBoardActions(force = false) {
     declare.hidden = surrender.hidden = true;
     return;
   }
-  const key = `${hand.join(" ")}|${$("#rules").value}|${$("#players").value}`;
+  const key = `${hand.join(" ")}|${$("#rules").value}|${$("#players").value}|${jokersAsked()}`;
   if (force || !state.handInfo || state.handInfo.key !== key) {
     state.handInfo = { key, natural: null, surrender: null };
     try {
-      const { data } = await api("/api/natural", { hand: cardsText(hand), rules: rulesValue(), players: Number($("#players").value) });
+      const { data } = await api("/api/natural", { hand: cardsText(hand), ...seatOptions() });
       if (state.handInfo.key !== key) return; // another hand came meanwhile
       state.handInfo = { key, natural: data.natural, surrender: data.surrender };
     } catch (e) {
@@ -1382,7 +1454,7 @@ function typedSetting() {
     if (parsed[i].cards.length !== ROW_SIZE[r]) return say(t("played.size", { row: rowName(r), n: ROW_SIZE[r], got: parsed[i].cards.length }));
   }
   const twice = copyTooMany(parsed.flatMap((r) => r.cards)); // as often as the deck holds it
-  if (twice) return say(t("hand.duplicate", { card: cardText(twice) }));
+  if (twice) return say(tooMany(twice, parsed.flatMap((r) => r.cards), cardText));
   const rows = copiesAcross(parsed.map((r) => r.cards)).map((cards) => ({ cards }));
   const cards = rows.flatMap((r) => r.cards);
   if (sortCards(cards).join(" ") !== sortCards(state.picked).join(" ")) {
@@ -1407,7 +1479,7 @@ async function hintSetting() {
     return;
   }
   await withBusy($("#hint"), "#check-error", async () => {
-    const { data } = await api("/api/solve", { hand: cardsText(hand), rules: rulesValue(), players: Number($("#players").value), policy: "field", top: 2 });
+    const { data } = await api("/api/solve", { hand: cardsText(hand), ...seatOptions(), policy: "field", top: 2 });
     const choices = [data, ...(data.alternatives || [])].slice(0, 3);
     const named = await nameSettings(choices.map(settingOf));
     const lay = (x) => {
@@ -1573,7 +1645,7 @@ function partsLost(best, bestEv, mine, mineEv) {
 // server settles the table (POST /api/table) and the page shows it pair by pair and row
 // by row, the scoops, the home run and the naturals declared named in the table's words.
 async function playTable(played) {
-  const body = { hand: cardsText(state.dealt.hand), played, rules: rulesValue(), players: Number($("#players").value), seed: state.dealt.seed };
+  const body = { hand: cardsText(state.dealt.hand), played, ...seatOptions(), seed: state.dealt.seed };
   if ($("#opponents").value !== "field") body.opponents = $("#opponents").value;
   try {
     const { data } = await api("/api/table", body);
@@ -1629,9 +1701,10 @@ function renderTable(d) {
 
 async function dealPractice() {
   await withBusy($("#deal"), "#check-error", async () => {
-    // a hand of the table's deck: at five players it may hold both copies of a heart
+    // a hand of the table's deck: at five players it may hold both copies of a heart,
+    // with jokers a joker or two
     const extra = deckExtra();
-    const res = await api("/api/deal", { rules: rulesValue(), players: Number($("#players").value) });
+    const res = await api("/api/deal", seatOptions());
     state.dealt = { hand: withCopies(splitCards(res.data.hand)), seed: res.data.seed, scored: false, extra };
     $("#deal-note").textContent = t("practice.dealNote", { seed: res.data.seed });
     $("#deal").textContent = t("practice.dealAnother");
@@ -1709,14 +1782,14 @@ async function start() {
   });
   $("#clear-hand").addEventListener("click", () => { setHandText(""); clearAnswer(); $("#hand-input").focus(); });
   $("#random-hand").addEventListener("click", () => withBusy($("#random-hand"), "#hand-status", async () => {
-    const res = await api("/api/deal", { rules: rulesValue(), players: Number($("#players").value) });
+    const res = await api("/api/deal", seatOptions());
     setHandText(res.data.hand);
   }));
   $("#rules").addEventListener("change", () => { rememberGame(); rulesChanged(); });
   $("#rules-file").addEventListener("change", (e) => uploadRules(e.target.files[0]));
   $("#policy").addEventListener("change", () => { syncPolicy(); optionsChanged(); });
   $("#opponents").addEventListener("change", optionsChanged);
-  for (const sel of ["#players", "#samples", "#seed"]) $(sel).addEventListener("change", optionsChanged);
+  for (const sel of ["#players", "#jokers", "#samples", "#seed"]) $(sel).addEventListener("change", optionsChanged);
   $("#copy-answer").addEventListener("click", () => state.answer && copyText(answerText(state.answer.data, state.answer.link)));
   $("#copy-link").addEventListener("click", () => state.answer && copyText(state.answer.link));
   $("#lang").addEventListener("change", () => setLanguage($("#lang").value, true).then(() => {
