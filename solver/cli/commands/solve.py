@@ -99,9 +99,16 @@ def solve(
         pool=not no_pool,
         opponents=opponents,
     )
-    sol = _solve(text, _table(rules, options, jokers), options)
+    table = _table(rules, options, jokers)
+    sol = _solve(text, table, options)
     d = sol.to_dict()
-    emit(consoles(ctx).out, fmt, d, lambda out: render_solution(d, out, pooled=sol.pooled))
+    wheel = getattr(table, "wheel", "low")
+    emit(
+        consoles(ctx).out,
+        fmt,
+        d,
+        lambda out: render_solution(d, out, pooled=sol.pooled, wheel=wheel),
+    )
 
 
 def _table(rules: str | None, options: SolveOptions, jokers: int | None) -> Any:
@@ -129,9 +136,12 @@ _ADVICE = {
 }
 
 
-def render_solution(d: dict[str, Any], out: Console, *, pooled: bool = False) -> None:
+def render_solution(
+    d: dict[str, Any], out: Console, *, pooled: bool = False, wheel: str = "low"
+) -> None:
     """A solution (``Solution.to_dict()``): the rows, the value, the advice, the played
-    setting and the runners-up; ``pooled``: mc drew its opponents from the pool."""
+    setting and the runners-up; ``pooled``: mc drew its opponents from the pool; a row
+    holding a joker says what it stands for (on the ruleset's ``wheel``)."""
     from rich.panel import Panel
 
     head = f"[bold]{pretty_cards(d['hand'])}[/]   rules {shown(d['rules'])}, {d['players']} players"
@@ -146,10 +156,29 @@ def render_solution(d: dict[str, Any], out: Console, *, pooled: bool = False) ->
         for part in clauses(line, out.width):
             out.print(part)
     out.print(f"advice: {_ADVICE[d['action']]}")
+    jokers = _jokers_line(d, wheel)
+    if jokers:
+        out.print(jokers)
     if d.get("played"):
         render_played(d, out)
     if d["alternatives"]:
         out.print(_runners_up(d["alternatives"], d.get("ev_parts")))
+
+
+def _jokers_line(d: dict[str, Any], wheel: str) -> str:
+    """``jokers: X in the back as T♠`` for the rows of the answer that hold jokers
+    (docs/rules.md#jokers: each row's jokers take the best card for that row), or ""."""
+    from evaluator import format_cards, parse_cards
+    from evaluator.jokers import stand_ins
+
+    said = []
+    for name in ROW_NAMES:
+        if "X" not in d[name]:
+            continue
+        row = parse_cards(d[name], extra_suits="hcXX")  # any row's cards, copies and jokers
+        cards = pretty_cards(format_cards(list(stand_ins(row, "hcXX", wheel))))
+        said.append(f"in the {name} as {cards}")
+    return "jokers: " + "; ".join(said) if said else ""
 
 
 def _rows_table(d: dict[str, Any]) -> Table:
