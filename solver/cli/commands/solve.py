@@ -144,7 +144,9 @@ def render_solution(
     holding a joker says what it stands for (on the ruleset's ``wheel``)."""
     from rich.panel import Panel
 
-    head = f"[bold]{pretty_cards(d['hand'])}[/]   rules {shown(d['rules'])}, {d['players']} players"
+    # a long name (a table with jokers) goes without the word, so the title fits
+    word = "rules " if len(d["rules"]) <= 16 else ""
+    head = f"[bold]{pretty_cards(d['hand'])}[/]   {word}{shown(d['rules'])}, {d['players']} players"
     how = _HOW.get(d["policy"], d["policy"])
     if d["policy"] == "mc":
         whence = " from the pool" if pooled else ""
