@@ -139,6 +139,9 @@ def warmup() -> None:
             t.flush5,
             np.empty(1, np.int32),
         )
+        k._eval5_batch_wild(
+            np.arange(5, dtype=np.uint8).reshape(1, 5), t.multi5, t.flush5, np.empty(1, np.int32)
+        )
         k._eval3_batch(np.arange(3, dtype=np.uint8).reshape(1, 3), t.multi3, np.empty(1, np.int32))
         k._eval5_checked(
             np.arange(5, dtype=np.uint8).reshape(1, 5), t.multi5, t.flush5, np.empty(1, np.int32)
@@ -235,7 +238,8 @@ def _evaluate_copies(cards: Rows, width: int, extra_suits: str) -> int | np.ndar
     t = _lookups(extra_suits)
     out = np.empty(len(faces), np.int32)
     if width == 5:
-        k._eval5_batch(faces, t.multi5, t.flush5, out)
+        lookup = k._eval5_batch_wild if jokers_in(extra_suits) else k._eval5_batch
+        lookup(faces, t.multi5, t.flush5, out)
     else:
         k._eval3_batch(faces, t.multi3, out)
     return int(out[0]) if single else out

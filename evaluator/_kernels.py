@@ -85,8 +85,8 @@ def _lookup5(c0: U64, c1: U64, c2: U64, c3: U64, c4: U64) -> tuple[Int, bool, U6
     """(rank-multiset index int, flush bool, highest rank uint64) of five card ids given
     as uint64. Scalars only, so it inlines into every loop that calls it (a kernel taking
     the table arrays per row costs several times the lookup itself). The index is
-    meaningful only when the highest rank is at most 12, or 13 (a joker) with the
-    widened tables of ``evaluator.jokers``."""
+    meaningful only when the highest rank is at most 12 (a row with a joker:
+    ``_lookup5_wild``)."""
     a, b, c, d, e = _sort5(c0 >> _TWO, c1 >> _TWO, c2 >> _TWO, c3 >> _TWO, c4 >> _TWO)
     idx = _index5(np.int64(a), np.int64(b), np.int64(c), np.int64(d), np.int64(e))
     suits = (
@@ -96,11 +96,20 @@ def _lookup5(c0: U64, c1: U64, c2: U64, c3: U64, c4: U64) -> tuple[Int, bool, U6
         | (_ONE << (c3 & _THREE))
         | (_ONE << (c4 & _THREE))
     )
-    if e > _TOP_RANK:  # a joker (rank 13, the highest) is wild in suit: leave it out
-        suits = (
-            _suit_bit(c0) | _suit_bit(c1) | _suit_bit(c2) | _suit_bit(c3) | _suit_bit(c4)
-        )
     return idx, suits & (suits - _ONE) == 0, e
+
+
+@kernel
+def _lookup5_wild(c0: U64, c1: U64, c2: U64, c3: U64, c4: U64) -> tuple[Int, bool, U64]:
+    """``_lookup5`` of a row that may hold jokers (rank 13, the highest; evaluator.jokers):
+    a joker is wild in suit, so the flush test leaves it out. The index is meant for the
+    widened tables. Apart from ``_lookup5``, whose loops stay as fast as before jokers:
+    the test for a joker costs a fifth of a bare lookup."""
+    idx, flush, e = _lookup5(c0, c1, c2, c3, c4)
+    if e > _TOP_RANK:
+        suits = _suit_bit(c0) | _suit_bit(c1) | _suit_bit(c2) | _suit_bit(c3) | _suit_bit(c4)
+        flush = suits & (suits - _ONE) == 0
+    return idx, flush, e
 
 
 @kernel
@@ -119,8 +128,9 @@ def _lookup3(c0: U64, c1: U64, c2: U64) -> tuple[Int, U64]:
 def _eval5(
     c0: Int, c1: Int, c2: Int, c3: Int, c4: Int, multi5: Table, flush5: Table
 ) -> np.int32:
-    """Strength of five distinct card ids (0..51) in any order (int32)."""
-    idx, flush, _ = _lookup5(
+    """Strength of five card faces in any order (int32): ids 0..51, or with jokers
+    (face 53) with the widened tables of ``evaluator.jokers``."""
+    idx, flush, _ = _lookup5_wild(
         np.uint64(c0), np.uint64(c1), np.uint64(c2), np.uint64(c3), np.uint64(c4)
     )
     if flush:
@@ -143,6 +153,21 @@ def _eval5_batch(cards: Ints, multi5: Table, flush5: Table, out: Ints) -> None:
     """
     for i in range(cards.shape[0]):
         idx, flush, _ = _lookup5(
+            np.uint64(cards[i, 0]),
+            np.uint64(cards[i, 1]),
+            np.uint64(cards[i, 2]),
+            np.uint64(cards[i, 3]),
+            np.uint64(cards[i, 4]),
+        )
+        out[i] = flush5[idx] if flush else multi5[idx]
+
+
+@kernel
+def _eval5_batch_wild(cards: Ints, multi5: Table, flush5: Table, out: Ints) -> None:
+    """``_eval5_batch`` of rows that may hold jokers (face 53), with the widened tables of
+    ``evaluator.jokers``: the bare lookup, no check."""
+    for i in range(cards.shape[0]):
+        idx, flush, _ = _lookup5_wild(
             np.uint64(cards[i, 0]),
             np.uint64(cards[i, 1]),
             np.uint64(cards[i, 2]),
