@@ -68,7 +68,8 @@ def trained():
 def test_solve_with_jokers_as_a_table_and_as_json(trained):
     table = capsa("solve", TWO, *TABLE, "--policy", "field", "--top", "1")
     assert table.returncode == 0, table.stderr
-    assert "rules shisanshui-jokers-2" in table.stdout
+    assert "shisanshui-jokers-2, 4 players" in table.stdout  # the whole title fits
+    assert "jokers: in the " in table.stdout  # what each row's jokers stand for
     rows = [line for line in table.stdout.splitlines() if line.strip("│ ").startswith(
         ("front", "middle", "back"))]  # fmt: skip
     assert sum(line.split().count("X") for line in rows) == 2, table.stdout
