@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from evaluator import FACES, JOKER_FACE, evaluate3, evaluate5, format_cards
 from evaluator.cards import copies_of
 from evaluator.jokers import stand_ins
+from solver.engine.table_shape import STANDARD_DECK
 
 __all__ = ["joker_row"]
 
@@ -32,7 +33,8 @@ def _copies_ids(faces: Sequence[int]) -> list[int]:
     """Faces (each at most twice) as ids of the ``"hc"`` deck, suits renamed so that
     every face held twice is a heart or a club."""
     counts = Counter(faces)
-    doubled = list(dict.fromkeys(f % 4 for f in faces if counts[f] > 1))
+    suit = STANDARD_DECK.suit
+    doubled = list(dict.fromkeys(suit(f) for f in faces if counts[f] > 1))
     rename = dict(zip(doubled, (2, 0), strict=False))
     free = iter(s for s in range(4) if s not in rename.values())
     for s in range(4):
@@ -41,7 +43,7 @@ def _copies_ids(faces: Sequence[int]) -> list[int]:
     seen: set[int] = set()
     out = []
     for f in faces:
-        g = f - f % 4 + rename[f % 4]
+        g = f - suit(f) + rename[suit(f)]
         out.append(g + FACES if g in seen else g)
         seen.add(g)
     return out

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Annotated, Any
 
 import typer
@@ -102,13 +103,8 @@ def solve(
     table = _table(rules, options, jokers)
     sol = _solve(text, table, options)
     d = sol.to_dict()
-    wheel = getattr(table, "wheel", "low")
-    emit(
-        consoles(ctx).out,
-        fmt,
-        d,
-        lambda out: render_solution(d, out, pooled=sol.pooled, wheel=wheel),
-    )
+    show = functools.partial(render_solution, d, pooled=sol.pooled, wheel=table.wheel)
+    emit(consoles(ctx).out, fmt, d, show)
 
 
 def _table(rules: str | None, options: SolveOptions, jokers: int | None) -> Any:
