@@ -551,7 +551,7 @@ def test_compile_rules_fields():
     # scoring, scoop multiplier, mode, one per hand, royalties, home run x1 from 3, rows on
     # top of their unit, no flat foul (and its units), ties by order, the code card's x1
     assert ra.params.dtype == np.float64
-    assert ra.params.tolist() == [1, 1, 0, 0, 1, 1, 3, 0, 0, 0, 0, 1]
+    assert ra.params.tolist() == [1, 1, 0, 0, 1, 1, 3, 0, 0, 0, 0, 1, -1, 0]  # no two-jokers front
     assert ra.nat_units.tolist() == [13, 3, 3, 3]
     assert ra.nat_codes.tolist() == [0, 1, 2, 3]  # dragon, three straights, six pairs, flushes
     assert (ra.remap == np.arange(7917)).all()
@@ -567,11 +567,11 @@ def test_compile_rules_fields():
     assert (sh.remap == t.wheel_second).all()
     assert sh.suit_rank.tolist() == [0, 0, 0, 0]  # no suit order
     # per-row x2, home run x2 from 2, rows at their whole value, natural ties by payout
-    assert sh.params.tolist() == [0, 2, 0, 0, 1, 2, 2, 1, 0, 0, 1, 1]  # no code card: x1
+    assert sh.params.tolist() == [0, 2, 0, 0, 1, 2, 2, 1, 0, 0, 1, 1, -1, 0]  # code card x1, no XX
     assert sh.nat_units.tolist() == [104, 52, 52, 52, 26, 26, 6, 6, 6, 6, 6, 6, 6]
     earlier = S.compile_rules(load_rules(EARLIER_SHISANSHUI)).arrays
     assert earlier.suit_rank.tolist() == [1, 0, 2, 3]  # c d h s under s > h > c > d
-    assert earlier.params.tolist() == [0, 2, 0, 0, 1, 1, 2, 0, 0, 0, 0, 1]  # home run off
+    assert earlier.params.tolist() == [0, 2, 0, 0, 1, 1, 2, 0, 0, 0, 0, 1, -1, 0]  # home run off
     assert S.compile_rules(PRESETS["pusoy"]).arrays.suit_rank.tolist() == [2, 3, 1, 0]
     home_run = rules(home_run_multiplier=2.5, home_run_min_opponents=2)
     assert S.compile_rules(load_rules(home_run)).params.tolist()[5:7] == [2.5, 2]

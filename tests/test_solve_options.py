@@ -179,4 +179,5 @@ def test_the_web_api_keys_are_the_options_fields():
     from solver.apps.web.api import SOLVE_KEYS
 
     fields = [f.name for f in dataclasses.fields(SolveOptions) if f.init]
-    assert SOLVE_KEYS == ("hand", "rules", *(f for f in fields if f != "pool"))
+    # the page's table also takes its jokers (docs/rules.md#jokers), a ruleset key
+    assert SOLVE_KEYS == ("hand", "rules", *(f for f in fields if f != "pool"), "jokers")
