@@ -1209,3 +1209,59 @@ def _mc_parts(ckeys, croy, cfoul, okeys, oroy, ofoul, onat, onatkey, params, nat
             out[c, d, 1] = bonus
             out[c, d, 2] = royalty
             out[c, d, 3] = nats
+
+
+@kernel
+def _home_run_screen(ck, cf, keys, foul, known, nat, need, th):
+    """The first part of ``home_run.home_run_possible``, per table t (keys int64[T, n, 3],
+    foul / known bool[T, n] the seats' row keys, fouls and whether the seat is a pool
+    hand, set; nat int64[T, n] its natural, -1 none; ck int64[c, 3], cf bool[c] the
+    candidates'). need[t] = 1 when some candidate's correction may be other than 0 from
+    the pool seats alone: no pool seat declared a natural, and some candidate scoops
+    every pool seat, or a pool seat scoops every other pool seat and some candidate;
+    -1 when a pool seat declared a natural (no home run); 0 otherwise, where ``th[t]``
+    gets the strongest key of each row among the legal pool seats (-1 none), for the
+    dealt seats' check (``_scoop_possible``)."""
+    n_tab = keys.shape[0]
+    n = keys.shape[1]
+    for t in range(n_tab):
+        need[t] = 0
+        for o in range(n):
+            if known[t, o] and nat[t, o] >= 0:
+                need[t] = -1
+        if need[t] < 0:
+            continue
+        for c in range(ck.shape[0]):  # a candidate scooping every pool seat
+            every = True
+            for o in range(n):
+                if known[t, o] and not _scoops(ck[c, 0], ck[c, 1], ck[c, 2], cf[c],
+                                               keys[t, o, 0], keys[t, o, 1], keys[t, o, 2],
+                                               foul[t, o]):  # fmt: skip
+                    every = False
+                    break
+            if every:
+                need[t] = 1
+                break
+        for p in range(n):  # a pool seat scooping every other pool seat and a candidate
+            if need[t] or not known[t, p] or foul[t, p]:
+                continue
+            every = True
+            for o in range(n):
+                if o != p and known[t, o] and not _scoops(
+                    keys[t, p, 0], keys[t, p, 1], keys[t, p, 2], False,
+                    keys[t, o, 0], keys[t, o, 1], keys[t, o, 2], foul[t, o],
+                ):  # fmt: skip
+                    every = False
+                    break
+            if not every:
+                continue
+            for c in range(ck.shape[0]):
+                if _scoops(keys[t, p, 0], keys[t, p, 1], keys[t, p, 2], False,
+                           ck[c, 0], ck[c, 1], ck[c, 2], cf[c]):  # fmt: skip
+                    need[t] = 1
+                    break
+        for r in range(3):
+            th[t, r] = -1
+            for o in range(n):
+                if known[t, o] and not foul[t, o]:
+                    th[t, r] = max(th[t, r], keys[t, o, r])

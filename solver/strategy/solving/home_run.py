@@ -27,6 +27,7 @@ distributed and their spread is the estimate's, the correction's noise included.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from dataclasses import dataclass
 
@@ -265,13 +266,6 @@ def _tables(
                         cr, tables, np.zeros(n_tables, np.bool_))  # fmt: skip
 
 
-def _scoop(a: np.ndarray, fa: np.ndarray, b: np.ndarray, fb: np.ndarray) -> np.ndarray:
-    """Whether A scoops B for the home run (``_kernels._scoops``), broadcast: row keys
-    a / b int64[..., 3], fouls fa / fb bool[...]."""
-    won = (a[..., 0] > b[..., 0]) & (a[..., 1] > b[..., 1]) & (a[..., 2] > b[..., 2])
-    return ~fa & (fb | won)
-
-
 def home_run_possible(cands: Candidates, drawn: PooledTables) -> np.ndarray:
     """bool[tables]: where some candidate's correction may be other than 0, from the
     pool seats and the dealt seats' cards alone (docs/pool.md#the-home-run). A table
@@ -282,28 +276,23 @@ def home_run_possible(cands: Candidates, drawn: PooledTables) -> np.ndarray:
     legal pool seat on every row (a dealt seat's). Each is needed for its home run
     whatever the other dealt seats hold (a scoop beats every other player), so one
     dealt seat or several alike (a 5- or 6-player table deals two or three)."""
+    from solver.strategy import _kernels as k
+
     T, n = drawn.n_tables, drawn.n_opp
     r = drawn.rows
     known = drawn.drawn.reshape(T, n)
-    keys = r.keys.reshape(T, n, 3)
-    foul = r.foul.reshape(T, n)
-    natural = ((r.nat.reshape(T, n) >= 0) & known).any(axis=1)
-    ck, cf = cands.keys, cands.fouls
-    mine = _scoop(ck[:, None, None], cf[:, None, None], keys[None], foul[None])  # [c, t, o]
-    need = (mine | ~known[None]).all(axis=2).any(axis=0)
-    for p in range(n):  # pool seat p scoops every other pool seat and some candidate
-        others = _scoop(keys[:, p : p + 1], foul[:, p : p + 1], keys, foul) | ~known
-        others[:, p] = True
-        them = _scoop(keys[:, p, None], foul[:, p, None], ck[None], cf[None]).any(axis=1)
-        need |= known[:, p] & others.all(axis=1) & them
-    need &= ~natural
-    left = np.flatnonzero(~need & ~natural)
+    flag = np.empty(T, np.int64)
+    th = np.empty((T, 3), np.int64)
+    k._home_run_screen(np.ascontiguousarray(cands.keys), cands.fouls,
+                       np.ascontiguousarray(r.keys.reshape(T, n, 3)), r.foul.reshape(T, n),
+                       known, r.nat.reshape(T, n), flag, th)  # fmt: skip
+    need = flag > 0
+    left = np.flatnonzero(flag == 0)
     if len(left):
-        th = np.where((known & ~foul)[left, :, None], keys[left], -1).max(axis=1)
-        x = ~drawn.drawn.reshape(T, n)[left]
+        x = ~known[left]
         hands = drawn.cards.reshape(T, n, 13)[left][x]  # every dealt seat, table by table
         which = np.repeat(np.arange(len(left)), x.sum(axis=1))
-        can = _can_scoop(hands, th[which], drawn.cr)
+        can = _can_scoop(hands, th[left][which], drawn.cr)
         need[left[np.unique(which[can])]] = True
     return need
 
@@ -338,20 +327,14 @@ def score_tables(
     off = without_home_run(cr)
     base = score_against(cands, off, drawn.pairs, stop, stakes)
     n_opp, n_tables = drawn.n_opp, drawn.n_tables
-    ones = np.ones(n_opp)
-    weights = ones if stakes is None else np.ascontiguousarray(stakes, np.float64)
+    weights = np.ones(n_opp) if stakes is None else np.ascontiguousarray(stakes, np.float64)
     at = np.flatnonzero(home_run_possible(cands, drawn))  # elsewhere the correction is 0
     tab = drawn.of(at)
 
     factor = pair_factors(cr, cands.hand, drawn.hold, n_tables, n_opp)  # the code card
-    eye = np.eye(n_opp)
-
-    def correction(w: np.ndarray, rows: slice = slice(None)) -> np.ndarray:
-        if factor is None:
-            return unfactored(w, rows)
-        return sum(unfactored(w[o] * eye[o], rows) * factor[:, o] for o in range(n_opp))
 
     def unfactored(w: np.ndarray, rows: slice) -> np.ndarray:
+        """float64[rows, tables]: the correction with weights w (0 where screened out)."""
         whole = np.zeros((len(cands.keys[rows]), n_tables))
         pair = np.zeros((len(whole), len(at)))
         part = np.zeros_like(pair)
@@ -362,9 +345,18 @@ def score_tables(
         whole[:, at] = part - pair
         return whole
 
-    corr = correction(weights)
+    def by_seat(rows: slice) -> np.ndarray:
+        """float64[n_opp, rows, tables]: each seat's correction (weight 1 for it alone);
+        what is won is linear in the weights, so any weighting is a sum of these."""
+        eye = np.eye(n_opp)
+        seat = np.stack([unfactored(eye[o], rows) for o in range(n_opp)])
+        return seat if factor is None else seat * factor.T[:, None, :]
+
+    corr = unfactored(weights, slice(None)) if factor is None else np.tensordot(
+        weights, by_seat(slice(None)), axes=1)  # fmt: skip
     if stakes is None:
         corr /= n_opp
+    seat_of = functools.lru_cache(maxsize=None)(lambda i: by_seat(slice(i, i + 1))[:, 0])
     starts = np.array([g[0] for g in np.array_split(np.arange(drawn.pairs.deals), n_tables)])
     sizes = np.diff(np.append(starts, drawn.pairs.deals))
 
@@ -377,13 +369,11 @@ def score_tables(
         pair_factor = grouped(pair_factor.T).T
 
     def by_opponent(i: int) -> np.ndarray:
-        one = slice(i, i + 1)
-        extra = [correction(eye[o], one).mean() for o in range(n_opp)]
-        return base.by_opponent(i) + np.array(extra)
+        return base.by_opponent(i) + seat_of(i).mean(axis=1)
 
     def parts(i: int) -> np.ndarray:
         out = base.parts(i)
-        out[1] += correction(ones, slice(i, i + 1)).mean() / n_opp  # the home run is bonus
+        out[1] += seat_of(i).sum(axis=0).mean() / n_opp  # the home run is bonus
         return out
 
     return dataclasses.replace(
