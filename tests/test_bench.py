@@ -327,3 +327,20 @@ def test_eval5_jokers_times_rows_with_and_without_jokers_in_the_same_rounds():
     assert r.target_rate == pytest.approx(plain / bench.JOKER_RATIO)
     assert r.extra["ratio"] == pytest.approx(plain / r.rate)
     assert r.ok == (r.rate >= r.target_rate)
+
+
+def test_mc_presets_uses_every_cached_pool(tmp_path, monkeypatch):
+    """A preset's cached pool is used even when a preset before it has none: the pool
+    built for that one points CAPSA_POOL_DIR at a temporary folder meanwhile, where the
+    cached pool was not found (a 300,000-hand pool was built instead and timed)."""
+    from solver.engine.compiled import compile_rules
+    from solver.engine.rules import PRESETS
+    from solver.strategy.opposition import pool as pools
+
+    monkeypatch.setenv("CAPSA_POOL_DIR", str(tmp_path))
+    later = list(PRESETS)[-2]  # after presets with no pool here
+    pools.build_pool(compile_rules(PRESETS[later]), 12_000)
+    r = bench.mc_presets(opponents=60, hands=1, rounds=1, pool_size=6_000)
+    sizes = r.extra["pool_size"]
+    assert sizes[later] == 12_000
+    assert {v for n, v in sizes.items() if n != later} == {6_000}

@@ -45,6 +45,7 @@ def mc_presets(
     and how many of its hands drew their opponents from it (``pooled_hands``)."""
     from solver.engine.compiled import compile_rules
     from solver.engine.rules import PRESETS
+    from solver.strategy.opposition.pool import cached_pool
     from solver.strategy.solving.solve import solve
 
     names = [BASE_PRESET, *(n for n in PRESETS if n != BASE_PRESET)]
@@ -52,9 +53,11 @@ def mc_presets(
     times: dict[str, list[float]] = {n: [] for n in names}
     with contextlib.ExitStack() as stack:
         pools = {}
-        for n in names:
-            cr = compile_rules(PRESETS[n])
-            pools[n] = (cr, stack.enter_context(_a_pool(cr, pool_size))[0])
+        crs = {n: compile_rules(PRESETS[n]) for n in names}
+        # the cached pools first: a pool built for another preset points CAPSA_POOL_DIR
+        # at its temporary folder meanwhile, where a cached pool is not found
+        for n in sorted(names, key=lambda n: cached_pool(crs[n]) is None):
+            pools[n] = (crs[n], stack.enter_context(_a_pool(crs[n], pool_size))[0])
         stack.enter_context(_one_thread())
 
         def solve_all(n: str) -> int:
