@@ -36,7 +36,6 @@ from solver.engine.inputs import quote
 
 if TYPE_CHECKING:
     from solver.engine.compiled import CompiledRules
-    from solver.engine.rules import Rules
 
 __all__ = ["TRAIN_ENV", "TRAIN_KEYS", "TrainJob", "TrainSize", "Trainer"]
 
@@ -72,9 +71,7 @@ class TrainSize:
             return cls()
         parts = [p.strip().replace("_", "") for p in text.split(",")]
         if len(parts) != 2 or not all(p.isascii() and p.isdigit() and len(p) < 10 for p in parts):
-            raise InputError(
-                f"{TRAIN_ENV} must be ROUNDS,HANDS (e.g. 30,20000), got {quote(text)}"
-            )
+            raise InputError(f"{TRAIN_ENV} must be ROUNDS,HANDS (e.g. 30,20000), got {quote(text)}")
         try:
             return cls(int(parts[0]), int(parts[1]))
         except InputError as exc:
