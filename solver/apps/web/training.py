@@ -20,7 +20,6 @@ under way stops at the end of its round and says so.
 
 from __future__ import annotations
 
-import math
 import os
 import secrets
 import threading
@@ -43,9 +42,10 @@ __all__ = ["TRAIN_ENV", "TRAIN_KEYS", "TrainJob", "TrainSize", "Trainer"]
 TRAIN_ENV = "CAPSA_SERVE_TRAIN"
 #: The keys of POST /api/train: the table, as every endpoint that names one takes it.
 TRAIN_KEYS: tuple[str, ...] = ("rules", "players", "jokers")
-#: Hands set a second by the trainer on one core of a laptop (the page's estimate of
-#: the minutes a training takes; measured: about 6,500 while another job shared the CPU).
-HANDS_A_SECOND = 4_000
+#: Hands the trainer sets a second, model building included (the page's estimate of the
+#: minutes a training takes: the CLI's defaults, about two minutes on 2 cores, as the
+#: README says; measured at about 6,500 a second with another job sharing the cores).
+HANDS_A_SECOND = 5_000
 STATES = ("queued", "running", "done", "failed")
 
 
@@ -80,7 +80,7 @@ class TrainSize:
     def minutes(self) -> int:
         """About how many minutes a training takes (at least 1)."""
         seconds = (self.rounds + 1) * self.hands / HANDS_A_SECOND
-        return max(1, math.ceil(seconds / 60))
+        return max(1, round(seconds / 60))
 
     def to_dict(self) -> dict[str, int]:
         return {"rounds": self.rounds, "hands": self.hands, "minutes": self.minutes()}
