@@ -119,7 +119,8 @@ class RulesCatalog:
     bounds of ``solver.engine.rules.ruleset_data`` (size, nesting, keys); the server
     reads them off its event loop. A ruleset whose
     field tables are neither shipped nor cached would have to be trained (minutes) before
-    it can answer: it is refused with the command that trains it.
+    it can answer: it is refused with the command that trains it (the page may ask the
+    server to train it instead: POST /api/train, ``solver.apps.web.training``).
     """
 
     MAX_TEXTS = 64

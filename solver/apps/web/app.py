@@ -22,7 +22,10 @@ Routes (docs/serve.md):
   copies of a suit, and with jokers an ``X`` or two);
 - ``GET /api/rules``: the rulesets on offer (each with its naturals and their names),
   the server's limits and every natural's names (docs/rules.md#natural-names);
-  ``POST /api/rules`` with ``{"rules": TOML text}`` checks an uploaded ruleset.
+  ``POST /api/rules`` with ``{"rules": TOML text}`` checks an uploaded ruleset;
+- ``POST /api/train`` with ``{"rules", "players", "jokers"}``: trains the field tables of
+  a table that has none, in the background, one at a time (``solver.apps.web.training``);
+  ``GET /api/train/ID`` says how far it is.
 
 Every endpoint that names a table (solve, check, natural, rows, table, deal) takes
 ``jokers`` (0, 1, 2: the table seated, then given its jokers; ``solver.apps.web.api``),
@@ -77,6 +80,7 @@ from solver.apps.web.api import (
 from solver.apps.web.guard import CSP, Guard
 from solver.apps.web.hands import name_rows
 from solver.apps.web.table import play_table
+from solver.apps.web.training import Trainer, TrainSize
 from solver.engine.errors import InputError
 from solver.engine.inputs import quote
 from solver.engine.layout import POLICIES
@@ -87,7 +91,7 @@ log = logging.getLogger("capsa")
 
 STATIC = Path(__file__).parent / "static"
 __all__ = ["CSP", "STATIC", "WebState", "create_app", "warm"]
-ENDPOINTS = "solve, check, natural, rows, table, deal, rules"
+ENDPOINTS = "solve, check, natural, rows, table, deal, rules, train"
 WARM_HAND = "As Ks Qs Js Ts 9h 9d 9c 2s 3d 4c 5h 7d"
 
 
@@ -102,10 +106,14 @@ class _Lane:
 
 
 class WebState:
-    """What the app keeps between requests: rulesets, limits, lanes, running stops."""
+    """What the app keeps between requests: rulesets, limits, lanes, running stops, and
+    the trainings asked from the page."""
 
-    def __init__(self, catalog: RulesCatalog, limits: Limits) -> None:
+    def __init__(
+        self, catalog: RulesCatalog, limits: Limits, training: TrainSize | None = None
+    ) -> None:
         self.catalog = catalog
+        self.trainer = Trainer(training or TrainSize())
         self.limits = limits.resolved()
         workers, most = self.limits.workers or 1, self.limits.pending or 1
         self.lanes = {n: _Lane(n, workers, most) for n in ("quick", "slow")}
@@ -177,6 +185,7 @@ class WebState:
 
     def close(self) -> None:
         self.stop_all()
+        self.trainer.close()
         for lane in self.lanes.values():
             lane.executor.shutdown(wait=False, cancel_futures=True)
 
@@ -380,6 +389,7 @@ async def api_rules(request: Request) -> Response:
                 "policies": list(POLICIES),
                 "limits": state.limits.to_dict(),
                 "table": table_shape(),  # the players menu (solver.engine.table_shape)
+                "training": state.trainer.size.to_dict(),  # "Train it here (about N min)"
                 # every natural's names, for the page to show a solution's natural
                 "naturals": [natural_names(n) for n in NATURAL_NAMES],
             }
@@ -393,6 +403,28 @@ async def api_rules(request: Request) -> Response:
                 "quick", lambda stop: catalog.describe(catalog.resolve(body.get("rules"))), deadline
             )
         return _timed(answer, time.perf_counter() - t0)
+
+    return await _guarded(state, go)
+
+
+async def api_train(request: Request) -> Response:
+    """POST /api/train: start training a table's field tables (or the job already at it);
+    202 while it trains, 200 once done. GET /api/train/ID: that job, as it stands."""
+    state: WebState = request.app.state.web
+
+    async def go() -> Response:
+        t0 = time.perf_counter()
+        if request.method == "GET":
+            job = state.trainer.get(request.path_params["job"])
+        else:
+            deadline = time.monotonic() + state.limits.seconds
+            body = await read_json(request, state.limits.body, state.limits.seconds)
+            job, _ = await state.run(  # off the event loop: TOML takes time to read
+                "quick", lambda stop: state.trainer.start(body, state.catalog), deadline
+            )
+        answer = _timed(job.to_dict(), time.perf_counter() - t0)
+        answer.status_code = 200 if job.state in ("done", "failed") else 202
+        return answer
 
     return await _guarded(state, go)
 
@@ -425,14 +457,17 @@ def create_app(
     limits: Limits | None = None,
     *,
     local: bool = False,
+    training: TrainSize | None = None,
 ) -> Starlette:
     """The ASGI app. ``rules``: the default ruleset (a preset name or Rules; default
     ``chinese-1-6``); ``limits``: see :class:`Limits`; ``local``: the server listens on a
     loopback address, so it answers only requests whose Host header names this machine
     (``localhost`` or a loopback address), which keeps pages elsewhere from reaching it
     through DNS rebinding. Every request passes ``guard.Guard`` first (Host, origin,
-    OPTIONS, security headers)."""
-    state = WebState(RulesCatalog(load_rules(rules)), limits or Limits())
+    OPTIONS, security headers). ``training``: the size of a training asked from the page
+    (default: ``CAPSA_SERVE_TRAIN``, else the CLI's; ``solver.apps.web.training``)."""
+    size = training or TrainSize.from_env()
+    state = WebState(RulesCatalog(load_rules(rules)), limits or Limits(), size)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette):  # noqa: ANN202 - an async context manager
@@ -453,6 +488,8 @@ def create_app(
             Route("/api/table", api_table, methods=["POST"]),
             Route("/api/deal", api_deal, methods=["GET", "POST"]),
             Route("/api/rules", api_rules, methods=["GET", "POST"]),
+            Route("/api/train", api_train, methods=["POST"]),
+            Route("/api/train/{job}", api_train, methods=["GET"]),
             Mount("/static", StaticFiles(directory=STATIC), name="static"),
         ],
         middleware=middleware,

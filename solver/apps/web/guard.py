@@ -59,6 +59,7 @@ METHODS = {
     "/api/natural": "POST",
     "/api/deal": "GET, HEAD, POST",
     "/api/rules": "GET, HEAD, POST",
+    "/api/train": "POST",
 }
 _SAFE = ("GET", "HEAD")
 _DEFAULT_PORT = {"http": 80, "https": 443, "ws": 80, "wss": 443}

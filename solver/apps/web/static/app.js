@@ -1,7 +1,7 @@
 // capsa serve: the page. Plain JavaScript, no build step; one library, SortableJS
 // (static/vendor/, MIT), for drag and drop by mouse, pen or touch. It talks only to
 // the server that sent it (/api/solve, /api/check, /api/natural, /api/rows, /api/table, /api/deal,
-// /api/rules)
+// /api/rules, /api/train)
 // and reads its own language catalogues (/static/i18n/LANG.json). Every row it shows is
 // named by the server (/api/rows: the hand class, its royalty, the first row out of
 // order), in the words of the page's language (the catalogue's hand.* keys).
@@ -47,6 +47,8 @@ const state = {
   liveAsk: 0, // the board's latest /api/rows request (older answers are dropped)
   handInfo: null, // /api/natural for the board's hand: {key, natural, surrender}
   busy: false,
+  trainSize: null, // GET /api/rules: training: the server's {rounds, hands, minutes}
+  training: null, // the last training asked here: {value, name, data: GET /api/train/ID}
   lang: "en",
   messages: {}, // the catalogue in use
   english: {}, // the English catalogue: any key missing elsewhere falls back to it
@@ -679,6 +681,7 @@ async function loadRules() {
   }
   sel.value = data.default;
   state.defaultRules = data.default;
+  state.trainSize = data.training;
   $("#samples").max = String(data.limits.samples);
   refreshRulesText();
   const game = firstGame();
@@ -759,6 +762,7 @@ function showRulesSummary(d) {
   // the file's own name in the command: `capsa train --rules house.toml`
   if (!d.ready) line.push(". ", t("rules.notReady", { file: d.file || "FILE.toml" }));
   $("#rules-summary").replaceChildren(...line);
+  trainPanel();
   $("#rules-naturals").textContent = d.naturals.length
     ? t("rules.naturals") + " " + d.naturals.map((n) => `${naturalLabel(n.name)} ${plain(n.units)}`).join(" · ")
     : "";
@@ -834,6 +838,89 @@ function addUploaded(text, data, fileName) {
   refreshRulesText();
   $("#rules").value = value;
   return value;
+}
+
+// ------------------------------------------------------------------ training (POST /api/train)
+
+// A ruleset whose field tables are not trained yet may be trained by the server, in the
+// background (one at a time): a button, then a <progress> bar while it trains, the page
+// usable meanwhile; once done, the hand in the box is solved. `capsa train` stays the
+// other way (the summary line names it).
+const TRAIN_POLL_MS = 700;
+const trainEnded = (job) => job.data.state === "done" || job.data.state === "failed";
+
+function trainPanel() {
+  const value = $("#rules").value;
+  const d = state.rulesets.get(value);
+  const job = state.training;
+  const running = job !== null && !trainEnded(job);
+  const shown = job !== null && (running || job.value === value);
+  $("#train").hidden = !(d && !d.ready) && !shown;
+  const button = $("#train-start");
+  button.hidden = !(d && !d.ready) || running || !state.trainSize;
+  if (state.trainSize) button.textContent = t("train.button", { minutes: num(state.trainSize.minutes, 0) });
+  const bar = $("#train-progress");
+  bar.hidden = !running;
+  const status = $("#train-status");
+  status.classList.remove("bad");
+  status.removeAttribute("data-ok");
+  if (!shown) {
+    status.textContent = "";
+    return;
+  }
+  const j = job.data;
+  bar.value = j.progress;
+  const vars = { name: job.name, percent: `${num(100 * j.progress, 0)}%` };
+  if (j.state === "queued") status.textContent = t("train.queued", vars);
+  else if (j.state === "running") status.textContent = t("train.running", vars);
+  else if (j.state === "done") status.textContent = t("train.done", vars);
+  else status.textContent = t("train.failed", { ...vars, error: j.error });
+  if (j.state === "failed") status.classList.add("bad");
+  if (j.state === "done") status.dataset.ok = "true";
+}
+
+async function startTraining() {
+  const value = $("#rules").value;
+  const d = state.rulesets.get(value);
+  if (!d || (state.training && !trainEnded(state.training))) return;
+  setError("#rules-status", "");
+  try {
+    const { data } = await api("/api/train", seatOptions());
+    state.training = { value, name: d.game || d.name, data };
+  } catch (e) {
+    setError("#rules-status", e.message);
+    return;
+  }
+  trainPanel();
+  await followTraining(state.training);
+}
+
+// Asks how far the training is until it ends; then the ruleset is ready and the hand in
+// the box (if it is a whole hand) is solved.
+async function followTraining(job) {
+  while (!trainEnded(job)) {
+    await new Promise((resolve) => setTimeout(resolve, TRAIN_POLL_MS));
+    try {
+      job.data = (await api(`/api/train/${encodeURIComponent(job.data.id)}`)).data;
+    } catch (e) {
+      job.data = { ...job.data, state: "failed", error: e.message };
+    }
+    if (state.training === job) trainPanel();
+  }
+  if (job.data.state !== "done" || state.training !== job) return;
+  const text = state.uploaded.get(job.value);
+  const d = state.rulesets.get(job.value);
+  if (text !== undefined && d) {
+    try {
+      const { data } = await api("/api/rules", { rules: text });
+      state.rulesets.set(job.value, { ...data, file: d.file });
+    } catch (e) {
+      setError("#rules-status", e.message);
+    }
+  }
+  if ($("#rules").value !== job.value) return;
+  refreshRulesText();
+  if (state.mode === "solve" && handProblem($("#hand-input").value) === null) await solveHand();
 }
 
 // Another ruleset, table size, policy, sample count or seed: the answer shown is for
@@ -1787,6 +1874,7 @@ async function start() {
   }));
   $("#rules").addEventListener("change", () => { rememberGame(); rulesChanged(); });
   $("#rules-file").addEventListener("change", (e) => uploadRules(e.target.files[0]));
+  $("#train-start").addEventListener("click", startTraining);
   $("#policy").addEventListener("change", () => { syncPolicy(); optionsChanged(); });
   $("#opponents").addEventListener("change", optionsChanged);
   for (const sel of ["#players", "#jokers", "#samples", "#seed"]) $(sel).addEventListener("change", optionsChanged);
