@@ -97,8 +97,18 @@ def client():
         yield c
 
 
+def capital(text: str) -> str:
+    """A paragraph as the page starts it: with a capital ("chi 1 phải ..." -> "Chi 1 ...")."""
+    return text[:1].upper() + text[1:]
+
+
 def sentences(r: Rules, cat: dict[str, str]) -> list[str]:
-    """The sentences a page of ``r`` must hold, filled from ``r``'s own fields."""
+    """The sentences a page of ``r`` must hold, filled from ``r``'s own fields, each a
+    paragraph."""
+    return [capital(s) for s in _sentences(r, cat)]
+
+
+def _sentences(r: Rules, cat: dict[str, str]) -> list[str]:
     rows = {row: cat[f"rules.p.{row}"] for row in ("front", "middle", "back")}
     out = [
         fill(cat["rules.p.deal"], players=r.players, cards=r.deck.size, **rows),
@@ -210,7 +220,7 @@ def test_a_changed_ruleset_changes_its_page():
         [cat["rules.p.front"], cat["hand.three_of_a_kind"], "11"]
     ]
     assert page.tables["naturals"][1:] == [[cat["natural.dragon"], "99"]]
-    scooped = fill(cat["rules.p.scoopX"], scoop=cat["glossary.scoop"], n=5, total=15)
+    scooped = capital(fill(cat["rules.p.scoopX"], scoop=cat["glossary.scoop"], n=5, total=15))
     assert scooped in page.all_text  # three plain rows, scooped: 3 x 5
     assert cat["rules.p.noSurrender"] in page.all_text
 

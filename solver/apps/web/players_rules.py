@@ -108,7 +108,8 @@ _PREFIXES = (("id", ("id", "in")), ("vi", ("vi",)), ("fil", ("fil", "tl")), ("hr
 
 
 def _p(*sentences: str) -> str:
-    return "".join(f"<p>{s}</p>" for s in sentences if s)
+    """Paragraphs, each starting with a capital (a row's or a bonus's name may start it)."""
+    return "".join(f"<p>{s[:1].upper()}{s[1:]}</p>" for s in sentences if s)
 
 
 def _deal(r: Rules, w: Words, rows: dict[str, str]) -> str:
@@ -253,8 +254,9 @@ def page_html(r: Rules, lang: str) -> str:
         '<link rel="icon" href="/static/favicon.svg" type="image/svg+xml">\n'
         '<link rel="stylesheet" href="/static/style.css">\n</head>\n'
         f'<body class="rules-page players-rules" data-game="{name}">\n'
-        '<header><div class="brand"><span class="logo" aria-hidden="true">♠</span> capsa '
-        f'<span class="tagline"><a href="/" id="back-link">← {w("rules.p.backLink")}</a></span>'
+        '<header class="players-top"><div class="top"><div class="brand">'
+        '<span class="logo" aria-hidden="true">♠</span> capsa</div>'
+        f'<div class="top-links"><a href="/" id="back-link">← {w("rules.p.backLink")}</a></div>'
         "</div></header>\n"
         f'<main class="rules-text">\n<h1>{title}</h1>\n{body}\n'
         f'<p class="full"><a href="/rules" id="full-rules">{w("glossary.more")}</a></p>\n'
