@@ -275,3 +275,26 @@ def test_the_servers_own_default_has_its_page():
         assert fill(catalogue("fil")["rules.p.surrender"], n=5) in Page(res.text).all_text
         assert "Paano laruin ang house" in res.text
         assert c.get("/rules/pusoy").status_code == 200
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_rules_no_preset_plays_are_told_too(lang):
+    """A house ruleset's page (the server's default may be one): the code card, royalty
+    modes cancel and always, one royalty a hand, royalties for the cards dealt, a
+    multiplied scoop on 1-6, in the language's words."""
+    cat, base = catalogue(lang), PRESETS["chinese-1-6"]
+    word = cat["glossary.scoop"]
+    cases = (
+        ({"code_card": "8h", "code_card_multiplier": 3},
+         fill(cat["rules.p.codeCard"], card="8♥", n=3)),
+        ({"royalty_mode": "cancel"}, cat["rules.p.bonusCancel"]),
+        ({"royalty_mode": "always"}, cat["rules.p.bonusAlways"]),
+        ({"one_royalty_per_hand": True}, cat["rules.oneRoyalty"]),
+        ({"royalties_dealt": True}, cat["rules.royaltiesDealt"]),
+        ({"scoop_multiplier": 2}, fill(cat["rules.p.scoopX"], scoop=word, n=2, total=12)),
+        ({"scoring": "per-row", "surrender_cost": None},
+         fill(cat["rules.p.noScoopBonus"], scoop=word, total=3)),
+    )  # fmt: skip
+    for fields, said in cases:
+        r = dataclasses.replace(base, name="house", **fields)
+        assert capital(said) in Page(pr.page_html(r, lang)).all_text, fields

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import html
 import json
+from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -162,7 +163,7 @@ def _scoring(r: Rules, w: Words) -> str:
     return f"<h2>{w('rules.p.h.score')}</h2>" + _p(*lines)
 
 
-def _table(head: tuple[str, ...], rows: list[tuple[str, ...]], cls: str) -> str:
+def _table(head: tuple[str, ...], rows: Sequence[tuple[str, ...]], cls: str) -> str:
     """A table: the last column the units (right-aligned)."""
     th = "".join(f"<th>{h}</th>" for h in head)
     body = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>" for row in rows)
