@@ -32,6 +32,7 @@ def test_the_link_goes_to_this_games_rules_in_this_language(browser, server, siz
     expect(link).to_be_visible()
     box, menu = link.bounding_box(), page.locator("#rules").bounding_box()
     assert box["x"] + box["width"] <= width and box["y"] - (menu["y"] + menu["height"]) < 80
+    assert box["height"] >= 44  # a target a finger finds
     page.select_option("#rules", "pusoy")
     expect(link).to_have_attribute("href", "/rules/pusoy?lang=zh-Hans")
     page.select_option("#lang", "fil")
@@ -74,6 +75,7 @@ def test_on_a_phone_every_games_rules_fit_in_a_few_screens(browser, server):  # 
             for sel in ("#back-link", "#full-rules"):  # both within reach on the screen's width
                 box = page.locator(sel).bounding_box()
                 assert box is not None and 0 <= box["x"] and box["x"] + box["width"] <= width
+            assert page.locator("#back-link").bounding_box()["height"] >= 44
     assert tallest > 2 * height  # measured: the longest (十三水's 13 special hands) is long
     ctx.close()
     assert watch.problems == []
