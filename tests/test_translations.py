@@ -131,12 +131,19 @@ def page_keys() -> set[str]:
 
 def players_rules_keys() -> set[str]:
     """The keys of the players' rules pages (solver/apps/web/players_rules.py): every
-    ``"rules.p.…"`` it names, and a game name for every preset (looked up by name)."""
+    ``"rules.p.…"`` it names, a game name for every preset and what every natural is
+    (looked up by name)."""
     from solver.engine.rules import PRESETS
 
     py = (ROOT / "solver" / "apps" / "web" / "players_rules.py").read_text(encoding="utf-8")
     keys = set(re.findall(r"[\"'](rules\.p\.[A-Za-z0-9_.]+)[\"']", py))
-    return keys | {f"rules.p.game.{name}" for name in PRESETS}
+    from solver.engine.rules import NATURAL_NAMES
+
+    return (
+        keys
+        | {f"rules.p.game.{name}" for name in PRESETS}
+        | {f"rules.p.nat.{name}" for name in NATURAL_NAMES}
+    )
 
 
 def page_catalogue(lang: str) -> dict[str, str]:

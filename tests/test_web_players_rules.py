@@ -177,7 +177,10 @@ def test_every_game_has_its_rules_in_every_language(client, name, lang):
         assert cat["rules.p.noBonus"] in text
     # the special hands: each natural of the preset, strongest first, and what it pays
     if r.naturals:
-        want = [[cat[f"natural.{n}"], fmt_units(u)] for n, u in r.naturals]
+        # each by its name and what it is
+        want = [
+            [cat[f"natural.{n}"] + cat[f"rules.p.nat.{n}"], fmt_units(u)] for n, u in r.naturals
+        ]
         assert page.tables["naturals"][1:] == want
     else:
         assert cat["rules.p.noNaturals"] in text
@@ -219,7 +222,9 @@ def test_a_changed_ruleset_changes_its_page():
     assert page.tables["bonus-rows"][1:] == [
         [cat["rules.p.front"], cat["hand.three_of_a_kind"], "11"]
     ]
-    assert page.tables["naturals"][1:] == [[cat["natural.dragon"], "99"]]
+    assert page.tables["naturals"][1:] == [
+        [cat["natural.dragon"] + cat["rules.p.nat.dragon"], "99"]
+    ]
     scooped = capital(fill(cat["rules.p.scoopX"], scoop=cat["glossary.scoop"], n=5, total=15))
     assert scooped in page.all_text  # three plain rows, scooped: 3 x 5
     assert cat["rules.p.noSurrender"] in page.all_text
@@ -231,11 +236,11 @@ def test_everything_on_the_page_is_escaped(monkeypatch):
         k: v + evil if not k.startswith("rules.p.game") else v for k, v in catalogue("en").items()
     }
     monkeypatch.setattr(pr, "catalogue", lambda lang: cat)
-    r = dataclasses.replace(PRESETS["chinese-1-6"], name='a"<b>')
+    r = dataclasses.replace(PRESETS["chinese-1-6"], name='a"<u>')
     source = pr.page_html(r, "en")
-    assert "<script>" not in source and "<b>" not in source
+    assert "<script>" not in source and "<u>" not in source
     assert "&lt;script&gt;alert(1)&lt;/script&gt;&amp;" in source
-    assert "a&quot;&lt;b&gt;" in source
+    assert "a&quot;&lt;u&gt;" in source
     assert evil in Page(source).all_text
 
 

@@ -201,7 +201,13 @@ def _naturals(r: Rules, w: Words) -> str:
     if not r.naturals:
         return head + _p(w("rules.p.noNaturals"))
     ties = w("rules.p.natPayout") if r.natural_ties == "payout" else w("rules.p.natOrder")
-    table = [(w("natural." + name), fmt_units(units)) for name, units in r.naturals]
+    table = [
+        (
+            f"<b>{w('natural.' + name)}</b><br><small>{w(f'rules.p.nat.{name}')}</small>",
+            fmt_units(units),
+        )
+        for name, units in r.naturals
+    ]  # each special hand by its name, and what it is (rules.p.nat.NAME)
     heads = (w("rules.p.colHand"), w("rules.p.colUnits"))
     return head + _p(w("rules.p.naturals"), ties) + _table(heads, table, "naturals")
 
