@@ -8,12 +8,15 @@ The browser, the server and the page helpers are tests/test_web_browser.py's.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from playwright.sync_api import expect
 
 from solver.engine.rules import PRESETS
 from tests.test_web_browser import Watch, browser, open_page, server  # noqa: F401 - fixtures
 from tests.test_web_table import SIZES, catalogue, size  # noqa: F401
 
+ROOT = Path(__file__).resolve().parent.parent
 LANGS = ("en", "zh-Hans", "zh-Hant", "id", "vi", "fil", "hr", "bn")
 #: The longest a game's page may be on a phone: a few screens.
 SCREENS = 6
@@ -48,8 +51,15 @@ def test_the_link_goes_to_this_games_rules_in_this_language(browser, server, siz
     assert page.get_attribute("#full-rules", "href") == "/rules"
     page.click("#back-link")
     page.wait_for_selector("body[data-ready=true]")
+    page.evaluate("document.querySelector('#table-settings').open = true")  # folded on a phone
     assert page.input_value("#rules") == "pusoy" and page.input_value("#lang") == "fil"
     expect(page.locator("#game-rules-link")).to_have_attribute("href", "/rules/pusoy?lang=fil")
+    # an uploaded ruleset has no players' page: the link is hidden, and back with a preset
+    page.set_input_files("#rules-file", str(ROOT / "docs" / "examples" / "house.toml"))
+    expect(page.locator("#rules-summary")).to_contain_text("house.toml")
+    expect(page.locator("#game-rules-link")).to_be_hidden()
+    page.select_option("#rules", "capsa")
+    expect(page.locator("#game-rules-link")).to_have_attribute("href", "/rules/capsa?lang=fil")
     ctx.close()
     assert watch.problems == []
 
