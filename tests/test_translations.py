@@ -126,7 +126,24 @@ def page_keys() -> set[str]:
     keys |= set(re.findall(r'data-i18n="([^"]+)"', html))
     for attrs in re.findall(r'data-i18n-attr="([^"]+)"', html):
         keys |= {pair.split(":")[1] for pair in attrs.split(";")}
-    return keys | {f"natural.{n}" for n in NATURAL_NAMES}
+    return keys | {f"natural.{n}" for n in NATURAL_NAMES} | players_rules_keys()
+
+
+def players_rules_keys() -> set[str]:
+    """The keys of the players' rules pages (solver/apps/web/players_rules.py): every
+    ``"rules.p.…"`` it names, a game name for every preset and what every natural is
+    (looked up by name)."""
+    from solver.engine.rules import PRESETS
+
+    py = (ROOT / "solver" / "apps" / "web" / "players_rules.py").read_text(encoding="utf-8")
+    keys = set(re.findall(r"[\"'](rules\.p\.[A-Za-z0-9_.]+)[\"']", py))
+    from solver.engine.rules import NATURAL_NAMES
+
+    return (
+        keys
+        | {f"rules.p.game.{name}" for name in PRESETS}
+        | {f"rules.p.nat.{name}" for name in NATURAL_NAMES}
+    )
 
 
 def page_catalogue(lang: str) -> dict[str, str]:

@@ -16,7 +16,9 @@ Routes (docs/serve.md):
 - ``POST /api/table``: a practice showdown: the player's setting (or declare, surrender)
   against opponents dealt and set by a style, settled by ``settle_table``, pair by pair
   and row by row (``solver.apps.web.table``);
-- ``GET /rules``: docs/rules.md as a page;
+- ``GET /rules``: docs/rules.md as a page; ``GET /rules/{game}?lang=xx``: the players'
+  rules of a preset (or of the default ruleset), short and translated
+  (``solver.apps.web.players_rules``);
 - ``GET|POST /api/deal``: a random hand (``seed`` optional; ``rules``, ``players`` and
   ``jokers``: of that table's deck, which at five and six under shisanshui holds two
   copies of a suit, and with jokers an ``X`` or two);
@@ -79,6 +81,7 @@ from solver.apps.web.api import (
 )
 from solver.apps.web.guard import CSP, Guard
 from solver.apps.web.hands import name_rows
+from solver.apps.web.players_rules import players_page
 from solver.apps.web.table import play_table
 from solver.apps.web.training import Trainer, TrainSize
 from solver.engine.errors import InputError
@@ -481,6 +484,7 @@ def create_app(
         routes=[
             Route("/", index),
             Route("/rules", rules_page),
+            Route("/rules/{game}", players_page),
             Route("/api/solve", api_solve, methods=["POST"]),
             Route("/api/check", api_check, methods=["POST"]),
             Route("/api/natural", api_natural, methods=["POST"]),

@@ -727,8 +727,18 @@ function refreshRulesText() {
   tableLine();
 }
 
+// "Rules of this game": the players' page of the chosen game in the page's language
+// (GET /rules/NAME?lang=xx, docs/serve.md); hidden for an uploaded ruleset, which has none.
+function gameRulesLink(d) {
+  const link = $("#game-rules-link");
+  const own = !state.uploaded.has($("#rules").value) && (d.game || d.name === state.defaultRules);
+  link.hidden = !own;
+  link.href = own ? `/rules/${encodeURIComponent(d.name)}?lang=${encodeURIComponent(state.lang)}` : "/rules";
+}
+
 // A ruleset in one line, each setting explained by its tooltip (the glossary's entry).
 function showRulesSummary(d) {
+  gameRulesLink(d);
   const r = d.rules;
   const parts = [term(scoringText(r.scoring), "g-unit")];
   if (r.scoop_multiplier !== 1) parts.push(term(t("rules.scoopX", { n: r.scoop_multiplier }), "g-scoop"));
