@@ -80,7 +80,8 @@ def _a_pool(cr: CompiledRules, size: int | None = None) -> Iterator[tuple[Any, f
     ``BENCH_POOL_SIZE``) built in a temporary folder (``shared_pools``'s, when one is
     open, where an earlier measurement's pool of that ruleset and at least that size is
     taken as it is) that ``CAPSA_POOL_DIR`` names meanwhile: (pool, seconds the build
-    took, 0 for a pool found)."""
+    took, 0 for a pool found). Several at once: enter the cached ones first, since a
+    pool built here hides the user's pool folder until its context ends."""
     import tempfile
 
     from solver.strategy.opposition import pool as pools

@@ -52,11 +52,8 @@ def mc_presets(
     hs = seeded_hands(hands, seed)
     times: dict[str, list[float]] = {n: [] for n in names}
     with contextlib.ExitStack() as stack:
-        pools = {}
-        crs = {n: compile_rules(PRESETS[n]) for n in names}
-        # the cached pools first: a pool built for another preset points CAPSA_POOL_DIR
-        # at its temporary folder meanwhile, where a cached pool is not found
-        for n in sorted(names, key=lambda n: cached_pool(crs[n]) is None):
+        pools, crs = {}, {n: compile_rules(PRESETS[n]) for n in names}
+        for n in sorted(names, key=lambda n: cached_pool(crs[n]) is None):  # see _a_pool
             pools[n] = (crs[n], stack.enter_context(_a_pool(crs[n], pool_size))[0])
         stack.enter_context(_one_thread())
 
