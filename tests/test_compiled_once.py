@@ -46,6 +46,7 @@ ENTRY_POINTS = {
     "solver/apps/batch/pinned.py": {"run_models"},  # a batch worker: the run's models
     "solver/apps/web/hands.py": {"name_rows"},  # POST /api/rows
     "solver/apps/web/table.py": {"play_table"},  # POST /api/table
+    "solver/apps/web/training.py": {"start"},  # POST /api/train: the table to train
     "solver/cli/commands/strength.py": {"strength"},
     "solver/cli/commands/pool.py": {"pool"},
 }
