@@ -1,6 +1,9 @@
 """Setting the cards on the board (issue 34, item 2): swapping any two rows, and drag and
-drop as well as tap (by mouse events; a touch drag is not tested yet), in a real browser
-at a desktop size (1280 × 900) and a phone size (375 × 812, touch).
+drop as well as tap, in a real browser at a desktop size (1280 × 900) and a phone size
+(375 × 812, touch). A drag by mouse events at both sizes; at the phone size a drag by
+real touch input too (the Chrome DevTools Protocol's Input.dispatchTouchEvent: a press
+held past the page's 120 ms delay, then moves), the page not scrolling away as the drag
+begins, and a quick tap still a tap.
 
 What "swap" means (docs/serve.md, "Swap"): the middle and the back (five cards each)
 exchange their cards. The front holds three: swapped with a five-card row, that row
