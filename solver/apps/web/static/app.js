@@ -1510,6 +1510,13 @@ function setupDrag() {
   if (typeof Sortable === "undefined") return; // the page still works by tap
   const room = (zone) => zone.dataset.row === "pool" || state.rows[zone.dataset.row].length < ROW_SIZE[zone.dataset.row];
   for (const zone of $$(".dropzone")) {
+    // A finger on a card leaves the box typed in (the hand): SortableJS clears the
+    // selection as a drag begins, and with the caret still in a box, Chromium on a phone
+    // then scrolls that box (at the top of the page) into view as the finger moves.
+    zone.addEventListener("pointerdown", () => {
+      const a = document.activeElement;
+      if (a && a !== document.body && (a.matches("input, textarea, select") || a.isContentEditable)) a.blur();
+    }, true);
     Sortable.create(zone, {
       group: { name: "board", pull: true, put: (to) => room(to.el) },
       sort: false, forceFallback: true, fallbackTolerance: 4, animation: 0, delay: 120, delayOnTouchOnly: true,
