@@ -191,3 +191,21 @@ def test_the_page_names_the_rows_as_the_report_does():
         assert [cat[f"row.{r}"] for r in ("front", "middle", "back")] == [
             t.gettext(r) for r in ("front", "middle", "back")
         ]
+
+
+def test_the_pages_footer_names_every_json_endpoint_in_every_language():
+    """The footer lists the JSON API: every ``/api/...`` route the server has (its first
+    part, e.g. /api/train for /api/train/{id}), in every catalogue and in the page's own
+    fallback text."""
+    from solver.apps.web.app import create_app
+
+    routes = {"/" + "/".join(r.path.split("/")[1:3]) for r in create_app().routes
+              if r.path.startswith("/api/")}  # fmt: skip
+    assert {"/api/solve", "/api/train", "/api/table"} <= routes
+    static = ROOT / "solver" / "apps" / "web" / "static"
+    texts = {p.name: json.loads(p.read_text(encoding="utf-8"))["footer.text"]
+             for p in sorted((static / "i18n").glob("*.json"))}  # fmt: skip
+    texts["index.html"] = (static / "index.html").read_text(encoding="utf-8")
+    for name, text in texts.items():
+        missing = sorted(r for r in routes if not re.search(re.escape(r) + r"\b", text))
+        assert not missing, (name, missing)
