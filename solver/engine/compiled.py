@@ -22,7 +22,9 @@ from evaluator.tables import Tables
 from solver.engine.layout import (
     MODE_CODES,
     NATURAL_CODES,
+    NKEY,
     NPARAMS,
+    NSTRENGTH,
     P_CODE,
     P_FOUL,
     P_FOUL_ON,
@@ -92,6 +94,11 @@ class CompiledRules:
     #: Whether a split at least as strong in every row is never worth less (so only the
     #: Pareto front of the legal splits need be scored); see :func:`_pareto_safe`.
     pareto_safe: bool
+    #: When only the order of the royalties makes it unsafe (five of a kind, which a
+    #: joker makes, paying less than a straight flush): each row's lowest key whose
+    #: royalty is below a weaker key's. The front is then safe for a hand whose rows
+    #: all stay below these (``solver.strategy.hands.splits.candidates``); else None.
+    pareto_below: tuple[int, int, int] | None = None
 
     @property
     def params(self) -> np.ndarray:
@@ -213,21 +220,62 @@ def _pareto_safe(rules: Rules, ra: RuleArrays, t: Tables | DeckTables) -> bool:
     opponent that does not scoop the weaker one (an opponent's home run against it is
     lost or kept, and a lost one was multiplying a settlement that is not positive).
     """
+    if not _pareto_safe_but_for_order(rules):
+        return False
+    roy = _row_royalties(rules, ra)
+    return all(b is None for b in _royalties_fall(roy, ra, t))
+
+
+#: A row's ``pareto_below`` where its royalties never fall: above every key.
+_NO_LIMIT = 1 << 62
+#: Keys of one strength (its suit part): a row's key is its strength in the ruleset's
+#: order times this, plus the suit part.
+KEY_STEP = NKEY // NSTRENGTH
+
+
+def _royalties_fall(roy: np.ndarray, ra: RuleArrays, t: Tables | DeckTables) -> list[int | None]:
+    """Each row's lowest key whose royalty (``roy``) is below that of a weaker key of its
+    kind (three or five cards), None where the royalties never fall as rows grow."""
+    order = np.argsort(ra.remap)  # original strengths in ruleset order
+    out: list[int | None] = []
+    for row, five in ((0, False), (1, True), (2, True)):
+        sel = order[t.is_five[order] == five]
+        r = roy[row, sel]
+        fall = np.flatnonzero(r < np.maximum.accumulate(r))
+        out.append(None if not len(fall) else int(ra.remap[sel[fall[0]]]) * KEY_STEP)
+    return out
+
+
+def _pareto_below(
+    rules: Rules, ra: RuleArrays, t: Tables | DeckTables
+) -> tuple[int, int, int] | None:
+    """``CompiledRules.pareto_below``: where the royalties fall, when nothing else makes
+    the front unsafe (``_pareto_safe``' other conditions hold) and they do fall. A split
+    at least as strong in every row, each below these keys, is never worth less: on the
+    keys below its row's, a royalty never falls."""
+    if not _pareto_safe_but_for_order(rules):
+        return None
+    falls = _royalties_fall(_row_royalties(rules, ra), ra, t)
+    if all(b is None for b in falls):
+        return None  # safe for every hand
+    return tuple(_NO_LIMIT if b is None else b for b in falls)  # type: ignore[return-value]
+
+
+def _row_royalties(rules: Rules, ra: RuleArrays) -> np.ndarray:
+    """What each row's royalty adds to the row's unit (under ``royalty_replaces_row``,
+    R - 1: a value below 1 is worth less than a plain row)."""
+    if rules.royalty_replaces_row:
+        return np.where(ra.roy > 0.0, ra.roy - 1.0, ra.roy)
+    return ra.roy
+
+
+def _pareto_safe_but_for_order(rules: Rules) -> bool:
+    """``_pareto_safe``' conditions on the rules alone (not the royalties' order)."""
     if rules.one_royalty_per_hand:
         return False
     paid_anyway = rules.royalty_mode == "always" or rules.royalties_dealt
     multiplied = rules.scoop_multiplier != 1 or rules.home_run_multiplier != 1
-    if paid_anyway and multiplied and rules.royalties:
-        return False
-    roy = ra.roy
-    if rules.royalty_replaces_row:  # what a royalty adds to the row's unit: R - 1
-        roy = np.where(roy > 0.0, roy - 1.0, roy)
-    order = np.argsort(ra.remap)  # original strengths in ruleset order
-    for row, five in ((0, False), (1, True), (2, True)):
-        sel = order[t.is_five[order] == five]
-        if np.any(np.diff(roy[row, sel]) < 0):
-            return False
-    return True
+    return not (paid_anyway and multiplied and rules.royalties)
 
 
 @functools.lru_cache(maxsize=64)
@@ -242,6 +290,7 @@ def _compile(rules: Rules) -> CompiledRules:
         lookup=Lookup(lk.multi5, lk.flush5, lk.multi3),
         arrays=ra,
         pareto_safe=_pareto_safe(rules, ra, t),
+        pareto_below=_pareto_below(rules, ra, t),
     )
 
 

@@ -132,7 +132,10 @@ class Candidates:
 
 
 def candidates(hand: np.ndarray, cr: CompiledRules, prune: bool = True) -> Candidates:
-    """The legal splits of a sorted hand worth scoring (the Pareto front when safe)."""
+    """The legal splits of a sorted hand worth scoring: the Pareto front when safe, for
+    the ruleset or for this hand (``CompiledRules.pareto_below``: no row it can make is
+    one where the royalties fall, such as five of a kind paying less than a straight
+    flush), else every legal split."""
     from solver.strategy import _kernels as k
 
     rows = HandRows(
@@ -141,9 +144,14 @@ def candidates(hand: np.ndarray, cr: CompiledRules, prune: bool = True) -> Candi
     split = np.empty((NPART, 3), np.int32)
     keys = np.empty((NPART, 3), np.int64)
     roy = np.empty((NPART, 4), np.float64)
-    pruned = prune and cr.pareto_safe
+    below = cr.pareto_below if prune and not cr.pareto_safe else None
+    pruned = prune and (cr.pareto_safe or below is not None)
     n, m = k._candidates(hand, cr.lookup, cr.arrays, structure().part, pruned, *rows,
                          split, keys, roy)  # fmt: skip
+    if below is not None and (rows.k3.max() >= below[0] or rows.k5.max() >= min(below[1:])):
+        pruned = False  # a row of this hand may be one whose royalty falls: every split
+        n, m = k._candidates(hand, cr.lookup, cr.arrays, structure().part, pruned, *rows,
+                             split, keys, roy)  # fmt: skip
     split, keys, roy = split[:m], keys[:m], roy[:m]
     keep = _distinct_settings(hand, split)
     split, keys, roy = (a[keep].copy() for a in (split, keys, roy))
