@@ -1,12 +1,12 @@
 """Jokers (issue #32) as a user meets them: the real ``capsa`` in a subprocess.
 
 ``--jokers N`` beside ``--players`` on every command that seats a table (``solve``,
-``batch``, ``strength``, ``duel``, ``train``, ``rank``, ``rules``; ``pool`` refuses in
-one line: no pool holds jokers yet), a ruleset file with ``jokers = 2`` that needs no
-flag, ``X`` read and written everywhere (hands, played settings, batch lines of every id
-form and CSV, records, the report's style, an external duel program's hands), and a
-joker on a deck without jokers: one line naming ``--jokers`` (exit 2), or, in a batch,
-that line reported by its number while the others are solved.
+``batch``, ``strength``, ``duel``, ``train``, ``rank``, ``rules``, ``pool``), a ruleset
+file with ``jokers = 2`` that needs no flag, ``X`` read and written everywhere (hands,
+played settings, batch lines of every id form and CSV, records, the report's style, an
+external duel program's hands), and a joker on a deck without jokers: one line naming
+``--jokers`` (exit 2), or, in a batch, that line reported by its number while the
+others are solved.
 
 The field tables of ``shisanshui-jokers-2`` are trained once, small, by ``capsa train
 --jokers 2`` into the tests' cache (the first test); every answer checked here is one
@@ -240,11 +240,22 @@ def test_strength_with_jokers(trained):
     assert (d["rules"], d["hands"]) == ("shisanshui-jokers-2", 3)
 
 
-def test_no_pool_holds_jokers(tmp_path):
-    _one_line(capsa("pool", *TABLE), "jokers", "shisanshui-jokers-2")
+def test_a_pool_holds_jokers(trained, tmp_path):
+    """``capsa pool --jokers 2`` builds the table's pool (docs/pool.md#jokers), and
+    ``batch --pool`` then solves from it."""
+    env = {"CAPSA_POOL_DIR": str(tmp_path / "pools")}
+    run = capsa("pool", *TABLE, "--size", "1000", "-f", "json", env=env)
+    assert run.returncode == 0, run.stderr
+    d = json.loads(run.stdout)
+    assert (d["rules"], d["hands"], d["built"]) == ("shisanshui-jokers-2", 1000, True)
     src = tmp_path / "one.txt"
     src.write_text(ONE + "\n")
-    _one_line(capsa("batch", str(src), *TABLE, "--pool"), "--pool", "jokers")
+    out = tmp_path / "out.jsonl"
+    run = capsa("batch", str(src), *TABLE, "--pool", "--samples", "30", "-w", "1", "-o",
+                str(out), env=env)  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    (r,) = map(json.loads, out.read_text().splitlines())
+    assert _cards(" ".join(r[k] for k in ("front", "middle", "back"))) == _cards(ONE)
 
 
 def test_the_table_seats_then_takes_its_jokers():

@@ -103,6 +103,28 @@ class Deck:
         return self.copies > 1 or self.jokers > 0
 
     @property
+    def two_masks(self) -> bool:
+        """Whether a hand may hold a face twice (an added suit, or both jokers): the
+        opponent pool then keeps each hand's cards as two masks over the faces, the first
+        copies and the second copies (docs/pool.md#bigger-decks)."""
+        return self.copies > 1 or self.jokers > 1
+
+    def mask_faces(self) -> list[int]:
+        """The faces a hand's mask may hold (bit f for face f): the 52, and the jokers'."""
+        return [*range(self.faces), *([JOKER_FACE] if self.jokers else [])]
+
+    def twice_faces(self) -> list[int]:
+        """The faces the deck holds twice (a second mask's bits): an added suit's, and the
+        jokers' when there are two."""
+        twice = [f for f in range(self.faces) if self.copies_of(f) > 1]
+        return [*twice, *([JOKER_FACE] if self.jokers > 1 else [])]
+
+    def is_second(self, card: int) -> bool:
+        """Whether card id ``card`` is a second copy of its face (an added suit's card,
+        or the second joker)."""
+        return card >= self.faces and card != JOKER_IDS[0]
+
+    @property
     def fits_mask(self) -> bool:
         """Whether every card id is below ``MASK_BITS`` (a hand fits one uint64 mask)."""
         return max(self.cards()) < MASK_BITS

@@ -88,11 +88,6 @@ def plan_pool(
 
     if policy != "mc" or pool is False:
         return None
-    if rules.jokers:  # no pool holds jokers yet (solver.strategy.opposition.pool)
-        if pool is True:
-            raise BatchError(f"--pool: no opponent pool for a deck with jokers ({rules.name}) "
-                             "yet; mc deals every opponent hand (leave --pool out)")  # fmt: skip
-        return None
     cr = compile_rules(rules)
     ensure_field(cr)  # the pool's key is over them
     key = pool_key(cr)

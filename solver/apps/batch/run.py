@@ -442,7 +442,7 @@ def run_batch(
     at the table (mc; ``solve``'s, one for all or one per seat; kept in the run file):
     other than the field, every opponent is dealt, never drawn from the pool.
     ``jokers``: the jokers in the deck, 0 to 2 (None: the ruleset's), once the table is
-    seated (``solver.engine.seating.at_table``); a deck with jokers has no pool yet.
+    seated (``solver.engine.seating.at_table``).
     An output file that already holds records is refused (``BatchError``) unless the
     run resumes it or ``force`` starts it again.
     """

@@ -95,19 +95,11 @@ def pool(
 
 
 def _table(rules: str | None, players: int | None, jokers: int | None) -> Any:
-    """The table the pool is for (``solver.engine.seating.at_table``); InputError, before
-    the field is trained for it, for a deck with jokers: no pool holds them yet."""
-    from solver.engine.errors import InputError
+    """The table the pool is for (``solver.engine.seating.at_table``)."""
     from solver.engine.rules import load_rules
     from solver.engine.seating import at_table
 
-    table = at_table(load_rules(rules), players, jokers)
-    if table.jokers:
-        raise InputError(
-            f"no opponent pool for a deck with jokers ({table.name}) yet: mc deals every "
-            "opponent hand, with no pool to build"
-        )
-    return table
+    return at_table(load_rules(rules), players, jokers)
 
 
 def render_pool(d: dict[str, Any], out: Console) -> None:

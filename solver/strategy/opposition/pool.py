@@ -61,7 +61,7 @@ from solver.engine.inputs import whole
 from solver.engine.layout import P_CODE, P_HR_MIN, P_HR_MULT
 from solver.engine.options import DEFAULT_POOL_SIZE, MAX_POOL_SIZE, MIN_POOL_SIZE
 from solver.engine.progress import Progress
-from solver.engine.table_shape import HAND_SIZE, MASK_DTYPE, STANDARD_DECK, Deck
+from solver.engine.table_shape import HAND_SIZE, JOKER_FACE, MASK_DTYPE, Deck
 from solver.strategy.field_model.field import FieldTables, play_digest
 from solver.strategy.field_model.trained import get_field
 from solver.strategy.opposition import pool_file
@@ -93,10 +93,11 @@ class OpponentPool:
     COMB3 / COMB5 / COMB5); ``roy_id`` uint16[n] its royalties, a row of ``roy_table``
     float64[k, 4] (rows, then the dealt cards); ``nat`` int8[n] the natural it declares
     under the ruleset (-1 none), ``foul`` bool[n]; ``nat_at`` int64[m] (ascending) the
-    hands holding a natural and ``nat_key`` int64[m] their tie keys. A deck with copies
-    (docs/pool.md#bigger-decks): ``masks`` holds each hand's first copies (bit f for
-    card id f) and ``seconds`` uint64[n] its second copies (bit f for card id
-    ``faces + f``); None for the 52-card deck.
+    hands holding a natural and ``nat_key`` int64[m] their tie keys. A joker is face
+    ``JOKER_FACE`` (bit 53). A deck with copies or both jokers (``Deck.two_masks``,
+    docs/pool.md#bigger-decks): ``masks`` holds each hand's first copies (bit f for card
+    id f, the first joker's bit 53) and ``seconds`` uint64[n] its second copies (bit f
+    for the second copy of face f, the second joker's bit 53); None otherwise.
     """
 
     path: Path | None
@@ -166,8 +167,8 @@ class OpponentPool:
 
     def hands(self, idx: np.ndarray) -> np.ndarray:
         """The cards of pool hands ``idx``, sorted: uint8[m, 13] (faces: a face twice
-        where both copies are held)."""
-        faces = STANDARD_DECK.faces
+        where both copies are held; a joker face ``JOKER_FACE``)."""
+        faces = JOKER_FACE + 1
         m = np.asarray(self.masks[idx], MASK_DTYPE)
         shifts = np.arange(faces, dtype=MASK_DTYPE)
         bits = ((m[:, None] >> shifts) & _MASK(1)).astype(np.int64)
@@ -262,8 +263,9 @@ def pool_key(cr: CompiledRules, tables: FieldTables | None = None) -> str:
         _update(h, f"field.{name}", a)
     for name, a in structure()._asdict().items():
         _update(h, f"structure.{name}", a)
-    if cr.rules.deck.copies > 1:  # the deck its hands are dealt from (52 cards: as before)
-        h.update(f"deck:{cr.rules.deck.extra_letters};".encode())
+    deck = cr.rules.deck
+    if deck.copies > 1 or deck.jokers:  # the deck its hands are dealt from (52: as before)
+        h.update(f"deck:{deck.code};".encode())
     key = h.hexdigest()[:32]
     POOL_KEYS.put(ident, (cr, tables, key))
     return key
@@ -349,23 +351,12 @@ def open_pool(path: str | os.PathLike[str], key: str | None = None) -> OpponentP
     return got
 
 
-def _no_jokers(cr: CompiledRules) -> None:
-    """PoolError for a deck with jokers: the pool's hands and masks hold no joker yet, so
-    a solve with jokers deals every opponent hand."""
-    if cr.rules.jokers:
-        raise PoolError(
-            f"no opponent pool for a deck with jokers ({cr.rules.name}) yet: mc deals every "
-            "opponent hand"
-        )
-
-
 def _fits(pool: OpponentPool, cr: CompiledRules) -> OpponentPool:
     """``pool``, once its natural ids are checked against the ruleset's naturals and its
-    masks against the ruleset's deck (one or two a hand); never for a deck with jokers."""
-    _no_jokers(cr)
+    masks against the ruleset's deck (one or two a hand)."""
     if len(pool.nat) and int(pool.nat.max()) >= len(cr.rules.naturals):
         raise PoolError(f"pool {pool.path} is damaged (a natural id past the ruleset's)")
-    if (pool.seconds is not None) != (cr.rules.deck.copies > 1):
+    if (pool.seconds is not None) != cr.rules.deck.two_masks:
         raise PoolError(f"pool {pool.path} was built for another deck")
     return pool
 
@@ -376,9 +367,7 @@ def _fits(pool: OpponentPool, cr: CompiledRules) -> OpponentPool:
 def cached_pool(cr: CompiledRules, tables: FieldTables | None = None) -> OpponentPool | None:
     """The compiled ruleset's pool (``tables``: a learned model's) when one is cached and
     sound, else None (a damaged one is said on the ``capsa`` logger, once per process,
-    and left for a build to replace); None for a deck with jokers (none is built)."""
-    if cr.rules.jokers:
-        return None
+    and left for a build to replace)."""
     key = pool_key(cr, tables)
     path = pool_path(cr, key, tables)
     if not path.exists():
@@ -450,7 +439,6 @@ def build_pool(
     field tables) are removed once the new one is in place. ``tables``: a learned opponent
     model's, which sets the pool's hands instead of the field (a family of its own)."""
     _compiled(cr, "build_pool")
-    _no_jokers(cr)
     size = whole(size, "pool size", MIN_POOL_SIZE, MAX_POOL_SIZE)
     model = tables
     tables = tables if tables is not None else get_field(cr)
@@ -462,6 +450,8 @@ def build_pool(
             "natural_names": [n for n, _ in cr.rules.naturals], "seed": POOL_SEED}  # fmt: skip
     if cr.rules.deck.copies > 1:
         meta["extra_suits"] = cr.rules.deck.extra_letters  # the second masks' deck
+    if cr.rules.deck.jokers:
+        meta["jokers"] = cr.rules.deck.jokers
     target.parent.mkdir(parents=True, exist_ok=True)
     _remove_dead_temps(target.parent)
     write_pool_file(target, key, size, arrays, meta)
@@ -494,21 +484,23 @@ def _set_hands(
     royalty_rows: dict[tuple[float, ...], int] = {}
     nat_at: list[np.ndarray] = []
     nat_key: list[np.ndarray] = []
-    bit = _MASK(1) << np.arange(STANDARD_DECK.size, dtype=MASK_DTYPE)
-    if deck.copies > 1:
+    bit = _MASK(1) << np.arange(JOKER_FACE + 1, dtype=MASK_DTYPE)
+    if deck.two_masks:
         out["seconds"] = np.empty(size, MASK_DTYPE)
+    face_of, second_of = card_faces(deck)
     if progress is not None:
         progress(0, size)
     for lo in range(0, size, _BLOCK):
         hi = min(size, lo + _BLOCK)
-        if deck.copies > 1:  # card ids, so that which copy each hand holds is known
+        if deck.copies > 1 or deck.jokers:  # card ids: which copy each hand holds is known
             dealt = _deal_ids(rng, hi - lo, deck)
-            hands = np.sort(dealt % deck.faces, axis=1).astype(np.uint8)
-            first = dealt < deck.faces
-            face = dealt % deck.faces
+            face = face_of[dealt]
+            first = ~second_of[dealt]
+            hands = np.sort(face, axis=1).astype(np.uint8)
             out["masks"][lo:hi] = np.bitwise_or.reduce(np.where(first, bit[face], _MASK(0)), axis=1)
-            out["seconds"][lo:hi] = np.bitwise_or.reduce(np.where(first, _MASK(0), bit[face]),
-                                                         axis=1)  # fmt: skip
+            if deck.two_masks:
+                out["seconds"][lo:hi] = np.bitwise_or.reduce(np.where(first, _MASK(0), bit[face]),
+                                                             axis=1)  # fmt: skip
         else:
             hands = deal_hands(rng, hi - lo, 1).reshape(hi - lo, 13)
             out["masks"][lo:hi] = np.bitwise_or.reduce(bit[hands], axis=1)
@@ -536,6 +528,19 @@ def _set_hands(
     out["nat_at"] = np.concatenate(nat_at).astype(np.int64)
     out["nat_key"] = np.concatenate(nat_key).astype(np.int64)
     return out
+
+
+def card_faces(deck: Deck) -> tuple[np.ndarray, np.ndarray]:
+    """Indexed by card id: each card's face (int64; a joker's ``JOKER_FACE``) and whether
+    it is its face's second copy (an added suit's, the second joker; ``Deck.is_second``),
+    so that which mask holds it is known."""
+    top = max(deck.cards()) + 1
+    face = np.zeros(top, np.int64)
+    second = np.zeros(top, np.bool_)
+    for c in deck.cards():
+        face[c] = deck.face(c)
+        second[c] = deck.is_second(c)
+    return face, second
 
 
 def _deal_ids(rng: np.random.Generator, n: int, deck: Deck) -> np.ndarray:

@@ -26,7 +26,7 @@ from evaluator.files import atomic_write
 from solver.engine.inputs import quote
 from solver.engine.layout import NKEY, NSTRENGTH, NSUB3, NSUB5
 from solver.engine.options import MAX_POOL_SIZE
-from solver.engine.table_shape import DECKS, HAND_SIZE, MASK_DTYPE, STANDARD_DECK, Deck
+from solver.engine.table_shape import HAND_SIZE, MASK_DTYPE, STANDARD_DECK, Deck, deck_of
 
 __all__ = ["ALIGN", "ARRAYS", "MAGIC", "POOL_VERSION", "SECONDS", "PoolError", "arrays_of",
            "check_values", "read_pool_file", "write_pool_file"]  # fmt: skip
@@ -60,8 +60,9 @@ SECONDS: tuple[str, str, int] = ("seconds", MASK_DTYPE, 0)
 
 
 def arrays_of(deck: Deck) -> tuple[tuple[str, str, int], ...]:
-    """The arrays of a pool of ``deck``: ``ARRAYS``, and ``SECONDS`` with copies."""
-    return (*ARRAYS, SECONDS) if deck.copies > 1 else ARRAYS
+    """The arrays of a pool of ``deck``: ``ARRAYS``, and ``SECONDS`` with copies or both
+    jokers (``Deck.two_masks``)."""
+    return (*ARRAYS, SECONDS) if deck.two_masks else ARRAYS
 
 
 class PoolError(Exception):
@@ -96,7 +97,10 @@ def read_pool_file(path: Path, fh: Any, size: int) -> tuple[str, int, str, dict[
         n_roy = int(head["royalty_rows"])
         specs = head["arrays"]
         end = int(head["end"])
-        deck = DECKS[str(head.get("extra_suits", ""))]
+        jokers = head.get("jokers", 0)
+        if type(jokers) is not int or not 0 <= jokers <= 2:
+            raise ValueError(f"jokers {jokers!r}")
+        deck = deck_of(str(head.get("extra_suits", "")), jokers)
     except PoolError:
         raise
     except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as exc:
@@ -146,7 +150,7 @@ def check_values(a: dict[str, np.ndarray], deck: Deck = STANDARD_DECK) -> str | 
     arrays say, each mask a hand of 13 cards of the deck (a few ms for the default pool;
     with copies, ``seconds`` only on the faces the deck holds twice)."""
     keys, split, nat = a["keys"], a["split"], a["nat"]
-    nkey = NKEY if deck.copies == 1 else NKEY_COPIES
+    nkey = NKEY_COPIES if deck.wild else NKEY
     if len(keys) and int(keys.max()) >= nkey:
         return "a row key past the table"
     if len(split) and (int(split[:, 0].max()) >= NSUB3 or int(split[:, 1:].max()) >= NSUB5):
@@ -164,12 +168,13 @@ def check_values(a: dict[str, np.ndarray], deck: Deck = STANDARD_DECK) -> str | 
     masks = a["masks"]
     one = np.dtype(MASK_DTYPE).type
     held = np.bitwise_count(masks)
-    if deck.copies > 1:
-        twice = one(sum(1 << f for f in range(deck.faces) if deck.copies_of(f) > 1))
+    if deck.two_masks:
+        twice = one(sum(1 << f for f in deck.twice_faces()))
         if (a["seconds"] & ~twice).any():
             return f"a hand that is not {HAND_SIZE} of the {deck.size} cards"
         held = held + np.bitwise_count(a["seconds"])
-    if (masks >> one(deck.faces)).any() or (held != HAND_SIZE).any():
+    faces = one(sum(1 << f for f in deck.mask_faces()))
+    if (masks & ~faces).any() or (held != HAND_SIZE).any():
         return f"a hand that is not {HAND_SIZE} of the {deck.size} cards"
     return None
 
@@ -187,7 +192,8 @@ def write_pool_file(
     not written through."""
     specs = []
     n_nat = len(arrays["nat_at"])
-    for name, dtype, _ in arrays_of(DECKS[str(meta.get("extra_suits", ""))]):
+    deck = deck_of(str(meta.get("extra_suits", "")), int(meta.get("jokers", 0)))
+    for name, dtype, _ in arrays_of(deck):
         a = np.ascontiguousarray(arrays[name], dtype=dtype)
         arrays[name] = a
         specs.append({"name": name, "dtype": dtype, "shape": list(a.shape),

@@ -42,7 +42,7 @@ from solver.strategy.field_model.field import FieldTables
 from solver.strategy.field_model.policy import set_sorted_hands
 from solver.strategy.field_model.trained import get_field
 from solver.strategy.hands.splits import Candidates
-from solver.strategy.opposition.pool import OpponentPool, hand_masks
+from solver.strategy.opposition.pool import OpponentPool, card_faces, hand_masks
 from solver.strategy.solving.code_card import holds_in_masks, pair_factors
 from solver.strategy.solving.scoring import Opponents, Scores, score_against
 from solver.strategy.threads import Stop
@@ -151,17 +151,18 @@ def _deal_rest(
     """uint8[empty.sum(), 13]: each table's ``empty[t]`` hands dealt from the card ids
     its masks leave (``used[t]`` the first copies, ``used2[t]`` the second, as the
     pool's; a uniformly random order of them, 13 cards a hand), as faces sorted, table
-    by table."""
+    by table (a joker face ``JOKER_FACE``, its bit in the masks)."""
     cards = np.array(deck.cards(), np.int64)
-    second = cards >= deck.faces
-    bits = (cards % deck.faces).astype(MASK_DTYPE)
+    face_of, second_of = card_faces(deck)
+    face, second = face_of[cards], second_of[cards]
+    bits = face.astype(MASK_DTYPE)
     words = np.where(second, used2[:, None], used[:, None]) if used2 is not None else used[:, None]
     free = (words >> bits) & _MASK(1) == 0
     order = np.argsort(np.where(free, rng.random(free.shape), 2.0), axis=1)  # free first
     table = np.repeat(np.arange(len(used)), empty)
     hand = np.arange(len(table)) - np.repeat(np.cumsum(empty) - empty, empty)
     at = order[table[:, None], 13 * hand[:, None] + np.arange(13)]
-    return np.sort(cards[at] % deck.faces, axis=1).astype(np.uint8)
+    return np.sort(face[at], axis=1).astype(np.uint8)
 
 
 def pool_tables(

@@ -1,0 +1,226 @@
+"""The opponent pool with jokers (docs/pool.md#jokers): ``chinese-1-6`` with one joker
+(53 cards, one mask a hand, the joker bit 53) and ``shisanshui`` with two (54 cards, the
+home run on; a hand may hold both jokers, so two masks a hand: the first joker in the
+first, the second in the second, as the copies of a face).
+
+A pool hand is dealt as card ids (the jokers 53 and 57) and kept as masks over the faces;
+a solve's hand gives its first joker the first id; a pool hand fits beside it when they
+share no card id, so each opponent drawn is uniform over the hands of the unseen cards,
+jokers included. Checked here: the pool's hands hold the deck's jokers as often as
+dealing does, hands drawn beside a hand hold the jokers it left as often as hands dealt
+from the unseen cards, a whole table never holds a card past the deck, pooled values
+agree with dealt ones, and solve, batch and ``capsa pool --jokers`` use the pool. Pools of
+``SIZE`` hands are built once for the module, in a folder of its own; the one-joker
+field is trained small first (its answers here do not depend on how good it is).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from evaluator.cards import format_cards
+from solver.engine.compiled import compile_rules
+from solver.engine.rules import load_rules
+from solver.engine.seating import at_table
+from solver.engine.table_shape import JOKER_FACE
+from solver.strategy.field_model.policy import set_sorted_hands
+from solver.strategy.field_model.trained import get_field
+from solver.strategy.hands.deal import random_hands
+from solver.strategy.hands.splits import candidates
+from solver.strategy.opposition import pool as PL
+from solver.strategy.opposition.pool_file import check_values
+from solver.strategy.solving import home_run as HR
+from solver.strategy.solving import scoring as SC
+from solver.strategy.solving.drawn import pool_opponents
+from solver.strategy.solving.solve import solve
+from tests.helpers import capsa
+
+SIZE = 150_000
+#: (preset, jokers) of the two pools.
+TABLES = {1: ("chinese-1-6", 1), 2: ("shisanshui", 2)}
+
+
+def _rules(jokers: int):
+    name, n = TABLES[jokers]
+    return at_table(load_rules(name), None, n)
+
+
+def _jokers(hands: np.ndarray) -> np.ndarray:
+    return (np.asarray(hands) == JOKER_FACE).sum(axis=1)
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory) -> Path:
+    """A folder holding a pool of ``SIZE`` hands of each table (the one-joker field
+    trained small into the tests' cache first)."""
+    run = capsa("train", "--rules", "chinese-1-6", "--jokers", "1", "--rounds", "1",
+                "--min-rounds", "1", "--hands", "100", "--tol", "10")  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    where = tmp_path_factory.mktemp("pools")
+    for j in TABLES:
+        cr = compile_rules(_rules(j))
+        PL.build_pool(cr, SIZE, path=where / PL.pool_path(cr, size=SIZE).name)
+    return where
+
+
+@pytest.fixture(scope="module")
+def pools(folder) -> dict[int, PL.OpponentPool]:
+    return {j: PL.open_pool(next(folder.glob(f"pool-*-{PL._family(compile_rules(_rules(j)))}-*")))
+            for j in TABLES}  # fmt: skip
+
+
+def test_the_pools_hold_the_jokers_as_dealing_does(pools):
+    """Every pool hand is 13 cards of its deck; a hand holds a joker as often as a dealt
+    one (13/53 with one joker, 2 x 13/54 on average with two, both in 13 x 12 / (54 x 53)
+    of hands); the jokers' bits are the masks' bit 53 (both in the second mask only with
+    two); the one-joker pool has no second masks, the two-joker pool has."""
+    for j, pool in pools.items():
+        deck = _rules(j).deck
+        assert (pool.seconds is None) == (j == 1)
+        hands = pool.hands(np.arange(pool.size))
+        held = _jokers(hands)
+        assert int(held.max()) == j
+        first = (np.asarray(pool.masks) >> np.uint64(JOKER_FACE)) & np.uint64(1)
+        second = 0 if pool.seconds is None else (np.asarray(pool.seconds) >> np.uint64(
+            JOKER_FACE)) & np.uint64(1)  # fmt: skip
+        assert np.array_equal(held, first + second)
+        n = deck.size
+        want = j * 13 / n
+        se = np.sqrt(held.var() / pool.size)
+        assert abs(held.mean() - want) < 5 * se
+        if j == 2:
+            both = (held == 2).mean()
+            p = 13 * 12 / (n * (n - 1))
+            assert abs(both - p) < 5 * np.sqrt(p * (1 - p) / pool.size)
+        real = hands[hands != JOKER_FACE]
+        assert int(real.max()) < 52 and len(real) + held.sum() == 13 * pool.size
+
+
+@pytest.mark.parametrize("jokers", [1, 2])
+def test_drawn_hands_hold_the_jokers_left_as_often_as_dealt_ones(pools, jokers):
+    """Opponents drawn beside a hand holding k jokers hold, on average, 13 x (jokers - k)
+    / (size - 13) jokers (a hand dealt from the unseen cards), and never more than are
+    left; drawn beside a hand with none, some hold each joker."""
+    cr = compile_rules(_rules(jokers))
+    deck = cr.rules.deck
+    pool = pools[jokers]
+    rng = np.random.default_rng(4)
+    for k in range(jokers + 1):
+        hands = random_hands(rng, 400, deck)
+        hand = next(h for h in hands if _jokers(h[None])[0] == k)
+        idx = pool.pick(hand, 450, seed=k)
+        assert idx is not None
+        drawn = _jokers(pool.hands(idx))
+        want = 13 * (jokers - k) / (deck.size - 13)
+        assert int(drawn.max()) <= jokers - k
+        if k < jokers:
+            se = np.sqrt(want * (1 - want / (jokers - k)) / len(idx))
+            assert abs(drawn.mean() - want) < 5 * se
+        else:
+            assert drawn.sum() == 0
+
+
+def test_whole_tables_with_jokers_hold_no_card_past_the_deck(pools):
+    """``shisanshui`` with two jokers: every whole table (the hand, a pool seat, a second
+    when one fits, the last dealt from the cards left) holds 52 of the 54 cards, no card past its
+    copies (a joker at most twice), each seat set as the field sets it."""
+    cr = compile_rules(_rules(2))
+    copies = np.array([*cr.rules.deck.face_copies(), 0, cr.rules.deck.jokers])
+    rng = np.random.default_rng(9)
+    hands = [h for h in random_hands(rng, 200, cr.rules.deck) if _jokers(h[None])[0] == 1][:3]
+    hands.append(next(h for h in random_hands(rng, 400, cr.rules.deck) if _jokers(h[None])[0] == 0))
+    for i, hand in enumerate(hands):
+        got = HR.pool_tables(pools[2], hand, cr, 3, 160, seed=i)
+        assert got is not None and got.n_tables == 20
+        assert got.drawn[::3].all()  # the first seat from the pool (the second: at times)
+        for t in range(got.n_tables):
+            seats = got.cards[3 * t : 3 * t + 3]
+            counts = np.bincount(np.concatenate([hand, *seats]).astype(np.int64),
+                                 minlength=JOKER_FACE + 1)  # fmt: skip
+            assert (counts <= copies).all() and counts.sum() == 52
+        _, keys, _, _ = set_sorted_hands(got.cards, cr, "field", get_field(cr))
+        assert np.array_equal(got.tables.keys, keys)
+
+
+@pytest.mark.parametrize("jokers", [1, 2])
+def test_pooled_and_dealt_values_agree_with_jokers(pools, jokers):
+    """Three hands with a joker: 1,200 opponent hands from the pool (whole tables for the
+    home run with two jokers) against 3,000 dealt; the five best settings' values within
+    four standard errors of one another."""
+    cr = compile_rules(_rules(jokers))
+    rng = np.random.default_rng(11)
+    hands = [h for h in random_hands(rng, 100, cr.rules.deck) if _jokers(h[None])[0] >= 1][:3]
+    for i, hand in enumerate(hands):
+        c = candidates(hand, cr)
+        if jokers == 2:
+            drawn = HR.pool_tables(pools[2], hand, cr, 3, 400, seed=2 * i)
+            assert drawn is not None
+            a = HR.score_tables(c, cr, drawn)
+        else:
+            plain = pool_opponents(pools[1], hand, 3, 400, seed=2 * i, cr=cr)
+            assert plain is not None and plain.deals == 400
+            a = SC.score_against(c, cr, plain)
+        b = SC.score_against(c, cr, SC.deal_opponents(hand, cr, 3, 1000, 2 * i + 1))
+        for j in np.argsort(b.value)[-5:]:
+            assert abs(a.value[j] - b.value[j]) < 4 * np.hypot(a.stderr(j), b.stderr(j))
+
+
+def test_solve_batch_and_the_command_use_the_pool_with_jokers(pools, folder, monkeypatch,
+                                                              tmp_path):  # fmt: skip
+    """solve with jokers draws from the cached pool (the same answer for the same seed),
+    ``pool=False`` deals; batch's plan takes the pool; ``capsa pool --jokers 2`` builds
+    one and ``capsa solve --jokers 2`` then draws from it (the real CLI)."""
+    from solver.apps.batch.pooling import plan_pool
+
+    monkeypatch.setenv("CAPSA_POOL_DIR", str(folder))
+    for j in TABLES:
+        rules = _rules(j)
+        hand = next(h for h in random_hands(np.random.default_rng(j), 50, rules.deck)
+                    if _jokers(h[None])[0] == 1)  # fmt: skip
+        text = format_cards(hand.tolist())
+        a = solve(text, rules=rules, samples=600, seed=3)
+        assert a.pooled
+        assert a.to_dict() == solve(text, rules=rules, samples=600, seed=3).to_dict()
+        assert not solve(text, rules=rules, samples=600, seed=3, pool=False).pooled
+        plan = plan_pool(rules, "mc", 4, None, None, 10, None)
+        assert plan is not None and plan.cached and plan.size == SIZE
+    built = tmp_path / "built"
+    monkeypatch.setenv("CAPSA_POOL_DIR", str(built))
+    run = capsa("pool", "--rules", "shisanshui", "--jokers", "2", "--size", "2000", "-f", "json")
+    assert run.returncode == 0, run.stderr
+    d = json.loads(run.stdout)
+    assert (d["rules"], d["hands"], d["built"]) == ("shisanshui-jokers-2", 2000, True)
+    pool = PL.cached_pool(compile_rules(_rules(2)))
+    assert pool is not None and pool.seconds is not None and pool.size == 2000
+    assert check_values({k: getattr(pool, k) for k in (
+        "keys", "split", "roy_id", "nat", "foul", "roy_table", "nat_at", "nat_key", "masks",
+        "seconds")}, _rules(2).deck) is None  # fmt: skip
+
+
+def test_a_pool_with_jokers_is_checked():
+    """``check_values``: a joker bit on a deck without jokers, a second joker on a deck
+    with one, or a bit past the jokers' is refused."""
+    from solver.engine.table_shape import deck_of
+
+    one, two, none = deck_of("", 1), deck_of("", 2), deck_of("")
+    ids = np.arange(13, dtype=np.uint64)
+    mask = np.bitwise_or.reduce(np.uint64(1) << ids)  # 2c .. 5s
+    base = {"keys": np.zeros((1, 3), np.uint16), "split": np.zeros((1, 3), np.uint16),
+            "roy_id": np.zeros(1, np.uint16), "nat": np.full(1, -1, np.int8),
+            "foul": np.zeros(1, np.bool_), "roy_table": np.zeros((1, 4)),
+            "nat_at": np.zeros(0, np.int64), "nat_key": np.zeros(0, np.int64)}  # fmt: skip
+    joker = np.uint64(1) << np.uint64(JOKER_FACE)
+    with_joker = np.array([(mask & ~np.uint64(1)) | joker], np.uint64)  # 12 cards and X
+    assert check_values({**base, "masks": with_joker}, one) is None
+    assert "not 13" in check_values({**base, "masks": with_joker}, none)
+    past = np.array([(mask & ~np.uint64(1)) | (np.uint64(1) << np.uint64(52))], np.uint64)
+    assert "not 13" in check_values({**base, "masks": past}, one)
+    x2 = np.array([(mask & ~np.uint64(3)) | joker], np.uint64)
+    good2 = {**base, "masks": x2, "seconds": np.array([joker], np.uint64)}  # both jokers
+    assert check_values(good2, two) is None
+    bad2 = {**good2, "seconds": np.array([np.uint64(1) << np.uint64(5)], np.uint64)}
+    assert "not 13" in check_values(bad2, two)
