@@ -19,6 +19,7 @@ import pytest
         "mc_pool",
         "mc_presets",
         "mc_tables",
+        "mc_jokers",
         "mc_opponents",
         "pool_build",
         "mc_home_run",

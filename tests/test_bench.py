@@ -309,6 +309,31 @@ def test_mc_tables_times_the_tables_of_four_five_and_six_in_the_same_rounds():
     assert r.extra["ratio"]["5"] == pytest.approx(ms["5"] / ms["4"])
 
 
+def test_mc_jokers_times_the_table_with_and_without_jokers_in_the_same_rounds():
+    """mc_jokers: the 十三水 table of 4 with both jokers and without, back to back in every
+    round, each hand of its own deck and from its own pool; the target is the jokers'
+    table at most 1.2x the other."""
+    seen = []
+
+    def runner(fn, rounds):
+        for _ in range(rounds):
+            fn()
+        seen.append(rounds)
+        return [0.01] * rounds
+
+    # pools of 20,000 hands (seconds to build) hold the 150 opponent hands a hand needs
+    r = bench.mc_jokers(opponents=150, hands=2, rounds=2, runner=runner, pool_size=20_000)
+    assert seen == [2] and r.name == "mc_jokers" and r.items == 2 and r.threads == 1
+    assert r.rounds == 2
+    ms = r.extra["ms_per_hand"]
+    assert set(ms) == {"0", "2"} and r.extra["samples"] == 150
+    assert r.extra["pooled_hands"] == {"0": 2, "2": 2}  # each from its own pool
+    assert r.per_item * 1e3 == pytest.approx(ms["2"])
+    assert r.target_rate == pytest.approx(1e3 / (1.2 * ms["0"]))
+    assert r.ok == (ms["2"] <= 1.2 * ms["0"])
+    assert r.extra["ratio"]["2"] == pytest.approx(ms["2"] / ms["0"])
+
+
 def test_eval5_jokers_times_rows_with_and_without_jokers_in_the_same_rounds():
     """Issue 32's measurement: rows holding jokers (one in every row, two in a fifth)
     against the same rows without, each round the two calls back to back; the target is

@@ -48,7 +48,7 @@ from solver.apps.bench.presets import batch_mc_home_run, mc_presets
 from solver.apps.bench.run import COMPARE_SIZES, MEASUREMENTS, run
 from solver.apps.bench.runs import batch, played, report, startup, startup_field
 from solver.apps.bench.solving import field, greedy, mc, mc_home_run, pareto, splits
-from solver.apps.bench.tables import batch_tables, mc_tables
+from solver.apps.bench.tables import batch_tables, mc_jokers, mc_tables
 from solver.apps.bench.timing import (
     HOME_RUN_RATIO,
     PUBLIC_RATIO,
@@ -109,6 +109,7 @@ __all__ = [
     "machine_info",
     "mc",
     "mc_home_run",
+    "mc_jokers",
     "mc_opponents",
     "mc_pool",
     "mc_presets",

@@ -20,7 +20,7 @@ from solver.apps.bench.pooled import batch_mc, mc_pool, pool_build, shared_pools
 from solver.apps.bench.presets import batch_mc_home_run, mc_presets
 from solver.apps.bench.runs import batch, played, report, startup, startup_field
 from solver.apps.bench.solving import field, greedy, mc, mc_home_run, pareto, splits
-from solver.apps.bench.tables import batch_tables, mc_tables
+from solver.apps.bench.tables import batch_tables, mc_jokers, mc_tables
 from solver.apps.bench.timing import (
     Measurement,
     Report,
@@ -87,6 +87,12 @@ MEASUREMENTS: tuple[Measurement, ...] = (
         "mc_tables",
         mc_tables,
         {"opponents": 3000, "hands": 10, "rounds": 3},
+        {"opponents": 3000, "hands": 2, "rounds": 1},
+    ),
+    Measurement(
+        "mc_jokers",
+        mc_jokers,
+        {"opponents": 3000, "hands": 20, "rounds": 3},
         {"opponents": 3000, "hands": 2, "rounds": 1},
     ),
     Measurement("pool_build", pool_build, {"n": None, "rounds": 1}, {"n": 100_000, "rounds": 1}),
