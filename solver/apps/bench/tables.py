@@ -30,13 +30,14 @@ BIG_PRESET = "shisanshui"
 BIG_TABLE_RATIO = 1.5
 
 
-def _table(players: int) -> Any:
-    """The compiled 十三水 ruleset seated at ``players`` (its deck: 52, 65 or 78 cards)."""
+def _table(players: int, jokers: int = 0) -> Any:
+    """The compiled 十三水 ruleset seated at ``players`` (its deck: 52, 65 or 78 cards),
+    with ``jokers``."""
     from solver.engine.compiled import compile_rules
     from solver.engine.rules import PRESETS
-    from solver.engine.seating import seated
+    from solver.engine.seating import at_table
 
-    return compile_rules(seated(PRESETS[BIG_PRESET], players))
+    return compile_rules(at_table(PRESETS[BIG_PRESET], players, jokers))
 
 
 def _hands(n: int, seed: int, deck: Any) -> np.ndarray:
@@ -162,11 +163,7 @@ def mc_jokers(
     cards, the home run on; its field tables ship) against the same table without, each
     from its opponent pool (docs/pool.md#jokers). Target: within ``PRESET_RATIO`` times
     the table without jokers."""
-    from solver.engine.compiled import compile_rules
-    from solver.engine.rules import PRESETS
-    from solver.engine.seating import at_table
-
-    tables = {str(j): (compile_rules(at_table(PRESETS[BIG_PRESET], None, j)), 4) for j in (0, 2)}
+    tables = {str(j): (_table(4, j), 4) for j in (0, 2)}
     got = _in_rounds(tables, opponents, hands, rounds, seed, runner, pool_size)
     return _result(
         "mc_jokers", got, "0", got.per_hand["2"], PRESET_RATIO,
