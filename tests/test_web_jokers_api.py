@@ -6,10 +6,10 @@ answers are the library's (``solve`` at the same table) and the oracle's
 (tests/reference.py, which tries every card for every joker). Starlette's TestClient, in
 process.
 
-Rulesets with jokers ship no field tables, and a real training takes minutes: the
-answers that need them are asked here with small ones (``small_field_tables``: two
-rounds of 300 hands, a second), which change what the field plays, not how the API
-seats, reads and writes a table.
+The presets' tables with jokers ship (tests/test_shipped_tables.py); where a test's
+cache has none (``small_field_tables``: two rounds of 300 hands, a second) they are
+trained small, which changes what the field plays, not how the API seats, reads and
+writes a table.
 """
 
 from __future__ import annotations
@@ -321,18 +321,17 @@ def test_solve_against_given_opponents_is_the_oracles_without_field_tables(
 
 
 def test_a_table_with_jokers_not_trained_says_how_to_train_it(client, monkeypatch, tmp_path):
-    """Without field tables (an empty cache) a field answer at a jokers table is one 422
-    naming the command that trains that table."""
+    """Every preset's tables ship (tests/test_shipped_tables.py); an uploaded ruleset
+    with jokers has none until trained: a field answer there is one 422 naming the
+    command that trains it."""
     monkeypatch.setenv("CAPSA_CACHE_DIR", str(tmp_path))
-    for players, command in (
-        (4, "capsa train --rules mau-binh --jokers 2"),
-        (5, "capsa train --rules shisanshui --players 5 --jokers 2"),
-    ):
-        name = "mau-binh" if players == 4 else "shisanshui"
-        body = {"hand": HAND, "rules": name, "players": players, "jokers": 2, "policy": "field"}
+    house = 'base = "chinese-2-4"\nscoop_multiplier = 3\n'
+    for players, jokers in ((4, 2), (3, 1)):
+        body = {"hand": HAND, "rules": house, "players": players, "jokers": jokers,
+                "policy": "field"}  # fmt: skip
         got = client.post("/api/solve", json=body)
         assert got.status_code == 422, got.text
-        assert f"`{command}`" in got.json()["error"]
+        assert f"`capsa train --rules FILE --jokers {jokers}`" in got.json()["error"]
 
 
 def _seat_entry(seat: dict, rules, extra: str) -> object:
