@@ -16,6 +16,9 @@ tests/test_first_hour.py checks the test files for it):
   a home of the run's own, shared by its workers, so that what the tests run besides
   capsa (matplotlib's font cache, Chromium's dconf and fontconfig files; Playwright
   gives Chromium an empty profile of its own too) writes there, never in the user's home;
+- ``CAPSA_TESTS_SHARED``: a folder of the run's home where what several tests need (the
+  opponent pools they read) is built once a run and shared by its workers
+  (tests/shared.py);
 - ``CAPSA_PROGRESS_SECONDS``: an hour, so that the progress lines a long command prints
   in a pipe do not mix with the lines the tests count (the tests of progress ask for them).
 
@@ -141,6 +144,8 @@ def pytest_configure(config) -> None:  # noqa: ANN001 - pytest's hook
         home = tempfile.mkdtemp(prefix="capsa-tests-home-")
         _FOLDER.append(home)
         _own_home(home)
+        # what the run's processes build once and share (tests/shared.py)
+        os.environ["CAPSA_TESTS_SHARED"] = os.path.join(home, "shared")
     guarded = json.loads(os.environ[_REAL])
     folder = tempfile.mkdtemp(prefix="capsa-tests-")
     _FOLDER.append(folder)
