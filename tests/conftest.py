@@ -26,8 +26,9 @@ At the end the run fails if a file appeared in, or changed in, a folder of the u
 run could write (``_guarded``): capsa's own cache and config folders, compiled kernels
 included, whole; in the user's cache, config, data and state folders, any new entry, and
 any new or changed file of the tools the tests start (``TOOLS``). That is the check that
-the isolation holds (another capsa at work on the machine during the run, compiling into
-the user's cache, fails it too: the message says so).
+the isolation holds (another program at work on the machine during the run, a capsa
+compiling into the user's cache or a first ``top`` making its config folder, fails it
+too: the message says so).
 """
 
 from __future__ import annotations
@@ -169,7 +170,7 @@ def pytest_sessionfinish(session, exitstatus) -> None:  # noqa: ANN001, ARG001 -
         reporter = session.config.pluginmanager.get_plugin("terminalreporter")
         lines = "\n".join(f"  {p}" for p in appeared[:20])
         message = (
-            "the tests wrote into the user's own folders (or another capsa at work on the"
+            "the tests wrote into the user's own folders (or another program at work on the"
             f" machine did, during the run):\n{lines}"
         )
         if reporter is not None:
