@@ -2,6 +2,7 @@
 """The slowest tests of a pytest run and its total, from what pytest printed.
 
     python3 .ci/durations.py LOG [TOP]
+    python3 .ci/durations.py --cpu FILE [TOP]
 
 LOG holds the output of one or more pytest runs with ``--durations=N`` (pyproject's
 addopts ask for it; ``--durations=0`` lists every test). For each run: its closing line
@@ -10,6 +11,11 @@ call and teardown added up, the slowest first, and how much of what was listed t
 setups (the fixtures: pools, tables, compiles) took. It needs the standard library only,
 not capsa: CI (.ci/run) prints it at the end; docs/architecture.md#tests says how to read
 it.
+
+``--cpu FILE``: what a run with ``CAPSA_TESTS_CPU=FILE`` wrote (tests/conftest.py: each
+test phase's CPU seconds, the processes it started included): the run's CPU seconds, the
+files that took most and the slowest tests by CPU, which the machine's load does not
+inflate as it does wall time.
 """
 
 from __future__ import annotations
@@ -44,7 +50,34 @@ def runs(lines: list[str]) -> list[tuple[str, dict[str, dict[str, float]]]]:
     return found
 
 
+def cpu(path: str, top: int) -> int:
+    """The summary of a ``CAPSA_TESTS_CPU`` file (the module docstring)."""
+    import json
+
+    tests: dict[str, dict[str, float]] = defaultdict(dict)
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            row = json.loads(line)
+            phases = tests[row["test"]]
+            phases[row["phase"]] = phases.get(row["phase"], 0.0) + row["cpu"]
+    total = {t: sum(p.values()) for t, p in tests.items()}
+    files: dict[str, float] = defaultdict(float)
+    for test, seconds in total.items():
+        files[test.split("::")[0]] += seconds
+    setup = sum(p.get("setup", 0.0) for p in tests.values())
+    print(f"cpu: {len(tests)} tests, {sum(total.values()):.0f} CPU s, {setup:.0f} of it in setups")
+    print("  the files that took most:")
+    for name in sorted(files, key=files.__getitem__, reverse=True)[:top]:
+        print(f"  {files[name]:8.1f} s  {name}")
+    print("  the slowest tests:")
+    for test in sorted(total, key=total.__getitem__, reverse=True)[:top]:
+        print(f"  {total[test]:8.1f} s  (setup {tests[test].get('setup', 0.0):6.1f})  {test}")
+    return 0
+
+
 def main(argv: list[str]) -> int:
+    if argv[:1] == ["--cpu"] and len(argv) in (2, 3):
+        return cpu(argv[1], int(argv[2]) if len(argv) > 2 else 25)
     if not argv or len(argv) > 2:
         print(__doc__.strip().splitlines()[2].strip(), file=sys.stderr)
         return 2

@@ -162,6 +162,36 @@ def pytest_configure(config) -> None:  # noqa: ANN001 - pytest's hook
         _CHECKED.append(True)
 
 
+def _cpu() -> float:
+    """CPU seconds of this process (every thread) and of the processes it has waited for."""
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
+
+
+def _measured(phase: str):  # noqa: ANN202 - a pytest hook wrapper
+    """``CAPSA_TESTS_CPU=FILE``: each test's phase appends a line to FILE, its CPU seconds
+    (the subprocesses it ran included), which the load of the machine does not change as
+    it changes wall time (.ci/durations.py --cpu FILE sums them up)."""
+    import pytest
+
+    @pytest.hookimpl(hookwrapper=True)
+    def hook(item):  # noqa: ANN001, ANN202
+        where = os.environ.get("CAPSA_TESTS_CPU")
+        start = _cpu() if where else 0.0
+        yield
+        if where:
+            line = json.dumps({"test": item.nodeid, "phase": phase, "cpu": _cpu() - start})
+            with open(where, "a", encoding="utf-8") as f:
+                f.write(line + "\n")  # one short write: lines of workers do not mix
+
+    return hook
+
+
+pytest_runtest_setup = _measured("setup")
+pytest_runtest_call = _measured("call")
+pytest_runtest_teardown = _measured("teardown")
+
+
 def pytest_sessionfinish(session, exitstatus) -> None:  # noqa: ANN001, ARG001 - pytest's hook
     if not _CHECKED:
         return
