@@ -1,7 +1,9 @@
 """The tests never touch the user's cache or config.
 
 Every test process (the run, or each pytest-xdist worker) gets folders of its own before
-any test is collected, and the processes the tests start inherit them:
+any test is collected, and the processes the tests start inherit them (every subprocess a
+test starts gets an environment built from ``os.environ``, never a bare one:
+tests/test_first_hour.py checks the test files for it):
 
 - ``CAPSA_CACHE_DIR``: the evaluator's tables and trained field tables of house rulesets;
 - ``CAPSA_POOL_DIR``: opponent pools, so every run starts with none (a pool cached on the
@@ -10,12 +12,23 @@ any test is collected, and the processes the tests start inherit them:
 - ``NUMBA_CACHE_DIR``: the compiled kernels, in a folder of the tests' own under the
   system's temporary folder that later runs reuse (compiling them all again would cost
   minutes a run), unless the user names one;
+- ``HOME``, ``XDG_CACHE_HOME``, ``XDG_DATA_HOME``, ``XDG_STATE_HOME``, ``MPLCONFIGDIR``:
+  a home of the run's own, shared by its workers, so that what the tests run besides
+  capsa (matplotlib's font cache, Chromium's dconf and fontconfig files; Playwright
+  gives Chromium an empty profile of its own too) writes there, never in the user's home;
+- ``CAPSA_TESTS_SHARED``: a folder of the run's home where what several tests need (the
+  opponent pools they read) is built once a run and shared by its workers
+  (tests/shared.py);
 - ``CAPSA_PROGRESS_SECONDS``: an hour, so that the progress lines a long command prints
   in a pipe do not mix with the lines the tests count (the tests of progress ask for them).
 
-At the end the run fails if a file appeared in, or changed in, the user's own cache or
-config folders of capsa (``_guarded``; compiled kernels aside, see ``new_files``): the
-check that the isolation holds.
+At the end the run fails if a file appeared in, or changed in, a folder of the user's a
+run could write (``_guarded``): capsa's own cache and config folders, compiled kernels
+included, whole; in the user's cache, config, data and state folders, any new entry, and
+any new or changed file of the tools the tests start (``TOOLS``). That is the check that
+the isolation holds (another program at work on the machine during the run, a capsa
+compiling into the user's cache or a first ``top`` making its config folder, fails it
+too: the message says so).
 """
 
 from __future__ import annotations
@@ -24,53 +37,89 @@ import json
 import os
 import shutil
 import tempfile
-from pathlib import Path
 
-#: Set by the first process of a run for the workers it starts: the user's own folders.
+#: Set by the first process of a run for the workers it starts: the user's own folders
+#: (``{folder: depth}``, see ``snapshot``).
 _REAL = "CAPSA_TESTS_GUARDED"
 _FOLDER: list[str] = []
 _SNAPSHOT: dict[str, tuple[int, int]] = {}
 _CHECKED: list[bool] = []  # whether this process checks the folders at the end
+#: What the tests start besides capsa writes in the user's cache and config folders
+#: when it finds no home of the run's own: checked whole there.
+TOOLS = ("matplotlib", "dconf", "fontconfig")
 
 
-def _guarded() -> list[str]:
-    """The user's own cache and config folders of capsa (where capsa run outside the
-    tests would write), as the environment named them before the tests changed it."""
+def _home_folders() -> list[str]:
+    """The user's cache, config, data and state folders (XDG's, or HOME's defaults)."""
+    home = os.path.expanduser("~")
+    return [
+        os.environ.get(name) or os.path.join(home, *default)
+        for name, default in (("XDG_CACHE_HOME", (".cache",)), ("XDG_CONFIG_HOME", (".config",)),
+                              ("XDG_DATA_HOME", (".local", "share")),
+                              ("XDG_STATE_HOME", (".local", "state")))
+    ]  # fmt: skip
+
+
+def _guarded() -> dict[str, int | None]:
+    """The user's folders a run could write, as the environment named them before the
+    tests changed it, each with how deep it is checked (``None``: whole): capsa's own
+    cache (compiled kernels included), config and pool folders, whole; the user's cache,
+    config, data and state folders, their entries (a new file or folder there, whatever
+    wrote it), and the folders of the tools the tests start, whole."""
     import platformdirs
 
-    folders = {
-        os.environ.get("CAPSA_CACHE_DIR") or platformdirs.user_cache_dir("capsa"),
-        platformdirs.user_config_dir("capsa"),
-    }
+    folders: dict[str, int | None] = {}
+    for folder in _home_folders():
+        folders[folder] = 1
+        for tool in TOOLS:
+            folders[os.path.join(folder, tool)] = None
+    folders[os.environ.get("CAPSA_CACHE_DIR") or platformdirs.user_cache_dir("capsa")] = None
+    folders[platformdirs.user_config_dir("capsa")] = None
     if os.environ.get("CAPSA_POOL_DIR"):
-        folders.add(os.environ["CAPSA_POOL_DIR"])
-    return sorted(folders)
+        folders[os.environ["CAPSA_POOL_DIR"]] = None
+    return dict(sorted(folders.items()))
 
 
-def snapshot(folders: list[str]) -> dict[str, tuple[int, int]]:
-    """Every file under ``folders``: its size and modification time."""
-    files = {}
-    for folder in folders:
-        for path in Path(folder).rglob("*"):
+def snapshot(
+    folders: list[str] | dict[str, int | None], depth: int | None = None
+) -> dict[str, tuple[int, int]]:
+    """Every file under ``folders``: its size and modification time. ``folders`` may map
+    each folder to how deep it is looked at (``depth`` for all of them otherwise; ``None``:
+    whole); a folder at that depth is listed, with ``(-1, -1)``: that it is there."""
+    depths = folders if isinstance(folders, dict) else dict.fromkeys(folders, depth)
+    files: dict[str, tuple[int, int]] = {}
+
+    def walk(folder: str, left: int | None) -> None:
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:  # not there, or gone while listed
+            return
+        for entry in entries:
             try:
-                st = path.stat()
+                if entry.is_dir(follow_symlinks=False):
+                    if left is None or left > 1:
+                        walk(entry.path, None if left is None else left - 1)
+                    else:
+                        files[entry.path] = (-1, -1)
+                else:
+                    st = entry.stat()
+                    files[entry.path] = (st.st_size, st.st_mtime_ns)
             except OSError:  # gone while listed
                 continue
-            if path.is_file():
-                files[str(path)] = (st.st_size, st.st_mtime_ns)
+
+    for folder, limit in depths.items():
+        walk(folder, limit)
     return files
 
 
 def new_files(before: dict[str, tuple[int, int]], after: dict[str, tuple[int, int]]) -> list[str]:
-    """The files of ``after`` that were not in ``before``, or changed. Compiled kernels
-    (``capsa-kernels-DIGEST`` folders) are left out: any copy of capsa at work on the
-    machine compiles there, and the tests' own kernel folder is checked by
-    tests/test_first_hour.py instead."""
-    return sorted(
-        p for p, stat in after.items()
-        if before.get(p) != stat and not any(
-            part.startswith("capsa-kernels-") for part in Path(p).parts)
-    )  # fmt: skip
+    """The files of ``after`` that were not in ``before``, or changed (compiled kernels
+    too: the tests compile only into their own folder, ``kernel_folder``); a new folder
+    only where no file in it is named."""
+    found = sorted(p for p, stat in after.items() if before.get(p) != stat)
+    return [
+        p for p in found if after[p] != (-1, -1) or not any(q.startswith(p + os.sep) for q in found)
+    ]
 
 
 def kernel_folder() -> str:
@@ -79,11 +128,25 @@ def kernel_folder() -> str:
     return os.path.join(tempfile.gettempdir(), f"capsa-test-kernels-{uid}")
 
 
+def _own_home(folder: str) -> None:
+    """Point HOME and the XDG and matplotlib folders at ``folder`` (the run's home)."""
+    for name, sub in (("HOME", ""), ("XDG_CACHE_HOME", ".cache"),
+                      ("XDG_DATA_HOME", ".local/share"), ("XDG_STATE_HOME", ".local/state"),
+                      ("MPLCONFIGDIR", ".config/matplotlib")):  # fmt: skip
+        os.environ[name] = os.path.join(folder, sub) if sub else folder
+        os.makedirs(os.environ[name], exist_ok=True)
+
+
 def pytest_configure(config) -> None:  # noqa: ANN001 - pytest's hook
     first = _REAL not in os.environ
     if first:
         os.environ[_REAL] = json.dumps(_guarded())
         os.environ.setdefault("NUMBA_CACHE_DIR", kernel_folder())
+        home = tempfile.mkdtemp(prefix="capsa-tests-home-")
+        _FOLDER.append(home)
+        _own_home(home)
+        # what the run's processes build once and share (tests/shared.py)
+        os.environ["CAPSA_TESTS_SHARED"] = os.path.join(home, "shared")
     guarded = json.loads(os.environ[_REAL])
     folder = tempfile.mkdtemp(prefix="capsa-tests-")
     _FOLDER.append(folder)
@@ -99,6 +162,36 @@ def pytest_configure(config) -> None:  # noqa: ANN001 - pytest's hook
         _CHECKED.append(True)
 
 
+def _cpu() -> float:
+    """CPU seconds of this process (every thread) and of the processes it has waited for."""
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
+
+
+def _measured(phase: str):  # noqa: ANN202 - a pytest hook wrapper
+    """``CAPSA_TESTS_CPU=FILE``: each test's phase appends a line to FILE, its CPU seconds
+    (the subprocesses it ran included), which the load of the machine does not change as
+    it changes wall time (.ci/durations.py --cpu FILE sums them up)."""
+    import pytest
+
+    @pytest.hookimpl(hookwrapper=True)
+    def hook(item):  # noqa: ANN001, ANN202
+        where = os.environ.get("CAPSA_TESTS_CPU")
+        start = _cpu() if where else 0.0
+        yield
+        if where:
+            line = json.dumps({"test": item.nodeid, "phase": phase, "cpu": _cpu() - start})
+            with open(where, "a", encoding="utf-8") as f:
+                f.write(line + "\n")  # one short write: lines of workers do not mix
+
+    return hook
+
+
+pytest_runtest_setup = _measured("setup")
+pytest_runtest_call = _measured("call")
+pytest_runtest_teardown = _measured("teardown")
+
+
 def pytest_sessionfinish(session, exitstatus) -> None:  # noqa: ANN001, ARG001 - pytest's hook
     if not _CHECKED:
         return
@@ -106,7 +199,10 @@ def pytest_sessionfinish(session, exitstatus) -> None:  # noqa: ANN001, ARG001 -
     if appeared:
         reporter = session.config.pluginmanager.get_plugin("terminalreporter")
         lines = "\n".join(f"  {p}" for p in appeared[:20])
-        message = f"the tests wrote into the user's own capsa folders:\n{lines}"
+        message = (
+            "the tests wrote into the user's own folders (or another program at work on the"
+            f" machine did, during the run):\n{lines}"
+        )
         if reporter is not None:
             reporter.write_line(message, red=True)
         session.exitstatus = 1

@@ -20,6 +20,7 @@ from solver.apps.batch.work import solve_chunk
 from solver.engine.compiled import compile_rules
 from solver.engine.rules import load_rules, rules_from_dict
 from solver.strategy.opposition import pool as PL
+from tests import shared
 from tests.helpers import batch_job
 
 SIZE = 20_000
@@ -111,7 +112,7 @@ def test_workers_and_dask_draw_from_the_same_pool(folder, tmp_path):
     """The same bytes in process, on two worker processes and on a Dask LocalCluster:
     each hand's seed and the one pool decide its opponents."""
     src = write_hands(tmp_path / "h.txt", 40)
-    PL.build_pool(compile_rules(load_rules("chinese-1-6")), SIZE)
+    shared.pool(compile_rules(load_rules("chinese-1-6")), SIZE, folder)  # built once a run
     run_batch(src, tmp_path / "one.jsonl", workers=1, **MC)
     one = (tmp_path / "one.jsonl").read_bytes()
     run_batch(src, tmp_path / "dealt.jsonl", workers=1, pool=False, **MC)

@@ -20,6 +20,7 @@ from solver.engine.compiled import compile_rules
 from solver.engine.rules import load_rules
 from solver.strategy.opposition import pool as PL
 from solver.strategy.opposition import pool_file as PF
+from tests import shared
 from tests.helpers import capsa
 from tests.test_run_identity import make_model
 
@@ -46,9 +47,8 @@ def one_line(res: subprocess.CompletedProcess, code: int = 2) -> str:
 
 @pytest.fixture(scope="module")
 def pool_file(tmp_path_factory) -> Path:
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("CAPSA_POOL_DIR", str(tmp_path_factory.mktemp("pool")))
-        return PL.build_pool(compile_rules(load_rules("chinese-1-6")), 20_000).path
+    return shared.pool(compile_rules(load_rules("chinese-1-6")), 20_000,
+                       tmp_path_factory.mktemp("pool"))  # built once a run
 
 
 def _crafted(pool_file: Path, folder: Path, name: str, how) -> Path:

@@ -181,6 +181,83 @@ def test_the_guard_sees_a_file_appear(tmp_path):
     ]  # fmt: skip
 
 
+def test_the_guard_sees_a_subprocess_write_in_the_users_folders(tmp_path, monkeypatch):
+    """A process started with a bare environment (HOME only, as the natural line's test
+    once did) writes where capsa, matplotlib and dconf write for a user: kernels into the
+    user's capsa cache, a font cache, dconf's file, a new folder in the cache. The check
+    at the end of the run (tests/conftest.py) names every one of them."""
+    home = tmp_path / "home"
+    (home / ".cache").mkdir(parents=True)
+    for name in ("XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME",
+                 "CAPSA_CACHE_DIR", "CAPSA_POOL_DIR"):  # fmt: skip
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HOME", str(home))
+    guarded = conftest._guarded()
+    before = conftest.snapshot(guarded)
+    code = (
+        "import os, platformdirs\n"
+        "def put(*p):\n"
+        "    os.makedirs(os.path.dirname(os.path.join(*p)), exist_ok=True)\n"
+        "    open(os.path.join(*p), 'w').write('x')\n"
+        "c = platformdirs.user_cache_dir('capsa')\n"
+        "put(c, 'capsa-kernels-0123456789abcdef', 'engine_x', 'k.nbi')\n"
+        "h = os.path.expanduser('~/.cache')\n"
+        "put(h, 'matplotlib', 'fontlist-v390.json')\n"
+        "put(h, 'dconf', 'user')\n"
+        "put(h, 'sometool', 'deep', 'file')\n"
+    )
+    bare = {"HOME": str(home)}  # what no other test may do
+    subprocess.run([sys.executable, "-c", code], env=bare, check=True)
+    cache = home / ".cache"
+    assert conftest.new_files(before, conftest.snapshot(guarded)) == sorted([
+        str(cache / "capsa" / "capsa-kernels-0123456789abcdef" / "engine_x" / "k.nbi"),
+        str(cache / "dconf" / "user"), str(cache / "matplotlib" / "fontlist-v390.json"),
+        str(cache / "sometool"),
+    ])  # fmt: skip
+
+
+def test_a_subprocess_has_the_runs_own_home(tmp_path):
+    """What a test starts finds a home of the run's own: matplotlib's, Chromium's and
+    capsa's folders are none of the user's."""
+    code = (
+        "import json, os, pathlib, platformdirs, matplotlib;"
+        "print(json.dumps([str(pathlib.Path.home()), matplotlib.get_cachedir(),"
+        " matplotlib.get_configdir(), platformdirs.user_cache_dir('x'),"
+        " platformdirs.user_config_dir('x'), platformdirs.user_data_dir('x'),"
+        " platformdirs.user_state_dir('x')]))"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    guarded = json.loads(os.environ["CAPSA_TESTS_GUARDED"])
+    assert Path.home().name.startswith("capsa-tests-home-"), Path.home()
+    for folder in json.loads(run.stdout):
+        # the run's home, or the test process's own folders (tests/conftest.py)
+        mine = (Path(folder), *Path(folder).parents)
+        assert any(p.name.startswith("capsa-tests-") for p in mine), folder
+        for own in guarded:
+            assert not Path(folder).resolve().is_relative_to(Path(own).resolve()), folder
+
+
+def test_every_subprocess_a_test_starts_inherits_the_tests_environment():
+    """No test starts a process with a bare environment (``env={...}`` without
+    ``**os.environ``): it would drop the tests' own folders (tests/conftest.py) and write
+    into the user's. ``helpers.capsa``'s ``env`` adds to ``os.environ``."""
+    import ast
+
+    bare = []
+    for path in sorted(Path(__file__).parent.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.Call):
+                continue
+            name = ast.unparse(node.func)
+            if not name.startswith(("subprocess.", "Popen", "asyncio.create_subprocess")):
+                continue
+            for kw in node.keywords:
+                if kw.arg == "env" and isinstance(kw.value, ast.Dict) and None not in kw.value.keys:
+                    bare.append(f"{path.name}:{node.lineno}")
+    assert bare == [], bare
+
+
 def _without(modules: list[str], *args: str, cwd: Path) -> subprocess.CompletedProcess:
     """``capsa ARGS`` with ``modules`` impossible to import (their extra not installed)."""
     code = (

@@ -12,6 +12,7 @@ from solver.strategy.field_model import setting as P
 from solver.strategy.field_model.trained import get_field
 from solver.strategy.hands.splits import candidates
 from tests import reference as ref
+from tests import shared
 from tests.helpers import random_hands
 
 
@@ -59,18 +60,10 @@ HANDS = (
 
 @pytest.fixture(scope="module")
 def pool_dir(tmp_path_factory):
-    """A small opponent pool of chinese-1-6 (the default ruleset) in a folder of its own."""
-    import os
-
-    from solver.strategy.opposition import pool as PL
-
+    """A small opponent pool of chinese-1-6 (the default ruleset) in a folder of its own
+    (built once a run, tests/shared.py)."""
     folder = tmp_path_factory.mktemp("pools")
-    before = os.environ.get("CAPSA_POOL_DIR")
-    os.environ["CAPSA_POOL_DIR"] = str(folder)
-    try:
-        PL.build_pool(compile_rules(load_rules("chinese-1-6")), 40_000)
-    finally:
-        os.environ["CAPSA_POOL_DIR"] = before or ""
+    shared.pool(compile_rules(load_rules("chinese-1-6")), 40_000, folder)
     return folder
 
 

@@ -35,6 +35,7 @@ from solver.strategy.solving import scoring as SC
 from solver.strategy.solving.drawn import pool_opponents
 from solver.strategy.solving.solve import solve
 from tests import reference as ref
+from tests import shared
 from tests.helpers import random_hands
 
 #: Hands in the test pools: about 1.28% of them (500) share no card with a given hand.
@@ -44,15 +45,11 @@ HAND = "Ah Kd Qc 9s 9d 7h 6c 5s 4d 3h 2c Jd Ts"
 
 
 def pools_in(tmp_path_factory, names: tuple[str, ...], size: int) -> Path:
-    """A new folder holding a pool of ``size`` hands for each ruleset of ``names``."""
+    """A new folder holding a pool of ``size`` hands for each ruleset of ``names`` (built
+    once a run, tests/shared.py)."""
     folder = tmp_path_factory.mktemp("pools")
-    before = os.environ.get("CAPSA_POOL_DIR")
-    os.environ["CAPSA_POOL_DIR"] = str(folder)
-    try:
-        for name in names:
-            PL.build_pool(compile_rules(load_rules(name)), size)
-    finally:
-        os.environ["CAPSA_POOL_DIR"] = before or ""
+    for name in names:
+        shared.pool(compile_rules(load_rules(name)), size, folder)
     return folder
 
 

@@ -33,6 +33,7 @@ from solver.strategy.solving import scoring as SC
 from solver.strategy.solving.drawn import pool_opponents
 from solver.strategy.solving.solve import solve
 from tests import reference as ref
+from tests import shared
 
 SIZE = 30_000
 STRONG = "Ah Ah Ad Ac As Kh Kd Kc Ks Qs Qd Jc 2c"  # both copies of Ah; it scoops at times
@@ -49,7 +50,7 @@ def folder(tmp_path_factory) -> Path:
     where = tmp_path_factory.mktemp("pools")
     for n in (5, 6):
         cr = compile_rules(_rules(n))
-        PL.build_pool(cr, SIZE, path=where / PL.pool_path(cr, size=SIZE).name)
+        shared.pool(cr, SIZE, where)  # built once a run
     return where
 
 

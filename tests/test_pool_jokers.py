@@ -37,6 +37,7 @@ from solver.strategy.solving import home_run as HR
 from solver.strategy.solving import scoring as SC
 from solver.strategy.solving.drawn import pool_opponents
 from solver.strategy.solving.solve import solve
+from tests import shared
 from tests.helpers import capsa
 
 SIZE = 150_000
@@ -63,7 +64,7 @@ def folder(tmp_path_factory) -> Path:
     where = tmp_path_factory.mktemp("pools")
     for j in TABLES:
         cr = compile_rules(_rules(j))
-        PL.build_pool(cr, SIZE, path=where / PL.pool_path(cr, size=SIZE).name)
+        shared.pool(cr, SIZE, where)  # built once a run (the field's tables in its name)
     return where
 
 

@@ -4,6 +4,7 @@ parts are those of playing it."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 
 from tests.web_server import capsa_command
@@ -13,8 +14,9 @@ DRAGON = "Ah Kd Qc Js Th 9d 8c 7s 6h 5d 4c 3s 2h"
 
 
 def run(*args: str) -> str:
+    # the tests' own environment (tests/conftest.py): their caches, never the user's
     res = subprocess.run([*capsa_command(), "solve", *args], capture_output=True, text=True,
-                         timeout=600, env={"COLUMNS": "120", "PATH": "/usr/bin:/bin"})  # fmt: skip
+                         timeout=600, env={**os.environ, "COLUMNS": "120"})  # fmt: skip
     assert res.returncode == 0, res.stderr
     return res.stdout
 
