@@ -32,6 +32,7 @@ from solver.apps.batch.reading import BadLine, Line, open_input
 from solver.apps.batch.records import error_line
 from solver.apps.batch.resume import (
     check_field_tables,
+    check_options,
     check_resume_point,
     lines_again,
     recorded_lines,
@@ -380,9 +381,10 @@ def _opponents(
 
 def _with_field(job: Job, resuming: Path | None) -> Job:
     """The job with the digest of the field tables its workers read (trained now, once,
-    if the ruleset has none yet), which the run file keeps; resuming, an output written
-    with other tables is refused here, in one line naming them, before any pool is
-    planned on them. A ``solve_fn`` of the caller's may read no tables: none is kept."""
+    if the ruleset has none yet), which the run file keeps. Resuming, an output written
+    with other options is refused before any training, and one written with other tables
+    here, in one line naming them, before any pool is planned on them. A ``solve_fn`` of
+    the caller's may read no tables: none is kept."""
     if job.solve_fn is not None:
         return job
     from solver.engine.compiled import compile_rules
@@ -390,12 +392,15 @@ def _with_field(job: Job, resuming: Path | None) -> Job:
     from solver.strategy.field_model.train import ensure_field
     from solver.strategy.field_model.trained import field_file
 
+    stored = stored_options(resuming) if resuming is not None else None
+    if resuming is not None and stored is not None:  # other options: before any training
+        known = {k: v for k, v in run_options(job).items() if k not in ("pool", "field_digest")}
+        check_options(resuming, known)
     cr = compile_rules(job.rules)
     digest = tables_digest(ensure_field(cr))
     where = field_file(cr)
     job = dataclasses.replace(job, field_digest=digest,
                               field_file=None if where is None else str(where))  # fmt: skip
-    stored = stored_options(resuming) if resuming is not None else None
     if resuming is not None and stored is not None:
         check_field_tables(resuming, stored, run_options(job), job.field_file)
     return job
