@@ -28,7 +28,7 @@ import dataclasses
 from solver.engine.rule_values import check_deck
 from solver.engine.rules import PRESETS, Rules
 
-__all__ = ["BIG_TABLES", "at_table", "seated", "with_jokers"]
+__all__ = ["BIG_TABLES", "at_table", "base_name", "seated", "with_jokers"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -86,7 +86,11 @@ def seated(rules: Rules, players: int) -> Rules:
 
 def with_jokers(rules: Rules, jokers: int) -> Rules:
     """``rules`` with ``jokers`` jokers in the deck (docs/rules.md#jokers), named
-    ``NAME-jokers-N``; the same ruleset when it deals that many already. A preset of
+    ``NAME-jokers-N`` (``NAME`` its ``base_name``: a table given jokers before, say a file
+    ``capsa rules shisanshui --jokers 2 -f toml`` wrote, is named for its deck now, not
+    ``shisanshui-jokers-2-jokers-1``, and a preset's table given jokers here is that
+    preset's table again before it is given others); the same ruleset when it deals that
+    many already. A preset of
     ``BIG_TABLES`` also pays what jokers make possible as its bigger tables do: five of a
     kind in the middle and back, and the special hands of many of a kind a rank can reach
     with the jokers (six of a kind with two; two fives and trips). RulesError, one line,
@@ -94,6 +98,9 @@ def with_jokers(rules: Rules, jokers: int) -> Rules:
     from solver.engine.rule_values import check_jokers
 
     jokers = check_jokers(jokers)
+    if jokers == rules.jokers:
+        return rules
+    rules = _without_jokers(rules)
     if jokers == rules.jokers:
         return rules
     table = BIG_TABLES.get(rules.name.rsplit("-", 1)[0] if rules.extra_suits else rules.name)
@@ -112,13 +119,43 @@ def with_jokers(rules: Rules, jokers: int) -> Rules:
             at = names.index(before) if before in names else len(naturals)
             naturals.insert(at, (name, units))
             names.insert(at, name)
+    base = base_name(rules)
     return dataclasses.replace(
         rules,
-        name=f"{rules.name}-jokers-{jokers}" if jokers else rules.name,
+        name=f"{base}-jokers-{jokers}" if jokers else base,
         jokers=jokers,
         royalties=royalties,
         naturals=tuple(naturals),
     )
+
+
+def base_name(rules: Rules) -> str:
+    """The name of ``rules`` without the suffix ``with_jokers`` gives a table for its
+    jokers (``-jokers-N``, N the jokers the ruleset deals): ``shisanshui-jokers-2`` at two
+    jokers is ``shisanshui``, ``shisanshui-5-jokers-1`` ``shisanshui-5``; a name that
+    ends so without dealing those jokers is a name of its own, kept whole."""
+    suffix = f"-jokers-{rules.jokers}"
+    if rules.jokers and rules.name.endswith(suffix) and len(rules.name) > len(suffix):
+        return rules.name[: -len(suffix)]
+    return rules.name
+
+
+def _without_jokers(rules: Rules) -> Rules:
+    """The preset's table (``PRESETS``, or ``seated`` at five or six) that ``with_jokers``
+    made ``rules`` of, as a file ``capsa rules shisanshui --jokers 2 -f toml`` writes it
+    keeps it; else ``rules`` itself (what it pays for its jokers is its own then)."""
+    base = base_name(rules)
+    if base == rules.name:
+        return rules
+    table = PRESETS.get(base)
+    if table is None:
+        name, _, players = base.rpartition("-")
+        big = BIG_TABLES.get(name)
+        if big is not None and players.isdigit() and int(players) in big.extra_suits:
+            table = seated(PRESETS[name], int(players))
+    if table is not None and table.jokers == 0 and with_jokers(table, rules.jokers) == rules:
+        return table
+    return rules
 
 
 def at_table(rules: Rules, players: int | None = None, jokers: int | None = None) -> Rules:

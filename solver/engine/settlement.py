@@ -467,8 +467,10 @@ def natural_setting(
     elif name == "six_pairs":
         rank = cr.rules.deck.rank
         counts = collections.Counter(rank(c) for c in ids)
-        # Bigger rank groups first, then higher ranks: back 5, middle 5, front the last 3.
-        order = sorted(ids, key=lambda c: (-counts[rank(c)], -rank(c), -c))
+        # Jokers first (a joker left to the front would make trips of its lowest pair,
+        # over the middle's two pair), then bigger rank groups, then higher ranks: back 5,
+        # middle 5, front the last 3.
+        order = sorted(ids, key=lambda c: (c != JOKER_FACE, -counts[rank(c)], -rank(c), -c))
         rows = (
             np.array(order[10:], np.uint8),
             np.array(order[5:10], np.uint8),
@@ -492,7 +494,7 @@ def _greedy_rows(h: np.ndarray, cr: CompiledRules) -> tuple[np.ndarray, ...]:
     from itertools import combinations
 
     from evaluator import evaluate5
-    from evaluator.cards import FACES, copies_of
+    from evaluator.cards import copies_of, faces_of
 
     remap = cr.arrays.remap
     extra = cr.rules.deck_code  # faces as the deck's ids (a second copy: face + FACES)
@@ -504,7 +506,7 @@ def _greedy_rows(h: np.ndarray, cr: CompiledRules) -> tuple[np.ndarray, ...]:
     eights = rest[np.array(list(combinations(range(8), 5)), np.int64)]
     middle = eights[int(np.argmax(remap[evaluate5(cards[eights], extra)]))]
     front = np.array([p for p in rest.tolist() if p not in middle.tolist()], np.int64)
-    return tuple((cards[p] % FACES).astype(np.uint8) for p in (front, middle, back))
+    return tuple(faces_of(cards[p]) for p in (front, middle, back))  # a joker's face is 53
 
 
 def _natural_id(nat: Any, r: Rules, who: str) -> tuple[int, int]:

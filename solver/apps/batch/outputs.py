@@ -190,7 +190,7 @@ def open_output(
     resumed_after, last_record = 0, None
     try:
         if resume and os.fstat(fd).st_size > 0:
-            check_options(out_path, options)
+            check_options(out_path, options, job.field_file)
             run_file()
             opponents = job.players - 1
             resumed_after, last_record, has_header = tail_records(out_path, job.fmt, opponents)

@@ -132,27 +132,15 @@ def with_pool(
     built whatever the input; False none), and the plan (None: the workers deal).
     ``lines``: the input's lines (None: unknown); ``resuming``: the output being resumed,
     whose run file says which pool it was written with."""
-    stored = _stored_options(resuming) if resuming is not None else None
+    from solver.apps.batch.resume import stored_options
+
+    stored = stored_options(resuming) if resuming is not None else None
     if job.opponents is not None:  # only field opponents are drawn from the pool
         return job, None
     plan = plan_pool(job.rules, job.policy, job.players, job.samples, pool, lines, stored, size)
     if plan is None:
         return job, None
     return dataclasses.replace(job, pool=plan.path, pool_id=plan.ident), plan
-
-
-def _stored_options(out_path: Path) -> dict[str, Any] | None:
-    """The run file of an output being resumed, None when there is none to follow (an
-    empty or missing output starts afresh; a damaged run file is refused later, by
-    ``open_output``)."""
-    from solver.apps.batch.resume import read_sidecar
-
-    try:
-        if out_path.stat().st_size == 0:
-            return None
-        return read_sidecar(out_path)
-    except (OSError, BatchError):
-        return None
 
 
 def ready_pool(

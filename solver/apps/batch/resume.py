@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "SIDECAR_SUFFIX",
+    "check_field_tables",
     "check_options",
     "check_resume_point",
     "lines_again",
@@ -38,6 +39,7 @@ __all__ = [
     "run_owner",
     "run_options",
     "sidecar_path",
+    "stored_options",
     "tail_records",
     "write_sidecar",
 ]
@@ -81,6 +83,9 @@ def run_options(job: Job) -> dict[str, Any]:
         **({"opponents": job.opponents} if job.opponents is not None else {}),
         # mc: each seat's model file digest, when a learned model sits at the table
         **({"opponents_digest": list(job.opponent_digests)} if job.opponent_digests else {}),
+        # the field tables the run reads (the field's settings and values, the opponents
+        # mc deals and the pool's hands are theirs): their digest
+        **({"field_digest": job.field_digest} if job.field_digest is not None else {}),
     }
 
 
@@ -128,9 +133,24 @@ def read_sidecar(path: Path) -> dict[str, Any]:
     return stored
 
 
-def check_options(path: Path, options: dict[str, Any]) -> None:
-    """Refuse (``BatchError``) to resume ``path`` unless it was written with ``options``."""
+def stored_options(out_path: Path) -> dict[str, Any] | None:
+    """The run file of an output being resumed, None when there is none to follow (an
+    empty or missing output starts afresh; a damaged run file is refused later, by
+    ``open_output``)."""
+    try:
+        if out_path.stat().st_size == 0:
+            return None
+        return read_sidecar(out_path)
+    except (OSError, BatchError):
+        return None
+
+
+def check_options(path: Path, options: dict[str, Any], tables: str | None = None) -> None:
+    """Refuse (``BatchError``) to resume ``path`` unless it was written with ``options``;
+    other field tables first, in a line of their own naming them (``tables``: where they
+    are read from, ``check_field_tables``)."""
     stored = read_sidecar(path)
+    check_field_tables(path, stored, options, tables)
     differ = [
         f"{k} {stored.get(k)!r} (now {v!r})" for k, v in options.items() if stored.get(k) != v
     ]
@@ -140,6 +160,34 @@ def check_options(path: Path, options: dict[str, Any]) -> None:
             + ", ".join(differ)
             + "; run again without --resume to start over"
         )
+
+
+def check_field_tables(
+    path: Path, stored: dict[str, Any], options: dict[str, Any], tables: str | None = None
+) -> None:
+    """Refuse (``BatchError``, one line naming them) to resume ``path`` when the field
+    tables the run would read now are not those it was written with (their digest in the
+    run file, ``stored``): tables trained again (``capsa train``, ``POST /api/train``) or
+    replaced since. ``tables``: the file they are read from now, named in the line.
+    Another ruleset has other tables: ``check_options`` names the ruleset instead."""
+    now = options.get("field_digest")
+    was = stored.get("field_digest")
+    same_rules = all(stored.get(k) == options.get(k) for k in ("rules", "rules_digest"))
+    if now is None or was == now or not same_rules:
+        return
+    name = options.get("rules")
+    where = f" ({tables})" if tables else ""
+    if was is None:
+        raise BatchError(
+            f"cannot resume '{path}': its run file does not say which field tables of "
+            f"{name!r} it was written with (an earlier capsa wrote it); run again without "
+            "--resume to start over"
+        )
+    raise BatchError(
+        f"cannot resume '{path}': the field tables of {name!r}{where} are not those it was "
+        f"written with (digest {str(was)[:12]}, now {str(now)[:12]}: trained again or "
+        "replaced since); restore them, or run again without --resume to start over"
+    )
 
 
 def run_owner(path: Path) -> str | None:

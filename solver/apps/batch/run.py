@@ -31,10 +31,13 @@ from solver.apps.batch.pooling import ready_pool, with_pool
 from solver.apps.batch.reading import BadLine, Line, open_input
 from solver.apps.batch.records import error_line
 from solver.apps.batch.resume import (
+    check_field_tables,
+    check_options,
     check_resume_point,
     lines_again,
     recorded_lines,
     run_options,
+    stored_options,
     write_sidecar,
 )
 from solver.apps.batch.work import ChunkResult, Job
@@ -376,6 +379,33 @@ def _opponents(
     return spec, (digests if any(digests) else None)
 
 
+def _with_field(job: Job, resuming: Path | None) -> Job:
+    """The job with the digest of the field tables its workers read (trained now, once,
+    if the ruleset has none yet), which the run file keeps. Resuming, an output written
+    with other options is refused before any training, and one written with other tables
+    here, in one line naming them, before any pool is planned on them. A ``solve_fn`` of
+    the caller's may read no tables: none is kept."""
+    if job.solve_fn is not None:
+        return job
+    from solver.engine.compiled import compile_rules
+    from solver.strategy.field_model.field import tables_digest
+    from solver.strategy.field_model.train import ensure_field
+    from solver.strategy.field_model.trained import field_file
+
+    stored = stored_options(resuming) if resuming is not None else None
+    if resuming is not None and stored is not None:  # other options: before any training
+        known = {k: v for k, v in run_options(job).items() if k not in ("pool", "field_digest")}
+        check_options(resuming, known)
+    cr = compile_rules(job.rules)
+    digest = tables_digest(ensure_field(cr))
+    where = field_file(cr)
+    job = dataclasses.replace(job, field_digest=digest,
+                              field_file=None if where is None else str(where))  # fmt: skip
+    if resuming is not None and stored is not None:
+        check_field_tables(resuming, stored, run_options(job), job.field_file)
+    return job
+
+
 def _pool_ready(
     job: Job, plan: Any, files: tuple[Any, Any, Path | None], samples: int | None,
     on_pool: Progress | None,
@@ -462,6 +492,7 @@ def run_batch(
     with ExitStack() as stack:
         inp = open_input(source, stack)
         job = dataclasses.replace(job, csv_spec=inp.csv_spec)
+        job = _with_field(job, out_path if resume else None)
         job, plan = with_pool(job, run.pool, run.pool_size, inp.total_lines,
                               out_path if resume else None)  # fmt: skip
         out = open_output(output, out_path, job, resume, inp.name, stack, run.force)

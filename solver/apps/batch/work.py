@@ -48,6 +48,10 @@ class Job:
     #: and each seat's model digest (None: styles only); see solver.apps.batch.pinned.
     opponents: str | None = None
     opponent_digests: tuple[str, ...] | None = None
+    #: The digest of the field tables the run reads (kept in the run file; None: a
+    #: ``solve_fn`` of the caller's, which may read none); see solver.apps.batch.pinned.
+    field_digest: str | None = None
+    field_file: str | None = None  # where they were read from (named in messages)
     #: Lines <= ``skip_upto`` solved again all the same (resume: lines with no record).
     again: tuple[int, ...] = ()
 
@@ -151,6 +155,9 @@ def solve_chunk(job: Job, items: list[Line]) -> ChunkResult:
 
 
 def _solve_chunk(job: Job, items: list[Line]) -> ChunkResult:
+    from solver.apps.batch.pinned import run_field
+
+    run_field(job)  # the tables the run began with, before the warm-up reads them
     _warm_up(job)
     bad: list[BadLine] = []
     good: list[tuple[int, str | None, Any, Any]] = []

@@ -60,7 +60,7 @@ def train(
     from solver.apps.training import prepare, train_to_file
 
     if source is not None:
-        _train_from(ctx, source, rules, output, ship, fmt, jokers)
+        _train_from(ctx, source, rules, output, ship, fmt, jokers, players)
         return
 
     options = {"rounds": rounds, "hands_per_round": hands, "seed": seed, "tol": tol,
@@ -100,8 +100,10 @@ def _train_from(
     ship: bool,
     fmt: str,
     jokers: int | None = None,
+    players: int | None = None,
 ) -> None:
-    """``capsa train --from``: read, learn, write the model, report how well it predicts."""
+    """``capsa train --from``: read, learn, write the model, report how well it predicts
+    (at the table ``--players`` and ``--jokers`` seat: one of the 52-card deck)."""
     from pathlib import Path
 
     from solver.apps.files import check_outputs, reads, writes
@@ -115,10 +117,11 @@ def _train_from(
     if output is None and source == "-":
         raise InputError("--from -: give the model's file with -o")
     dest = Path(output) if output else Path(source).with_suffix(".npz")
-    ruleset = at_table(load_rules(rules), None, jokers)
-    if ruleset.jokers:  # the settings are read on the 52-card deck
+    ruleset = at_table(load_rules(rules), players, jokers)
+    if ruleset.jokers or ruleset.extra_suits:  # the settings are read on the 52-card deck
+        what = "jokers" if ruleset.jokers else "added suits"
         raise InputError(
-            f"--from: no opponent model for a deck with jokers ({ruleset.name}) yet: "
+            f"--from: no opponent model for a deck with {what} ({ruleset.name}) yet: "
             "models learn from settings of the 52-card deck"
         )
     inputs = [reads(source, "the --from file")]

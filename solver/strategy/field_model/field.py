@@ -27,6 +27,7 @@ tables, shipped, cached or trained now.
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 import logging
 from dataclasses import replace
@@ -104,6 +105,19 @@ def play_digest(rules: Rules) -> str:
         code_card=None,
         code_card_multiplier=2,
     ).digest()
+
+
+def tables_digest(tables: FieldTables) -> str:
+    """32 hex digits over the arrays the kernels read of ``tables`` (``FieldTables.model``):
+    the same for the same tables however they were found (shipped, cached, trained now),
+    another for tables trained again or replaced; what a batch run keeps in its run file
+    (docs/batch.md#the-run-file)."""
+    h = hashlib.sha256(b"capsa-field-tables;")
+    for name, a in tables.model._asdict().items():
+        arr = np.ascontiguousarray(a)
+        h.update(f"{name}:{arr.dtype.str}:{arr.shape};".encode())
+        h.update(arr.tobytes())
+    return h.hexdigest()[:32]
 
 
 def foul_value(cr: CompiledRules, f: FieldTables) -> float:

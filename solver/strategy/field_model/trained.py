@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import logging
 from collections.abc import Iterator
+from pathlib import Path
 
 from solver.engine.caches import Cache
 from solver.engine.compiled import CompiledRules
@@ -30,6 +31,7 @@ from solver.strategy.field_model.field import (
 
 __all__ = [
     "FieldNotReady",
+    "field_file",
     "field_override",
     "field_ready",
     "find_field",
@@ -104,6 +106,16 @@ def field_ready(cr: CompiledRules) -> bool:
     """Whether the ruleset's field tables are shipped or cached, so that ``get_field``
     will not have to train them (which takes minutes)."""
     return play_digest(cr.rules) in shipped_index() or field_cache_path(cr).exists()
+
+
+def field_file(cr: CompiledRules) -> Path | None:
+    """The file ``get_field`` reads the ruleset's tables from: the shipped one, else the
+    cached one when there is one (None: neither), to name them in a message."""
+    shipped = shipped_index().get(play_digest(cr.rules))
+    if shipped is not None:
+        return shipped
+    cached = field_cache_path(cr)
+    return cached if cached.exists() else None
 
 
 def forget_fields() -> None:
