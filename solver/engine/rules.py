@@ -40,6 +40,8 @@ from solver.engine.rule_values import (
     DEFAULT_ROYALTIES,
     DIGEST_VERSION,
     FILE_KEYS,
+    GAMEBINH_NATURALS,
+    GAMEBINH_ROYALTIES,
     MAU_BINH_NATURALS,
     MAU_BINH_ROYALTIES,
     NATURAL_NAMES,
@@ -151,6 +153,8 @@ class Rules:
     extra_suits: str = ""
     #: Jokers added to the deck: 0, 1 or 2 (docs/rules.md#jokers).
     jokers: int = 0
+    #: A row equal to the next one fouls the hand (docs/rules.md#equal-rows-foul).
+    equal_rows_foul: bool = False
 
     def __post_init__(self) -> None:
         def put(field: str, value: Any) -> None:
@@ -181,6 +185,7 @@ class Rules:
         put("royalty_replaces_row", check_flag(self.royalty_replaces_row, "royalty_replaces_row"))
         put("natural_ties", check_choice(self.natural_ties, "natural_ties", NATURAL_TIES))
         put("foul_penalty", check_foul_penalty(self.foul_penalty))
+        put("equal_rows_foul", check_flag(self.equal_rows_foul, "equal_rows_foul"))
         put("code_card", check_code_card(self.code_card))
         put("code_card_multiplier", check_code_multiplier(self.code_card_multiplier))
         check_whole_rows(self.royalty_replaces_row, self.royalty_mode, self.royalties_dealt)
@@ -285,6 +290,7 @@ class Rules:
             "royalty_replaces_row": self.royalty_replaces_row,
             "natural_ties": self.natural_ties,
             "foul_penalty": self.foul_penalty if self.foul_penalty is not None else False,
+            **({"equal_rows_foul": True} if self.equal_rows_foul else {}),
             "code_card": self.code_card if self.code_card is not None else False,
             "code_card_multiplier": self.code_card_multiplier,
             "royalties": royalties,
@@ -335,6 +341,8 @@ class Rules:
             payload.append({"extra_suits": self.extra_suits})
         if self.jokers:
             payload.append({"jokers": self.jokers})
+        if self.equal_rows_foul:
+            payload.append({"equal_rows_foul": True})
         text = json.dumps(payload, separators=(",", ":"), allow_nan=False)
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
@@ -367,6 +375,19 @@ PRESETS: dict[str, Rules] = {
         scoring="per-row",
         scoop_multiplier=2,
         surrender_cost=None,
+        royalties=GAMEBINH_ROYALTIES,
+        naturals=GAMEBINH_NATURALS,
+        wheel="low",
+        royalty_replaces_row=True,
+        natural_ties="difference",
+        foul_penalty=6,
+        equal_rows_foul=True,
+    ),
+    "mau-binh-rules": _preset(
+        "mau-binh-rules",
+        scoring="per-row",
+        scoop_multiplier=2,
+        surrender_cost=None,
         royalties=MAU_BINH_ROYALTIES,
         naturals=MAU_BINH_NATURALS,
         wheel="second",
@@ -387,6 +408,7 @@ PRESET_GAMES: dict[str, str] = {
     "capsa": "Capsa Susun",
     "shisanshui": "十三水",
     "mau-binh": "Mậu Binh",
+    "mau-binh-rules": "Mậu Binh (rule texts)",
     "pusoy": "Pusoy",
 }
 
