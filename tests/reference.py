@@ -863,8 +863,17 @@ def _pair_units(a: tuple, b: tuple, rules) -> float:
         cost = float(rules.surrender_cost)
         return -cost if ka == "surrender" else cost
     if ka == "declare" or kb == "declare":
-        return ref_settle_natural(da if ka == "declare" else None,
-                                  db if kb == "declare" else None, rules)  # fmt: skip
+        units = ref_settle_natural(da if ka == "declare" else None,
+                                   db if kb == "declare" else None, rules)  # fmt: skip
+        penalty = getattr(rules, "foul_penalty", None)
+        if penalty is not None and getattr(rules, "foul_pays_naturals", False):
+            # a fouled hand pays a declared natural its flat penalty too (gameBinh's binh
+            # lủng: docs/rules.md#flat-foul-penalty)
+            if kb == "play" and not db[0]:
+                units += penalty
+            elif ka == "play" and not da[0]:
+                units -= penalty
+        return units
     return _settle_summaries(da, db, rules)
 
 

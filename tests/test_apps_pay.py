@@ -177,7 +177,8 @@ def test_natural_kernels_equal_the_oracle_on_equal_payouts(ties):
     seen_equal = 0
     for i, name in enumerate(names):
         for key in (1, 2):
-            sk._natural_values(i, key, onat, okey, cr.arrays.nat_units, out, cr.params)
+            sk._natural_values(i, key, onat, okey, np.zeros(len(onat), np.bool_),
+                               cr.arrays.nat_units, out, cr.params)  # fmt: skip
             for j in range(len(onat)):
                 theirs = None if onat[j] < 0 else (names[onat[j]], (int(okey[j]),))
                 want = R.ref_settle_natural((name, (key,)), theirs, r)

@@ -198,3 +198,39 @@ def test_capsa_solve_against_pays_the_new_numbers(tmp_path):
     best = tuple(R.ref_cards(out[row]) for row in ("front", "middle", "back"))
     assert R._hand_summary(best, NEW)[0]
     assert out["ev_play"] == pytest.approx(R.ref_settle(best, ids(FH_SF), NEW))
+
+
+# ---- a binh lủng pays a mậu binh too (docs/rules.md#flat-foul-penalty) -----------------
+
+#: Three flushes (a mậu binh at 32) and a fouled hand from the other cards.
+FLUSHES = "2h 3h 9h 5c 6c 8c Tc Qc 2s 4s 7s Js Ks"
+FOULED = ("As Ad 3c", "4d 5d 6h 7d 9c", "Jh Qd Kc 8d 8h")  # a pair of aces over high card
+
+
+def test_a_lung_hand_pays_a_mau_binh_its_six_too():
+    """autoCheckBinhLung (BinhGameLogic.cpp:1442-1492) pays 6 to every seat that is not
+    lủng, a mậu binh's included, after autoCheckMauBinh paid it 32: 38 in all."""
+    hand = R.ref_cards(FLUSHES)
+    nat = find_natural(hand, NEW)
+    assert nat[2] == "three_flushes"
+    assert summarize(FOULED, compile_rules(NEW))[2]
+    assert settle_table([nat, FOULED], NEW) == [38.0, -38.0]
+    ref = R.ref_settle_table([R.ref_declare(R.ref_best_natural(hand, NEW)), ids(FOULED)], NEW)
+    assert ref == pytest.approx([38.0, -38.0])
+    assert settle_table([FOULED, nat], NEW) == [-38.0, 38.0]
+    # without the key (mau-binh-rules) the mậu binh alone: 3
+    assert settle_table([find_natural(hand, OLD), FOULED], OLD) == [3.0, -3.0]
+    off = dataclasses.replace(NEW, name="off", foul_pays_naturals=False)
+    assert settle_table([nat, FOULED], off) == [32.0, -32.0]
+    assert R.ref_settle_table([R.ref_declare(R.ref_best_natural(hand, off)), ids(FOULED)],
+                              off) == pytest.approx([32.0, -32.0])  # fmt: skip
+
+
+def test_declaring_against_a_known_lung_hand_is_worth_38():
+    """``solve --against`` a fouled setting: declaring the three flushes is worth 38 (the
+    solver's value of declaring counts the penalty), and it is what it advises."""
+    hand = " ".join(FLUSHES.split())
+    sol = solver.solve(hand, rules=NEW, against=[" | ".join(FOULED)])
+    assert sol.natural["name"] == "three_flushes"
+    assert sol.natural["ev_declare"] == pytest.approx(38.0)
+    assert sol.action == "declare"

@@ -160,6 +160,7 @@ EXPECTED = {
         natural_ties="difference",
         foul_penalty=6,
         equal_rows_foul=True,
+        foul_pays_naturals=True,
     ),
     "mau-binh-rules": dict(
         scoring="per-row",
@@ -207,6 +208,7 @@ for _fields in EXPECTED.values():
     _fields.setdefault("extra_suits", "")  # docs/rules.md#added-suits: no preset adds a suit
     _fields.setdefault("jokers", 0)  # docs/rules.md#jokers: no preset deals a joker
     _fields.setdefault("equal_rows_foul", False)  # docs/rules.md#equal-rows-foul: mau-binh only
+    _fields.setdefault("foul_pays_naturals", False)  # docs/rules.md#flat-foul-penalty: mau-binh
 
 
 def write(tmp_path: Path, text: str, name: str = "house.toml") -> Path:
@@ -733,7 +735,7 @@ def test_digest_stable_and_distinct():
         "per-row": "f537cbd8fe73e078",
         "capsa": "caac13519e5b9be7",
         "shisanshui": "a1b0b178459e5f5a",  # docs/rules.md#twelve-royals-and-one
-        "mau-binh": "2a87e44ba85e2124",  # gameBinh's live code (docs/rules.md#the-mau-binh-preset)
+        "mau-binh": "3c4f9e44c4d6938a",  # gameBinh's live code (docs/rules.md#the-mau-binh-preset)
         "mau-binh-rules": "d009086b3bae6cbd",  # mau-binh as it was: its field tables kept
         "pusoy": "dd0462f56dabec23",
     }
@@ -761,6 +763,7 @@ def test_digest_ignores_name_but_not_settings():
         dataclasses.replace(base, foul_penalty=0),
         dataclasses.replace(base, natural_ties="difference"),
         dataclasses.replace(base, equal_rows_foul=True),
+        dataclasses.replace(base, foul_pays_naturals=True),
         dataclasses.replace(base, code_card="8h"),
         dataclasses.replace(base, code_card="8h", code_card_multiplier=3),
         dataclasses.replace(base, code_card="9h"),
@@ -1140,6 +1143,7 @@ PINNED_BEFORE_THE_APPS_KEYS = {
         ("royalty_replaces_row = 1", ["royalty_replaces_row must be true or false"]),
         ('natural_ties = "first"', ["natural_ties must be one of 'order', 'payout', 'difference'"]),
         ("equal_rows_foul = 1", ["equal_rows_foul must be true or false"]),
+        ('foul_pays_naturals = "yes"', ["foul_pays_naturals must be true or false"]),
         ("foul_penalty = -1", ["foul_penalty must be"]),
         ('foul_penalty = "three"', ["foul_penalty must be"]),
         (

@@ -46,6 +46,7 @@ from solver.engine.layout import (
     P_CODE,
     P_EQ_FOUL,
     P_FOUL,
+    P_FOUL_NAT,
     P_FOUL_ON,
     P_HR_MIN,
     P_HR_MULT,
@@ -601,6 +602,11 @@ def _settle_table(
             elif nat[i] >= 0 or nat[j] >= 0:
                 v = _settle_naturals(nat[i], natkey[i], nat[j], natkey[j], nat_units,
                                      params)  # fmt: skip
+                if params[P_FOUL_NAT] != 0.0:  # a fouled hand pays a natural its penalty
+                    if nat[j] < 0 and fouls[j]:
+                        v += params[P_FOUL]
+                    elif nat[i] < 0 and fouls[i]:
+                        v -= params[P_FOUL]
             else:
                 v = _settle_at(keys, roys, fouls, i, keys, roys, fouls, j, params)
                 if i == h or j == h:

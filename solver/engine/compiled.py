@@ -28,6 +28,7 @@ from solver.engine.layout import (
     P_CODE,
     P_EQ_FOUL,
     P_FOUL,
+    P_FOUL_NAT,
     P_FOUL_ON,
     P_HR_MIN,
     P_HR_MULT,
@@ -202,6 +203,7 @@ def _arrays(rules: Rules, t: Tables | DeckTables) -> RuleArrays:
     params[P_FOUL] = float(rules.foul_penalty or 0.0)
     params[P_NAT_PAYOUT] = {"order": 0.0, "payout": 1.0, "difference": 2.0}[rules.natural_ties]
     params[P_EQ_FOUL] = 1.0 if rules.equal_rows_foul else 0.0
+    params[P_FOUL_NAT] = float(rules.foul_pays_naturals and rules.foul_penalty is not None)
     params[P_CODE] = rules.code_factor
     params[P_XX_KEY], params[P_XX_ROY] = _two_jokers(rules, t, remap)
     nat_units = np.array([float(u) for _, u in rules.naturals], dtype=np.float64)

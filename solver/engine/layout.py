@@ -61,7 +61,8 @@ P_CODE = 11  # the code card's multiplier (1: no code card; docs/rules.md#the-co
 P_XX_KEY = 12  # the key of a front holding both jokers (-1: no such line; docs/rules.md#jokers)
 P_XX_ROY = 13  # that front's royalty (the ``front.two_jokers`` line)
 P_EQ_FOUL = 14  # equal rows foul (0/1; RuleArrays.eq_top, docs/rules.md#equal-rows-foul)
-NPARAMS = 15
+P_FOUL_NAT = 15  # a fouled hand pays its flat penalty to a natural too (0/1)
+NPARAMS = 16
 
 SCORING_PER_ROW, SCORING_16, SCORING_24 = 0, 1, 2
 SCORING_CODES: dict[str, int] = {"per-row": SCORING_PER_ROW, "1-6": SCORING_16, "2-4": SCORING_24}

@@ -118,8 +118,8 @@ SHISANSHUI_NATURALS: tuple[tuple[str, int], ...] = (
     ("three_straights", 6),
     ("three_flushes", 6),
 )
-#: The tới trắng of Mậu Binh as cuongcanpro/capsaSusunNew's gameBinh pays them: 3 each,
-#: in its order (docs/rules.md#the-mau-binh-preset).
+#: The tới trắng of Mậu Binh as the comment above gameBinh's ``soSanhBai`` pays them: 3
+#: each, in its order (the ``mau-binh-rules`` preset, docs/rules.md#the-mau-binh-rules-preset).
 MAU_BINH_NATURALS: tuple[tuple[str, int], ...] = (
     ("dragon", 3),
     ("one_colour", 3),
@@ -173,6 +173,7 @@ FILE_KEYS: tuple[str, ...] = (
     "natural_ties",
     "foul_penalty",
     "equal_rows_foul",
+    "foul_pays_naturals",
     "code_card",
     "code_card_multiplier",
     "royalties",

@@ -92,7 +92,10 @@ def _apps_rows(rules: Rules) -> list[tuple[str, str]]:
         rows.append(("natural_ties", "by difference (the larger payout collects the difference)"))
     if rules.foul_penalty is not None:
         f = fmt_units(rules.foul_penalty)
-        rows.append(("fouls", f"a fouled hand pays {f} to each legal opponent, nothing else"))
+        to = "each legal opponent"
+        if rules.foul_pays_naturals:  # a declared natural too
+            to = "each opponent that did not foul"
+        rows.append(("fouls", f"a fouled hand pays {f} to {to}, nothing else"))
     if rules.equal_rows_foul:
         rows.append(
             ("equal_rows_foul", "yes (a row equal to the next one fouls; equal straights do not)")
