@@ -234,3 +234,32 @@ def test_declaring_against_a_known_lung_hand_is_worth_38():
     assert sol.natural["name"] == "three_flushes"
     assert sol.natural["ev_declare"] == pytest.approx(38.0)
     assert sol.action == "declare"
+
+
+def test_a_played_lung_setting_pays_a_sampled_mau_binh_38():
+    """The Monte Carlo kernels (``_mc_values``, and ``_mc_pairs`` bit for bit) value a
+    fouled played setting against an opponent who declared a mậu binh at -38, the
+    oracle's table settlement."""
+    from solver.strategy import _kernels as K
+
+    cr = compile_rules(NEW)
+    ra = cr.arrays
+    keys, roy, foul = summarize(FOULED, cr)
+    ck, cro, cf = keys[None, :], roy[None, :], np.array([foul])
+    nat = find_natural(R.ref_cards(FLUSHES), NEW)
+    okeys, oroy = np.zeros((1, 3), np.int64), np.zeros((1, 4))
+    onat, onatkey = np.array([nat[0]], np.int64), np.array([nat[1]], np.int64)
+    out = np.zeros((1, 1))
+    K._mc_values(ck, cro, cf, okeys, oroy, np.zeros(1, np.bool_), onat, onatkey, np.ones(1),
+                 ra.params, ra.nat_units, 0, 1, out)  # fmt: skip
+    want = R.ref_settle_table(
+        [ids(FOULED), R.ref_declare(R.ref_best_natural(R.ref_cards(FLUSHES), NEW))], NEW
+    )[0]
+    assert out[0, 0] == want == -38.0
+    nv = np.empty(1)
+    K._natural_values(-1, 0, onat, onatkey, np.zeros(1, np.bool_), ra.nat_units, nv, ra.params)
+    pairs = np.zeros((1, 1))
+    K._mc_pairs(ck, cro, cf, okeys.T.reshape(3, 1, 1).copy(), oroy.T.reshape(4, 1, 1).copy(),
+                np.ones((1, 1), np.bool_), nv.reshape(1, 1), np.ones(1), ra.params, 0, 1,
+                pairs)  # fmt: skip
+    assert pairs[0, 0] == -38.0
