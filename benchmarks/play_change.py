@@ -6,6 +6,11 @@ shipped field tables, read from git) and under the preset as it is now, and repo
 often the setting changes, and the mean field value (per opponent, under the new rules
 and tables) that the old setting gives up against the new one. The field model, not a
 Monte Carlo answer: a measure of what the rules change, not of the field's own error.
+(mau-binh's table of then is ``mau-binh-rules`` today: ``earlier_presets.TODAY``.)
+
+``--old PRESET --new PRESET`` compares two of today's presets the same way, each set with
+its own shipped field tables: ``--old mau-binh-rules --new mau-binh`` is what following
+gameBinh's live code changed (docs/rules.md#the-mau-binh-preset).
 """
 
 from __future__ import annotations
@@ -24,19 +29,28 @@ from solver.strategy.field_model.field import field_values, load_field_file
 from solver.strategy.field_model.setting import set_hands
 from solver.strategy.field_model.trained import field_override, get_field
 from solver.strategy.hands.deal import deal_hands
-from tests.earlier_presets import BEFORE, VALUES, earlier
+from tests.earlier_presets import BEFORE, TODAY, VALUES, earlier
 
 
-def measure(name: str, hands: np.ndarray, folder: Path) -> dict:
-    new, old = PRESETS[name], earlier(name)
-    path = folder / f"field-{name}.npz"
-    blob = subprocess.run(
-        ["git", "show", f"{BEFORE}:solver/data/field-{name}.npz"], capture_output=True, check=True
-    ).stdout
-    path.write_bytes(blob)
-    cr_old, cr_new = compile_rules(load_rules(old)), compile_rules(load_rules(new))
-    with field_override(cr_old, load_field_file(path, cr_old)):
+def measure(name: str, hands: np.ndarray, folder: Path, old_preset: str | None = None) -> dict:
+    """The earlier preset ``name`` (at BEFORE) against today's, or, with ``old_preset``,
+    today's preset ``old_preset`` against today's ``name``."""
+    if old_preset is not None:
+        new, old = PRESETS[name], PRESETS[old_preset]
         before = set_hands(hands, old, "field")
+    else:
+        new, old = PRESETS[TODAY[name]], earlier(name)
+        path = folder / f"field-{name}.npz"
+        blob = subprocess.run(
+            ["git", "show", f"{BEFORE}:solver/data/field-{name}.npz"],
+            capture_output=True,
+            check=True,
+        ).stdout
+        path.write_bytes(blob)
+        cr_old = compile_rules(load_rules(old))
+        with field_override(cr_old, load_field_file(path, cr_old)):
+            before = set_hands(hands, old, "field")
+    cr_new = compile_rules(load_rules(new))
     after = set_hands(hands, new, "field")
     rows = lambda s: [frozenset(s[:3]), frozenset(s[3:8]), frozenset(s[8:])]  # noqa: E731
     changed = np.array([rows(a) != rows(b) for a, b in zip(before, after, strict=True)])
@@ -48,7 +62,7 @@ def measure(name: str, hands: np.ndarray, folder: Path) -> dict:
         v[label], _ = field_values(keys, roy, sorted_hands, cr_new, f)
     loss = v["new"] - v["old"]
     return {
-        "preset": name,
+        "preset": f"{old.name} -> {new.name}",
         "hands": len(hands),
         "setting changed": int(changed.sum()),
         "share changed": float(changed.mean()),
@@ -63,11 +77,16 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--hands", type=int, default=1000)
     ap.add_argument("--seed", type=int, default=29)
+    ap.add_argument("--old", choices=list(PRESETS), help="a preset of today, set as before")
+    ap.add_argument("--new", choices=list(PRESETS), help="the preset it became")
     args = ap.parse_args()
+    if (args.old is None) != (args.new is None):
+        ap.error("--old and --new go together")
     hands = deal_hands(np.random.default_rng(args.seed), args.hands, 1).reshape(-1, 13)
+    pairs = [(args.new, args.old)] if args.new else [(name, None) for name in VALUES]
     with tempfile.TemporaryDirectory() as tmp:
-        for name in VALUES:
-            out = measure(name, hands, Path(tmp))
+        for name, old_preset in pairs:
+            out = measure(name, hands, Path(tmp), old_preset)
             print(", ".join(f"{k}: {v:.4f}" if isinstance(v, float) else f"{k}: {v}"
                             for k, v in out.items()))  # fmt: skip
 

@@ -34,9 +34,14 @@ VALUES = {
 }  # fmt: skip
 
 
+#: Where each earlier preset's unchanged values are today: mau-binh's in mau-binh-rules,
+#: the table it was until it followed gameBinh's live code (docs/rules.md#the-mau-binh-preset).
+TODAY = {"shisanshui": "shisanshui", "mau-binh": "mau-binh-rules"}
+
+
 def earlier(name: str, rename: str | None = None) -> Rules:
     """The preset ``name`` as it was at BEFORE (named ``rename``, default ``old-NAME``)."""
     return dataclasses.replace(
-        PRESETS[name], name=rename or f"old-{name}", royalty_replaces_row=False,
+        PRESETS[TODAY[name]], name=rename or f"old-{name}", royalty_replaces_row=False,
         natural_ties="order", foul_penalty=None, **VALUES[name],
     )  # fmt: skip

@@ -33,11 +33,15 @@ front K K 5 -> (1, (11, 3, -1, -1)) < middle K K 5 3 2 -> (1, (11, 3, 1, 0)).
 
 Interpretations made here, each explained under "Interpretations" in docs/rules.md (the
 anchor follows each one):
-  * royalty_replaces_row, natural_ties and foul_penalty (the keys of tables as the apps
-    pay them) are read with ``getattr`` and their defaults: a won row that earns a paid royalty R is
-    worth R in place of 1 (docs/rules.md#whole-rows-and-the-parts-of-a-value); a flat
-    penalty is all a fouled hand pays (docs/rules.md#a-flat-foul-is-all-the-foul-pays);
-    by payout, equal payouts tie whatever the naturals (docs/rules.md#equal-payouts-tie).
+  * royalty_replaces_row, natural_ties, foul_penalty and equal_rows_foul (the keys of
+    tables as the apps pay them) are read with ``getattr`` and their defaults: a won row
+    that earns a paid royalty R is worth R in place of 1
+    (docs/rules.md#whole-rows-and-the-parts-of-a-value); a flat penalty is all a fouled
+    hand pays (docs/rules.md#a-flat-foul-is-all-the-foul-pays);
+    by payout, equal payouts tie whatever the naturals (docs/rules.md#equal-payouts-tie);
+    by difference, two naturals settle by their payouts' difference; under equal_rows_foul
+    a row the next one does not beat as gameBinh orders them fouls (``_beaten_by_next``,
+    docs/rules.md#equal-rows-as-gamebinh-compares-them).
   * one_royalty_per_hand: a player's royalties are first reduced, from the hand alone,
     to its single largest one (on equal values the back is kept before the middle before
     the front); the royalty mode then decides whether it is paid.
@@ -564,9 +568,31 @@ def ref_dealt_royalties(
 # ref_best_setting share it.
 
 
+def _beaten_by_next(x: tuple, y: tuple) -> bool:
+    """Under equal_rows_foul (docs/rules.md#equal-rows-as-gamebinh-compares-them): whether
+    row y (the next row up) beats row x, comparison keys as ``_cmp_key`` gives them, as
+    gameBinh orders a hand's rows: a higher category wins; two straights (straight flushes) by their
+    height, the equal one counted as beaten; other equal categories by their ranks as far
+    as the shorter row has real ones (a front's PAD kickers are not ranks), equal ranks
+    not beaten."""
+    (cx, tx), (cy, ty) = x[0], y[0]
+    if cx != cy:
+        return cx < cy
+    if cx in (STRAIGHT, STRAIGHT_FLUSH):
+        return tx <= ty
+    rx = tuple(r for r in tx if r != PAD)
+    ry = tuple(r for r in ty if r != PAD)
+    n = min(len(rx), len(ry))
+    return rx[:n] < ry[:n]
+
+
 def _summarise(rows_cmp: tuple, rows_royalty: list[float], rules, dealt: float = 0.0) -> tuple:
     """``dealt`` is ``ref_dealt_royalties(...)[1]`` under royalties_dealt, else 0."""
     legal = rows_cmp[0] <= rows_cmp[1] <= rows_cmp[2]
+    if legal and getattr(rules, "equal_rows_foul", False):
+        legal = _beaten_by_next(rows_cmp[0], rows_cmp[1]) and _beaten_by_next(
+            rows_cmp[1], rows_cmp[2]
+        )
     royalties = list(rows_royalty)
     if getattr(rules, "one_royalty_per_hand", False):
         # The single largest of all the hand's royalties; a dealt one is kept over a row
@@ -837,8 +863,17 @@ def _pair_units(a: tuple, b: tuple, rules) -> float:
         cost = float(rules.surrender_cost)
         return -cost if ka == "surrender" else cost
     if ka == "declare" or kb == "declare":
-        return ref_settle_natural(da if ka == "declare" else None,
-                                  db if kb == "declare" else None, rules)  # fmt: skip
+        units = ref_settle_natural(da if ka == "declare" else None,
+                                   db if kb == "declare" else None, rules)  # fmt: skip
+        penalty = getattr(rules, "foul_penalty", None)
+        if penalty is not None and getattr(rules, "foul_pays_naturals", False):
+            # a fouled hand pays a declared natural its flat penalty too (gameBinh's binh
+            # lủng: docs/rules.md#flat-foul-penalty)
+            if kb == "play" and not db[0]:
+                units += penalty
+            elif ka == "play" and not da[0]:
+                units -= penalty
+        return units
     return _settle_summaries(da, db, rules)
 
 
@@ -1117,6 +1152,9 @@ def ref_settle_natural(a_nat, b_nat, rules) -> float:
         # The larger payout collects it; equal payouts tie (docs/rules.md#natural-ties).
         pa, pb = payout[name_a], payout[name_b]
         return pa if pa > pb else -pb if pb > pa else 0.0
+    if getattr(rules, "natural_ties", "order") == "difference":
+        # Each is worth its payout; the pair settles by the difference (gameBinh).
+        return payout[name_a] - payout[name_b]
     if order[name_a] < order[name_b]:
         return payout[name_a]
     if order[name_b] < order[name_a]:

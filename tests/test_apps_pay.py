@@ -32,7 +32,8 @@ def ids(setting) -> tuple[tuple[int, ...], ...]:
     "name, units",
     [
         ("shisanshui", 1.0),  # 3 - 1 - 1: the front's trips are the row's whole value
-        ("mau-binh", 1.0),  # gameBinh pays front trips 3 in all too
+        ("mau-binh-rules", 1.0),  # the rule texts pay front trips 3 in all too
+        ("mau-binh", 4.0),  # gameBinh's live code: 6 - 1 - 1
         ("chinese-1-6", 2.0),  # 1 - 1 - 1 + 3: a royalty on top of the row, as before
         ("per-row", -1.0),
     ],
@@ -68,10 +69,10 @@ def test_the_constructed_case_through_capsa_solve_against(tmp_path):
 
 
 def test_flat_foul_and_whole_rows_at_a_table():
-    """mau-binh: a fouled hand pays each legal opponent 3 and nothing else (its full
+    """mau-binh-rules: a fouled hand pays each legal opponent 3 and nothing else (its full
     house in the back earns the legal hand nothing more); two fouled hands settle 0; at
     a table the home run from 2 opponents multiplies the flat penalty too."""
-    r = PRESETS["mau-binh"]
+    r = PRESETS["mau-binh-rules"]
     foul = ("As Ad 2c", "3c 4d 5h 7s 9c", "Jh Qd Kc 6d 8h")  # pair of aces over high card
     legal = ("Qh Qc 4s", "2d 3d 9d Td Jd", "Kh Ks Kd 6c 6s")
     assert solver.settle(foul, legal, rules=r) == -3.0 == R.ref_settle(ids(foul), ids(legal), r)
@@ -176,7 +177,8 @@ def test_natural_kernels_equal_the_oracle_on_equal_payouts(ties):
     seen_equal = 0
     for i, name in enumerate(names):
         for key in (1, 2):
-            sk._natural_values(i, key, onat, okey, cr.arrays.nat_units, out, cr.params)
+            sk._natural_values(i, key, onat, okey, np.zeros(len(onat), np.bool_),
+                               cr.arrays.nat_units, out, cr.params)  # fmt: skip
             for j in range(len(onat)):
                 theirs = None if onat[j] < 0 else (names[onat[j]], (int(okey[j]),))
                 want = R.ref_settle_natural((name, (key,)), theirs, r)

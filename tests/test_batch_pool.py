@@ -89,9 +89,9 @@ def test_pool_true_builds_for_any_input_with_the_home_run_too(folder, tmp_path):
     assert PL.cached_pool(compile_rules(load_rules("chinese-1-6"))).size == SIZE
 
 
-@pytest.mark.parametrize("name", ["shisanshui", "mau-binh"])
+@pytest.mark.parametrize("name", ["shisanshui", "mau-binh-rules"])
 def test_a_home_run_batch_builds_its_pool_and_draws_whole_tables(folder, tmp_path, name):
-    """Under shisanshui and mau-binh (4 players: the home run at the table) a batch long
+    """Under shisanshui and mau-binh-rules (4 players: the home run at the table) a batch long
     enough to pay for a pool builds the ruleset's own and draws from it (whole tables,
     solver.strategy.solving.home_run): the run file keeps it, one worker and two write the same
     records, and they differ from --no-pool's dealt ones."""

@@ -39,7 +39,7 @@ CODE_RULESETS = {
     "1-6": with_card(PRESETS["chinese-1-6"]),
     "2-4 x3": with_card(PRESETS["chinese-2-4"], m=3),
     "shisanshui": with_card(PRESETS["shisanshui"]),
-    "mau-binh x0.5": with_card(PRESETS["mau-binh"], m=0.5),
+    "mau-binh x0.5": with_card(PRESETS["mau-binh-rules"], m=0.5),
     "1-6 x2 min3 home run": with_card(RULESETS["1-6 x2 min3"]),
     "always dealt one x2.5 min2": with_card(RULESETS["always dealt one x2.5 min2"], "As", 3),
 }

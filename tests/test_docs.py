@@ -176,7 +176,7 @@ def test_preset_files_shown_are_the_presets():
     """Each preset's heading shows it as a TOML file (its keys that differ from the
     default preset's, and the ones it names to say so): the file with ``base`` the
     default preset is that preset."""
-    for name in ("shisanshui", "mau-binh", "pusoy"):
+    for name in ("shisanshui", "mau-binh", "mau-binh-rules", "pusoy"):
         text = section(f"the-{name}-preset")
         blocks = re.findall(r"```toml\n(.*?)```", text, re.DOTALL)
         assert len(blocks) == 1, name

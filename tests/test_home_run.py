@@ -61,7 +61,7 @@ RULESETS = {
     "shisanshui suits royal x2 min3": hr(
         "shisanshui", suit_order="shcd", royalties=DEFAULT_ROYALTIES + ROYAL_FLUSH_ROYALTIES
     ),
-    "mau-binh": PRESETS["mau-binh"],  # a preset with its own home run (x2 from 3)
+    "mau-binh-rules": PRESETS["mau-binh-rules"],  # a preset with its own home run
     "capsa x1.5 min2": hr("capsa", home_run_multiplier=1.5, home_run_min_opponents=2),
     "always dealt one x2.5 min2": hr(
         royalty_mode="always",
@@ -101,7 +101,7 @@ def test_keys_default_off_and_presets_unchanged():
     assert Rules().home_run_multiplier == 1 and Rules().home_run_min_opponents == 3
     assert not Rules().home_run
     for name, r in PRESETS.items():
-        on = name in ("shisanshui", "mau-binh")
+        on = name in ("shisanshui", "mau-binh-rules")
         want = (2, 2, True) if on else (1, 3, False)
         assert (r.home_run_multiplier, r.home_run_min_opponents, r.home_run) == want, name
 
@@ -455,7 +455,7 @@ def oracle_units(cand_setting, deal: list, r: Rules) -> tuple[list[float], int |
         "shisanshui suits royal x2 min3",
         "2-4 x3 min2",
         "always dealt one x2.5 min2",
-        "mau-binh",
+        "mau-binh-rules",
         "whole-row cancel flat-foul payout-ties x2 min2",
     ],
 )
@@ -633,6 +633,7 @@ def test_pareto_safety_under_the_home_run():
     # rows at their whole value: safe while every royalty is worth at least a plain row
     # (docs/rules.md#whole-rows-and-the-parts-of-a-value)
     assert compile_rules(PRESETS["mau-binh"]).pareto_safe
+    assert compile_rules(PRESETS["mau-binh-rules"]).pareto_safe
     small = (("front", "three_of_a_kind", 0.5),)
     assert compile_rules(hr(royalties=small)).pareto_safe  # on top of the row: more
     assert not compile_rules(hr(royalties=small, royalty_replaces_row=True)).pareto_safe

@@ -134,7 +134,7 @@ def test_mc_pairs_is_mc_values_bit_for_bit(name):
         orb = np.ascontiguousarray(oroy.reshape(deals, n_opp, 4).transpose(2, 1, 0))
         nat = np.ascontiguousarray((onat >= 0).reshape(deals, n_opp).T)
         nv = np.empty(len(onat))
-        K._natural_values(-1, 0, onat, onatkey, ra.nat_units, nv, ra.params)
+        K._natural_values(-1, 0, onat, onatkey, nofoul, ra.nat_units, nv, ra.params)
         new = np.zeros((len(c), deals))
         K._mc_pairs(c.keys, c.roy, c.fouls, ob, orb, nat,
                     np.ascontiguousarray(nv.reshape(deals, n_opp).T), w, ra.params, lo, hi,

@@ -32,7 +32,7 @@ from tests.helpers import random_hands
 from tests.test_pool import pools_in
 
 SIZE = 150_000
-RULES = ("shisanshui", "mau-binh")
+RULES = ("shisanshui", "mau-binh-rules")
 HAND = "Ah Kd Qc 9s 9d 7h 6c 5s 4d 3h 2c Jd Ts"
 
 
@@ -90,7 +90,9 @@ def _corrections(c, cr, opp: SC.Opponents, weights: np.ndarray) -> np.ndarray:
     return out[0] - out[1]
 
 
-@pytest.mark.parametrize(("name", "n_opp"), [("shisanshui", 3), ("mau-binh", 3), ("shisanshui", 2)])
+@pytest.mark.parametrize(
+    ("name", "n_opp"), [("shisanshui", 3), ("mau-binh-rules", 3), ("shisanshui", 2)]
+)
 def test_the_screen_keeps_every_table_with_a_home_run(with_pools, name, n_opp):
     """``home_run_possible`` (from the pool seats and the dealt seat's cards, before the
     field sets it) is False only at tables where no candidate's correction, with every
@@ -204,7 +206,7 @@ def test_solve_draws_whole_tables_from_the_pool(with_pools):
                                              seed=3).to_dict()  # fmt: skip
     b = solve(HAND, rules="shisanshui", samples=600, seed=3, pool=False)
     assert not b.pooled and b.to_dict() != a.to_dict()
-    assert solve(HAND, rules="mau-binh", samples=600, seed=3).pooled
+    assert solve(HAND, rules="mau-binh-rules", samples=600, seed=3).pooled
     hr1 = rules_from_dict({"base": "shisanshui", "home_run_min_opponents": 1}, "hr1")
     one = solve(HAND, rules=hr1, players=2, samples=200, seed=1)
     assert one.pooled and one.to_dict() != solve(HAND, rules=hr1, players=2, samples=200,

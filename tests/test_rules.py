@@ -50,6 +50,19 @@ ROYAL_LINES = (
 #: Mậu Binh's row values as cuongcanpro/capsaSusunNew's gameBinh pays them (each the
 #: row's whole value): the default table's numbers (docs/rules.md#the-mau-binh-preset).
 MAU_BINH_ROYALTIES = DEFAULT_ROYALTIES
+#: gameBinh's live getNumEatChi (BinhGameLogic.cpp:482-556): 6, 4, 16, 20, 8, 10 in place of 1.
+GAMEBINH_ROYALTIES = (
+    ("front", "three_of_a_kind", 6),
+    ("middle", "full_house", 4),
+    ("middle", "four_of_a_kind", 16),
+    ("middle", "straight_flush", 20),
+    ("back", "four_of_a_kind", 8),
+    ("back", "straight_flush", 10),
+)
+#: gameBinh's live getNumEatBinh (BinhGameLogic.cpp:1390-1401): sảnh rồng 64, the others 32.
+GAMEBINH_NATURALS = (
+    ("dragon", 64), ("three_flushes", 32), ("three_straights", 32), ("six_pairs", 32)
+)  # fmt: skip
 DEFAULT_NATURALS = (("dragon", 13), ("three_straights", 3), ("six_pairs", 3), ("three_flushes", 3))
 SHISANSHUI_NATURALS = (
     ("royal_dragon", 104), ("dragon", 52), ("four_trips", 52), ("three_quads", 52),
@@ -131,7 +144,25 @@ EXPECTED = {
         royalty_replaces_row=True,
         natural_ties="payout",
     ),
-    "mau-binh": dict(
+    "mau-binh": dict(  # gameBinh's live code (docs/rules.md#the-mau-binh-preset)
+        scoring="per-row",
+        scoop_multiplier=2,
+        royalty_mode="winner",
+        one_royalty_per_hand=False,
+        suit_order=None,
+        wheel="low",
+        surrender_cost=None,
+        players=4,
+        royalties=GAMEBINH_ROYALTIES,
+        naturals=GAMEBINH_NATURALS,
+        royalties_dealt=False,
+        royalty_replaces_row=True,
+        natural_ties="difference",
+        foul_penalty=6,
+        equal_rows_foul=True,
+        foul_pays_naturals=True,
+    ),
+    "mau-binh-rules": dict(
         scoring="per-row",
         scoop_multiplier=2,
         royalty_mode="winner",
@@ -176,6 +207,8 @@ for _fields in EXPECTED.values():
     _fields.setdefault("code_card_multiplier", 2)
     _fields.setdefault("extra_suits", "")  # docs/rules.md#added-suits: no preset adds a suit
     _fields.setdefault("jokers", 0)  # docs/rules.md#jokers: no preset deals a joker
+    _fields.setdefault("equal_rows_foul", False)  # docs/rules.md#equal-rows-foul: mau-binh only
+    _fields.setdefault("foul_pays_naturals", False)  # docs/rules.md#flat-foul-penalty: mau-binh
 
 
 def write(tmp_path: Path, text: str, name: str = "house.toml") -> Path:
@@ -193,7 +226,8 @@ def fields_of(rules: Rules) -> dict:
 
 def test_preset_names_exactly():
     assert list(PRESETS) == [
-        "chinese-1-6", "chinese-2-4", "per-row", "capsa", "shisanshui", "mau-binh", "pusoy"
+        "chinese-1-6", "chinese-2-4", "per-row", "capsa", "shisanshui", "mau-binh",
+        "mau-binh-rules", "pusoy",
     ]  # fmt: skip
     assert DEFAULT_PRESET == "chinese-1-6"
 
@@ -701,7 +735,8 @@ def test_digest_stable_and_distinct():
         "per-row": "f537cbd8fe73e078",
         "capsa": "caac13519e5b9be7",
         "shisanshui": "a1b0b178459e5f5a",  # docs/rules.md#twelve-royals-and-one
-        "mau-binh": "d009086b3bae6cbd",
+        "mau-binh": "3c4f9e44c4d6938a",  # gameBinh's live code (docs/rules.md#the-mau-binh-preset)
+        "mau-binh-rules": "d009086b3bae6cbd",  # mau-binh as it was: its field tables kept
         "pusoy": "dd0462f56dabec23",
     }
 
@@ -726,6 +761,9 @@ def test_digest_ignores_name_but_not_settings():
         dataclasses.replace(base, natural_ties="payout"),
         dataclasses.replace(base, foul_penalty=3),
         dataclasses.replace(base, foul_penalty=0),
+        dataclasses.replace(base, natural_ties="difference"),
+        dataclasses.replace(base, equal_rows_foul=True),
+        dataclasses.replace(base, foul_pays_naturals=True),
         dataclasses.replace(base, code_card="8h"),
         dataclasses.replace(base, code_card="8h", code_card_multiplier=3),
         dataclasses.replace(base, code_card="9h"),
@@ -834,7 +872,10 @@ def test_describe_rules():
     assert "royal_flush" not in shss["royalties"] and "royal_dragon 104" in shss["naturals"]
     assert shss["home_run"].startswith("x2: a player who scoops every opponent (at least 2)")
     mau = dict(describe_rules(PRESETS["mau-binh"]))
-    assert mau["game"] == "Mậu Binh" and mau["royalties"].startswith("front three_of_a_kind wins 3")
+    assert mau["game"] == "Mậu Binh" and mau["royalties"].startswith("front three_of_a_kind wins 6")
+    assert mau["equal_rows_foul"].startswith("yes") and mau["natural_ties"].startswith("by diff")
+    old = dict(describe_rules(PRESETS["mau-binh-rules"]))
+    assert old["royalties"].startswith("front three_of_a_kind wins 3")
     assert dict(describe_rules(PRESETS["pusoy"]))["suit_order"].startswith("d > c > h > s")
     assert "game" not in dict(describe_rules(dataclasses.replace(PRESETS["pusoy"], name="x")))
     assert dict(describe_rules(PRESETS["per-row"]))["naturals"] == "off"
@@ -1079,7 +1120,9 @@ def test_apps_keys_at_default_keep_every_digest():
     (tests/earlier_presets.py: their old values, the new keys at default) give their old
     digests too."""
     for name, rules in PRESETS.items():
-        if name in EARLIER_DIGESTS:
+        if name == "mau-binh-rules":  # today's mau-binh renamed: the digest it had
+            assert rules.digest() == "d009086b3bae6cbd"
+        elif name in EARLIER_DIGESTS:
             assert earlier(name).digest() == EARLIER_DIGESTS[name] != rules.digest()
         else:
             assert rules.digest() == PINNED_BEFORE_THE_APPS_KEYS[name]
@@ -1098,7 +1141,9 @@ PINNED_BEFORE_THE_APPS_KEYS = {
     "body, needles",
     [
         ("royalty_replaces_row = 1", ["royalty_replaces_row must be true or false"]),
-        ('natural_ties = "first"', ["natural_ties must be one of 'order', 'payout'"]),
+        ('natural_ties = "first"', ["natural_ties must be one of 'order', 'payout', 'difference'"]),
+        ("equal_rows_foul = 1", ["equal_rows_foul must be true or false"]),
+        ('foul_pays_naturals = "yes"', ["foul_pays_naturals must be true or false"]),
         ("foul_penalty = -1", ["foul_penalty must be"]),
         ('foul_penalty = "three"', ["foul_penalty must be"]),
         (
@@ -1127,7 +1172,9 @@ def test_capsa_rules_says_the_apps_keys_in_players_words():
     assert table["natural_ties"].startswith("by payout")
     assert "fouls" not in table  # scooped, as by default
     mau = dict(describe_rules(PRESETS["mau-binh"]))
-    assert mau["fouls"].startswith("a fouled hand pays 3 to each")
+    assert mau["fouls"].startswith("a fouled hand pays 6 to each")
+    old = dict(describe_rules(PRESETS["mau-binh-rules"]))
+    assert old["fouls"].startswith("a fouled hand pays 3")
     plain = dict(describe_rules(PRESETS["chinese-1-6"]))
     assert plain["royalties"].startswith("front three_of_a_kind 3;")  # on top of the row
     assert "natural_ties" not in plain and "fouls" not in plain

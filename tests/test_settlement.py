@@ -541,9 +541,10 @@ def test_compile_rules_fields():
     ra = cr.arrays
     assert ra._fields == (
         "remap", "decisive", "suit_rank", "roy", "params", "nat_units", "nat_codes",
-        "dealt_units",
+        "dealt_units", "eq_top",
     )  # fmt: skip
     assert ra.dealt_units.tolist() == [0, 0, 0]  # royalties_dealt off
+    assert (ra.eq_top == np.arange(7917) - 1).all()  # equal rows do not foul
     assert ra.remap.dtype == np.int16 and ra.remap.shape == (7917,)
     assert ra.decisive.dtype == np.int8 and ra.decisive.shape == (7917,)
     assert ra.suit_rank.dtype == np.int64 and ra.suit_rank.tolist() == [0, 0, 0, 0]
@@ -551,7 +552,8 @@ def test_compile_rules_fields():
     # scoring, scoop multiplier, mode, one per hand, royalties, home run x1 from 3, rows on
     # top of their unit, no flat foul (and its units), ties by order, the code card's x1
     assert ra.params.dtype == np.float64
-    assert ra.params.tolist() == [1, 1, 0, 0, 1, 1, 3, 0, 0, 0, 0, 1, -1, 0]  # no two-jokers front
+    # no two-jokers front, equal rows legal, no flat foul for naturals
+    assert ra.params.tolist() == [1, 1, 0, 0, 1, 1, 3, 0, 0, 0, 0, 1, -1, 0, 0, 0]
     assert ra.nat_units.tolist() == [13, 3, 3, 3]
     assert ra.nat_codes.tolist() == [0, 1, 2, 3]  # dragon, three straights, six pairs, flushes
     assert (ra.remap == np.arange(7917)).all()
@@ -567,11 +569,16 @@ def test_compile_rules_fields():
     assert (sh.remap == t.wheel_second).all()
     assert sh.suit_rank.tolist() == [0, 0, 0, 0]  # no suit order
     # per-row x2, home run x2 from 2, rows at their whole value, natural ties by payout
-    assert sh.params.tolist() == [0, 2, 0, 0, 1, 2, 2, 1, 0, 0, 1, 1, -1, 0]  # code card x1, no XX
+    assert sh.params.tolist() == [0, 2, 0, 0, 1, 2, 2, 1, 0, 0, 1, 1, -1, 0, 0, 0]  # code x1, no XX
     assert sh.nat_units.tolist() == [104, 52, 52, 52, 26, 26, 6, 6, 6, 6, 6, 6, 6]
     earlier = S.compile_rules(load_rules(EARLIER_SHISANSHUI)).arrays
     assert earlier.suit_rank.tolist() == [1, 0, 2, 3]  # c d h s under s > h > c > d
-    assert earlier.params.tolist() == [0, 2, 0, 0, 1, 1, 2, 0, 0, 0, 0, 1, -1, 0]  # home run off
+    assert earlier.params.tolist() == [0, 2, 0, 0, 1, 1, 2, 0, 0, 0, 0, 1, -1, 0, 0, 0]  # no HR
+    # mau-binh: no home run, a flat foul of 6 (paid to naturals too), ties by difference,
+    # equal rows foul (docs/rules.md#the-mau-binh-preset)
+    mb = S.compile_rules(PRESETS["mau-binh"]).arrays
+    assert mb.params.tolist() == [0, 2, 0, 0, 1, 1, 3, 1, 1, 6, 2, 1, -1, 0, 1, 1]
+    assert (mb.remap == np.arange(7917)).all()  # the wheel low
     assert S.compile_rules(PRESETS["pusoy"]).arrays.suit_rank.tolist() == [2, 3, 1, 0]
     home_run = rules(home_run_multiplier=2.5, home_run_min_opponents=2)
     assert S.compile_rules(load_rules(home_run)).params.tolist()[5:7] == [2.5, 2]

@@ -117,6 +117,8 @@ def _sentences(r: Rules, cat: dict[str, str]) -> list[str]:
     ]
     if r.foul_penalty is not None:
         out.append(fill(cat["rules.p.foulFlat"], n=fmt_units(r.foul_penalty)))
+        if r.equal_rows_foul:  # docs/rules.md#equal-rows-foul
+            out.append(cat["rules.p.equalRowsFoul"])
     else:
         out.append(cat["rules.p.foul"])
     if r.suit_order:
@@ -142,7 +144,9 @@ def _sentences(r: Rules, cat: dict[str, str]) -> list[str]:
         n, total = fmt_units(r.scoop_multiplier), fmt_units(plain * r.scoop_multiplier)
         out.append(fill(cat["rules.p.scoopX"], scoop=word, n=n, total=total))
     if r.naturals:
-        ties = "rules.p.natPayout" if r.natural_ties == "payout" else "rules.p.natOrder"
+        ties = {"payout": "rules.p.natPayout", "difference": "rules.p.natDifference"}.get(
+            r.natural_ties, "rules.p.natOrder"
+        )
         out.append(cat[ties])
     return out
 

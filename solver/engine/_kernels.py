@@ -44,7 +44,9 @@ from solver.engine.layout import (
     MODE_CANCEL,
     ONE_COLOUR,
     P_CODE,
+    P_EQ_FOUL,
     P_FOUL,
+    P_FOUL_NAT,
     P_FOUL_ON,
     P_HR_MIN,
     P_HR_MULT,
@@ -255,7 +257,19 @@ def _summarize(
     roy_out[1] = r1
     roy_out[2] = r2
     roy_out[3] = rd
-    return not (kf <= km and km <= kb)
+    return _fouled(kf, km, kb, ra.eq_top, ra.params)
+
+
+@kernel(inline="always")
+def _fouled(kf: Int, km: Int, kb: Int, eq_top: I64, params: F64) -> bool:
+    """Whether rows of keys kf, km, kb foul: a row stronger than the next, or under
+    equal_rows_foul (params[P_EQ_FOUL]) a row the next does not beat as gameBinh
+    orders them (``RuleArrays.eq_top`` by strength': docs/rules.md#equal-rows-foul)."""
+    if not (kf <= km and km <= kb):
+        return True
+    if params[P_EQ_FOUL] != 0.0:
+        return (km >> 2) <= eq_top[kf >> 2] or (kb >> 2) <= eq_top[km >> 2]
+    return False
 
 
 @kernel
@@ -588,6 +602,11 @@ def _settle_table(
             elif nat[i] >= 0 or nat[j] >= 0:
                 v = _settle_naturals(nat[i], natkey[i], nat[j], natkey[j], nat_units,
                                      params)  # fmt: skip
+                if params[P_FOUL_NAT] != 0.0:  # a fouled hand pays a natural its penalty
+                    if nat[j] < 0 and fouls[j]:
+                        v += params[P_FOUL]
+                    elif nat[i] < 0 and fouls[i]:
+                        v -= params[P_FOUL]
             else:
                 v = _settle_at(keys, roys, fouls, i, keys, roys, fouls, j, params)
                 if i == h or j == h:
@@ -651,6 +670,8 @@ def _settle_naturals(
     if params[P_NAT_PAYOUT] != 0.0 and na >= 0 and nb >= 0:
         ua = nat_units[na]
         ub = nat_units[nb]
+        if params[P_NAT_PAYOUT] == 2.0:  # by difference
+            return ua - ub
         if ua > ub:
             return ua
         if ub > ua:

@@ -26,7 +26,9 @@ from solver.engine.layout import (
     NPARAMS,
     NSTRENGTH,
     P_CODE,
+    P_EQ_FOUL,
     P_FOUL,
+    P_FOUL_NAT,
     P_FOUL_ON,
     P_HR_MIN,
     P_HR_MULT,
@@ -79,6 +81,10 @@ class RuleArrays(NamedTuple):
     #: float64[3] royalties_dealt: the back line for four of a kind, straight flush and
     #: royal flush among the dealt cards (all 0 when royalties_dealt is off)
     dealt_units: np.ndarray
+    #: int64[S] by strength under the wheel (strength'): a row of strength' x fouls
+    #: against the next row when that row's strength' is <= eq_top[x]
+    #: (docs/rules.md#equal-rows-foul); x - 1 everywhere when equal_rows_foul is off
+    eq_top: np.ndarray
 
 
 @dataclass(frozen=True, eq=False)
@@ -116,6 +122,17 @@ class CompiledRules:
         (solver.strategy.solving.home_run draws them from the pool)."""
         p = self.arrays.params
         return bool(p[P_HR_MULT] != 1.0 and n_opp >= p[P_HR_MIN])
+
+    def fouls(self, keys: np.ndarray) -> np.ndarray:
+        """bool[n]: which settings of row keys int64[n, 3] foul (``_fouled`` of the
+        kernels: a row above the next, or under equal_rows_foul one the next does not beat)."""
+        k = np.asarray(keys, np.int64).reshape(-1, 3)
+        bad = ~((k[:, 0] <= k[:, 1]) & (k[:, 1] <= k[:, 2]))
+        if self.rules.equal_rows_foul:
+            top = self.arrays.eq_top
+            bad |= (k[:, 1] >> 2) <= top[k[:, 0] >> 2]
+            bad |= (k[:, 2] >> 2) <= top[k[:, 1] >> 2]
+        return bad
 
     @functools.cached_property
     def royalty_by_key(self) -> np.ndarray:
@@ -184,7 +201,9 @@ def _arrays(rules: Rules, t: Tables | DeckTables) -> RuleArrays:
     params[P_RR] = 1.0 if rules.royalty_replaces_row else 0.0
     params[P_FOUL_ON] = 1.0 if rules.foul_penalty is not None else 0.0
     params[P_FOUL] = float(rules.foul_penalty or 0.0)
-    params[P_NAT_PAYOUT] = 1.0 if rules.natural_ties == "payout" else 0.0
+    params[P_NAT_PAYOUT] = {"order": 0.0, "payout": 1.0, "difference": 2.0}[rules.natural_ties]
+    params[P_EQ_FOUL] = 1.0 if rules.equal_rows_foul else 0.0
+    params[P_FOUL_NAT] = float(rules.foul_pays_naturals and rules.foul_penalty is not None)
     params[P_CODE] = rules.code_factor
     params[P_XX_KEY], params[P_XX_ROY] = _two_jokers(rules, t, remap)
     nat_units = np.array([float(u) for _, u in rules.naturals], dtype=np.float64)
@@ -196,8 +215,42 @@ def _arrays(rules: Rules, t: Tables | DeckTables) -> RuleArrays:
             rules.royalty("back", "straight_flush"),
             rules.royalty("back", "royal_flush"),
         ]
-    arrays = (remap, decisive, suit_rank, roy, params, nat_units, nat_codes, dealt_units)
+    eq_top = _eq_top(rules, t, remap)
+    arrays = (remap, decisive, suit_rank, roy, params, nat_units, nat_codes, dealt_units, eq_top)
     return RuleArrays(*(_readonly(a) for a in arrays))
+
+
+#: Categories whose equal rows are ordered, not equal, under equal_rows_foul: gameBinh
+#: compares two straights (straight flushes) of one height as the second one higher.
+_EQUAL_STRAIGHTS = (4, 8)
+
+
+def _eq_top(rules: Rules, t: Tables | DeckTables, remap: np.ndarray) -> np.ndarray:
+    """``RuleArrays.eq_top`` (docs/rules.md#equal-rows-foul). Off: x - 1 (a row fouls
+    against a weaker next row). On: a five-card row of strength' x fouls against an
+    equal next row too (x; a straight or straight flush x - 1); a front against a middle
+    of its category whose first ranks are the front's (the five-card classes of that
+    category between the front and the next front up: the highest of them)."""
+    n = len(remap)
+    top = np.arange(n, dtype=np.int64) - 1
+    if not rules.equal_rows_foul:
+        return top
+    category = np.asarray(t.category)
+    is_five = np.asarray(t.is_five, bool)
+    order = np.argsort(remap)  # original strengths, weakest first under the wheel
+    cat_o, five_o = category[order], is_five[order]
+    for pos in range(n):
+        x = int(remap[order[pos]])
+        if five_o[pos]:
+            top[x] = x - 1 if cat_o[pos] in _EQUAL_STRAIGHTS else x
+            continue
+        hi = x
+        nxt = pos + 1
+        while nxt < n and five_o[nxt] and cat_o[nxt] == cat_o[pos]:
+            hi = int(remap[order[nxt]])
+            nxt += 1
+        top[x] = hi
+    return top
 
 
 def _pareto_safe(rules: Rules, ra: RuleArrays, t: Tables | DeckTables) -> bool:

@@ -56,11 +56,13 @@ P_HR_MIN = 6  # opponents a home run needs (1..3)
 P_RR = 7  # royalty replaces the row's unit (0/1; docs/rules.md#a-bonus-row-is-its-whole-value)
 P_FOUL_ON = 8  # a flat foul penalty (0/1; docs/rules.md#flat-foul-penalty)
 P_FOUL = 9  # the flat foul penalty's units
-P_NAT_PAYOUT = 10  # natural ties by payout (0/1; docs/rules.md#natural-ties)
+P_NAT_PAYOUT = 10  # natural ties: 0 order, 1 payout, 2 difference (docs/rules.md#natural-ties)
 P_CODE = 11  # the code card's multiplier (1: no code card; docs/rules.md#the-code-card)
 P_XX_KEY = 12  # the key of a front holding both jokers (-1: no such line; docs/rules.md#jokers)
 P_XX_ROY = 13  # that front's royalty (the ``front.two_jokers`` line)
-NPARAMS = 14
+P_EQ_FOUL = 14  # equal rows foul (0/1; RuleArrays.eq_top, docs/rules.md#equal-rows-foul)
+P_FOUL_NAT = 15  # a fouled hand pays its flat penalty to a natural too (0/1)
+NPARAMS = 16
 
 SCORING_PER_ROW, SCORING_16, SCORING_24 = 0, 1, 2
 SCORING_CODES: dict[str, int] = {"per-row": SCORING_PER_ROW, "1-6": SCORING_16, "2-4": SCORING_24}

@@ -30,8 +30,9 @@ SCORINGS: tuple[str, ...] = ("per-row", "1-6", "2-4")
 ROYALTY_MODES: tuple[str, ...] = ("winner", "cancel", "always")
 WHEELS: tuple[str, ...] = ("low", "second")
 #: How two declared naturals settle (docs/rules.md#natural-ties): the earlier in the
-#: ruleset's list collects its payout, or the larger payout does (equal payouts tie).
-NATURAL_TIES: tuple[str, ...] = ("order", "payout")
+#: ruleset's list collects its payout, or the larger payout does (equal payouts tie), or
+#: the larger payout collects the difference of the two.
+NATURAL_TIES: tuple[str, ...] = ("order", "payout", "difference")
 ROWS: tuple[str, ...] = ("front", "middle", "back")
 ROYALTY_HANDS: tuple[str, ...] = (
     "three_of_a_kind",
@@ -117,8 +118,8 @@ SHISANSHUI_NATURALS: tuple[tuple[str, int], ...] = (
     ("three_straights", 6),
     ("three_flushes", 6),
 )
-#: The tới trắng of Mậu Binh as cuongcanpro/capsaSusunNew's gameBinh pays them: 3 each,
-#: in its order (docs/rules.md#the-mau-binh-preset).
+#: The tới trắng of Mậu Binh as the comment above gameBinh's ``soSanhBai`` pays them: 3
+#: each, in its order (the ``mau-binh-rules`` preset, docs/rules.md#the-mau-binh-rules-preset).
 MAU_BINH_NATURALS: tuple[tuple[str, int], ...] = (
     ("dragon", 3),
     ("one_colour", 3),
@@ -127,9 +128,28 @@ MAU_BINH_NATURALS: tuple[tuple[str, int], ...] = (
     ("three_straights", 3),
     ("six_pairs", 3),
 )
-#: Mậu Binh's row bonuses ("ăn chi", docs/rules.md#the-mau-binh-preset) as gameBinh
-#: gives them: each a row's whole value, the default table's numbers.
+#: Mậu Binh's row bonuses ("ăn chi") as the comment above gameBinh's ``soSanhBai`` gives
+#: them (the ``mau-binh-rules`` preset): each a row's whole value, the default table's numbers.
 MAU_BINH_ROYALTIES: tuple[tuple[str, str, int], ...] = DEFAULT_ROYALTIES
+#: The mậu binh (tới trắng) as gameBinh's live code pays them outside Tính Át rooms
+#: (``getNumEatBinh``: sảnh rồng 64, the others 32), in its order
+#: (docs/rules.md#the-mau-binh-preset).
+GAMEBINH_NATURALS: tuple[tuple[str, int], ...] = (
+    ("dragon", 64),
+    ("three_flushes", 32),
+    ("three_straights", 32),
+    ("six_pairs", 32),
+)
+#: The rows' whole values as gameBinh's live code pays them (``getNumEatChi``): xám chi
+#: cuối 6, cù lũ giữa 4, tứ quý 16 / 8, thùng phá sảnh 20 / 10 (middle / back).
+GAMEBINH_ROYALTIES: tuple[tuple[str, str, int], ...] = (
+    ("front", "three_of_a_kind", 6),
+    ("middle", "full_house", 4),
+    ("middle", "four_of_a_kind", 16),
+    ("middle", "straight_flush", 20),
+    ("back", "four_of_a_kind", 8),
+    ("back", "straight_flush", 10),
+)
 DEFAULT_PRESET = "chinese-1-6"
 
 #: Keys a ruleset file (or ``rules_from_dict``) accepts at the top level.
@@ -152,6 +172,8 @@ FILE_KEYS: tuple[str, ...] = (
     "royalty_replaces_row",
     "natural_ties",
     "foul_penalty",
+    "equal_rows_foul",
+    "foul_pays_naturals",
     "code_card",
     "code_card_multiplier",
     "royalties",

@@ -40,6 +40,8 @@ from solver.engine.rule_values import (
     DEFAULT_ROYALTIES,
     DIGEST_VERSION,
     FILE_KEYS,
+    GAMEBINH_NATURALS,
+    GAMEBINH_ROYALTIES,
     MAU_BINH_NATURALS,
     MAU_BINH_ROYALTIES,
     NATURAL_NAMES,
@@ -151,6 +153,11 @@ class Rules:
     extra_suits: str = ""
     #: Jokers added to the deck: 0, 1 or 2 (docs/rules.md#jokers).
     jokers: int = 0
+    #: A row equal to the next one fouls the hand (docs/rules.md#equal-rows-foul).
+    equal_rows_foul: bool = False
+    #: A fouled hand pays its flat foul penalty to a declared natural too
+    #: (docs/rules.md#flat-foul-penalty).
+    foul_pays_naturals: bool = False
 
     def __post_init__(self) -> None:
         def put(field: str, value: Any) -> None:
@@ -181,6 +188,8 @@ class Rules:
         put("royalty_replaces_row", check_flag(self.royalty_replaces_row, "royalty_replaces_row"))
         put("natural_ties", check_choice(self.natural_ties, "natural_ties", NATURAL_TIES))
         put("foul_penalty", check_foul_penalty(self.foul_penalty))
+        put("equal_rows_foul", check_flag(self.equal_rows_foul, "equal_rows_foul"))
+        put("foul_pays_naturals", check_flag(self.foul_pays_naturals, "foul_pays_naturals"))
         put("code_card", check_code_card(self.code_card))
         put("code_card_multiplier", check_code_multiplier(self.code_card_multiplier))
         check_whole_rows(self.royalty_replaces_row, self.royalty_mode, self.royalties_dealt)
@@ -285,6 +294,8 @@ class Rules:
             "royalty_replaces_row": self.royalty_replaces_row,
             "natural_ties": self.natural_ties,
             "foul_penalty": self.foul_penalty if self.foul_penalty is not None else False,
+            **({"equal_rows_foul": True} if self.equal_rows_foul else {}),
+            **({"foul_pays_naturals": True} if self.foul_pays_naturals else {}),
             "code_card": self.code_card if self.code_card is not None else False,
             "code_card_multiplier": self.code_card_multiplier,
             "royalties": royalties,
@@ -304,7 +315,8 @@ class Rules:
         ``natural_ties`` and ``foul_penalty`` enter it only when not at their defaults;
         the code card with its multiplier only when there is one (without it the
         multiplier changes nothing); ``extra_suits`` only when it adds a suit, ``jokers``
-        only when there are some.
+        only when there are some; ``equal_rows_foul`` and ``foul_pays_naturals`` only when
+        on.
         """
         payload = [
             DIGEST_VERSION,
@@ -335,6 +347,10 @@ class Rules:
             payload.append({"extra_suits": self.extra_suits})
         if self.jokers:
             payload.append({"jokers": self.jokers})
+        if self.equal_rows_foul:
+            payload.append({"equal_rows_foul": True})
+        if self.foul_pays_naturals:
+            payload.append({"foul_pays_naturals": True})
         text = json.dumps(payload, separators=(",", ":"), allow_nan=False)
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
@@ -367,6 +383,20 @@ PRESETS: dict[str, Rules] = {
         scoring="per-row",
         scoop_multiplier=2,
         surrender_cost=None,
+        royalties=GAMEBINH_ROYALTIES,
+        naturals=GAMEBINH_NATURALS,
+        wheel="low",
+        royalty_replaces_row=True,
+        natural_ties="difference",
+        foul_penalty=6,
+        equal_rows_foul=True,
+        foul_pays_naturals=True,
+    ),
+    "mau-binh-rules": _preset(
+        "mau-binh-rules",
+        scoring="per-row",
+        scoop_multiplier=2,
+        surrender_cost=None,
         royalties=MAU_BINH_ROYALTIES,
         naturals=MAU_BINH_NATURALS,
         wheel="second",
@@ -387,6 +417,7 @@ PRESET_GAMES: dict[str, str] = {
     "capsa": "Capsa Susun",
     "shisanshui": "十三水",
     "mau-binh": "Mậu Binh",
+    "mau-binh-rules": "Mậu Binh (rule texts)",
     "pusoy": "Pusoy",
 }
 

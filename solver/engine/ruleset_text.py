@@ -40,12 +40,16 @@ def rules_summary(r: Rules) -> str:
         parts.append(f"royalties{royal}{whole} ({r.royalty_mode})")
     else:
         parts.append("no royalties")
-    ties = " (ties by payout)" if r.natural_ties == "payout" else ""
+    ties = {"payout": " (ties by payout)", "difference": " (ties by difference)"}.get(
+        r.natural_ties, ""
+    )
     parts.append(f"naturals{ties}" if r.naturals else "no naturals")
     parts.append("suits " + ">".join(r.suit_order) if r.suit_order else "no suit order")
     parts.append(f"wheel {r.wheel}")
     if r.foul_penalty is not None:
         parts.append(f"fouls pay {fmt_units(r.foul_penalty)}")
+    if r.equal_rows_foul:
+        parts.append("equal rows foul")
     if r.home_run:
         parts.append(f"home run x{r.home_run_multiplier:g} ({r.home_run_min_opponents}+ opponents)")
     if r.code_card is not None:
@@ -84,9 +88,18 @@ def _apps_rows(rules: Rules) -> list[tuple[str, str]]:
         rows.append(
             ("natural_ties", "by payout (the larger payout collects it; equal payouts tie)")
         )
+    if rules.natural_ties == "difference":
+        rows.append(("natural_ties", "by difference (the larger payout collects the difference)"))
     if rules.foul_penalty is not None:
         f = fmt_units(rules.foul_penalty)
-        rows.append(("fouls", f"a fouled hand pays {f} to each legal opponent, nothing else"))
+        to = "each legal opponent"
+        if rules.foul_pays_naturals:  # a declared natural too
+            to = "each opponent that did not foul"
+        rows.append(("fouls", f"a fouled hand pays {f} to {to}, nothing else"))
+    if rules.equal_rows_foul:
+        rows.append(
+            ("equal_rows_foul", "yes (a row equal to the next one fouls; equal straights do not)")
+        )
     if rules.code_card is not None:
         rows.append(("code_card", _code_card_text(rules)))
     return rows

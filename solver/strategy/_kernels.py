@@ -43,6 +43,8 @@ from solver.engine._kernels import (
 from solver.engine.layout import (
     KERNEL_SOURCES,
     MODE_ALWAYS,
+    P_FOUL,
+    P_FOUL_NAT,
     P_HR_MIN,
     P_HR_MULT,
     P_MODE,
@@ -856,8 +858,10 @@ def _mc_values(ckeys, croy, cfoul, okeys, oroy, ofoul, onat, onatkey, weights, p
             w = weights[o]
             if onat[j] >= 0:
                 v = w * _settle_natural(-1, 0, onat[j], onatkey[j], nat_units)
+                # a fouled (played) candidate pays a natural its flat penalty too
+                pen = w * params[P_FOUL] if params[P_FOUL_NAT] != 0.0 else 0.0
                 for c in range(ckeys.shape[0]):
-                    out[c, d] += v
+                    out[c, d] += v - pen if cfoul[c] else v
             else:
                 b0 = okeys[j, 0]
                 b1 = okeys[j, 1]
@@ -916,8 +920,8 @@ def _mc_pairs(ckeys, croy, cfoul, ob, orb, onat, onv, weights, params, lo, hi, o
                 w = weights[o]
                 for d in range(n):
                     j = lo + d
-                    if onat[o, j]:
-                        v = onv[o, j]
+                    if onat[o, j]:  # a natural: its payout, and the flat penalty where paid
+                        v = onv[o, j] - (params[P_FOUL] if params[P_FOUL_NAT] != 0.0 else 0.0)
                     else:
                         v = _settle_core(a0, a1, a2, ra0, ra1, ra2, rda, True,
                                          ob[0, o, j], ob[1, o, j], ob[2, o, j], orb[0, o, j],
@@ -1118,11 +1122,15 @@ def _mc_home_run(ckeys, croy, cfoul, okeys, oroy, ofoul, onat, weights, params, 
 
 
 @kernel
-def _natural_values(nid, nkey, onat, onatkey, nat_units, out, params):
+def _natural_values(nid, nkey, onat, onatkey, ofoul, nat_units, out, params):
     """What declaring natural (nid, nkey) wins from each opponent: out float64[n]
-    (``_settle_naturals``: the ruleset's natural ties, params float64[NPARAMS])."""
+    (``_settle_naturals``: the ruleset's natural ties, params float64[NPARAMS]); from an
+    opponent whose shown setting fouled (ofoul bool[n]) the flat foul penalty too under
+    foul_pays_naturals (params[P_FOUL_NAT])."""
     for j in range(onat.shape[0]):
         out[j] = _settle_naturals(nid, nkey, onat[j], onatkey[j], nat_units, params)
+        if nid >= 0 and onat[j] < 0 and ofoul[j] and params[P_FOUL_NAT] != 0.0:
+            out[j] += params[P_FOUL]
 
 
 @kernel

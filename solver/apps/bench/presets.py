@@ -1,5 +1,5 @@
 """The Monte Carlo solve from the opponent pool under every preset, in the same rounds
-(the home run's whole tables under shisanshui and mau-binh, solver.strategy.solving.home_run;
+(the home run's whole tables under shisanshui and mau-binh-rules, solver.strategy.solving.home_run;
 the suit order of capsa and pusoy), and ``capsa batch --policy mc`` with the home run."""
 
 from __future__ import annotations

@@ -122,7 +122,7 @@ def _deal(r: Rules, w: Words, rows: dict[str, str]) -> str:
     return f"<h2>{w('rules.p.h.deal')}</h2>" + _p(
         w("rules.p.deal", players=r.players, cards=r.deck.size, **rows),
         w("rules.p.order", **rows),
-        foul,
+        foul + (" " + w("rules.p.equalRowsFoul") if r.equal_rows_foul else ""),
     )
 
 
@@ -200,7 +200,11 @@ def _naturals(r: Rules, w: Words) -> str:
     head = f"<h2>{w('rules.p.h.naturals')}</h2>"
     if not r.naturals:
         return head + _p(w("rules.p.noNaturals"))
-    ties = w("rules.p.natPayout") if r.natural_ties == "payout" else w("rules.p.natOrder")
+    ties = w(
+        {"payout": "rules.p.natPayout", "difference": "rules.p.natDifference"}.get(
+            r.natural_ties, "rules.p.natOrder"
+        )
+    )
     table = [
         (
             f"<b>{w('natural.' + name)}</b><br><small>{w(f'rules.p.nat.{name}')}</small>",

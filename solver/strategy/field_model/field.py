@@ -102,6 +102,7 @@ def play_digest(rules: Rules) -> str:
         home_run_min_opponents=3,
         natural_ties="order",
         foul_penalty=None,
+        foul_pays_naturals=False,
         code_card=None,
         code_card_multiplier=2,
     ).digest()

@@ -95,6 +95,8 @@ class Candidates:
     legal: int  # number of legal partitions of the hand (0: not counted)
     pruned: bool  # whether the Pareto front was taken
     rows: HandRows | None = None  # the hand's subset rows, when computed
+    #: the ruleset's ``RuleArrays.eq_top`` under equal_rows_foul, else None
+    eq_top: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.split)
@@ -103,7 +105,11 @@ class Candidates:
     def fouls(self) -> np.ndarray:
         """bool[n]: which candidates are fouled (only a played setting can be)."""
         k = self.keys
-        return ~((k[:, 0] <= k[:, 1]) & (k[:, 1] <= k[:, 2]))
+        bad = ~((k[:, 0] <= k[:, 1]) & (k[:, 1] <= k[:, 2]))
+        if self.eq_top is not None:  # equal rows foul (docs/rules.md#equal-rows-foul)
+            bad |= (k[:, 1] >> 2) <= self.eq_top[k[:, 0] >> 2]
+            bad |= (k[:, 2] >> 2) <= self.eq_top[k[:, 1] >> 2]
+        return bad
 
     def text(self, i: int) -> tuple[str, str, str]:
         """(front, middle, back) of candidate i as text, each row high card first."""
@@ -128,6 +134,7 @@ class Candidates:
             self.legal,
             self.pruned,
             rows,
+            self.eq_top,
         )
 
 
@@ -152,10 +159,47 @@ def candidates(hand: np.ndarray, cr: CompiledRules, prune: bool = True) -> Candi
         pruned = False  # a row of this hand may be one whose royalty falls: every split
         n, m = k._candidates(hand, cr.lookup, cr.arrays, structure().part, pruned, *rows,
                              split, keys, roy)  # fmt: skip
+    if cr.rules.equal_rows_foul:  # docs/rules.md#equal-rows-foul
+        eq = cr.fouls(keys[:m])
+        if eq.any() and pruned:  # the front of the legal splits of the plain check held
+            n, m = _strict_front(hand, cr, rows, split, keys, roy)  # one: take it again
+        elif eq.any():
+            good = np.flatnonzero(~eq)
+            m = n = len(good)
+            split[:m], keys[:m], roy[:m] = split[good], keys[good], roy[good]
     split, keys, roy = split[:m], keys[:m], roy[:m]
     keep = _distinct_settings(hand, split)
     split, keys, roy = (a[keep].copy() for a in (split, keys, roy))
-    return Candidates(hand, split, keys, roy, n, pruned, rows)
+    eq_top = cr.arrays.eq_top if cr.rules.equal_rows_foul else None
+    return Candidates(hand, split, keys, roy, n, pruned, rows, eq_top)
+
+
+def _strict_front(
+    hand: np.ndarray,
+    cr: CompiledRules,
+    rows: HandRows,
+    split: np.ndarray,
+    keys: np.ndarray,
+    roy: np.ndarray,
+) -> tuple[int, int]:
+    """Under equal_rows_foul: the Pareto front of the splits that are legal with equal
+    rows fouling (docs/rules.md#equal-rows-foul), written to split / keys / roy from
+    row 0; returns (legal splits, splits kept). Of the legal splits of the plain check,
+    the ones it fouls are dropped before the front is taken, so no split they dominated
+    is lost."""
+    from solver.strategy import _kernels as k
+
+    legal = np.empty((NPART, 3), np.int32)
+    n = k._legal_partitions(rows.k3, rows.k5, structure().part, legal)
+    lk = np.stack([rows.k3[legal[:n, 0]], rows.k5[legal[:n, 1]], rows.k5[legal[:n, 2]]], axis=1)
+    good = np.ascontiguousarray(legal[:n][~cr.fouls(lk)])
+    keep = np.zeros(len(good), np.bool_)
+    k._pareto(rows.k3, rows.k5, good, len(good), keep)
+    m = int(keep.sum())
+    split[:m] = good[keep]
+    k._candidate_rows(hand, cr.arrays, split[:m], rows.k3, rows.k5, rows.r3, rows.r5, keys[:m],
+                      roy[:m])  # fmt: skip
+    return len(good), m
 
 
 def _distinct_settings(hand: np.ndarray, split: np.ndarray) -> np.ndarray | slice:

@@ -149,7 +149,8 @@ def with_code_card(cands, cr: CompiledRules, opp, stakes: np.ndarray | None, sco
     def naturals(nat) -> np.ndarray:
         dv = np.empty(len(opp.nat))
         ra = cr.arrays
-        k._natural_values(nat[0], nat[1], opp.nat, opp.nat_key, ra.nat_units, dv, ra.params)
+        k._natural_values(nat[0], nat[1], opp.nat, opp.nat_key, opp.foul, ra.nat_units, dv,
+                          ra.params)  # fmt: skip
         return dv.reshape(deals, n_opp) * f
 
     def per_deal(nat) -> np.ndarray:

@@ -40,7 +40,7 @@ from solver.engine.code_card import holds_code_card
 from solver.engine.compiled import CompiledRules
 from solver.engine.errors import InputError
 from solver.engine.inputs import quote
-from solver.engine.layout import MAX_UNITS, P_HR_MIN, P_HR_MULT, ROWS
+from solver.engine.layout import MAX_UNITS, P_FOUL, P_FOUL_NAT, P_HR_MIN, P_HR_MULT, ROWS
 from solver.engine.options import MIN_STAKE
 from solver.engine.settlement import find_naturals, settle_declared
 from solver.strategy.field_model.field import field_row_stats, field_values, foul_value
@@ -227,8 +227,12 @@ def score_exact(
             return None
         return row_stats_against(cands.keys[i], legal_opp)
 
+    # a known opponent whose setting fouled pays a declared natural the flat penalty too
+    # under foul_pays_naturals (docs/rules.md#flat-foul-penalty)
+    penalty = float(cr.params[P_FOUL]) * float(cr.params[P_FOUL_NAT])
+
     def declare_by_opponent(nat: Natural) -> np.ndarray:
-        return np.full(n_opp, settle_declared(nat, None, cr))
+        return np.full(n_opp, settle_declared(nat, None, cr)) + penalty * ofoul
 
     opp = Opponents(n_opp, okeys, oroy, none, none, ofoul, hold)
 
@@ -240,7 +244,7 @@ def score_exact(
         total / n_opp if stakes is None else staked,
         row_stats,
         by_opponent=lambda i: per_opp[i].copy(),
-        declare=lambda nat: float(settle_declared(nat, None, cr)),
+        declare=lambda nat: float(declare_by_opponent(nat).mean()),
         declare_by_opponent=declare_by_opponent,
         exact=True,
         stakes=stakes,
@@ -402,7 +406,7 @@ def score_against(
         orb = np.ascontiguousarray(opp.roy.reshape(deals, n_opp, 4).transpose(2, 1, 0))
         onat = np.ascontiguousarray((opp.nat >= 0).reshape(deals, n_opp).T)
         onv = np.empty(len(opp.nat))
-        k._natural_values(-1, 0, opp.nat, opp.nat_key, ra.nat_units, onv, ra.params)
+        k._natural_values(-1, 0, opp.nat, opp.nat_key, opp.foul, ra.nat_units, onv, ra.params)
         onv = np.ascontiguousarray(onv.reshape(deals, n_opp).T)
 
         def run(lo: int, hi: int) -> None:
@@ -428,7 +432,8 @@ def score_against(
 
     def natural_values(nat: Natural) -> np.ndarray:
         dv = np.empty(len(opp.nat))
-        k._natural_values(nat[0], nat[1], opp.nat, opp.nat_key, ra.nat_units, dv, ra.params)
+        k._natural_values(nat[0], nat[1], opp.nat, opp.nat_key, opp.foul, ra.nat_units, dv,
+                          ra.params)  # fmt: skip
         return dv
 
     def declare_per_deal(nat: Natural) -> np.ndarray:
