@@ -130,6 +130,8 @@ EXPECTED = {
         home_run_min_opponents=2,
         royalty_replaces_row=True,
         natural_ties="payout",
+        code_card_both="neither",  # lib_game.lua: only one holder multiplies
+        split_ranks=True,  # lib_sp_card_logic.lua: six of a rank, two trips
     ),
     "mau-binh": dict(
         scoring="per-row",
@@ -176,6 +178,10 @@ for _fields in EXPECTED.values():
     _fields.setdefault("code_card_multiplier", 2)
     _fields.setdefault("extra_suits", "")  # docs/rules.md#added-suits: no preset adds a suit
     _fields.setdefault("jokers", 0)  # docs/rules.md#jokers: no preset deals a joker
+    # docs/rules.md#ranks-held-six-times and #the-code-card: the server's values in
+    # shisanshui, the defaults elsewhere
+    _fields.setdefault("code_card_both", "once")
+    _fields.setdefault("split_ranks", False)
 
 
 def write(tmp_path: Path, text: str, name: str = "house.toml") -> Path:
@@ -791,6 +797,8 @@ def test_to_dict_shape():
         "foul_penalty": False,
         "code_card": False,
         "code_card_multiplier": 2,
+        "code_card_both": "once",
+        "split_ranks": False,
         "royalties": {
             "front": {"three_of_a_kind": 3},
             "middle": {"full_house": 2, "four_of_a_kind": 8, "straight_flush": 10},

@@ -26,6 +26,7 @@ from solver.engine.layout import (
     NPARAMS,
     NSTRENGTH,
     P_CODE,
+    P_CODE_BOTH,
     P_FOUL,
     P_FOUL_ON,
     P_HR_MIN,
@@ -41,6 +42,7 @@ from solver.engine.layout import (
     P_XX_ROY,
     ROWS,
     SCORING_CODES,
+    SPLIT_CODES,
 )
 from solver.engine.rules import Rules
 
@@ -186,9 +188,13 @@ def _arrays(rules: Rules, t: Tables | DeckTables) -> RuleArrays:
     params[P_FOUL] = float(rules.foul_penalty or 0.0)
     params[P_NAT_PAYOUT] = 1.0 if rules.natural_ties == "payout" else 0.0
     params[P_CODE] = rules.code_factor
+    params[P_CODE_BOTH] = rules.code_factor_both
     params[P_XX_KEY], params[P_XX_ROY] = _two_jokers(rules, t, remap)
     nat_units = np.array([float(u) for _, u in rules.naturals], dtype=np.float64)
-    nat_codes = np.array([NATURAL_CODES[n] for n, _ in rules.naturals], dtype=np.int64)
+    codes = [NATURAL_CODES[n] for n, _ in rules.naturals]
+    if rules.splits_ranks:  # docs/rules.md#ranks-held-six-times
+        codes = [SPLIT_CODES.get(c, c) for c in codes]
+    nat_codes = np.array(codes, dtype=np.int64)
     dealt_units = np.zeros(3, np.float64)
     if dealt:
         dealt_units[:] = [

@@ -32,6 +32,10 @@ WHEELS: tuple[str, ...] = ("low", "second")
 #: How two declared naturals settle (docs/rules.md#natural-ties): the earlier in the
 #: ruleset's list collects its payout, or the larger payout does (equal payouts tie).
 NATURAL_TIES: tuple[str, ...] = ("order", "payout")
+#: What the code card does to a pair whose two players both hold a copy (a deck that adds
+#: the code card's suit, docs/rules.md#the-code-card): multiply it once, or not at all
+#: (atom-chen/ShiSanShuiServer multiplies only when exactly one player holds it).
+CODE_CARD_BOTH: tuple[str, ...] = ("once", "neither")
 ROWS: tuple[str, ...] = ("front", "middle", "back")
 ROYALTY_HANDS: tuple[str, ...] = (
     "three_of_a_kind",
@@ -154,6 +158,8 @@ FILE_KEYS: tuple[str, ...] = (
     "foul_penalty",
     "code_card",
     "code_card_multiplier",
+    "code_card_both",
+    "split_ranks",
     "royalties",
     "naturals",
 )

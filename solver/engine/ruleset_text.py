@@ -89,6 +89,14 @@ def _apps_rows(rules: Rules) -> list[tuple[str, str]]:
         rows.append(("fouls", f"a fouled hand pays {f} to each legal opponent, nothing else"))
     if rules.code_card is not None:
         rows.append(("code_card", _code_card_text(rules)))
+        if rules.code_card_both == "neither":
+            rows.append(
+                ("code_card_both", "a pair whose players both hold a copy is not multiplied")
+            )
+    if rules.splits_ranks:
+        rows.append(
+            ("split_ranks", "six cards of a rank are two three of a kinds (four trips)")
+        )
     return rows
 
 

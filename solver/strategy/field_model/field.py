@@ -90,7 +90,7 @@ def play_digest(rules: Rules) -> str:
     surrender, naturals and their ties, nor the home run: the field is pairwise,
     docs/rules.md#the-field-strategy-is-pairwise; nor the flat foul penalty: the field
     sets legal hands against legal hands; nor the code card: the field ignores it,
-    docs/rules.md#the-field-and-the-code-card)."""
+    docs/rules.md#the-field-and-the-code-card; nor ``split_ranks``, a natural's rule)."""
     return replace(
         rules,
         name="play",
@@ -103,6 +103,8 @@ def play_digest(rules: Rules) -> str:
         foul_penalty=None,
         code_card=None,
         code_card_multiplier=2,
+        code_card_both="once",
+        split_ranks=False,
     ).digest()
 
 
