@@ -226,3 +226,98 @@ def test_naturals_of_many_of_a_rank_equal_the_oracle(split):
         for pairs in keys.values():  # the kernel's keys order hands as the oracle's do
             for (k1, w1), (k2, w2) in zip(pairs, pairs[1:], strict=False):
                 assert (k1 > k2) == (w1 > w2) and (k1 == k2) == (w1 == w2)
+
+
+# ------------------------------------------------------------ extra_suits in any order
+
+
+def clubs_table(extra: str = "c", players: int = 5, **over) -> Rules:
+    body = {"base": "shisanshui", "players": players, "extra_suits": extra, **over}
+    return rules_from_dict(body, f"house-{extra}")
+
+
+def test_extra_suits_name_the_apps_suits_in_their_order():
+    """``extra_suits`` takes up to two of c, h and s in the order the app adds them (the
+    deploy copy of the server: clubs, then hearts); the deck holds those suits twice. The
+    diamonds, two suits the same and three suits are one line each."""
+    for extra, size in (("c", 65), ("s", 65), ("ch", 78), ("hc", 78), ("sc", 78)):
+        r = clubs_table(extra, 6 if len(extra) == 2 else 5)
+        assert r.extra_suits == extra and r.deck.size == size
+        assert r.deck.extra_letters == extra
+        assert rules_from_dict(r.to_dict()) == r
+    for bad in ("d", "dc", "hh", "hcs", "x"):
+        with pytest.raises(RulesError, match="^extra_suits must be") as err:
+            clubs_table(bad)
+        assert "\n" not in str(err.value)
+    with pytest.raises(RulesError, match="diamonds"):
+        clubs_table("dc")
+    out = capsa("rank", "Ac Ac Ad As Ah", "--rules", "-", input='base = "shisanshui"\n'
+                'extra_suits = "d"\n')  # fmt: skip
+    assert out.returncode == 2 and out.stderr.count("\n") == 1 and "extra_suits" in out.stderr
+
+
+def test_the_deck_and_the_cards_follow_the_added_suit():
+    """Clubs twice: ``Ac Ac`` is a hand's two copies (five kings and five aces win),
+    ``Ah Ah`` is one card too many."""
+    r = clubs_table("c")
+    assert solver.settle(("2c 3d 4h", "Kc Kc Kd Kh Ks", "Ac Ac Ad Ah As"),
+                         ("5c 6d 7h", "8c 8d 8h 8s 9c", "Tc Td Th Ts Jc"), r) > 0  # fmt: skip
+    with pytest.raises(S.CardParseError, match="holds one Ah"):
+        solver.settle(("2c 3d 4h", "Ah Ah Ad Ac As", "Kc Kc Kd Kh Ks"),
+                      ("5c 6d 7h", "8c 8d 8h 8s 9c", "Tc Td Th Ts Jc"), r)  # fmt: skip
+
+
+@pytest.mark.parametrize("extra", ["c", "sc"])
+def test_random_tables_of_other_added_suits_equal_the_oracle(extra):
+    """Random tables at five (clubs twice) and six (spades and clubs twice), the code card
+    the 8♣ so that two players may hold it: ``settle_table`` equals the oracle's."""
+    players = 5 if len(extra) == 1 else 6
+    r = clubs_table(extra, players, code_card="8c")
+    rng = np.random.default_rng(11)
+    two = 0
+    for t in range(40):
+        hands = deal(extra, players, rng)
+        settings = [some_setting(h, rng, r, legal=(t + i) % 6 != 0) for i, h in enumerate(hands)]
+        two += sum(R.ref_holds(s, r) for s in settings) == 2
+        text = [tuple(R.ref_format(row) for row in s) for s in settings]
+        got = solver.settle_table(text, r)
+        assert got == pytest.approx(R.ref_settle_table(settings, r), abs=1e-9)
+    assert two >= 5
+
+
+def test_the_field_and_the_pool_of_another_added_suit():
+    """Without a suit order the suit added changes no row, so a deck adding the clubs plays
+    with the shipped tables of the hearts' deck (its play digest is theirs); the opponent
+    pool is its own (its hands hold the clubs twice), and a solve deals from that deck."""
+    from solver.strategy.field_model.field import play_digest
+    from solver.strategy.field_model.trained import field_ready
+    from solver.strategy.opposition import pool as PL
+
+    five = seated(SHISANSHUI, 5)
+    for extra in ("c", "s"):
+        r = dataclasses.replace(five, name=f"five-{extra}", extra_suits=extra)
+        assert play_digest(r) == play_digest(five) and field_ready(compile_rules(r))
+        assert PL.pool_key(compile_rules(r)) != PL.pool_key(compile_rules(five))
+    ordered = rules_from_dict({"base": "shisanshui", "suit_order": "shcd", "players": 5,
+                               "extra_suits": "c"}, "ordered")  # fmt: skip
+    hearts = dataclasses.replace(ordered, extra_suits="h")
+    assert play_digest(ordered) != play_digest(hearts)
+
+
+def test_a_solve_deals_the_opponents_from_the_clubs_deck(tmp_path):
+    path = tmp_path / "clubs.toml"
+    path.write_text(  # shisanshui-5's play on the clubs' deck: the shipped field tables
+        'base = "shisanshui"\nplayers = 5\nextra_suits = "c"\n[royalties.middle]\n'
+        "full_house = 2\nfour_of_a_kind = 8\nstraight_flush = 10\nfive_of_a_kind = 20\n"
+        "[royalties.back]\nfour_of_a_kind = 4\nstraight_flush = 5\nfive_of_a_kind = 10\n"
+    )
+    hand = "Ac Ac Kc Qc Jc 2d 3d 4d 5d 6h 9s 9d 9c"
+    out = capsa("solve", hand, "--rules", str(path), "--seed", "1", "--samples", "300",
+                "--format", "json")  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    sol = json.loads(out.stdout)
+    assert sol["players"] == 5 and sol["policy"] != "exact"
+    rows = " ".join((sol["front"], sol["middle"], sol["back"])).split()
+    assert sorted(rows) == sorted(hand.split())
+    out = capsa("solve", hand.replace("Ac Ac", "Ah Ah"), "--rules", str(path))
+    assert out.returncode == 2 and "holds one Ah" in out.stderr

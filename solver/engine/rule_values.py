@@ -20,6 +20,8 @@ from solver.engine.table_shape import (
     MIN_PLAYERS,
     TABLE_MAX_PLAYERS,
     Deck,
+    deck_of,
+    extra_suit_ids,
 )
 
 # --------------------------------------------------------------------------------------
@@ -283,15 +285,23 @@ def check_players(value: Any) -> int:
 
 
 def check_extra_suits(value: Any) -> str:
-    """``extra_suits``: the suits dealt twice, ``""``, ``"h"`` (加一色) or ``"hc"`` (加二色)
-    as the sources deal them (docs/rules.md#added-suits); ``false`` or ``"none"`` is ``""``."""
+    """``extra_suits``: the suits dealt twice, in the order the table's app adds them:
+    ``""``, ``"h"`` (加一色) or ``"hc"`` (加二色) as atom-chen's script_thirteen deals
+    them, ``"c"``, ``"ch"`` as another copy of it does, up to two of c, h and s
+    (docs/rules.md#added-suits); ``false`` or ``"none"`` is ``""``."""
     if value is False or (isinstance(value, str) and value.strip().lower() == "none"):
         return ""
     text = value.strip().lower() if isinstance(value, str) else None
-    if text not in DECKS:
+    if text is None or extra_suit_ids(text) is None:
+        why = (
+            " (the diamonds' second copies are the jokers' card ids: a deck adds c, h or s)"
+            if text is not None and "d" in text
+            else ""
+        )
         raise RulesError(
-            'extra_suits must be "" (52 cards), "h" (the hearts twice, 65 cards) or "hc" '
-            f"(hearts and clubs twice, 78 cards), got {show(value)}"
+            'extra_suits must be "" (52 cards), one suit dealt twice ("h": the hearts, 65 '
+            'cards) or two ("hc": hearts and clubs, 78 cards), of c, h and s in the order '
+            f"the app adds them, got {show(value)}{why}"
         )
     return text
 
@@ -324,7 +334,7 @@ def check_wild(jokers: int, suit_order: str | None, royalties_dealt: bool) -> No
 def check_deck(extra_suits: str, players: int) -> Deck:
     """The deck of ``extra_suits`` when it deals ``players`` hands, else one line naming
     both keys."""
-    deck = DECKS[extra_suits]
+    deck = deck_of(extra_suits)
     if players > deck.most_players():
         fits = [k for k, d in DECKS.items() if d.most_players() >= players]
         bigger = [f'"{k}" ({DECKS[k].size} cards)' for k in fits]
