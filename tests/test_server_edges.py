@@ -321,3 +321,27 @@ def test_a_solve_deals_the_opponents_from_the_clubs_deck(tmp_path):
     assert sorted(rows) == sorted(hand.split())
     out = capsa("solve", hand.replace("Ac Ac", "Ah Ah"), "--rules", str(path))
     assert out.returncode == 2 and "holds one Ah" in out.stderr
+
+
+def test_the_page_deals_and_picks_from_the_clubs_deck():
+    """The page's API: an uploaded ruleset adding the clubs names that deck for its card
+    picker (``decks``), and /api/deal deals its hands from it (a club twice, never
+    another suit)."""
+    from collections import Counter
+
+    from starlette.testclient import TestClient
+
+    from solver.apps.web import create_app
+
+    toml = 'base = "shisanshui"\nplayers = 5\nextra_suits = "c"\n'
+    with TestClient(create_app()) as client:
+        d = client.post("/api/rules", json={"rules": toml}).json()
+        assert d["decks"]["5"] == "c" and d["rules"]["extra_suits"] == "c"
+        doubled = set()
+        for seed in range(40):
+            body = {"seed": seed, "rules": toml, "players": 5}
+            res = client.post("/api/deal", json=body)
+            assert res.status_code == 200, res.text
+            cards = res.json()["hand"].split()
+            doubled |= {c[1] for c, n in Counter(cards).items() if n == 2}
+        assert doubled == {"c"}
