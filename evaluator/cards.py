@@ -4,7 +4,8 @@ A card id is ``rank * 4 + suit``: rank 0 is the deuce and 12 the ace, suit 0..3 
 clubs, diamonds, hearts, spades (2c = 0, As = 51). Every public array of cards is a
 ``numpy.uint8`` array of such ids.
 
-A deck with added suits (``extra_suits``: ``"h"`` or ``"hc"``, docs/rules.md#added-suits)
+A deck with added suits (``extra_suits``: ``"h"``, ``"hc"``, or up to two of c, h, s in
+any order, docs/rules.md#added-suits)
 holds a second copy of each card of those suits: its id is the first copy's plus
 ``FACES`` (52), so the second ace of hearts is 102. Text writes both copies alike
 (``Ah Ah``); a reader gives the first ``Ah`` of a text id 50 and the second id 102, and
@@ -34,8 +35,11 @@ SUIT_SYMBOLS = "♣♦♥♠"
 HAND_SIZE = 13
 #: Distinct cards: a second copy's id is its face's plus FACES.
 FACES = len(RANKS) * len(SUITS)
-#: The ``extra_suits`` a deck may add, as the sources deal them (加一色, 加二色).
+#: The ``extra_suits`` the shisanshui preset's decks add (加一色, 加二色); a deck may add
+#: up to two of ``ADDABLE_SUITS`` in any order (not the diamonds: their second copies'
+#: ids are the jokers').
 EXTRA_SUITS = ("", "h", "hc")
+ADDABLE_SUITS = "chs"
 #: Jokers (鬼牌): the face every joker has, its rank (above the ace, wild in the
 #: kernels), the ids of the first and the second joker, the most a deck holds, the
 #: letter that writes one in a deck code and in card text.
@@ -231,9 +235,15 @@ def jokers_in(code: str) -> int:
 def _extra(extra_suits: str) -> tuple[int, ...]:
     """The suit ids of a deck code's added suits; CardParseError for another value."""
     letters = extra_suits.rstrip(JOKER)
-    if letters not in EXTRA_SUITS or jokers_in(extra_suits) > MAX_JOKERS:
+    ok = (
+        len(letters) <= 2
+        and len(set(letters)) == len(letters)
+        and all(c in ADDABLE_SUITS for c in letters)
+    )
+    if not ok or jokers_in(extra_suits) > MAX_JOKERS:
         raise CardParseError(
-            f"extra_suits must be one of {EXTRA_SUITS} and up to {MAX_JOKERS} {JOKER!r} "
+            f"extra_suits must be up to two of the suits {ADDABLE_SUITS!r} (e.g. "
+            f"{EXTRA_SUITS[1]!r}, {EXTRA_SUITS[2]!r}) and up to {MAX_JOKERS} {JOKER!r} "
             f"(jokers), got {extra_suits!r}"
         )
     return tuple(SUITS.index(c) for c in letters)

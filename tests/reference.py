@@ -82,7 +82,8 @@ anchor follows each one):
     (docs/rules.md#home-run-on-the-net, docs/rules.md#home-run-and-royalties).
   * the code card (``_code_factor``): a pair in which either player holds the card named
     by ``code_card`` is worth ``code_card_multiplier`` times its settlement, naturals,
-    surrender and the home run included, multiplied once when both hold a copy
+    surrender and the home run included; when both hold a copy, multiplied once under
+    ``code_card_both = "once"`` and not at all under ``"neither"``
     (docs/rules.md#the-code-card-multiplies-the-whole-pair). A table entry shows no
     cards when it declares or surrenders: ``holder`` names such a seat.
 """
@@ -772,7 +773,7 @@ def ref_settle(a, b, rules) -> float:
     settings are allowed. Antisymmetric: ref_settle(a, b) == -ref_settle(b, a).
     """
     units = _settle_summaries(_hand_summary(a, rules), _hand_summary(b, rules), rules)
-    return units * _code_factor(ref_holds(a, rules) or ref_holds(b, rules), rules)
+    return units * _pair_factor(ref_holds(a, rules), ref_holds(b, rules), rules)
 
 
 def _code_card(rules) -> int | None:
@@ -784,13 +785,25 @@ def _code_card(rules) -> int | None:
 def ref_holds(setting, rules) -> bool:
     """Whether a setting (rows of card ids) holds the ruleset's code card."""
     card = _code_card(rules)
-    return card is not None and any(card in row for row in setting)
+    return card is not None and any(
+        not is_joker(c) and int(c) % FACES == card for row in setting for c in row
+    )  # either copy of the card
 
 
 def _code_factor(either_holds: bool, rules) -> float:
-    """What a pair is multiplied by: the multiplier when either player holds the code
-    card (once, however many copies), else 1."""
+    """What a pair is multiplied by when one of its players holds the code card: the
+    multiplier (however many copies that player holds), else 1."""
     return float(rules.code_card_multiplier) if either_holds else 1.0
+
+
+def _pair_factor(holds_a: bool, holds_b: bool, rules) -> float:
+    """What a pair is multiplied by, given which of its two players hold the code card:
+    both hold a copy: the multiplier once under ``code_card_both = "once"``, 1 under
+    ``"neither"`` (atom-chen multiplies only when exactly one holds it); else
+    ``_code_factor``."""
+    if holds_a and holds_b and getattr(rules, "code_card_both", "once") == "neither":
+        return 1.0
+    return _code_factor(holds_a or holds_b, rules)
 
 
 def ref_row_results(a, b, rules) -> tuple[int, int, int]:
@@ -902,7 +915,7 @@ def ref_table_units(players: Sequence, rules, holder: int | None = None) -> list
     ]
     units = [_units_of(i, entries, home_run, rules) for i in range(len(entries))]
     return [
-        [u * _code_factor(holds[i] or holds[j], rules) for j, u in enumerate(row)]
+        [u * _pair_factor(holds[i], holds[j], rules) for j, u in enumerate(row)]
         for i, row in enumerate(units)
     ]
 
@@ -935,7 +948,7 @@ def ref_table_parts(players: Sequence, rules, i: int = 0) -> dict[str, float]:
         elif other_kind == "surrender":
             raise ValueError("the parts are of tables whose opponents play or declare")
         else:
-            factor = _code_factor(mine or ref_holds(players[j], rules), rules)
+            factor = _pair_factor(mine, ref_holds(players[j], rules), rules)
             split = _settle_summaries_parts(me, other, rules)
             for k, v in split.items():
                 parts[k] += factor * v
@@ -1010,10 +1023,13 @@ def _is_red(card: int) -> bool:
     return SUITS[suit_of(card)] in "dh"
 
 
-def _ranks_held(hand: Sequence[int], at_least: int) -> list[int]:
-    """The ranks held ``at_least`` times or more, highest first."""
+def _ranks_held(hand: Sequence[int], at_least: int, split: bool = False) -> list[int]:
+    """The ranks held ``at_least`` times or more, highest first; with ``split`` a rank
+    once for every ``at_least`` cards of it (six cards of a rank are two three of a kinds,
+    as atom-chen's ``Check_Pt_Sp_Four_Three`` counts them: docs/rules.md#ranks-held-six-times)."""
     counts = Counter(rank_of(c) for c in hand)
-    return sorted((r for r, n in counts.items() if n >= at_least), reverse=True)
+    times = {r: (n // at_least if split else int(n >= at_least)) for r, n in counts.items()}
+    return sorted((r for r, t in times.items() for _ in range(t)), reverse=True)
 
 
 def _five_pairs_and_trips(hand: Sequence[int]):
@@ -1054,7 +1070,7 @@ def _natural_key(name: str, hand: tuple[int, ...], rules):
     if name == "three_straight_flushes":
         return _best_three_rows(hand, _is_straight_flush3, _is_straight_flush5, wheel)
     if name == "three_quads":
-        quads = _ranks_held(hand, 4)
+        quads = _ranks_held(hand, 4, getattr(rules, "split_ranks", False))
         return tuple(quads) if len(quads) >= 3 else None
     if name == "all_high":  # docs/rules.md#all-high-and-all-low: the 8 counts in both
         return () if all(r >= RANKS.index("8") for r in ranks) else None
@@ -1066,7 +1082,7 @@ def _natural_key(name: str, hand: tuple[int, ...], rules):
         red = sum(_is_red(c) for c in hand)
         return () if max(red, 13 - red) >= 12 else None
     if name == "four_trips":  # a four of a kind counts as a three of a kind
-        trips = _ranks_held(hand, 3)
+        trips = _ranks_held(hand, 3, getattr(rules, "split_ranks", False))
         return tuple(trips) if len(trips) >= 4 else None
     if name == "five_pairs_trips":
         trips = _five_pairs_and_trips(hand)

@@ -272,8 +272,8 @@ def test_ids_are_checked_against_the_deck():
     assert ev.evaluate5([50, 102, 46, 42, 100], "hc") > 0
     with pytest.raises(ev.CardParseError, match="duplicate card in row 1"):
         ev.evaluate5(np.array([[50, 102, 46, 42, 38], [50, 50, 46, 42, 38]]), "h")
-    with pytest.raises(ev.CardParseError, match="extra_suits must be one of"):
-        ev.parse_cards("Ah", extra_suits="s")
+    with pytest.raises(ev.CardParseError, match="extra_suits must be up to two of"):
+        ev.parse_cards("Ah", extra_suits="d")  # the diamonds' second copies: the jokers' ids
 
 
 def test_subset_strengths_on_a_deck_with_copies():

@@ -143,6 +143,8 @@ EXPECTED = {
         home_run_min_opponents=2,
         royalty_replaces_row=True,
         natural_ties="payout",
+        code_card_both="neither",  # lib_game.lua: only one holder multiplies
+        split_ranks=True,  # lib_sp_card_logic.lua: six of a rank, two trips
     ),
     "mau-binh": dict(  # gameBinh's live code (docs/rules.md#the-mau-binh-preset)
         scoring="per-row",
@@ -209,6 +211,10 @@ for _fields in EXPECTED.values():
     _fields.setdefault("jokers", 0)  # docs/rules.md#jokers: no preset deals a joker
     _fields.setdefault("equal_rows_foul", False)  # docs/rules.md#equal-rows-foul: mau-binh only
     _fields.setdefault("foul_pays_naturals", False)  # docs/rules.md#flat-foul-penalty: mau-binh
+    # docs/rules.md#ranks-held-six-times and #the-code-card: the server's values in
+    # shisanshui, the defaults elsewhere
+    _fields.setdefault("code_card_both", "once")
+    _fields.setdefault("split_ranks", False)
 
 
 def write(tmp_path: Path, text: str, name: str = "house.toml") -> Path:
@@ -829,6 +835,8 @@ def test_to_dict_shape():
         "foul_penalty": False,
         "code_card": False,
         "code_card_multiplier": 2,
+        "code_card_both": "once",
+        "split_ranks": False,
         "royalties": {
             "front": {"three_of_a_kind": 3},
             "middle": {"full_house": 2, "four_of_a_kind": 8, "straight_flush": 10},

@@ -227,8 +227,11 @@ def test_a_deck_too_small_for_its_players_names_both_keys(extra, players, fits):
     assert f'"{extra}" ({DECKS[extra].size} cards' in text
 
 
-def test_extra_suits_takes_the_sources_values_only():
-    for bad in ("s", "hd", "ch", 1, True):
+def test_extra_suits_takes_up_to_two_of_clubs_hearts_spades():
+    """docs/rules.md#added-suits: in the order the app adds them; not the diamonds (the
+    jokers' ids are their second copies), no suit twice, two at most."""
+    assert [Rules(extra_suits=e).extra_suits for e in ("c", "CH", " sc ")] == ["c", "ch", "sc"]
+    for bad in ("d", "hd", "hh", "hcs", 1, True):
         with pytest.raises(RulesError, match="extra_suits must be"):
             Rules(extra_suits=bad)  # type: ignore[arg-type]
     assert Rules(extra_suits="none").extra_suits == "" == Rules(extra_suits=False).extra_suits  # type: ignore[arg-type]

@@ -39,12 +39,14 @@ from solver.engine.layout import (
     EIGHT_OF_A_KIND,
     FIVE_PAIRS_TRIPS,
     FOUR_TRIPS,
+    FOUR_TRIPS_SPLIT,
     KERNEL_SOURCES,
     MODE_ALWAYS,
     MODE_CANCEL,
     ONE_COLOUR,
     P_CODE,
     P_EQ_FOUL,
+    P_CODE_BOTH,
     P_FOUL,
     P_FOUL_NAT,
     P_FOUL_ON,
@@ -69,6 +71,7 @@ from solver.engine.layout import (
     SIX_PAIRS,
     THREE_FLUSHES,
     THREE_QUADS,
+    THREE_QUADS_SPLIT,
     THREE_STRAIGHT_FLUSHES,
     THREE_STRAIGHTS,
     TWELVE_ONE_COLOUR,
@@ -576,8 +579,9 @@ def _settle_table(
     keys int64[k, 3], roys float64[k, 4], fouls bool[k] summaries (read only for players
     who show their rows); nat int64[k] declared natural ids (-1: none) with tie keys
     natkey int64[k]; surr bool[k] players who surrendered; hold bool[k] players who hold
-    the code card (docs/rules.md#the-code-card: a pair with a holder is multiplied by
-    params[P_CODE], once); cost the surrender cost.
+    the code card (docs/rules.md#the-code-card: a pair with one holder is multiplied by
+    params[P_CODE], a pair of two holders by params[P_CODE_BOTH]); cost the surrender
+    cost.
 
     Every pair settles once (i < j) and each player adds its pairs in seat order, so with
     the home run off out[i] is exactly the sum of ``_settle`` over i's opponents: a
@@ -611,7 +615,9 @@ def _settle_table(
                 v = _settle_at(keys, roys, fouls, i, keys, roys, fouls, j, params)
                 if i == h or j == h:
                     v *= params[P_HR_MULT]
-            if hold[i] or hold[j]:
+            if hold[i] and hold[j]:
+                v *= params[P_CODE_BOTH]
+            elif hold[i] or hold[j]:
                 v *= params[P_CODE]
             out[i] += v
             out[j] -= v
@@ -979,6 +985,18 @@ def _natural_of_cards(
                 for r in range(12, -1, -1):
                     if rc[r] >= 4:
                         key = key * 16 + r
+                return j, key
+        elif code == FOUR_TRIPS_SPLIT or code == THREE_QUADS_SPLIT:
+            # split_ranks (docs/rules.md#ranks-held-six-times): a rank once for every
+            # three (four) cards of it; the key those ranks, highest first, in base 16
+            size = 3 if code == FOUR_TRIPS_SPLIT else 4
+            sets = 0
+            key = np.int64(0)
+            for r in range(12, -1, -1):
+                for _ in range(rc[r] // size):
+                    sets += 1
+                    key = key * 16 + r
+            if sets >= 7 - size:
                 return j, key
         elif code == SIX_OF_A_KIND or code == SEVEN_OF_A_KIND or code == EIGHT_OF_A_KIND:
             if most >= 6 + (code == SEVEN_OF_A_KIND) + 2 * (code == EIGHT_OF_A_KIND):

@@ -27,6 +27,7 @@ from solver.engine.layout import (
     NSTRENGTH,
     P_CODE,
     P_EQ_FOUL,
+    P_CODE_BOTH,
     P_FOUL,
     P_FOUL_NAT,
     P_FOUL_ON,
@@ -43,6 +44,7 @@ from solver.engine.layout import (
     P_XX_ROY,
     ROWS,
     SCORING_CODES,
+    SPLIT_CODES,
 )
 from solver.engine.rules import Rules
 
@@ -205,9 +207,13 @@ def _arrays(rules: Rules, t: Tables | DeckTables) -> RuleArrays:
     params[P_EQ_FOUL] = 1.0 if rules.equal_rows_foul else 0.0
     params[P_FOUL_NAT] = float(rules.foul_pays_naturals and rules.foul_penalty is not None)
     params[P_CODE] = rules.code_factor
+    params[P_CODE_BOTH] = rules.code_factor_both
     params[P_XX_KEY], params[P_XX_ROY] = _two_jokers(rules, t, remap)
     nat_units = np.array([float(u) for _, u in rules.naturals], dtype=np.float64)
-    nat_codes = np.array([NATURAL_CODES[n] for n, _ in rules.naturals], dtype=np.int64)
+    codes = [NATURAL_CODES[n] for n, _ in rules.naturals]
+    if rules.splits_ranks:  # docs/rules.md#ranks-held-six-times
+        codes = [SPLIT_CODES.get(c, c) for c in codes]
+    nat_codes = np.array(codes, dtype=np.int64)
     dealt_units = np.zeros(3, np.float64)
     if dealt:
         dealt_units[:] = [

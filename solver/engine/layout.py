@@ -62,7 +62,8 @@ P_XX_KEY = 12  # the key of a front holding both jokers (-1: no such line; docs/
 P_XX_ROY = 13  # that front's royalty (the ``front.two_jokers`` line)
 P_EQ_FOUL = 14  # equal rows foul (0/1; RuleArrays.eq_top, docs/rules.md#equal-rows-foul)
 P_FOUL_NAT = 15  # a fouled hand pays its flat penalty to a natural too (0/1)
-NPARAMS = 16
+P_CODE_BOTH = 16  # a pair whose players both hold the code card is multiplied by this
+NPARAMS = 17
 
 SCORING_PER_ROW, SCORING_16, SCORING_24 = 0, 1, 2
 SCORING_CODES: dict[str, int] = {"per-row": SCORING_PER_ROW, "1-6": SCORING_16, "2-4": SCORING_24}
@@ -80,6 +81,12 @@ ALL_HIGH, ALL_LOW, ONE_COLOUR, TWELVE_ONE_COLOUR = 8, 9, 10, 11
 FOUR_TRIPS, FIVE_PAIRS_TRIPS, TWELVE_ROYALS_AND_ONE = 12, 13, 14
 # Only decks with added suits (and jokers, issue #32) make these (docs/rules.md#added-suits).
 SIX_OF_A_KIND, SEVEN_OF_A_KIND, EIGHT_OF_A_KIND, TWO_FIVES_TRIPS = 15, 16, 17, 18
+# Four trips and three quads counting a rank once for every three (four) cards of it:
+# what ``four_trips`` and ``three_quads`` compile to under ``split_ranks``
+# (docs/rules.md#ranks-held-six-times); no ruleset names them.
+FOUR_TRIPS_SPLIT, THREE_QUADS_SPLIT = 19, 20
+#: The codes ``split_ranks`` compiles the naturals to.
+SPLIT_CODES: dict[int, int] = {FOUR_TRIPS: FOUR_TRIPS_SPLIT, THREE_QUADS: THREE_QUADS_SPLIT}
 #: Every natural a ruleset may list, by its ``[naturals]`` name, in the order of
 #: docs/rules.md's table (``solver.engine.rules.NATURAL_NAMES`` is the same order).
 NATURAL_CODES: dict[str, int] = {

@@ -20,6 +20,8 @@ from solver.engine.table_shape import (
     MIN_PLAYERS,
     TABLE_MAX_PLAYERS,
     Deck,
+    deck_of,
+    extra_suit_ids,
 )
 
 # --------------------------------------------------------------------------------------
@@ -33,6 +35,10 @@ WHEELS: tuple[str, ...] = ("low", "second")
 #: ruleset's list collects its payout, or the larger payout does (equal payouts tie), or
 #: the larger payout collects the difference of the two.
 NATURAL_TIES: tuple[str, ...] = ("order", "payout", "difference")
+#: What the code card does to a pair whose two players both hold a copy (a deck that adds
+#: the code card's suit, docs/rules.md#the-code-card): multiply it once, or not at all
+#: (atom-chen/ShiSanShuiServer multiplies only when exactly one player holds it).
+CODE_CARD_BOTH: tuple[str, ...] = ("once", "neither")
 ROWS: tuple[str, ...] = ("front", "middle", "back")
 ROYALTY_HANDS: tuple[str, ...] = (
     "three_of_a_kind",
@@ -176,6 +182,8 @@ FILE_KEYS: tuple[str, ...] = (
     "foul_pays_naturals",
     "code_card",
     "code_card_multiplier",
+    "code_card_both",
+    "split_ranks",
     "royalties",
     "naturals",
 )
@@ -299,15 +307,23 @@ def check_players(value: Any) -> int:
 
 
 def check_extra_suits(value: Any) -> str:
-    """``extra_suits``: the suits dealt twice, ``""``, ``"h"`` (加一色) or ``"hc"`` (加二色)
-    as the sources deal them (docs/rules.md#added-suits); ``false`` or ``"none"`` is ``""``."""
+    """``extra_suits``: the suits dealt twice, in the order the table's app adds them:
+    ``""``, ``"h"`` (加一色) or ``"hc"`` (加二色) as atom-chen's script_thirteen deals
+    them, ``"c"``, ``"ch"`` as another copy of it does, up to two of c, h and s
+    (docs/rules.md#added-suits); ``false`` or ``"none"`` is ``""``."""
     if value is False or (isinstance(value, str) and value.strip().lower() == "none"):
         return ""
     text = value.strip().lower() if isinstance(value, str) else None
-    if text not in DECKS:
+    if text is None or extra_suit_ids(text) is None:
+        why = (
+            " (the diamonds' second copies are the jokers' card ids: a deck adds c, h or s)"
+            if text is not None and "d" in text
+            else ""
+        )
         raise RulesError(
-            'extra_suits must be "" (52 cards), "h" (the hearts twice, 65 cards) or "hc" '
-            f"(hearts and clubs twice, 78 cards), got {show(value)}"
+            'extra_suits must be "" (52 cards), one suit dealt twice ("h": the hearts, 65 '
+            'cards) or two ("hc": hearts and clubs, 78 cards), of c, h and s in the order '
+            f"the app adds them, got {show(value)}{why}"
         )
     return text
 
@@ -340,7 +356,7 @@ def check_wild(jokers: int, suit_order: str | None, royalties_dealt: bool) -> No
 def check_deck(extra_suits: str, players: int) -> Deck:
     """The deck of ``extra_suits`` when it deals ``players`` hands, else one line naming
     both keys."""
-    deck = DECKS[extra_suits]
+    deck = deck_of(extra_suits)
     if players > deck.most_players():
         fits = [k for k, d in DECKS.items() if d.most_players() >= players]
         bigger = [f'"{k}" ({DECKS[k].size} cards)' for k in fits]

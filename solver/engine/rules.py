@@ -35,6 +35,7 @@ from solver.engine.inputs import TooLarge, read_bounded
 from solver.engine.options import MAX_RULESET_BYTES
 from solver.engine.rule_values import (
     BIG_DECK_NATURALS,
+    CODE_CARD_BOTH,
     DEFAULT_NATURALS,
     DEFAULT_PRESET,
     DEFAULT_ROYALTIES,
@@ -158,6 +159,12 @@ class Rules:
     #: A fouled hand pays its flat foul penalty to a declared natural too
     #: (docs/rules.md#flat-foul-penalty).
     foul_pays_naturals: bool = False
+    #: A pair whose players both hold the code card: multiplied "once" or "neither"
+    #: (docs/rules.md#the-code-card).
+    code_card_both: str = "once"
+    #: A rank held six times or more counts as two three of a kinds in ``four_trips``
+    #: (eight times: two quads in ``three_quads``; docs/rules.md#ranks-held-six-times).
+    split_ranks: bool = False
 
     def __post_init__(self) -> None:
         def put(field: str, value: Any) -> None:
@@ -192,6 +199,8 @@ class Rules:
         put("foul_pays_naturals", check_flag(self.foul_pays_naturals, "foul_pays_naturals"))
         put("code_card", check_code_card(self.code_card))
         put("code_card_multiplier", check_code_multiplier(self.code_card_multiplier))
+        put("code_card_both", check_choice(self.code_card_both, "code_card_both", CODE_CARD_BOTH))
+        put("split_ranks", check_flag(self.split_ranks, "split_ranks"))
         check_whole_rows(self.royalty_replaces_row, self.royalty_mode, self.royalties_dealt)
 
         put("royalties", royalty_lines(self.royalties))
@@ -255,6 +264,24 @@ class Rules:
         return 1.0 if self.code_card is None else float(self.code_card_multiplier)
 
     @property
+    def code_factor_both(self) -> float:
+        """What a pair is multiplied by when both its players hold the code card (a copy
+        each): ``code_factor`` under ``code_card_both = "once"``, 1 under ``"neither"``."""
+        return self.code_factor if self.code_card_both == "once" else 1.0
+
+    def pair_code_factor(self, holds_a: bool, holds_b: bool) -> float:
+        """What the pair of two players is multiplied by, given who holds the code card."""
+        if holds_a and holds_b:
+            return self.code_factor_both
+        return self.code_factor if holds_a or holds_b else 1.0
+
+    @property
+    def splits_ranks(self) -> bool:
+        """Whether ``split_ranks`` can change anything: it is on and a hand can hold six
+        cards of a rank (78 cards, or added suits and jokers)."""
+        return self.split_ranks and self.deck.of_a_rank + self.jokers >= 6
+
+    @property
     def home_run(self) -> bool:
         """Whether the home run is on (docs/rules.md#home-run): a multiplier above 1."""
         return self.home_run_multiplier != 1
@@ -298,6 +325,8 @@ class Rules:
             **({"foul_pays_naturals": True} if self.foul_pays_naturals else {}),
             "code_card": self.code_card if self.code_card is not None else False,
             "code_card_multiplier": self.code_card_multiplier,
+            "code_card_both": self.code_card_both,
+            "split_ranks": self.split_ranks,
             "royalties": royalties,
             "naturals": dict(self.naturals) if self.naturals else False,
         }
@@ -314,9 +343,10 @@ class Rules:
         minimum changes nothing and is left out too. ``royalty_replaces_row``,
         ``natural_ties`` and ``foul_penalty`` enter it only when not at their defaults;
         the code card with its multiplier only when there is one (without it the
-        multiplier changes nothing); ``extra_suits`` only when it adds a suit, ``jokers``
-        only when there are some; ``equal_rows_foul`` and ``foul_pays_naturals`` only when
-        on.
+        multiplier changes nothing), and ``code_card_both`` with it when not ``"once"``;
+        ``extra_suits`` only when it adds a suit, ``jokers`` only when there are some;
+        ``equal_rows_foul`` and ``foul_pays_naturals`` only when on; ``split_ranks`` only
+        when it can change a natural (``splits_ranks``).
         """
         payload = [
             DIGEST_VERSION,
@@ -343,6 +373,8 @@ class Rules:
             payload.append({"foul_penalty": self.foul_penalty})
         if self.code_card is not None:
             payload.append({"code_card": [self.code_card, self.code_card_multiplier]})
+            if self.code_card_both != "once":
+                payload.append({"code_card_both": self.code_card_both})
         if self.extra_suits:
             payload.append({"extra_suits": self.extra_suits})
         if self.jokers:
@@ -351,6 +383,8 @@ class Rules:
             payload.append({"equal_rows_foul": True})
         if self.foul_pays_naturals:
             payload.append({"foul_pays_naturals": True})
+        if self.splits_ranks:
+            payload.append({"split_ranks": True})
         text = json.dumps(payload, separators=(",", ":"), allow_nan=False)
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
@@ -377,6 +411,8 @@ PRESETS: dict[str, Rules] = {
         home_run_min_opponents=2,
         royalty_replaces_row=True,
         natural_ties="payout",
+        code_card_both="neither",
+        split_ranks=True,
     ),
     "mau-binh": _preset(
         "mau-binh",

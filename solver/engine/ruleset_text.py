@@ -102,6 +102,12 @@ def _apps_rows(rules: Rules) -> list[tuple[str, str]]:
         )
     if rules.code_card is not None:
         rows.append(("code_card", _code_card_text(rules)))
+        if rules.code_card_both == "neither":
+            rows.append(
+                ("code_card_both", "a pair whose players both hold a copy is not multiplied")
+            )
+    if rules.splits_ranks:
+        rows.append(("split_ranks", "six cards of a rank are two three of a kinds (four trips)"))
     return rows
 
 
@@ -177,6 +183,7 @@ def describe_rules(rules: Rules) -> list[tuple[str, str]]:
 
 #: Players' words for each ``extra_suits`` that adds a suit (docs/rules.md#added-suits).
 _EXTRA_TEXT = {"h": "hearts twice (加一色)", "hc": "hearts and clubs twice (加二色)"}
+_SUIT_WORDS = {"c": "clubs", "h": "hearts", "s": "spades"}
 
 
 def _deck_rows(rules: Rules) -> list[tuple[str, str]]:
@@ -186,7 +193,11 @@ def _deck_rows(rules: Rules) -> list[tuple[str, str]]:
     deck, rows = rules.deck, []
     if rules.extra_suits:
         size = "" if rules.jokers else f", {deck.size} cards"  # the jokers' row says
-        text = f"{rules.extra_suits!r}: {_EXTRA_TEXT[rules.extra_suits]}{size}"
+        words = (
+            _EXTRA_TEXT.get(rules.extra_suits)
+            or " then ".join(_SUIT_WORDS[c] for c in rules.extra_suits) + " twice"
+        )
+        text = f"{rules.extra_suits!r}: {words}{size}"
         rows.append(("extra_suits", text))
     if rules.jokers:
         each = "a joker" if rules.jokers == 1 else "each"

@@ -10,7 +10,7 @@ plays what the file says.
 
 Jokers (``with_jokers``): atom-chen/ShiSanShuiServer ``core/card_define.lua``
 (``GStars_Ghost_Cards``, two jokers; ``GStars_Ext_Score``: ``PT_THREE_GHOST``, a front
-of both jokers 1 + 19) and ``lib/lib_normal_card_logic.lua`` (对鬼冲前: that front beats
+of both jokers 1 + 19) and ``lib/lib_game.lua:133-154`` (对鬼冲前: that front beats
 every front without both jokers).
 
 Sources: atom-chen/ShiSanShuiServer ``script_thirteen/lib/lib_hack_config.lua`` (at

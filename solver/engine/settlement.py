@@ -185,8 +185,8 @@ def settle(a: Any, b: Any, rules: RulesOrCompiled = None) -> float:
         foul_a = k._summarize(fa, cr.lookup, cr.arrays, ka, qa)
         foul_b = k._summarize(fb, cr.lookup, cr.arrays, kb, qb)
         value = float(k._settle(ka, qa, foul_a, kb, qb, foul_b, cr.params))
-    if code_card_of(cr) in (*fa.tolist(), *fb.tolist()):
-        value *= cr.rules.code_factor  # docs/rules.md#the-code-card: once per pair
+    card = code_card_of(cr)  # docs/rules.md#the-code-card
+    value *= cr.rules.pair_code_factor(card in fa.tolist(), card in fb.tolist())
     return value
 
 

@@ -181,7 +181,8 @@ class Deck:
 
     @property
     def extra_letters(self) -> str:
-        """The ruleset's ``extra_suits`` of this deck: ``""``, ``"h"`` or ``"hc"``."""
+        """The ruleset's ``extra_suits`` of this deck (``""``, ``"h"``, ``"hc"``, ``"c"``
+        ...), its suits in the order added."""
         return "".join(SUIT_LETTERS[s] for s in self.extra_suits)
 
     @property
@@ -194,20 +195,46 @@ class Deck:
 #: The standard deck: 52 cards, thirteen ranks in four suits, one copy.
 STANDARD_DECK = Deck()
 
-#: The ruleset key ``extra_suits`` -> its suits (ids), as the sources deal them:
-#: atom-chen/ShiSanShuiServer ``script_thirteen/core/card_define.lua``, ``GStars_One_Color``
-#: (加一色, the hearts again) and ``GStars_Two_Color`` (加二色, hearts and clubs).
+#: The ruleset key ``extra_suits`` -> its suits (ids), as atom-chen/ShiSanShuiServer's
+#: ``script_thirteen/core/card_define.lua`` deals them: ``GStars_One_Color`` (加一色, the
+#: hearts again) and ``GStars_Two_Color`` (加二色, hearts and clubs); the decks the
+#: ``shisanshui`` preset seats five and six at, and the ones messages suggest.
 EXTRA_SUITS: dict[str, tuple[int, ...]] = {"": (), "h": (2,), "hc": (2, 0)}
-#: Each ``extra_suits`` value's deck.
+#: Each of those values' deck.
 DECKS: dict[str, Deck] = {k: Deck(extra_suits=v) for k, v in EXTRA_SUITS.items()}
+#: The suits a deck may deal twice, in any order and up to two of them (other copies of
+#: that server add clubs, then hearts): not the diamonds, whose second copies' ids are the
+#: jokers' (``JOKER_IDS``), docs/rules.md#added-suits.
+ADDABLE_SUITS = "chs"
+#: The most suits a deck adds (78 cards: six hands).
+MAX_EXTRA_SUITS = 2
+
+
+def extra_suit_ids(letters: str) -> tuple[int, ...] | None:
+    """The suit ids of an ``extra_suits`` value, in its order (``"ch"`` -> (0, 2)), or
+    None when it is not up to ``MAX_EXTRA_SUITS`` distinct letters of ``ADDABLE_SUITS``."""
+    if (
+        len(letters) > MAX_EXTRA_SUITS
+        or len(set(letters)) != len(letters)
+        or any(c not in ADDABLE_SUITS for c in letters)
+    ):
+        return None
+    return tuple(SUIT_LETTERS.index(c) for c in letters)
 
 
 def deck_of(extra_suits: str, jokers: int = 0) -> Deck:
-    """The deck of an ``extra_suits`` value (``""``, ``"h"`` or ``"hc"``; KeyError else)
-    with ``jokers``; ``extra_suits`` may also be a deck code (``"hXX"``)."""
+    """The deck of an ``extra_suits`` value (``""``, ``"h"``, ``"hc"``, ``"c"``, ``"ch"``
+    ...: ``extra_suit_ids``; KeyError else) with ``jokers``; ``extra_suits`` may also be a
+    deck code (``"hXX"``)."""
     letters = extra_suits.rstrip("X")
     jokers += len(extra_suits) - len(letters)
-    return Deck(extra_suits=DECKS[letters].extra_suits, jokers=jokers) if jokers else DECKS[letters]
+    deck = DECKS.get(letters)
+    if deck is None:
+        ids = extra_suit_ids(letters)
+        if ids is None:
+            raise KeyError(letters)
+        deck = Deck(extra_suits=ids)
+    return Deck(extra_suits=deck.extra_suits, jokers=jokers) if jokers else deck
 
 
 #: Players at a table (docs/rules.md#table-size): the standard deck deals four hands; a

@@ -168,8 +168,7 @@ def _pair(i: int, j: int, seats: list[Any], sums: list, hold: np.ndarray, h: Any
         v = float(settle_pairs(pack(sums[i]), pack(sums[j]), cr)[0])
         if h in (i, j):
             v *= cr.rules.home_run_multiplier
-    if hold[i] or hold[j]:
-        v *= cr.rules.code_factor
+    v *= cr.rules.pair_code_factor(bool(hold[i]), bool(hold[j]))
     return float(v)
 
 

@@ -91,7 +91,8 @@ def play_digest(rules: Rules) -> str:
     surrender, naturals and their ties, nor the home run: the field is pairwise,
     docs/rules.md#the-field-strategy-is-pairwise; nor the flat foul penalty: the field
     sets legal hands against legal hands; nor the code card: the field ignores it,
-    docs/rules.md#the-field-and-the-code-card)."""
+    docs/rules.md#the-field-and-the-code-card; nor ``split_ranks``, a natural's rule;
+    nor which suits a deck adds, when no suit order tells them apart: ``_play_suits``)."""
     return replace(
         rules,
         name="play",
@@ -105,6 +106,9 @@ def play_digest(rules: Rules) -> str:
         foul_pays_naturals=False,
         code_card=None,
         code_card_multiplier=2,
+        code_card_both="once",
+        split_ranks=False,
+        extra_suits=_play_suits(rules),
     ).digest()
 
 
@@ -119,6 +123,14 @@ def tables_digest(tables: FieldTables) -> str:
         h.update(f"{name}:{arr.dtype.str}:{arr.shape};".encode())
         h.update(arr.tobytes())
     return h.hexdigest()[:32]
+def _play_suits(rules: Rules) -> str:
+    """The added suits as the field's play sees them: without a suit order no row's
+    strength depends on which suit is dealt twice, so every deck adding one suit plays as
+    ``"h"`` and every deck adding two as ``"hc"`` (the shipped tables' decks,
+    docs/rules.md#added-suits); with a suit order, the ruleset's own."""
+    if rules.suit_order is not None:
+        return rules.extra_suits
+    return ("", "h", "hc")[len(rules.extra_suits)]
 
 
 def foul_value(cr: CompiledRules, f: FieldTables) -> float:

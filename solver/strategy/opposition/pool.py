@@ -58,7 +58,7 @@ from solver.engine.caches import Cache
 from solver.engine.compiled import CompiledRules
 from solver.engine.errors import InputError
 from solver.engine.inputs import whole
-from solver.engine.layout import P_CODE, P_HR_MIN, P_HR_MULT
+from solver.engine.layout import P_CODE, P_CODE_BOTH, P_HR_MIN, P_HR_MULT
 from solver.engine.options import DEFAULT_POOL_SIZE, MAX_POOL_SIZE, MIN_POOL_SIZE
 from solver.engine.progress import Progress
 from solver.engine.table_shape import HAND_SIZE, JOKER_FACE, MASK_DTYPE, Deck
@@ -254,7 +254,7 @@ def pool_key(cr: CompiledRules, tables: FieldTables | None = None) -> str:
     for name, a in cr.lookup._asdict().items():
         _update(h, f"lookup.{name}", a)
     params = cr.arrays.params.copy()
-    params[[P_HR_MULT, P_HR_MIN, P_CODE]] = 0.0  # the home run and the code card set no hand
+    params[[P_HR_MULT, P_HR_MIN, P_CODE, P_CODE_BOTH]] = 0.0  # they set no hand
     for name, a in cr.arrays._asdict().items():
         if name == "nat_units":  # payouts decide no setting and no natural
             continue

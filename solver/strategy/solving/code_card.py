@@ -1,14 +1,16 @@
 """The code card (马牌) in a setting's value (docs/rules.md#the-code-card).
 
-A pair settlement in which either player holds the ruleset's code card is multiplied by
-``code_card_multiplier``, once. The factor depends only on the two players' cards, so it
+A pair settlement in which one player holds the ruleset's code card is multiplied by
+``code_card_multiplier``; one in which both hold a copy by it once, or not at all under
+``code_card_both = "neither"``. The factor depends only on the two players' cards, so it
 is applied here, outside the settlement kernels, to what the scorers found
 (``with_code_card``); without a code card nothing here runs and the scorers' numbers are
 returned as they are.
 
 - The hand holds it: every pair is multiplied, so every value (each setting's, each
   opponent's, declaring, surrendering, each part) is the multiplier times the value
-  without it; the setting chosen does not change.
+  without it; the setting chosen does not change. Under ``code_card_both = "neither"``
+  a seat that holds the other copy is not multiplied: that seat weighs less.
 - An opponent holds it (``--against``, or a Monte Carlo seat dealt it: the seats that
   hold it weigh more, deal by deal): the pairs with that seat are multiplied. The values
   are those without the code card plus, for each seat, the multiplier minus 1 times the
@@ -51,9 +53,12 @@ def pair_factors(cr: CompiledRules, hand: np.ndarray, hold: np.ndarray | None, d
     card = code_card_of(cr)
     if card < 0:
         return None
-    m = cr.rules.code_factor
+    m, both = cr.rules.code_factor, cr.rules.code_factor_both
     if card in np.asarray(hand).tolist():
-        return np.full((deals, n_opp), m)
+        if hold is None or both == m:
+            return np.full((deals, n_opp), m)
+        # a seat holding the other copy: the pair is multiplied by ``both``
+        return np.where(np.asarray(hold).reshape(deals, n_opp), both, m)
     if hold is None or not hold.any():
         return None
     return np.where(np.asarray(hold).reshape(deals, n_opp), m, 1.0)
