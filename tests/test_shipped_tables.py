@@ -12,6 +12,7 @@ and every shipped file is the table of an offered one.
 from __future__ import annotations
 
 import json
+
 import numpy as np
 import pytest
 from starlette.testclient import TestClient
