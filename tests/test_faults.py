@@ -720,9 +720,10 @@ def test_ids_and_names_reach_the_terminal_as_text(tmp_path):
     assert "\x1b" not in res.stderr.decode()
     # a ruleset's name in the solve table
     toml = tmp_path / "named.toml"
-    toml.write_text('base = "per-row"\nname = "[link=https://evil.example]n[/link]\\u001b[31m"\n')
+    # (no / in it: a ruleset's name is never a path, issue 51)
+    toml.write_text('base = "per-row"\nname = "[link=https:evil.example]n[bold red]\\u001b[31m"\n')
     res = capsa("solve", HAND, "--policy", "greedy", "--rules", str(toml), env={"COLUMNS": "200"})
     out = res.stdout.decode()
     assert res.returncode == 0, res.stderr
-    assert "[link=https://evil.example]n[/link]\\x1b[31m" in out and "\x1b" not in out, out
+    assert "[link=https:evil.example]n[bold red]\\x1b[31m" in out and "\x1b" not in out, out
     assert line

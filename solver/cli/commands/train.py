@@ -105,6 +105,7 @@ def _train_from(
     from pathlib import Path
 
     from solver.apps.files import check_outputs, reads, writes
+    from solver.apps.inputs import one_stdin
     from solver.apps.learning import learn_from, read_seen
     from solver.engine.errors import InputError
     from solver.engine.rules import load_rules
@@ -112,6 +113,7 @@ def _train_from(
 
     if ship:
         raise InputError("--ship writes field tables; --from learns an opponent model (-o)")
+    one_stdin(("--rules -", rules == "-"), ("--from -", source == "-"))
     if output is None and source == "-":
         raise InputError("--from -: give the model's file with -o")
     dest = Path(output) if output else Path(source).with_suffix(".npz")
