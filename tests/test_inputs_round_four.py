@@ -119,3 +119,23 @@ def test_a_name_with_a_path_in_it_is_refused_wherever_a_ruleset_is_read(tmp_path
     assert "n.toml: name " in line and "is a path" in line, line
     line = error_line(capsa("solve", HAND, "--rules", "-", input=f'name = "{name}"\n'))
     assert "stdin: name " in line and "is a path" in line, line
+
+
+# ---------------------------------------------------------------- 11: five at the table
+
+
+@pytest.mark.parametrize("rules", [None, "mau-binh"])
+def test_five_players_under_a_preset_of_four_names_the_preset_that_seats_five(rules):
+    """A newcomer cannot set ``extra_suits`` from the command line: the line names the
+    option that seats five (``--rules shisanshui``) before the ruleset file's key, and
+    that option does seat five."""
+    given = ["--rules", rules] if rules else []
+    line = error_line(capsa("solve", HAND, *given, "--players", "5"))
+    assert 'players = 5 needs a bigger deck than extra_suits = ""' in line, line
+    assert "(--rules shisanshui: it adds a suit)" in line, line
+    assert 'or set extra_suits = "h" (65 cards) or "hc" (78 cards) in a ruleset file' in line
+    hand = "As Ks Qs Js Ts 9h 9d 9c 2s 3d 4c 5h 5h"  # a second 5♥: the 65-card deck
+    res = capsa("solve", hand, "--rules", "shisanshui", "--players", "5", "--policy",
+                "greedy", "-f", "json")  # fmt: skip
+    assert res.returncode == 0, res.stderr
+    assert json.loads(res.stdout)["rules"] == "shisanshui-5"
