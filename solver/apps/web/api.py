@@ -476,6 +476,31 @@ def is_slow(request: SolveRequest) -> bool:
     return request.options.mc
 
 
+#: A seed of the server's deals: 0 to 2**64 - 1 (numpy's generators take larger ones,
+#: but a seed past 64 bits deals nothing new, and a 4,300-digit one costs time to read).
+MOST_SEED = 2**64
+
+
+def check_seed(value: Any) -> int:
+    """A request's ``seed`` (``/api/deal``, ``/api/table``): a whole number from 0 to
+    2**64 - 1, or None for one picked here; ``InputError`` in one line otherwise (a
+    huge number is named by its count of digits)."""
+    if value is None:
+        return secrets.randbelow(2**32)
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise InputError(f"seed must be a whole number, got {quote(value)}")
+    n = int(value)
+    if not 0 <= n < MOST_SEED:
+        digits = len(str(abs(n)))
+        raise seed_out_of_range(f"{n:,}" if digits <= 24 else f"a {digits:,}-digit number")
+    return n
+
+
+def seed_out_of_range(shown: str) -> InputError:
+    """The error of a seed past ``MOST_SEED`` (or below 0), ``shown`` as the message says it."""
+    return InputError(f"seed must be from 0 to 2**64 - 1, got {shown}")
+
+
 def deal(body: Any, catalog: RulesCatalog | None = None) -> dict[str, Any]:
     """A random hand for POST/GET /api/deal: ``{"hand", "seed"}`` (the seed deals it
     again); given ``rules``, ``players`` or ``jokers``, a hand of the deck that table deals
@@ -487,10 +512,7 @@ def deal(body: Any, catalog: RulesCatalog | None = None) -> dict[str, Any]:
     from solver.strategy.hands.deal import random_hands
 
     opts = check_keys(body, DEAL_KEYS, '{"seed": 7}')
-    seed = opts.get("seed")
-    if seed is None:
-        seed = secrets.randbelow(2**32)
-    seed = whole(seed, "seed", 0)
+    seed = check_seed(opts.get("seed"))
     if all(opts.get(k) is None for k in ("rules", "players", "jokers")):
         hand = random_hands(np.random.default_rng(seed), 1)[0]
         return {"hand": format_cards(hand[::-1]), "seed": seed}

@@ -77,6 +77,7 @@ from solver.apps.web.api import (
     hand_natural,
     is_slow,
     natural_names,
+    seed_out_of_range,
     solve_options,
 )
 from solver.apps.web.guard import CSP, Guard
@@ -214,11 +215,32 @@ def _is_json(content_type: str | None) -> bool:
     return True
 
 
+class _TwiceError(ValueError):
+    """A JSON object of a request gives one key twice."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def _once_each(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object, each key given once (``json.loads``' ``object_pairs_hook``): JSON
+    leaves a repeated key's meaning open and Python would keep the last silently, where
+    a ruleset in TOML refuses it; ``_TwiceError`` for a key given twice."""
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise _TwiceError(key)
+        out[key] = value
+    return out
+
+
 async def read_json(request: Request, limit: int, seconds: float = 20.0) -> Any:
     """The request body as JSON (``{}`` when empty): 415 unless it is sent as
     ``Content-Type: application/json``, 413 past ``limit`` bytes, 408 when it has not all
     arrived within ``seconds`` (a client that sends headers and then nothing), 400 when
-    it is not JSON, is nested too deep for Python's parser, or holds a lone surrogate."""
+    it is not JSON, is nested too deep for Python's parser, or holds a lone surrogate,
+    422 when an object gives a key twice (``{"rules": {"jokers": 2, "jokers": 0}}``)."""
     ctype = request.headers.get("content-type")
     if not _is_json(ctype):
         got = "no Content-Type" if ctype is None else f"Content-Type {quote(ctype)}"
@@ -241,13 +263,19 @@ async def read_json(request: Request, limit: int, seconds: float = 20.0) -> Any:
     if not body.strip():
         return {}
     try:
-        data = json.loads(bytes(body).decode("utf-8"))
+        data = json.loads(bytes(body).decode("utf-8"), object_pairs_hook=_once_each)
     except UnicodeDecodeError:
         raise RequestError("the body is not UTF-8 text") from None
     except json.JSONDecodeError as exc:
         raise RequestError(f"the body is not valid JSON: {exc}") from None
     except RecursionError:
         raise RequestError("the body is JSON nested too deep to read") from None
+    except _TwiceError as exc:
+        raise RequestError(
+            f"the body gives the key {quote(exc.key)} twice in one object: "
+            "give each key once (which one would count?)",
+            422,
+        ) from None
     except ValueError:  # Python's bound on the digits of an integer
         raise RequestError("the body holds a number with more than 4,300 digits") from None
     if b"\\u" in body:  # an escaped lone surrogate is JSON, but not text
@@ -332,8 +360,13 @@ async def api_deal(request: Request) -> Response:
             body: dict[str, Any] = dict(request.query_params)
             for key in ("seed", "players", "jokers"):
                 text = body.get(key)  # ASCII digits only: int() would take '٣' and '²' fails
-                if text is not None and text.isascii() and text.isdigit() and len(text) <= 40:
+                if text is None or not (text.isascii() and text.isdigit()):
+                    continue
+                digits = len(text.lstrip("0"))
+                if digits <= 40:
                     body[key] = int(text)
+                elif key == "seed":  # a number still, past the bound POST has too
+                    raise seed_out_of_range(f"a {digits:,}-digit number")
         else:
             body = await read_json(request, state.limits.body, state.limits.seconds)
         if isinstance(body, dict) and body.get("rules") is not None:  # a TOML ruleset:
