@@ -273,3 +273,31 @@ def test_the_training_size_comes_from_the_environment():
         with pytest.raises(InputError) as err:
             TrainSize.from_env({TRAIN_ENV: bad})
         assert str(err.value) == message
+
+
+def test_a_training_is_cancelled_by_delete_and_a_page_elsewhere_cannot(cache, monkeypatch):
+    """Issue 51: ``DELETE /api/train/ID`` stops a training at the end of its round (no
+    tables written), without restarting the server; another origin is refused (403)."""
+    started, gate = _held(monkeypatch)
+    with TestClient(create_app(training=SMALL)) as c:
+        job = c.post("/api/train", json={"rules": HOUSE}).json()
+        assert started.wait(120)
+        other = c.delete(f"/api/train/{job['id']}", headers={"Origin": "https://evil.example"})
+        assert other.status_code == 403
+        asked = c.delete(f"/api/train/{job['id']}")
+        assert asked.status_code == 202 and asked.json()["id"] == job["id"]
+        gate.set()
+        end = poll(c, job["id"])[-1]
+        assert (end["state"], end["error"]) == (
+            "failed",
+            "cancelled: DELETE /api/train/ID stopped it before it ended",
+        )
+        assert trained_files(cache) == []
+        # the server is free: another table trains at once, and the same one again
+        again = c.post("/api/train", json={"rules": OTHER})
+        assert again.status_code == 202
+        assert poll(c, again.json()["id"])[-1]["state"] == "done"
+        ended = c.delete(f"/api/train/{again.json()['id']}")  # an ended job: as it is
+        assert ended.status_code == 200 and ended.json()["state"] == "done"
+        assert c.delete("/api/train/nosuchjob").status_code == 404
+    assert len(trained_files(cache)) == 1

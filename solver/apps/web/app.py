@@ -27,7 +27,7 @@ Routes (docs/serve.md):
   ``POST /api/rules`` with ``{"rules": TOML text}`` checks an uploaded ruleset;
 - ``POST /api/train`` with ``{"rules", "players", "jokers"}``: trains the field tables of
   a table that has none, in the background, one at a time (``solver.apps.web.training``);
-  ``GET /api/train/ID`` says how far it is.
+  ``GET /api/train/ID`` says how far it is, ``DELETE /api/train/ID`` cancels it.
 
 Every endpoint that names a table (solve, check, natural, rows, table, deal) takes
 ``jokers`` (0, 1, 2: the table seated, then given its jokers; ``solver.apps.web.api``),
@@ -445,13 +445,16 @@ async def api_rules(request: Request) -> Response:
 
 async def api_train(request: Request) -> Response:
     """POST /api/train: start training a table's field tables (or the job already at it);
-    202 while it trains, 200 once done. GET /api/train/ID: that job, as it stands."""
+    202 while it trains, 200 once done. GET /api/train/ID: that job, as it stands;
+    DELETE /api/train/ID: cancel it (it stops at the end of its round)."""
     state: WebState = request.app.state.web
 
     async def go() -> Response:
         t0 = time.perf_counter()
         if request.method == "GET":
             job = state.trainer.get(request.path_params["job"])
+        elif request.method == "DELETE":
+            job = state.trainer.cancel(request.path_params["job"])
         else:
             deadline = time.monotonic() + state.limits.seconds
             body = await read_json(request, state.limits.body, state.limits.seconds)
@@ -526,7 +529,7 @@ def create_app(
             Route("/api/deal", api_deal, methods=["GET", "POST"]),
             Route("/api/rules", api_rules, methods=["GET", "POST"]),
             Route("/api/train", api_train, methods=["POST"]),
-            Route("/api/train/{job}", api_train, methods=["GET"]),
+            Route("/api/train/{job}", api_train, methods=["GET", "DELETE"]),
             Mount("/static", StaticFiles(directory=STATIC), name="static"),
         ],
         middleware=middleware,

@@ -14,8 +14,9 @@ kept (older finished ones are forgotten); a table already trained is answered ``
 at once. The size of a training is the server's (``TrainSize``: the CLI's defaults, or
 ``CAPSA_SERVE_TRAIN=ROUNDS,HANDS`` read by ``create_app``): a request never names it. A
 job is ``queued``, ``running``, ``done`` or ``failed`` (its ``error`` one line); its
-``progress`` goes from 0 to 1 as the rounds end. When the server shuts down, a training
-under way stops at the end of its round and says so.
+``progress`` goes from 0 to 1 as the rounds end. When the server shuts down, or the job
+is cancelled (``DELETE /api/train/ID``), a training under way stops at the end of its
+round and says so.
 """
 
 from __future__ import annotations
@@ -99,6 +100,8 @@ class TrainJob:
     error: str | None = None
     converged: bool | None = None
     ended: threading.Event = field(default_factory=threading.Event, repr=False)
+    #: set by DELETE /api/train/ID: the training stops at the end of its round
+    cancelled: threading.Event = field(default_factory=threading.Event, repr=False)
 
     def progress(self) -> float:
         if self.state == "done":
@@ -182,6 +185,14 @@ class Trainer:
             )
         return job
 
+    def cancel(self, job_id: str) -> TrainJob:
+        """DELETE /api/train/ID: a training queued or under way stops at the end of its
+        round (its job then ``failed``, saying it was cancelled; no tables written); a
+        job that has ended is answered as it is."""
+        job = self.get(job_id)
+        job.cancelled.set()
+        return job
+
     def close(self) -> None:
         """The server is shutting down: a training under way stops after its round."""
         self._stop.set()
@@ -204,7 +215,7 @@ class Trainer:
         from solver.strategy.threads import Stopped
 
         def report(done: int, total: int | None = None, **kw: Any) -> None:
-            if self._stop.is_set():
+            if self._stop.is_set() or job.cancelled.is_set():
                 raise Stopped
             job.done = done + 1  # round 0, the greedy start, is the first to end
 
@@ -216,7 +227,11 @@ class Trainer:
                 seed=DEFAULT_SEED, tol=DEFAULT_TOL, min_rounds=min(10, size.rounds),
             )  # fmt: skip
         except Stopped:
-            job.error = "stopped: the server shut down before the training ended"
+            job.error = (
+                "stopped: the server shut down before the training ended"
+                if self._stop.is_set()
+                else "cancelled: DELETE /api/train/ID stopped it before it ended"
+            )
             job.state = "failed"
         except Exception as exc:  # noqa: BLE001 - said in the job, in one line
             job.error = _one_line(f"training failed: {type(exc).__name__}: {exc}")
