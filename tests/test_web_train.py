@@ -301,3 +301,49 @@ def test_a_training_is_cancelled_by_delete_and_a_page_elsewhere_cannot(cache, mo
         assert ended.status_code == 200 and ended.json()["state"] == "done"
         assert c.delete("/api/train/nosuchjob").status_code == 404
     assert len(trained_files(cache)) == 1
+
+
+def test_the_tables_trained_here_are_bounded_least_recently_used_out(cache):
+    """Issue 51: past ``max_tables`` the server removes the least recently used of the
+    tables it trained (a table that answers is used), never one it did not train (the
+    CLI's) nor the server's own ruleset's."""
+    import os
+
+    from solver.apps.training import train_to_file
+
+    third = 'base = "chinese-1-6"\nscoop_multiplier = 4\nname = "quad"\n'
+    from solver.engine.rules import rules_from_dict
+
+    cli = rules_from_dict({"base": "chinese-1-6", "scoop_multiplier": 5, "name": "five"})
+    cli_path = field_cache_path(compile_rules(cli))
+    train_to_file(compile_rules(cli), cli_path, rounds=1, hands_per_round=300, seed=1,
+                  tol=1.0, min_rounds=1)  # fmt: skip
+    os.utime(cli_path, (1, 1))  # the oldest of all: still never removed
+    app = create_app(training=SMALL)
+    app.state.web.trainer.max_tables = 2
+    with TestClient(app) as c:
+        for rules in (HOUSE, OTHER):
+            job = c.post("/api/train", json={"rules": rules}).json()
+            assert poll(c, job["id"])[-1]["state"] == "done"
+        texts = {"house": HOUSE, "triple": OTHER, "quad": third}
+        paths = {n: field_cache_path(compile_rules(load_rules_text(t))) for n, t in texts.items()}
+        os.utime(paths["house"], (100, 100))
+        os.utime(paths["triple"], (200, 200))  # used after house ...
+        solved = c.post("/api/solve", json={"hand": HAND, "rules": HOUSE, "policy": "field"})
+        assert solved.status_code == 200  # ... but house answers now: used last
+        assert paths["house"].stat().st_mtime > 200
+        job = c.post("/api/train", json={"rules": third}).json()
+        assert poll(c, job["id"])[-1]["state"] == "done"
+        assert paths["house"].exists() and paths["quad"].exists() and cli_path.exists()
+        assert not paths["triple"].exists()  # the least recently used of the server's
+        gone = c.post("/api/solve", json={"hand": HAND, "rules": OTHER, "policy": "field"})
+        assert gone.status_code == 422 and "not trained yet" in one_line(gone)
+        still = c.post("/api/solve", json={"hand": HAND, "rules": HOUSE, "policy": "field"})
+        assert still.status_code == 200
+    assert len(trained_files(cache)) == 3
+
+
+def load_rules_text(text: str):  # noqa: ANN201
+    from solver.engine.rules import rules_from_dict, ruleset_data
+
+    return rules_from_dict(ruleset_data(text))

@@ -16,6 +16,7 @@ cards' royalties plays none, and a request for them is refused (400, one line).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import numbers
 import os
@@ -129,6 +130,7 @@ class RulesCatalog:
         self.default = default
         self._texts: OrderedDict[str, Rules] = OrderedDict()
         self._ready: set[str] = set()
+        self._touched: dict[str, float] = {}
         self._lock = threading.Lock()
 
     def rulesets(self) -> list[Rules]:
@@ -170,18 +172,47 @@ class RulesCatalog:
                 self._texts.popitem(last=False)
         return r
 
+    #: How often a cached table in use is marked used (its time, for the trainer's
+    #: least-recently-used bound: ``solver.apps.web.training.Trainer.MAX_TABLES``).
+    USED_EVERY = 60.0
+
     def ready(self, r: Rules) -> bool:
-        """Whether ``r`` can be answered without training its field tables."""
+        """Whether ``r`` can be answered without training its field tables (a cached
+        table's modification time is set to now, at most once a minute: it was used)."""
         from solver.engine.compiled import compile_rules
         from solver.strategy.field_model.trained import field_ready
 
         digest = r.digest()
         if digest in self._ready:
+            self._used(r)
             return True
         ok = field_ready(compile_rules(r))
         if ok:
             self._ready.add(digest)
+            self._used(r)
         return ok
+
+    def _used(self, r: Rules) -> None:
+        import time
+
+        from solver.engine.compiled import compile_rules
+        from solver.strategy.field_model.field import field_cache_path
+
+        if r.name in PRESETS:
+            return  # shipped tables
+        now, digest = time.monotonic(), r.digest()
+        with self._lock:
+            if now - self._touched.get(digest, -self.USED_EVERY) < self.USED_EVERY:
+                return
+            self._touched[digest] = now
+        with contextlib.suppress(OSError):
+            os.utime(field_cache_path(compile_rules(r)))
+
+    def forget_ready(self) -> None:
+        """Ask again which rulesets are ready (tables were removed from the cache)."""
+        with self._lock:
+            self._ready.clear()
+            self._touched.clear()
 
     def require_ready(self, r: Rules) -> None:
         if self.ready(r):

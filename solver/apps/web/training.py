@@ -121,12 +121,25 @@ class TrainJob:
         }
 
 
+#: The list of the tables the server trained, in the cache folder beside them (a name a
+#: line): the ones ``Trainer`` may remove.
+TRAINED_LIST = "serve-trained.txt"
+
+
 class Trainer:
-    """The server's trainings: at most one running, the last ``MAX_JOBS`` kept."""
+    """The server's trainings: at most one running, the last ``MAX_JOBS`` kept, and at
+    most ``MAX_TABLES`` tables trained here kept in the cache: past it, the least
+    recently used (their files' modification time: ``RulesCatalog.ready`` sets it when
+    a table answers) are removed, never the server's own ruleset's (``--rules FILE``),
+    never one the CLI trained (only those in ``TRAINED_LIST``), never a shipped one
+    (in the package, not the cache)."""
 
     MAX_JOBS = 8
+    #: About 300 KB a table: 32 tables, about 10 MB.
+    MAX_TABLES = 32
 
-    def __init__(self, size: TrainSize) -> None:
+    def __init__(self, size: TrainSize, max_tables: int | None = None) -> None:
+        self.max_tables = self.MAX_TABLES if max_tables is None else max_tables
         self.size = size
         self._jobs: OrderedDict[str, TrainJob] = OrderedDict()
         self._lock = threading.Lock()
@@ -169,7 +182,7 @@ class Trainer:
             check_writable(dest)  # InputError (422, one line) before any training
             self._keep(job)
             thread = threading.Thread(
-                target=self._run, args=(job, cr, dest), name="capsa-train", daemon=True
+                target=self._run, args=(job, cr, dest, catalog), name="capsa-train", daemon=True
             )
             thread.start()
         return job
@@ -208,7 +221,9 @@ class Trainer:
             if old.state in ("done", "failed"):
                 del self._jobs[old.id]
 
-    def _run(self, job: TrainJob, cr: CompiledRules, dest: Path) -> None:
+    def _run(
+        self, job: TrainJob, cr: CompiledRules, dest: Path, catalog: RulesCatalog | None = None
+    ) -> None:
         """Train (on this thread), then say how it went in the job."""
         from solver.apps.training import train_to_file
         from solver.strategy.field_model.train import DEFAULT_SEED, DEFAULT_TOL
@@ -238,9 +253,49 @@ class Trainer:
             job.state = "failed"
         else:
             job.converged = bool(tables.meta.get("converged"))
+            if catalog is not None:
+                self._bound(dest, catalog)
             job.state = "done"
         finally:
             job.ended.set()
+
+    def _bound(self, dest: Path, catalog: RulesCatalog) -> None:
+        """Add ``dest`` to ``TRAINED_LIST``, then remove the least recently used of the
+        tables listed past ``max_tables`` (never ``dest``, never the server's own
+        ruleset's)."""
+        import contextlib
+
+        from evaluator.files import atomic_write
+        from solver.engine.compiled import compile_rules
+        from solver.strategy.field_model.field import field_cache_path
+        from solver.strategy.field_model.trained import forget_fields
+
+        folder = dest.parent
+        listing = folder / TRAINED_LIST
+        try:
+            names = listing.read_text(encoding="utf-8").split()
+        except OSError:
+            names = []
+        names = [n for n in dict.fromkeys([*names, dest.name]) if (folder / n).is_file()]
+        pinned = {dest.name, field_cache_path(compile_rules(catalog.default)).name}
+
+        def used(name: str) -> float:
+            try:
+                return (folder / name).stat().st_mtime
+            except OSError:
+                return 0.0
+
+        removable = sorted((n for n in names if n not in pinned), key=used)
+        gone = removable[: max(0, len(names) - self.max_tables)]
+        for name in gone:
+            with contextlib.suppress(OSError):
+                (folder / name).unlink()
+        kept = [n for n in names if n not in gone]
+        with contextlib.suppress(OSError):
+            atomic_write(listing, lambda fh: fh.write("".join(f"{n}\n" for n in kept)))
+        if gone:
+            forget_fields()
+            catalog.forget_ready()
 
 
 def _one_line(text: str, most: int = 300) -> str:
