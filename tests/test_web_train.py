@@ -300,6 +300,8 @@ def test_a_training_is_cancelled_by_delete_and_a_page_elsewhere_cannot(cache, mo
         ended = c.delete(f"/api/train/{again.json()['id']}")  # an ended job: as it is
         assert ended.status_code == 200 and ended.json()["state"] == "done"
         assert c.delete("/api/train/nosuchjob").status_code == 404
+        allow = c.options(f"/api/train/{job['id']}").headers["allow"]
+        assert allow == "GET, HEAD, DELETE, OPTIONS"
     assert len(trained_files(cache)) == 1
 
 
