@@ -138,12 +138,12 @@ def test_write_failures_are_the_machines_fault():
     assert isinstance(O._open_error("x", OSError(errno.EACCES, "Permission denied")), BatchError)
     msg = str(O.write_failed("'out.jsonl'", full, 12, True))
     assert msg == (
-        "cannot write 'out.jsonl': No space left on device (the records up to line 12 are "
-        "kept; run again with --resume once it can be written)"
+        "cannot write 'out.jsonl': No space left on device (the records written are kept, "
+        "up to line 12 at least; run again with --resume once it can be written)"
     )
     assert str(O.write_failed("'o'", full, 0, True)) == (
-        "cannot write 'o': No space left on device (no record is kept; run again with "
-        "--resume once it can be written)"
+        "cannot write 'o': No space left on device (the records written are kept; run again "
+        "with --resume once it can be written)"
     )
     assert str(O.write_failed("to stdout", full, 5, False)) == (
         "cannot write to stdout: No space left on device"

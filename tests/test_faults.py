@@ -526,13 +526,15 @@ def _small_file_size_limit() -> None:
 def test_a_failed_report_write_leaves_the_output_as_it_was(tmp_path):
     src = results_file(tmp_path, some_records(200))
     out = tmp_path / "report.json"
-    out.write_text('{"an": "earlier report"}\n')
+    # an earlier report (capsa replaces only a report it wrote: issue 51)
+    assert capsa("report", str(src), "-o", str(out), "--top", "0").returncode == 0
+    earlier = out.read_text()
     res = subprocess.run(
         [sys.executable, "-m", "solver", "report", str(src), "-o", str(out), "--top", "200"],
         capture_output=True, cwd=ROOT, timeout=120, preexec_fn=_small_file_size_limit,
     )  # fmt: skip
     one_error_line(res, 1, f"cannot write '{out}'", "File too large", "left as it was")
-    assert out.read_text() == '{"an": "earlier report"}\n'
+    assert out.read_text() == earlier
     assert sorted(p.name for p in tmp_path.iterdir()) == ["report.json", "results.jsonl"]
     ok = capsa("report", str(src), "-o", str(out), "--top", "200")  # no limit: it is written
     assert ok.returncode == 0, ok.stderr
@@ -720,9 +722,10 @@ def test_ids_and_names_reach_the_terminal_as_text(tmp_path):
     assert "\x1b" not in res.stderr.decode()
     # a ruleset's name in the solve table
     toml = tmp_path / "named.toml"
-    toml.write_text('base = "per-row"\nname = "[link=https://evil.example]n[/link]\\u001b[31m"\n')
+    # (no / in it: a ruleset's name is never a path, issue 51)
+    toml.write_text('base = "per-row"\nname = "[link=https:evil.example]n[bold red]\\u001b[31m"\n')
     res = capsa("solve", HAND, "--policy", "greedy", "--rules", str(toml), env={"COLUMNS": "200"})
     out = res.stdout.decode()
     assert res.returncode == 0, res.stderr
-    assert "[link=https://evil.example]n[/link]\\x1b[31m" in out and "\x1b" not in out, out
+    assert "[link=https:evil.example]n[bold red]\\x1b[31m" in out and "\x1b" not in out, out
     assert line

@@ -201,9 +201,11 @@ def test_deep_nesting_huge_numbers_and_odd_digits_are_answered_in_capsas_words(s
     deep = {"royalties": {"front": {"x": {"y": {"z": {"w": 1}}}}}}
     res = httpx.post(url, json={**FIELD, "rules": deep})
     capsa_words(res, 422, "nested more than 4 deep")
-    for seed in ("²", "٣", "1" * 5000, "-1", " 1"):
+    for seed in ("²", "٣", "-1", " 1"):
         res = httpx.get(served.url + "api/deal", params={"seed": seed})
         capsa_words(res, 422, "seed must be a whole number")
+    res = httpx.get(served.url + "api/deal", params={"seed": "1" * 5000})  # a number, too big
+    capsa_words(res, 422, "seed must be from 0 to 2**64 - 1, got a 5,000-digit number")
     res = httpx.post(url, json={**FIELD, "policy": "x" * 10_000})
     error = capsa_words(res, 422, "policy must be one of")
     assert len(error) < 150 and "…" in error

@@ -258,6 +258,11 @@ def test_every_subprocess_a_test_starts_inherits_the_tests_environment():
     assert bare == [], bare
 
 
+#: Every module of the report extra (pyproject.toml) and what they bring: MarkupSafe
+#: comes with Jinja2.
+REPORT_EXTRA = ["jinja2", "markupsafe", "matplotlib", "babel"]
+
+
 def _without(modules: list[str], *args: str, cwd: Path) -> subprocess.CompletedProcess:
     """``capsa ARGS`` with ``modules`` impossible to import (their extra not installed)."""
     code = (
@@ -273,7 +278,14 @@ def _without(modules: list[str], *args: str, cwd: Path) -> subprocess.CompletedP
     ("modules", "args", "extra"),
     [
         (["jinja2"], ["report", "played.jsonl", "-o", "report.html"], "capsa[report]"),
+        (["markupsafe"], ["report", "played.jsonl", "-o", "report.html"], "capsa[report]"),
         (["matplotlib"], ["report", "played.jsonl", "-o", "report.html"], "capsa[report]"),
+        (["babel"], ["report", "played.jsonl", "-o", "report.html", "--lang", "vi"],
+         "capsa[report]"),
+        # the extra not installed: none of its modules, nor Jinja2's own MarkupSafe
+        (REPORT_EXTRA, ["report", "played.jsonl", "-o", "report.html"], "capsa[report]"),
+        (REPORT_EXTRA, ["report", "played.jsonl", "-o", "report.html", "--lang", "zh-Hans"],
+         "capsa[report]"),
         (["dask", "distributed"], ["batch", "hands.txt", "--policy", "field", "--dask", "local"],
          "capsa[dask]"),
     ],

@@ -920,9 +920,10 @@ settings_dicts = st.fixed_dictionaries(
     {},
     optional={
         "base": st.sampled_from(list(PRESETS)),
-        "name": st.text(min_size=1, max_size=12).filter(
-            lambda n: n.strip() and n.strip().lower() not in PRESETS
-        ),
+        # a name, never a path (docs/rules.md#how-a-file-is-read): no / \\ or NUL, not . or ..
+        "name": st.text(st.characters(exclude_characters="/\\\0"), min_size=1, max_size=12)
+        .filter(lambda n: n.strip() and n.strip().lower() not in PRESETS)
+        .filter(lambda n: n.strip() not in (".", "..")),
         "scoring": st.sampled_from(["per-row", "1-6", "2-4"]),
         "scoop_multiplier": st.one_of(
             st.integers(1, 4), st.floats(1, 4).map(lambda x: round(x, 2))

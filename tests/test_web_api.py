@@ -246,7 +246,10 @@ def test_deal_is_a_random_hand_its_seed_deals_again(client):
             lambda c: c.get("/api/deal", params={"seed": "x"}),
             "seed must be a whole number, got 'x'",
         ),
-        (lambda c: c.post("/api/deal", json={"seed": -1}), "seed must be at least 0, got -1"),
+        (
+            lambda c: c.post("/api/deal", json={"seed": -1}),
+            "seed must be from 0 to 2**64 - 1, got -1",  # as /api/table bounds it
+        ),
         (lambda c: c.post("/api/deal", json={"seed": 1.5}), "seed must be a whole number, got 1.5"),
     ],
 )

@@ -273,3 +273,79 @@ def test_the_training_size_comes_from_the_environment():
         with pytest.raises(InputError) as err:
             TrainSize.from_env({TRAIN_ENV: bad})
         assert str(err.value) == message
+
+
+def test_a_training_is_cancelled_by_delete_and_a_page_elsewhere_cannot(cache, monkeypatch):
+    """Issue 51: ``DELETE /api/train/ID`` stops a training at the end of its round (no
+    tables written), without restarting the server; another origin is refused (403)."""
+    started, gate = _held(monkeypatch)
+    with TestClient(create_app(training=SMALL)) as c:
+        job = c.post("/api/train", json={"rules": HOUSE}).json()
+        assert started.wait(120)
+        other = c.delete(f"/api/train/{job['id']}", headers={"Origin": "https://evil.example"})
+        assert other.status_code == 403
+        asked = c.delete(f"/api/train/{job['id']}")
+        assert asked.status_code == 202 and asked.json()["id"] == job["id"]
+        gate.set()
+        end = poll(c, job["id"])[-1]
+        assert (end["state"], end["error"]) == (
+            "failed",
+            "cancelled: DELETE /api/train/ID stopped it before it ended",
+        )
+        assert trained_files(cache) == []
+        # the server is free: another table trains at once, and the same one again
+        again = c.post("/api/train", json={"rules": OTHER})
+        assert again.status_code == 202
+        assert poll(c, again.json()["id"])[-1]["state"] == "done"
+        ended = c.delete(f"/api/train/{again.json()['id']}")  # an ended job: as it is
+        assert ended.status_code == 200 and ended.json()["state"] == "done"
+        assert c.delete("/api/train/nosuchjob").status_code == 404
+        allow = c.options(f"/api/train/{job['id']}").headers["allow"]
+        assert allow == "GET, HEAD, DELETE, OPTIONS"
+    assert len(trained_files(cache)) == 1
+
+
+def test_the_tables_trained_here_are_bounded_least_recently_used_out(cache):
+    """Issue 51: past ``max_tables`` the server removes the least recently used of the
+    tables it trained (a table that answers is used), never one it did not train (the
+    CLI's) nor the server's own ruleset's."""
+    import os
+
+    from solver.apps.training import train_to_file
+
+    third = 'base = "chinese-1-6"\nscoop_multiplier = 4\nname = "quad"\n'
+    from solver.engine.rules import rules_from_dict
+
+    cli = rules_from_dict({"base": "chinese-1-6", "scoop_multiplier": 5, "name": "five"})
+    cli_path = field_cache_path(compile_rules(cli))
+    train_to_file(compile_rules(cli), cli_path, rounds=1, hands_per_round=300, seed=1,
+                  tol=1.0, min_rounds=1)  # fmt: skip
+    os.utime(cli_path, (1, 1))  # the oldest of all: still never removed
+    app = create_app(training=SMALL)
+    app.state.web.trainer.max_tables = 2
+    with TestClient(app) as c:
+        for rules in (HOUSE, OTHER):
+            job = c.post("/api/train", json={"rules": rules}).json()
+            assert poll(c, job["id"])[-1]["state"] == "done"
+        texts = {"house": HOUSE, "triple": OTHER, "quad": third}
+        paths = {n: field_cache_path(compile_rules(load_rules_text(t))) for n, t in texts.items()}
+        os.utime(paths["house"], (100, 100))
+        os.utime(paths["triple"], (200, 200))  # used after house ...
+        solved = c.post("/api/solve", json={"hand": HAND, "rules": HOUSE, "policy": "field"})
+        assert solved.status_code == 200  # ... but house answers now: used last
+        assert paths["house"].stat().st_mtime > 200
+        job = c.post("/api/train", json={"rules": third}).json()
+        assert poll(c, job["id"])[-1]["state"] == "done"
+        assert paths["house"].exists() and paths["quad"].exists() and cli_path.exists()
+        assert not paths["triple"].exists()  # the least recently used of the server's
+        gone = c.post("/api/solve", json={"hand": HAND, "rules": OTHER, "policy": "field"})
+        assert gone.status_code == 422 and "not trained yet" in one_line(gone)
+        still = c.post("/api/solve", json={"hand": HAND, "rules": HOUSE, "policy": "field"})
+        assert still.status_code == 200
+    assert len(trained_files(cache)) == 3
+
+
+def load_rules_text(text: str):  # noqa: ANN201
+    from solver.engine.rules import rules_from_dict, ruleset_data
+
+    return rules_from_dict(ruleset_data(text))

@@ -14,7 +14,7 @@ from solver.engine.errors import InputError
 from solver.engine.inputs import read_bounded
 from solver.engine.options import MAX_TEXT
 
-__all__ = ["card_message", "decode_text", "read_settings", "read_stdin_text"]
+__all__ = ["card_message", "decode_text", "one_stdin", "read_settings", "read_stdin_text"]
 
 #: What the command line says where the evaluator's message says a deck has no jokers
 #: (``evaluator.cards.NO_JOKERS``): how to play with them here.
@@ -37,6 +37,19 @@ def decode_text(raw: bytes, what: str) -> str:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise InputError(f"{what} is not UTF-8 text (bad byte at offset {exc.start})") from None
+
+
+def one_stdin(*readers: tuple[str, bool]) -> None:
+    """``InputError`` when more than one input would be read from stdin: each reader is
+    ``(what, whether it is "-")``, e.g. ``("--rules -", rules == "-")``. Stdin is read
+    once: two inputs cannot both come from it (as ``capsa batch`` says of its hands)."""
+    on_stdin = [what for what, dash in readers if dash]
+    if len(on_stdin) > 1:
+        both = "both" if len(on_stdin) == 2 else "all"
+        raise InputError(
+            f"{', '.join(on_stdin[:-1])} and {on_stdin[-1]} {both} on stdin: "
+            "give one of them as a file"
+        )
 
 
 def read_stdin_text(what: str = "stdin", most: int | None = None, why: str = "") -> str:

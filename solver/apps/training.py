@@ -13,7 +13,13 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from solver.apps.files import check_outputs, reads, writes
+from solver.apps.files import (
+    check_outputs,
+    check_replace,
+    field_tables_file,
+    reads,
+    writes,
+)
 from solver.engine.errors import InputError
 from solver.engine.progress import Progress
 
@@ -58,6 +64,7 @@ def prepare(
     ship: bool,
     players: int | None,
     jokers: int | None = None,
+    force: bool = False,
     **options: Any,
 ) -> tuple[CompiledRules, Path]:
     """Check everything before training: the ``options`` of
@@ -65,7 +72,8 @@ def prepare(
     min_rounds), the ruleset (a preset or a TOML file; at ``players``, the table its
     preset seats them at, then with ``jokers``: solver.engine.seating.at_table; None:
     the ruleset's), and the destination (never the ruleset
-    file, a file that can be written). Returns the ruleset, compiled (once, here: the
+    file, a file that can be written, and no file there but field tables unless
+    ``force``: ``solver.apps.files.check_replace``). Returns the ruleset, compiled (once, here: the
     entry point of ``capsa train``), and where its tables go."""
     from solver.engine.compiled import compile_rules
     from solver.engine.rules import load_rules
@@ -84,6 +92,7 @@ def prepare(
     dest = destination(cr, output, ship)
     inputs = [reads(ruleset, "the ruleset file")] if ruleset is not None else []
     check_outputs(inputs, [writes(dest)], "capsa train")
+    check_replace(dest, field_tables_file, "a field tables file", force)
     check_writable(dest)
     return cr, dest
 

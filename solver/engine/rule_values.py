@@ -290,6 +290,24 @@ def check_suit_order(value: Any) -> str | None:
     return text
 
 
+#: What a ruleset's name may not hold: it names files (``capsa train --ship`` writes
+#: ``solver/data/field-NAME.npz``), and a name is a name, never a path.
+_NOT_IN_NAMES = ("/", "\\", "\0")
+
+
+def check_name(value: Any) -> str:
+    """``name``: a non-empty string that is a name, not a path (no ``/``, ``\\`` or NUL,
+    and not ``.`` or ``..``)."""
+    if not isinstance(value, str) or not value.strip():
+        raise RulesError(f"name must be a non-empty string, got {show(value)}")
+    if any(c in value for c in _NOT_IN_NAMES) or value.strip() in (".", ".."):
+        raise RulesError(
+            f"name {show(value)} is a path: a ruleset's name is a name, without / or \\ "
+            "(it names the ruleset's files)"
+        )
+    return value
+
+
 def check_players(value: Any) -> int:
     """``players``: 2 to 6 (the biggest deck's hands; ``check_deck`` asks for the deck)."""
     if isinstance(value, float) and value.is_integer():

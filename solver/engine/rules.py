@@ -66,6 +66,7 @@ from solver.engine.rule_values import (
     check_foul_penalty,
     check_jokers,
     check_min_opponents,
+    check_name,
     check_number,
     check_players,
     check_suit_order,
@@ -170,8 +171,7 @@ class Rules:
         def put(field: str, value: Any) -> None:
             object.__setattr__(self, field, value)
 
-        if not isinstance(self.name, str) or not self.name.strip():
-            raise RulesError(f"name must be a non-empty string, got {show(self.name)}")
+        check_name(self.name)
         put("scoring", check_choice(self.scoring, "scoring", SCORINGS))
         multiplier = check_number(
             self.scoop_multiplier, "scoop_multiplier", minimum=1, what="a number >= 1", units=True

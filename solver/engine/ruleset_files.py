@@ -20,6 +20,9 @@ if TYPE_CHECKING:
 
 __all__ = ["TOO_BIG", "check_shape", "ruleset_data", "stdin_text", "to_toml"]
 
+#: The byte order mark some editors put before UTF-8 text (U+FEFF).
+BOM = "\ufeff"
+
 #: Why the bound on a ruleset file is enough.
 TOO_BIG = "a ruleset is a few hundred bytes"
 
@@ -30,7 +33,9 @@ def ruleset_data(text: str) -> dict[str, Any]:
     the square of some inputs' size), tables and arrays nested at most
     ``MAX_RULESET_DEPTH`` deep, and at most ``MAX_RULESET_KEYS`` keys and items in all.
     ``RulesError`` (one line, no location: callers add theirs) otherwise, or when it is
-    not TOML, or not text (a lone surrogate, as a JSON string may hold)."""
+    not TOML, or not text (a lone surrogate, as a JSON string may hold). A byte order
+    mark at the start (as Windows editors save UTF-8) is not the ruleset's: it is dropped."""
+    text = text.removeprefix(BOM)
     try:
         size = len(text.encode("utf-8"))
     except UnicodeEncodeError as exc:

@@ -68,7 +68,7 @@ def seated(rules: Rules, players: int) -> Rules:
         return rules
     table = BIG_TABLES.get(rules.name)
     if table is None or PRESETS.get(rules.name) != rules or players not in table.extra_suits:
-        check_deck(rules.extra_suits, players)  # raises: the key to set
+        _no_seat(rules, players)
     assert table is not None
     naturals = list(rules.naturals)
     for name, units, before in table.naturals:
@@ -82,6 +82,27 @@ def seated(rules: Rules, players: int) -> Rules:
         royalties=(*rules.royalties, *table.royalties),
         naturals=tuple(naturals),
     )
+
+
+def _no_seat(rules: Rules, players: int) -> None:
+    """RulesError: ``rules`` cannot seat ``players``: ``check_deck``'s line naming the
+    ruleset file's key (``extra_suits``), with the presets that seat them first (the
+    command line's way there, ``--rules shisanshui``)."""
+    from solver.engine.errors import RulesError
+
+    try:
+        check_deck(rules.extra_suits, players)
+    except RulesError as exc:
+        seat = [name for name, table in BIG_TABLES.items() if players in table.extra_suits]
+        head, _, keys = str(exc).partition(": set ")
+        if not seat or not keys:
+            raise
+        names = " or ".join(seat)
+        flags = ", ".join(f"--rules {name}" for name in seat)
+        raise RulesError(
+            f"{head}: the preset {names} seats {players} ({flags}: it adds a suit), "
+            f"or set {keys} in a ruleset file"
+        ) from None
 
 
 def with_jokers(rules: Rules, jokers: int) -> Rules:

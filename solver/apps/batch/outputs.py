@@ -33,7 +33,15 @@ from solver.apps.batch.resume import (
     tail_records,
     write_sidecar,
 )
-from solver.apps.files import Key, check_outputs, file_key, stream_key
+from solver.apps.files import (
+    Key,
+    check_outputs,
+    check_replace,
+    errors_file,
+    file_key,
+    run_file,
+    stream_key,
+)
 from solver.strategy.solving.schema import csv_names
 
 try:
@@ -58,11 +66,20 @@ _MACHINE = {errno.ENOSPC, errno.EFBIG, errno.EIO, getattr(errno, "EDQUOT", errno
 
 
 def check_paths(
-    source: Any, output: Any, out_path: Path | None, errors: Any, rules: object = None
+    source: Any,
+    output: Any,
+    out_path: Path | None,
+    errors: Any,
+    rules: object = None,
+    *,
+    force: bool = False,
+    resume: bool = False,
 ) -> None:
     """Refuse (``BatchError``) a run that would write over what it reads (the input, a
     ruleset file given as ``rules``), or write two of its outputs into one file
-    (``solver.apps.files.check_outputs``)."""
+    (``solver.apps.files.check_outputs``), or replace an errors file or a run file it
+    did not write (``check_replace``; ``force`` replaces them, a resumed run reads its
+    run file)."""
     inputs: list[tuple[str, Key]] = []
     if isinstance(rules, str | os.PathLike):
         inputs.append((f"the ruleset file '{rules}'", file_key(rules, new=False)))
@@ -84,6 +101,11 @@ def check_paths(
     if errors is not None:
         outputs.append((f"the errors file '{errors}'", file_key(errors)))
     check_outputs(inputs, outputs, "capsa batch", error=BatchError)
+    if errors is not None and not hasattr(errors, "write"):
+        check_replace(errors, errors_file, "a file of bad lines", force, error=BatchError)
+    if out_path is not None and not resume:
+        run = sidecar_path(out_path)
+        check_replace(run, run_file, "a batch run file", force, error=BatchError)
 
 
 # --------------------------------------------------------------------------------------
@@ -103,7 +125,12 @@ def write_failed(name: str, exc: OSError, done_line: int, resumable: bool) -> Ba
     why = f"cannot write {name}: {exc.strerror or exc}"
     if not resumable:
         return BatchFailed(why)
-    kept = f"the records up to line {done_line} are kept" if done_line else "no record is kept"
+    # A chunk's records are written in one go, and a write that fails part way may have
+    # written some of them: the file keeps every whole record written (a cut one is cut
+    # off by --resume), ``done_line`` those of the chunks written whole.
+    kept = "the records written are kept" + (
+        f", up to line {done_line} at least" if done_line else ""
+    )
     return BatchFailed(f"{why} ({kept}; run again with --resume once it can be written)")
 
 

@@ -159,7 +159,10 @@ class _Writer:
 class _Stop:
     """SIGINT, SIGTERM and SIGHUP set a flag (the run stops after the chunk being
     written); a second signal raises KeyboardInterrupt, which the pump turns into an
-    immediate stop. A signal the caller ignores (``nohup``) stays ignored."""
+    immediate stop, and so does the first while the run waits for its input
+    (``reading``: ``capsa batch -`` on a pipe nobody writes to would not return from the
+    read; the hands read so far, not yet solved, are for --resume). A signal the caller
+    ignores (``nohup``) stays ignored."""
 
     SIGNALS = tuple(
         getattr(signal, n) for n in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, n)
@@ -169,6 +172,7 @@ class _Stop:
         self.flag = threading.Event()
         self.signum: int | None = None
         self.previous: dict[int, Any] = {}
+        self.reading = False
 
     def __enter__(self) -> _Stop:
         if threading.current_thread() is threading.main_thread():
@@ -182,6 +186,20 @@ class _Stop:
             raise KeyboardInterrupt
         self.signum = signum
         self.flag.set()
+        if self.reading:
+            raise KeyboardInterrupt
+
+    def pieces(self, pieces: Iterator[Any]) -> Iterator[Any]:
+        """``pieces``, each read with ``reading`` set (a signal stops the read)."""
+        while True:
+            self.reading = True
+            try:
+                piece = next(pieces, None)
+            finally:
+                self.reading = False
+            if piece is None:
+                return
+            yield piece
 
     def __exit__(self, *exc: object) -> None:
         for sig, previous in self.previous.items():
@@ -204,9 +222,12 @@ def pump(
     pieces: Iterator[list[Line] | tuple[Job, list[Line]]],
     writer: _Writer,
     backend: Callable[[], Any],
+    waits: bool = False,
 ) -> int | None:
     """Submit chunks with a bounded number in flight; write results in input order. A
     piece is a chunk, or a chunk with the job for it (a resumed run's lines solved again).
+    ``waits``: reading the input may wait (a pipe, a terminal): a stop signal stops a
+    read that waits (``_Stop.reading``).
 
     Returns the signal that stopped the run, or None when it ran to the end.
     """
@@ -239,7 +260,7 @@ def pump(
         finished = False
         try:
             runner = backend()
-            for piece in pieces:
+            for piece in stop.pieces(pieces) if waits else pieces:
                 while submitted - next_out >= 2 * runner.slots + 1 and not stop.stopped:
                     collect(0.2)
                 if stop.stopped:
@@ -487,7 +508,7 @@ def run_batch(
     workers = max(1, run.workers if run.workers is not None else os.cpu_count() or 1)
     job = _job(rules, solve, run, fmt)
     resume, errors, samples = run.resume, run.errors, job.samples
-    check_paths(source, output, out_path, errors, run.rules)
+    check_paths(source, output, out_path, errors, run.rules, force=run.force, resume=resume)
 
     with ExitStack() as stack:
         inp = open_input(source, stack)
@@ -510,10 +531,19 @@ def run_batch(
             pieces,
             writer,
             lambda: make_backend(run.dask, workers),
+            waits=_may_wait(source),
         )
         result.interrupted = result.stopped_by is not None
     result.seconds = time.perf_counter() - start
     return result
+
+
+def _may_wait(source: Any) -> bool:
+    """Whether reading ``source`` may wait for its writer: not a regular file (stdin on
+    a pipe or a terminal, a named pipe)."""
+    from solver.apps.files import reads, stream_key
+
+    return (stream_key(source) if hasattr(source, "read") else reads(source)[1]) is None
 
 
 def _fronts(

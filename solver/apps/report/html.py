@@ -105,11 +105,11 @@ def render_html(report: Report, lang: str = "en") -> str:
 
 
 def _render(report: Report, lang: str) -> str:
-    from markupsafe import Markup
-
     from solver.apps.report.plots import plots
 
-    template = _template()
+    template = _template()  # first: it names the extra when Jinja2 (or MarkupSafe) is missing
+    from markupsafe import Markup  # Jinja2's own dependency: there once Jinja2 imports
+
     d = report.to_dict()
     every = figures(d)
     return template.render(

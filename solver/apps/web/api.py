@@ -16,6 +16,7 @@ cards' royalties plays none, and a request for them is refused (400, one line).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import numbers
 import os
@@ -129,6 +130,7 @@ class RulesCatalog:
         self.default = default
         self._texts: OrderedDict[str, Rules] = OrderedDict()
         self._ready: set[str] = set()
+        self._touched: dict[str, float] = {}
         self._lock = threading.Lock()
 
     def rulesets(self) -> list[Rules]:
@@ -170,18 +172,47 @@ class RulesCatalog:
                 self._texts.popitem(last=False)
         return r
 
+    #: How often a cached table in use is marked used (its time, for the trainer's
+    #: least-recently-used bound: ``solver.apps.web.training.Trainer.MAX_TABLES``).
+    USED_EVERY = 60.0
+
     def ready(self, r: Rules) -> bool:
-        """Whether ``r`` can be answered without training its field tables."""
+        """Whether ``r`` can be answered without training its field tables (a cached
+        table's modification time is set to now, at most once a minute: it was used)."""
         from solver.engine.compiled import compile_rules
         from solver.strategy.field_model.trained import field_ready
 
         digest = r.digest()
         if digest in self._ready:
+            self._used(r)
             return True
         ok = field_ready(compile_rules(r))
         if ok:
             self._ready.add(digest)
+            self._used(r)
         return ok
+
+    def _used(self, r: Rules) -> None:
+        import time
+
+        from solver.engine.compiled import compile_rules
+        from solver.strategy.field_model.field import field_cache_path
+
+        if r.name in PRESETS:
+            return  # shipped tables
+        now, digest = time.monotonic(), r.digest()
+        with self._lock:
+            if now - self._touched.get(digest, -self.USED_EVERY) < self.USED_EVERY:
+                return
+            self._touched[digest] = now
+        with contextlib.suppress(OSError):
+            os.utime(field_cache_path(compile_rules(r)))
+
+    def forget_ready(self) -> None:
+        """Ask again which rulesets are ready (tables were removed from the cache)."""
+        with self._lock:
+            self._ready.clear()
+            self._touched.clear()
 
     def require_ready(self, r: Rules) -> None:
         if self.ready(r):
@@ -476,6 +507,31 @@ def is_slow(request: SolveRequest) -> bool:
     return request.options.mc
 
 
+#: A seed of the server's deals: 0 to 2**64 - 1 (numpy's generators take larger ones,
+#: but a seed past 64 bits deals nothing new, and a 4,300-digit one costs time to read).
+MOST_SEED = 2**64
+
+
+def check_seed(value: Any) -> int:
+    """A request's ``seed`` (``/api/deal``, ``/api/table``): a whole number from 0 to
+    2**64 - 1, or None for one picked here; ``InputError`` in one line otherwise (a
+    huge number is named by its count of digits)."""
+    if value is None:
+        return secrets.randbelow(2**32)
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise InputError(f"seed must be a whole number, got {quote(value)}")
+    n = int(value)
+    if not 0 <= n < MOST_SEED:
+        digits = len(str(abs(n)))
+        raise seed_out_of_range(f"{n:,}" if digits <= 24 else f"a {digits:,}-digit number")
+    return n
+
+
+def seed_out_of_range(shown: str) -> InputError:
+    """The error of a seed past ``MOST_SEED`` (or below 0), ``shown`` as the message says it."""
+    return InputError(f"seed must be from 0 to 2**64 - 1, got {shown}")
+
+
 def deal(body: Any, catalog: RulesCatalog | None = None) -> dict[str, Any]:
     """A random hand for POST/GET /api/deal: ``{"hand", "seed"}`` (the seed deals it
     again); given ``rules``, ``players`` or ``jokers``, a hand of the deck that table deals
@@ -487,10 +543,7 @@ def deal(body: Any, catalog: RulesCatalog | None = None) -> dict[str, Any]:
     from solver.strategy.hands.deal import random_hands
 
     opts = check_keys(body, DEAL_KEYS, '{"seed": 7}')
-    seed = opts.get("seed")
-    if seed is None:
-        seed = secrets.randbelow(2**32)
-    seed = whole(seed, "seed", 0)
+    seed = check_seed(opts.get("seed"))
     if all(opts.get(k) is None for k in ("rules", "players", "jokers")):
         hand = random_hands(np.random.default_rng(seed), 1)[0]
         return {"hand": format_cards(hand[::-1]), "seed": seed}

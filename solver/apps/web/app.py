@@ -27,7 +27,7 @@ Routes (docs/serve.md):
   ``POST /api/rules`` with ``{"rules": TOML text}`` checks an uploaded ruleset;
 - ``POST /api/train`` with ``{"rules", "players", "jokers"}``: trains the field tables of
   a table that has none, in the background, one at a time (``solver.apps.web.training``);
-  ``GET /api/train/ID`` says how far it is.
+  ``GET /api/train/ID`` says how far it is, ``DELETE /api/train/ID`` cancels it.
 
 Every endpoint that names a table (solve, check, natural, rows, table, deal) takes
 ``jokers`` (0, 1, 2: the table seated, then given its jokers; ``solver.apps.web.api``),
@@ -77,6 +77,7 @@ from solver.apps.web.api import (
     hand_natural,
     is_slow,
     natural_names,
+    seed_out_of_range,
     solve_options,
 )
 from solver.apps.web.guard import CSP, Guard
@@ -214,11 +215,32 @@ def _is_json(content_type: str | None) -> bool:
     return True
 
 
+class _TwiceError(ValueError):
+    """A JSON object of a request gives one key twice."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def _once_each(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object, each key given once (``json.loads``' ``object_pairs_hook``): JSON
+    leaves a repeated key's meaning open and Python would keep the last silently, where
+    a ruleset in TOML refuses it; ``_TwiceError`` for a key given twice."""
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise _TwiceError(key)
+        out[key] = value
+    return out
+
+
 async def read_json(request: Request, limit: int, seconds: float = 20.0) -> Any:
     """The request body as JSON (``{}`` when empty): 415 unless it is sent as
     ``Content-Type: application/json``, 413 past ``limit`` bytes, 408 when it has not all
     arrived within ``seconds`` (a client that sends headers and then nothing), 400 when
-    it is not JSON, is nested too deep for Python's parser, or holds a lone surrogate."""
+    it is not JSON, is nested too deep for Python's parser, or holds a lone surrogate,
+    422 when an object gives a key twice (``{"rules": {"jokers": 2, "jokers": 0}}``)."""
     ctype = request.headers.get("content-type")
     if not _is_json(ctype):
         got = "no Content-Type" if ctype is None else f"Content-Type {quote(ctype)}"
@@ -241,13 +263,19 @@ async def read_json(request: Request, limit: int, seconds: float = 20.0) -> Any:
     if not body.strip():
         return {}
     try:
-        data = json.loads(bytes(body).decode("utf-8"))
+        data = json.loads(bytes(body).decode("utf-8"), object_pairs_hook=_once_each)
     except UnicodeDecodeError:
         raise RequestError("the body is not UTF-8 text") from None
     except json.JSONDecodeError as exc:
         raise RequestError(f"the body is not valid JSON: {exc}") from None
     except RecursionError:
         raise RequestError("the body is JSON nested too deep to read") from None
+    except _TwiceError as exc:
+        raise RequestError(
+            f"the body gives the key {quote(exc.key)} twice in one object: "
+            "give each key once (which one would count?)",
+            422,
+        ) from None
     except ValueError:  # Python's bound on the digits of an integer
         raise RequestError("the body holds a number with more than 4,300 digits") from None
     if b"\\u" in body:  # an escaped lone surrogate is JSON, but not text
@@ -332,8 +360,13 @@ async def api_deal(request: Request) -> Response:
             body: dict[str, Any] = dict(request.query_params)
             for key in ("seed", "players", "jokers"):
                 text = body.get(key)  # ASCII digits only: int() would take '٣' and '²' fails
-                if text is not None and text.isascii() and text.isdigit() and len(text) <= 40:
+                if text is None or not (text.isascii() and text.isdigit()):
+                    continue
+                digits = len(text.lstrip("0"))
+                if digits <= 40:
                     body[key] = int(text)
+                elif key == "seed":  # a number still, past the bound POST has too
+                    raise seed_out_of_range(f"a {digits:,}-digit number")
         else:
             body = await read_json(request, state.limits.body, state.limits.seconds)
         if isinstance(body, dict) and body.get("rules") is not None:  # a TOML ruleset:
@@ -412,13 +445,16 @@ async def api_rules(request: Request) -> Response:
 
 async def api_train(request: Request) -> Response:
     """POST /api/train: start training a table's field tables (or the job already at it);
-    202 while it trains, 200 once done. GET /api/train/ID: that job, as it stands."""
+    202 while it trains, 200 once done. GET /api/train/ID: that job, as it stands;
+    DELETE /api/train/ID: cancel it (it stops at the end of its round)."""
     state: WebState = request.app.state.web
 
     async def go() -> Response:
         t0 = time.perf_counter()
         if request.method == "GET":
             job = state.trainer.get(request.path_params["job"])
+        elif request.method == "DELETE":
+            job = state.trainer.cancel(request.path_params["job"])
         else:
             deadline = time.monotonic() + state.limits.seconds
             body = await read_json(request, state.limits.body, state.limits.seconds)
@@ -493,7 +529,7 @@ def create_app(
             Route("/api/deal", api_deal, methods=["GET", "POST"]),
             Route("/api/rules", api_rules, methods=["GET", "POST"]),
             Route("/api/train", api_train, methods=["POST"]),
-            Route("/api/train/{job}", api_train, methods=["GET"]),
+            Route("/api/train/{job}", api_train, methods=["GET", "DELETE"]),
             Mount("/static", StaticFiles(directory=STATIC), name="static"),
         ],
         middleware=middleware,

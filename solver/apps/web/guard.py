@@ -61,6 +61,8 @@ METHODS = {
     "/api/rules": "GET, HEAD, POST",
     "/api/train": "POST",
 }
+#: The methods of a training job's path, ``/api/train/ID``.
+_JOB = "GET, HEAD, DELETE"
 _SAFE = ("GET", "HEAD")
 _DEFAULT_PORT = {"http": 80, "https": 443, "ws": 80, "wss": 443}
 
@@ -166,7 +168,7 @@ class Guard:
             await _answer(send, 403, refusal)
             return
         if method == "OPTIONS":
-            allow = METHODS.get(path, "GET, HEAD")
+            allow = METHODS.get(path, _JOB if path.startswith("/api/train/") else "GET, HEAD")
             await _answer(send, 204, None, [(b"allow", f"{allow}, OPTIONS".encode())])
             return
         await self.app(scope, receive, _with_headers(send))

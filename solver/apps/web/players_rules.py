@@ -85,12 +85,18 @@ class Words:
         return html.escape(self.text(key, **values))
 
 
+#: The page's languages by their tags in lower case: a language tag is not case-sensitive
+#: (RFC 5646, 2.1.1: ``zh-hans``, ``ZH-HANS`` and ``zh-Hans`` are one tag).
+_BY_TAG = {lang.lower(): lang for lang in LANGUAGES}
+
+
 def language_of(asked: str | None, accept: str | None) -> str | None:
-    """The page's language: ``asked`` (``?lang=``) when given (None when it is not one of
-    ``LANGUAGES``), else the first of Accept-Language the page speaks (as the page picks
-    it from the browser: zh-TW/HK/MO and Hant traditional, tl Filipino), else English."""
-    if asked is not None:
-        return asked if asked in LANGUAGES else None
+    """The page's language: ``asked`` (``?lang=``, in any case) when given (None when it
+    is not one of ``LANGUAGES``), else the first of Accept-Language the page speaks (as
+    the page picks it from the browser: zh-TW/HK/MO and Hant traditional, tl Filipino),
+    else English. An empty ``?lang=`` is no ``lang``."""
+    if asked is not None and asked.strip():
+        return _BY_TAG.get(asked.strip().lower())
     for part in (accept or "")[:MAX_ACCEPT].split(","):
         tag = part.split(";")[0].strip().lower()
         if tag.startswith("zh"):

@@ -26,6 +26,7 @@ from solver.apps.web.api import (
     _styles,
     add_jokers,
     check_keys,
+    check_seed,
     joker_count,
     natural_names,
 )
@@ -39,7 +40,6 @@ TABLE_KEYS: tuple[str, ...] = ("hand", "played", "rules", "players", "jokers", "
                                "seed")  # fmt: skip
 #: The actions a player may take besides setting the hand.
 ACTIONS = ("declare", "surrender")
-MOST_SEED = 2**64
 
 __all__ = ["TABLE_KEYS", "play_table"]
 
@@ -56,15 +56,7 @@ def _players(value: Any, default: int) -> int:
 
 
 def _seed(value: Any) -> int:
-    import secrets
-
-    if value is None:
-        return secrets.randbelow(2**32)
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise InputError(f"seed must be a whole number, got {quote(value)}")
-    if not 0 <= value < MOST_SEED:
-        raise InputError(f"seed must be from 0 to 2**64 - 1, got {value:,}")
-    return int(value)
+    return check_seed(value)
 
 
 def _mine(played: Any, hand: np.ndarray, cr: Any) -> Any:

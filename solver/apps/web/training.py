@@ -14,8 +14,9 @@ kept (older finished ones are forgotten); a table already trained is answered ``
 at once. The size of a training is the server's (``TrainSize``: the CLI's defaults, or
 ``CAPSA_SERVE_TRAIN=ROUNDS,HANDS`` read by ``create_app``): a request never names it. A
 job is ``queued``, ``running``, ``done`` or ``failed`` (its ``error`` one line); its
-``progress`` goes from 0 to 1 as the rounds end. When the server shuts down, a training
-under way stops at the end of its round and says so.
+``progress`` goes from 0 to 1 as the rounds end. When the server shuts down, or the job
+is cancelled (``DELETE /api/train/ID``), a training under way stops at the end of its
+round and says so.
 """
 
 from __future__ import annotations
@@ -99,6 +100,8 @@ class TrainJob:
     error: str | None = None
     converged: bool | None = None
     ended: threading.Event = field(default_factory=threading.Event, repr=False)
+    #: set by DELETE /api/train/ID: the training stops at the end of its round
+    cancelled: threading.Event = field(default_factory=threading.Event, repr=False)
 
     def progress(self) -> float:
         if self.state == "done":
@@ -118,12 +121,25 @@ class TrainJob:
         }
 
 
+#: The list of the tables the server trained, in the cache folder beside them (a name a
+#: line): the ones ``Trainer`` may remove.
+TRAINED_LIST = "serve-trained.txt"
+
+
 class Trainer:
-    """The server's trainings: at most one running, the last ``MAX_JOBS`` kept."""
+    """The server's trainings: at most one running, the last ``MAX_JOBS`` kept, and at
+    most ``MAX_TABLES`` tables trained here kept in the cache: past it, the least
+    recently used (their files' modification time: ``RulesCatalog.ready`` sets it when
+    a table answers) are removed, never the server's own ruleset's (``--rules FILE``),
+    never one the CLI trained (only those in ``TRAINED_LIST``), never a shipped one
+    (in the package, not the cache)."""
 
     MAX_JOBS = 8
+    #: About 300 KB a table: 32 tables, about 10 MB.
+    MAX_TABLES = 32
 
-    def __init__(self, size: TrainSize) -> None:
+    def __init__(self, size: TrainSize, max_tables: int | None = None) -> None:
+        self.max_tables = self.MAX_TABLES if max_tables is None else max_tables
         self.size = size
         self._jobs: OrderedDict[str, TrainJob] = OrderedDict()
         self._lock = threading.Lock()
@@ -166,7 +182,7 @@ class Trainer:
             check_writable(dest)  # InputError (422, one line) before any training
             self._keep(job)
             thread = threading.Thread(
-                target=self._run, args=(job, cr, dest), name="capsa-train", daemon=True
+                target=self._run, args=(job, cr, dest, catalog), name="capsa-train", daemon=True
             )
             thread.start()
         return job
@@ -180,6 +196,14 @@ class Trainer:
                 f"{self.MAX_JOBS}); start one with POST /api/train",
                 404,
             )
+        return job
+
+    def cancel(self, job_id: str) -> TrainJob:
+        """DELETE /api/train/ID: a training queued or under way stops at the end of its
+        round (its job then ``failed``, saying it was cancelled; no tables written); a
+        job that has ended is answered as it is."""
+        job = self.get(job_id)
+        job.cancelled.set()
         return job
 
     def close(self) -> None:
@@ -197,14 +221,16 @@ class Trainer:
             if old.state in ("done", "failed"):
                 del self._jobs[old.id]
 
-    def _run(self, job: TrainJob, cr: CompiledRules, dest: Path) -> None:
+    def _run(
+        self, job: TrainJob, cr: CompiledRules, dest: Path, catalog: RulesCatalog | None = None
+    ) -> None:
         """Train (on this thread), then say how it went in the job."""
         from solver.apps.training import train_to_file
         from solver.strategy.field_model.train import DEFAULT_SEED, DEFAULT_TOL
         from solver.strategy.threads import Stopped
 
         def report(done: int, total: int | None = None, **kw: Any) -> None:
-            if self._stop.is_set():
+            if self._stop.is_set() or job.cancelled.is_set():
                 raise Stopped
             job.done = done + 1  # round 0, the greedy start, is the first to end
 
@@ -216,16 +242,60 @@ class Trainer:
                 seed=DEFAULT_SEED, tol=DEFAULT_TOL, min_rounds=min(10, size.rounds),
             )  # fmt: skip
         except Stopped:
-            job.error = "stopped: the server shut down before the training ended"
+            job.error = (
+                "stopped: the server shut down before the training ended"
+                if self._stop.is_set()
+                else "cancelled: DELETE /api/train/ID stopped it before it ended"
+            )
             job.state = "failed"
         except Exception as exc:  # noqa: BLE001 - said in the job, in one line
             job.error = _one_line(f"training failed: {type(exc).__name__}: {exc}")
             job.state = "failed"
         else:
             job.converged = bool(tables.meta.get("converged"))
+            if catalog is not None:
+                self._bound(dest, catalog)
             job.state = "done"
         finally:
             job.ended.set()
+
+    def _bound(self, dest: Path, catalog: RulesCatalog) -> None:
+        """Add ``dest`` to ``TRAINED_LIST``, then remove the least recently used of the
+        tables listed past ``max_tables`` (never ``dest``, never the server's own
+        ruleset's)."""
+        import contextlib
+
+        from evaluator.files import atomic_write
+        from solver.engine.compiled import compile_rules
+        from solver.strategy.field_model.field import field_cache_path
+        from solver.strategy.field_model.trained import forget_fields
+
+        folder = dest.parent
+        listing = folder / TRAINED_LIST
+        try:
+            names = listing.read_text(encoding="utf-8").split()
+        except OSError:
+            names = []
+        names = [n for n in dict.fromkeys([*names, dest.name]) if (folder / n).is_file()]
+        pinned = {dest.name, field_cache_path(compile_rules(catalog.default)).name}
+
+        def used(name: str) -> float:
+            try:
+                return (folder / name).stat().st_mtime
+            except OSError:
+                return 0.0
+
+        removable = sorted((n for n in names if n not in pinned), key=used)
+        gone = removable[: max(0, len(names) - self.max_tables)]
+        for name in gone:
+            with contextlib.suppress(OSError):
+                (folder / name).unlink()
+        kept = [n for n in names if n not in gone]
+        with contextlib.suppress(OSError):
+            atomic_write(listing, lambda fh: fh.write("".join(f"{n}\n" for n in kept)))
+        if gone:
+            forget_fields()
+            catalog.forget_ready()
 
 
 def _one_line(text: str, most: int = 300) -> str:

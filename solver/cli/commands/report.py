@@ -60,11 +60,14 @@ def report(
             "--lang", help="The HTML page's language: en, zh-Hans, zh-Hant, id, vi, fil, hr, bn."
         ),
     ] = "en",
+    force: Annotated[
+        bool, typer.Option("--force", help="Replace an -o file that is not a capsa report.")
+    ] = False,
 ) -> None:
     """Sum up a file of played hands: what the settings cost, and where the loss went."""
     import time
 
-    from solver.apps.files import check_outputs, reads, writes
+    from solver.apps.files import check_outputs, check_replace, reads, report_file, writes
     from solver.apps.report import make_report, render_html
 
     io = consoles(ctx)
@@ -77,6 +80,7 @@ def report(
 
     _check_lang(lang, fmt)
     check_outputs([reads(results)], [writes(output)], "capsa report")
+    check_replace(output, report_file, "a report", force)
     started = time.perf_counter()
     rep = make_report(
         results, top=top, on_bad=lambda bad: io.err.print(f"capsa: {bad.message()}", markup=False)

@@ -79,10 +79,12 @@ def solve(
     fmt: ResultFormat = "table",
 ) -> None:
     """Find the setting of a hand that wins the most units on average."""
-    from solver.apps.inputs import read_settings, read_stdin_text
+    from solver.apps.inputs import one_stdin, read_settings, read_stdin_text
     from solver.engine.inputs import parse_stakes
     from solver.strategy.solving.solve import solve as _solve
 
+    one_stdin(("--rules -", rules == "-"), ("the hand", hand == ["-"]),
+              ("--against -", against == "-"))  # fmt: skip
     if hand == ["-"]:
         text = read_stdin_text(why="a hand is 13 cards").strip()
     else:  # 13 cards as one argument, or as 13 (or any number: the parser counts them)

@@ -52,6 +52,14 @@ def train(
             "FILE with .npz).",
         ),
     ] = None,
+    force: Annotated[
+        bool,
+        typer.Option(
+            "--force",
+            help="Replace an -o file that is not field tables (or, with --from, not an "
+            "opponent model).",
+        ),
+    ] = False,
     fmt: ResultFormat = "table",
 ) -> None:
     """Train the field strategy's model for a ruleset by self-play (fictitious play): the
@@ -60,12 +68,13 @@ def train(
     from solver.apps.training import prepare, train_to_file
 
     if source is not None:
-        _train_from(ctx, source, rules, output, ship, fmt, jokers, players)
+        _train_from(ctx, source, rules, output, ship, fmt, jokers, players, force)
         return
 
     options = {"rounds": rounds, "hands_per_round": hands, "seed": seed, "tol": tol,
                "min_rounds": min_rounds}  # fmt: skip
-    cr, dest = prepare(rules, output, ship, players, jokers, **options)  # before the training
+    # everything checked before the training
+    cr, dest = prepare(rules, output, ship, players, jokers, force, **options)
     err = consoles(ctx).err
     what = f"[bold]training[/] {shown(cr.rules.name)}"
     with progress(err, what, total=rounds, unit="rounds") as bar:
@@ -101,12 +110,14 @@ def _train_from(
     fmt: str,
     jokers: int | None = None,
     players: int | None = None,
+    force: bool = False,
 ) -> None:
     """``capsa train --from``: read, learn, write the model, report how well it predicts
     (at the table ``--players`` and ``--jokers`` seat: one of the 52-card deck)."""
     from pathlib import Path
 
-    from solver.apps.files import check_outputs, reads, writes
+    from solver.apps.files import check_outputs, check_replace, model_file, reads, writes
+    from solver.apps.inputs import one_stdin
     from solver.apps.learning import learn_from, read_seen
     from solver.engine.errors import InputError
     from solver.engine.rules import load_rules
@@ -114,6 +125,7 @@ def _train_from(
 
     if ship:
         raise InputError("--ship writes field tables; --from learns an opponent model (-o)")
+    one_stdin(("--rules -", rules == "-"), ("--from -", source == "-"))
     if output is None and source == "-":
         raise InputError("--from -: give the model's file with -o")
     dest = Path(output) if output else Path(source).with_suffix(".npz")
@@ -128,6 +140,7 @@ def _train_from(
     if rules is not None and Path(rules).exists():
         inputs.append(reads(rules, "the ruleset file"))
     check_outputs(inputs, [writes(dest)], "capsa train")
+    check_replace(dest, model_file, "an opponent model", force)
     seen = read_seen(source)
     for line, why in seen.bad:
         say(f"line {line}: {why}")
