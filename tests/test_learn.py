@@ -44,9 +44,10 @@ def greedy_model(tmp_path_factory):
 def test_train_from_reports_the_fit_and_the_bad_lines(greedy_model):
     folder, res = greedy_model
     assert res.returncode == 1  # a bad line: reported, the model still written
-    assert res.stderr.strip() == (  # batch's words: its reader read the line
+    told = [ln for ln in res.stderr.splitlines() if not ln.startswith("capsa: compiling ")]
+    assert told == [  # batch's words: its reader read the line (a cold kernel cache aside)
         "capsa: line 2501: played: a setting is 'front | middle | back' (3 rows), got 2 rows"
-    )
+    ]
     d = json.loads(res.stdout)
     assert d["settings"] == 2500 and d["skipped"] == 1 and d["bad_lines"] == 1
     assert d["fit_hands"] == 2000 and d["held_out"] == 500
