@@ -263,3 +263,16 @@ def test_a_played_lung_setting_pays_a_sampled_mau_binh_38():
                 np.ones((1, 1), np.bool_), nv.reshape(1, 1), np.ones(1), ra.params, 0, 1,
                 pairs)  # fmt: skip
     assert pairs[0, 0] == -38.0
+
+
+def test_the_practice_tables_showdown_pays_the_six_to_a_mau_binh():
+    """The page's showdown settles each pair as settle_table does: a declared mậu binh
+    against a binh lủng, +38 (solver/apps/web/table.py)."""
+    from solver.apps.web import table as T
+
+    cr = compile_rules(NEW)
+    nat = find_natural(R.ref_cards(FLUSHES), NEW)
+    fouled = summarize(FOULED, cr)
+    seats, sums, hold = [nat, FOULED], [None, fouled], np.zeros(2, np.bool_)
+    assert T._pair(0, 1, seats, sums, hold, None, cr) == 38.0 == settle_table(seats, NEW)[0]
+    assert T._pair(1, 0, seats, sums, hold, None, cr) == -38.0

@@ -46,7 +46,9 @@ def test_batch_declares_the_special_hand_under_mau_binh(mau_binh_batch):
     assert fpt["action"] == "declare"
     # gameBinh has no five pairs and trips: its trips count as a pair, lục phé bôn
     assert fpt["natural"]["name"] == "six_pairs" and fpt["natural"]["declared"]
-    assert fpt["ev"] == 3.0  # from each of the three opponents, none holding one
+    # 32 from each of the three opponents, none holding one (getNumEatBinh,
+    # docs/rules.md#the-mau-binh-preset)
+    assert fpt["ev"] == 32.0
     assert fpt["played"]["front"] == "5h 2d 2c" and not fpt["played"]["fouled"]
     assert fpt["played"]["loss"] > 0
     assert plain["natural"] is None and plain["played"] is None

@@ -149,8 +149,13 @@ def test_the_catalogue_is_one_list_everywhere():
         n for n in NATURAL_NAMES if n not in ("twelve_one_colour", "twelve_royals")
     )
     assert [u for _, u in shisanshui] == [104, 52, 52, 52, 26, 26, 6, 6, 6, 6, 6, 6, 6]
-    # docs/rules.md#the-mau-binh-preset: gameBinh's six, 3 each
+    # docs/rules.md#the-mau-binh-preset: gameBinh's live code, sảnh rồng 64 and the others
+    # 32, no đồng màu outside Tính Át rooms; docs/rules.md#the-mau-binh-rules-preset: the
+    # comment above soSanhBai, six at 3 each
     assert PRESETS["mau-binh"].naturals == (
+        ("dragon", 64), ("three_flushes", 32), ("three_straights", 32), ("six_pairs", 32),
+    )  # fmt: skip
+    assert PRESETS["mau-binh-rules"].naturals == (
         ("dragon", 3), ("one_colour", 3), ("twelve_one_colour", 3), ("three_flushes", 3),
         ("three_straights", 3), ("six_pairs", 3),
     )  # fmt: skip

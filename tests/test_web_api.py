@@ -276,7 +276,8 @@ def test_rules_lists_the_presets_and_the_limits(client):
     assert games == {
         "chinese-1-6": "Chinese poker, 1-6", "chinese-2-4": "Chinese poker, 2-4",
         "per-row": "Chinese poker, a unit a row", "capsa": "Capsa Susun",
-        "shisanshui": "十三水", "mau-binh": "Mậu Binh", "pusoy": "Pusoy",
+        "shisanshui": "十三水", "mau-binh": "Mậu Binh", "mau-binh-rules": "Mậu Binh (rule texts)",
+        "pusoy": "Pusoy",
     }  # fmt: skip
     uploaded = client.post("/api/rules", json={"rules": 'base = "pusoy"\nname = "mine"\n'})
     assert uploaded.json()["game"] is None  # a house ruleset is not the preset's game

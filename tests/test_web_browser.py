@@ -300,13 +300,14 @@ def test_the_presets_menu_says_what_players_call_the_game(page):
         "Capsa Susun (capsa)",
         "十三水 (shisanshui)",
         "Mậu Binh (mau-binh)",
+        "Mậu Binh (rule texts) (mau-binh-rules)",
         "Pusoy (pusoy)",
     ]
     page.select_option("#rules", "mau-binh")
     summary = page.inner_text("#rules-summary")
     assert summary.startswith("Mậu Binh (mau-binh): per-row scoring, scoop x2")
     assert page.inner_text("#rules-naturals").startswith(
-        "Naturals, strongest first: Dragon (一条龙, sảnh rồng) 3 · One colour"
+        "Naturals, strongest first: Dragon (一条龙, sảnh rồng) 64 · Three flushes"
     )
 
 

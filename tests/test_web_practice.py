@@ -150,11 +150,16 @@ def test_a_checks_place_is_said_plainly(browser, server, size):  # noqa: F811
 def test_the_summary_names_the_newer_keys(browser, server, size):  # noqa: F811
     ctx, page, watch = table_page(browser, server, size)
     words = catalogue("en")
-    page.select_option("#rules", "mau-binh")
+    page.select_option("#rules", "mau-binh-rules")
     summary = page.inner_text("#rules-summary")
     for key in ("rules.royaltyRow", "rules.naturalTies"):
         assert words[key] in summary
     assert words["rules.foulPenalty"].replace("{n}", "3") in summary
+    page.select_option("#rules", "mau-binh")  # docs/rules.md#the-mau-binh-preset
+    summary = page.inner_text("#rules-summary")
+    for key in ("rules.royaltyRow", "rules.naturalDifference", "rules.equalRows"):
+        assert words[key] in summary
+    assert words["rules.foulPenalty"].replace("{n}", "6") in summary
     page.select_option("#rules", "chinese-1-6")
     summary = page.inner_text("#rules-summary")
     for key in ("rules.royaltyRow", "rules.naturalTies", "rules.royaltiesDealt"):

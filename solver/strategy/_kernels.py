@@ -1204,6 +1204,8 @@ def _mc_parts(ckeys, croy, cfoul, okeys, oroy, ofoul, onat, onatkey, params, nat
                 j = d * n_opp + o
                 if onat[j] >= 0:
                     nats += _settle_natural(-1, 0, onat[j], onatkey[j], nat_units)
+                    if cfoul[c] and params[P_FOUL_NAT] != 0.0:  # the flat foul is bonus
+                        bonus -= params[P_FOUL]
                 else:
                     r, b, y = _settle_parts(
                         ckeys[c, 0], ckeys[c, 1], ckeys[c, 2], croy[c, 0], croy[c, 1],

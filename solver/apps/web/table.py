@@ -155,6 +155,13 @@ def _pair(i: int, j: int, seats: list[Any], sums: list, hold: np.ndarray, h: Any
         v = cost
     elif sums[i] is None or sums[j] is None:
         v = settle_declared(a if sums[i] is None else None, b if sums[j] is None else None, cr)
+        if cr.rules.foul_pays_naturals and cr.rules.foul_penalty is not None:
+            # a fouled hand pays a declared natural its flat penalty too
+            # (docs/rules.md#flat-foul-penalty)
+            if sums[j] is not None and sums[j][2] and sums[i] is None:
+                v += float(cr.rules.foul_penalty)
+            elif sums[i] is not None and sums[i][2] and sums[j] is None:
+                v -= float(cr.rules.foul_penalty)
     else:
         pack = lambda s: (s[0][None], s[1][None], np.array([s[2]]))  # noqa: E731
         v = float(settle_pairs(pack(sums[i]), pack(sums[j]), cr)[0])

@@ -761,6 +761,8 @@ function showRulesSummary(d) {
   if (r.one_royalty_per_hand) parts.push(term(t("rules.oneRoyalty"), "g-royalties"));
   if (r.royalty_replaces_row) parts.push(term(t("rules.royaltyRow"), "g-royalties"));
   if (r.natural_ties === "payout") parts.push(term(t("rules.naturalTies"), "g-natural"));
+  if (r.natural_ties === "difference") parts.push(term(t("rules.naturalDifference"), "g-natural"));
+  if (r.equal_rows_foul) parts.push(term(t("rules.equalRows"), "g-foul"));
   if (typeof r.foul_penalty === "number") parts.push(term(t("rules.foulPenalty", { n: plain(r.foul_penalty) }), "g-foul"));
   if (r.code_card) {
     const card = parseCards(String(r.code_card), "en").cards[0];
