@@ -1,7 +1,9 @@
 """The page in each table's own words (issue 53), in a real browser at a desktop size
 (1280 × 900) and a phone size (375 × 812): the header's Rules link opens the players'
 page of the game chosen, in the page's language (the developers' specification stays
-at the page's foot); the runners-up read as blocks on a phone.
+at the page's foot); the runners-up read as blocks on a phone; every number of units is
+in the table's unit (水, chi, …), the solver's words under "Advanced"; a row's chance to
+win is said beside the best setting's, not as points lost.
 
 The browser, the server and the page helpers are tests/test_web_browser.py's.
 """
@@ -10,10 +12,18 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from playwright.sync_api import expect
 
 from tests.test_web_browser import HAND, ROWS, as_symbols, browser, open_page, server  # noqa: F401
-from tests.test_web_table import SIZES, catalogue, size, table_page  # noqa: F401
+from tests.test_web_table import (  # noqa: F401
+    LOCALE_LANG,
+    SIZES,
+    catalogue,
+    local_number,
+    size,
+    table_page,
+)
 
 
 def test_the_headers_rules_link_opens_this_games_rules_in_this_language(browser, server, size):  # noqa: F811
@@ -234,5 +244,53 @@ def test_the_result_is_in_the_tables_unit(browser, server, size):  # noqa: F811
     page.wait_for_selector("#showdown .table-result")
     total = page.inner_text("#showdown .table-total")
     assert _said(vi["table.units"], "chi").search(total), total
+    ctx.close()
+    assert watch.problems == []
+
+
+@pytest.mark.parametrize("locale", ["en-US", "hr-HR"])
+def test_a_rows_win_chance_is_said_beside_the_bests(browser, server, size, locale):  # noqa: F811
+    """Check: each row's chance to win, "4.7% (best 69.9%)" under "your row's win chance",
+    not a difference read as points lost ("−65.2 pts", "−90,3 bod.")."""
+    width, _ = size
+    lang = LOCALE_LANG[locale]
+    words = catalogue(lang)
+    ctx, page, watch = table_page(browser, server, size, locale=locale)
+    page.select_option("#rules", "chinese-1-6")
+    page.select_option("#policy", "field")
+    page.click("#tab-check")
+    page.fill("#hand-input", as_symbols(HAND))
+    rows = ("2s 3d 4c", "As Ks Qs Js 7d", "9h 9d 9c Ts 5h")  # fouled nowhere, worse than the best
+    page.fill("#played-input", " | ".join(as_symbols(r) for r in rows))
+    page.press("#played-input", "Enter")
+    page.wait_for_selector("#check-result .verdict")
+    played = page.evaluate("state.checked.data.played")
+    cells = page.locator("#check-result table.compare td.win-chance")
+    assert cells.count() == 3
+    pct = lambda x: local_number(100 * x, 1, lang) + "%"  # noqa: E731 - as the page writes it
+    changed = 0
+    for i, r in enumerate(ROWS):
+        row = played["rows"][r]
+        cell = cells.nth(i)
+        if row["differs"] and row["win_change"]:
+            best = row["win"] - row["win_change"]
+            said = words["check.winChance"].replace("{p}", pct(row["win"]))
+            assert cell.inner_text() == said.replace("{best}", pct(best)), r
+            changed += 1
+        else:
+            assert cell.inner_text() == pct(row["win"]), r
+        if width < 500:  # whose chance it is, beside it
+            label = page.evaluate(
+                "(td) => getComputedStyle(td, '::before').content", cell.element_handle()
+            )
+            assert label.strip('"').strip() == words["check.colWin"]
+        box = cell.bounding_box()
+        assert box is not None and box["x"] + box["width"] <= width
+    assert changed >= 1  # the setting played changes some row's chance
+    if width >= 500:
+        head = page.locator("#check-result table.compare thead th")
+        assert head.nth(head.count() - 1).inner_text() == words["check.colWin"]
+    text = page.inner_text("#check-result table.compare")
+    assert "pts" not in text and "bod." not in text and "−" not in text
     ctx.close()
     assert watch.problems == []

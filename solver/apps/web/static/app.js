@@ -1732,15 +1732,18 @@ function renderCheck(d, timing, hands = null) {
   const out = [verdict, value];
   if (action === "play") {
     out.push(h("div", { class: "compare-wrap" }, h("table", { class: "compare" },
-      h("thead", {}, h("tr", {}, [t("answer.row"), t("check.colYours"), t("check.colBest"), t("check.colWin"), t("check.colVsBest")].map((c) => h("th", { text: c })))),
+      h("thead", {}, h("tr", {}, [t("answer.row"), t("check.colYours"), t("check.colBest"), t("check.colWin")].map((c) => h("th", { text: c })))),
       h("tbody", {}, ROWS.map((r) => {
         const row = p.rows[r];
         return h("tr", { "data-row": r, class: row.differs ? "differs" : "same", "data-differs": String(row.differs) },
           h("th", { scope: "row" }, rowName(r), row.differs ? h("span", { class: "differs-tag", text: ` ${t("check.differs")}` }) : ""),
           h("td", { "data-label": t("check.colYours") }, cardsLine(p[r]), handTag(mine && mine[r])),
           h("td", { "data-label": t("check.colBest") }, cardsLine(d[r]), handTag(best(r))),
-          h("td", { class: "num", "data-label": t("check.colWin"), text: pct(row.win) }),
-          h("td", { class: "num", "data-label": t("check.colVsBest"), text: row.win_change === null ? "n/a" : `${fmtSigned(100 * row.win_change, 1)} ${t("check.pp")}` }));
+          // your row's chance to win it, beside the best setting's: "4.7% (best 69.9%)", a
+          // chance beside a chance (not a difference in points)
+          h("td", { class: "num win-chance", "data-label": t("check.colWin") },
+            row.win_change === null || row.win_change === 0 || !row.differs ? pct(row.win)
+              : t("check.winChance", { p: pct(row.win), best: pct(row.win - row.win_change) })));
       })))));
   }
   if (p.ev_parts && d.ev_parts) out.push(partsLost(d.ev_parts, d.ev_play, p.ev_parts, p.ev));
