@@ -64,9 +64,10 @@ function t(key, vars = {}) {
   return text;
 }
 
-// The table's unit, as its players count it (docs/serve.md#the-tables-unit): a preset's own
-// word in this language (unit.shisanshui: 水 in 中文; unit.mau-binh: chi in Tiếng Việt), else
-// the language's word for a unit (unit.generic). name: a ruleset's menu value, else the chosen one.
+// The table's unit, as its players count it (docs/serve.md, "speaks of each table in its
+// own unit"): a preset's own word in this language (unit.shisanshui: 水 in 中文;
+// unit.mau-binh: chi in Tiếng Việt), else the language's word for a unit (unit.generic).
+// name: a ruleset's menu value, else the chosen one.
 function unitWord(name = null) {
   const key = name ?? (typeof document !== "undefined" && $("#rules") ? $("#rules").value : "");
   const d = state.rulesets && state.rulesets.get(key);
