@@ -224,8 +224,14 @@ def test_pick_13_cards_solve_and_see_the_cli_answer(page, server, tmp_path, reco
     assert page.inner_text("#answer .ev-value") == signed(want["ev"])
     assert page.inner_text("#answer .ev-total") == signed(want["ev_total"])
     ev_line = page.inner_text("#answer .ev")
-    assert f"± {want['stderr']:.3f} units per opponent" in ev_line
-    assert f"± {3 * want['stderr']:.3f} for the table (3 opponents)" in ev_line
+    assert "units per opponent" in ev_line and "for the table (3 opponents)" in ev_line
+    assert "±" not in ev_line
+    # the estimate's margin said plainly, and the seed, only under "Advanced" (issue 53)
+    assert page.get_attribute("#answer details.how-more", "open") is None
+    margin = page.text_content("#answer details.how-more .margin")
+    se = want["stderr"]
+    assert f"about {se:.3f} units per opponent ({3 * se:.3f} for the table)" in margin
+    assert "seed 1" in page.text_content("#answer details.how-more .how")
     assert page.inner_text("#answer .advice") == "Play this setting"
     assert "Surrender costs 3 per opponent: not recommended." in page.inner_text("#answer")
     alts = page.locator("#answer table.alts tbody tr")
@@ -285,7 +291,7 @@ def test_an_uploaded_ruleset_is_offered_and_used(page, tmp_path):
     assert [shown_cards(page.locator(f'#answer tr[data-row="{r}"]')) for r in ROWS] == [
         by_shape(want[r]) for r in ROWS
     ]
-    assert "house, 4 players" in page.inner_text("#answer .how")
+    assert "house, 4 players" in page.text_content("#answer .how")
     assert "Surrender costs 1 per opponent" in page.inner_text("#answer")
 
 
@@ -709,7 +715,7 @@ def test_a_shared_link_reproduces_the_answer(browser, server):
     seed = re.search(r"seed=(\d+)", page.url).group(1)
     first = page.inner_text("#answer .ev")
     rows = [page.get_attribute(f'#answer tr[data-row="{r}"]', "data-cards") for r in ROWS]
-    assert f"seed {seed}" in page.inner_text("#answer .how")
+    assert f"seed {seed}" in page.text_content("#answer .how")
     link = page.url
     ctx2 = browser.new_context(viewport={"width": 1100, "height": 900})
     other = ctx2.new_page()
@@ -794,7 +800,7 @@ def test_the_glossary_explains_the_words_and_the_rules_page_is_served(page, serv
     assert policy.startswith("mc (Monte Carlo)")
     page.click("#glossary summary")
     assert "royalties (winner)" in page.inner_text("#glossary")
-    page.click("#rules-link")
+    page.click("footer #spec-link")  # the header's Rules opens the game's players' page
     page.wait_for_selector("h1")
     assert page.inner_text("h1") == "The game capsa plays"
     assert page.locator("#fouls").count() == 1

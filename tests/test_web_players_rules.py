@@ -102,10 +102,16 @@ def capital(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
+def unit_of(name: str, cat: dict[str, str]) -> str:
+    """The table's unit: the game's own word in the language (水 at 十三水 in 中文), else
+    the language's word for a unit."""
+    return cat.get(f"unit.{name}", cat["unit.generic"])
+
+
 def sentences(r: Rules, cat: dict[str, str]) -> list[str]:
-    """The sentences a page of ``r`` must hold, filled from ``r``'s own fields, each a
-    paragraph."""
-    return [capital(s) for s in _sentences(r, cat)]
+    """The sentences a page of ``r`` must hold, filled from ``r``'s own fields (the
+    amounts in the table's unit), each a paragraph."""
+    return [capital(fill(s, unit=unit_of(r.name, cat))) for s in _sentences(r, cat)]
 
 
 def _sentences(r: Rules, cat: dict[str, str]) -> list[str]:
@@ -165,6 +171,11 @@ def test_every_game_has_its_rules_in_every_language(client, name, lang):
     text = page.all_text
     title = fill(cat["rules.p.title"], game=cat[f"rules.p.game.{name}"])
     assert title in text
+    # the amounts in the table's unit (issue 53): the column of units is headed by it
+    unit = unit_of(name, cat)
+    assert fill(cat["rules.p.intro"], unit=unit) in text
+    for table in page.tables.values():
+        assert table[0][-1] == unit, (name, lang, table[0])
     for sentence in sentences(r, cat):
         assert sentence in text, (name, lang, sentence)
     # the hands by the language's names, strongest first
@@ -222,14 +233,17 @@ def test_a_changed_ruleset_changes_its_page():
     )  # fmt: skip
     page = Page(pr.page_html(house, "vi"))
     cat = catalogue("vi")
-    assert fill(cat["rules.p.foulFlat"], n=7) in page.all_text
+    unit = cat["unit.generic"]  # a house ruleset, no game's own word: the language's
+    assert fill(cat["rules.p.foulFlat"], n=7, unit=unit) in page.all_text
     assert page.tables["bonus-rows"][1:] == [
         [cat["rules.p.front"], cat["hand.three_of_a_kind"], "11"]
     ]
     assert page.tables["naturals"][1:] == [
         [cat["natural.dragon"] + cat["rules.p.nat.dragon"], "99"]
     ]
-    scooped = capital(fill(cat["rules.p.scoopX"], scoop=cat["glossary.scoop"], n=5, total=15))
+    scooped = capital(
+        fill(cat["rules.p.scoopX"], scoop=cat["glossary.scoop"], n=5, total=15, unit=unit)
+    )
     assert scooped in page.all_text  # three plain rows, scooped: 3 x 5
     assert cat["rules.p.noSurrender"] in page.all_text
 
@@ -281,7 +295,10 @@ def test_the_servers_own_default_has_its_page():
     with TestClient(create_app(r)) as c:
         res = c.get("/rules/house", params={"lang": "fil"})
         assert res.status_code == 200
-        assert fill(catalogue("fil")["rules.p.surrender"], n=5) in Page(res.text).all_text
+        fil = catalogue("fil")  # a house ruleset: the language's word for a unit
+        assert (
+            fill(fil["rules.p.surrender"], n=5, unit=fil["unit.generic"]) in Page(res.text).all_text
+        )
         assert "Paano laruin ang house" in res.text
         assert c.get("/rules/pusoy").status_code == 200
 
@@ -306,4 +323,5 @@ def test_the_rules_no_preset_plays_are_told_too(lang):
     )  # fmt: skip
     for fields, said in cases:
         r = dataclasses.replace(base, name="house", **fields)
+        said = fill(said, unit=cat["unit.generic"])  # a house ruleset: the language's unit
         assert capital(said) in Page(pr.page_html(r, lang)).all_text, fields

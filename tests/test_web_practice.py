@@ -71,7 +71,8 @@ def test_practice_is_a_showdown_row_by_row(browser, server, size, locale):  # no
             assert scoop[pair["scoop"]] in seat.inner_text()
     total = page.locator("#showdown .table-total")
     assert float(total.get_attribute("data-units")) == pytest.approx(want["units"])
-    unit_word = words["table.units"].replace("{units}", "").strip()  # 水, chi, units
+    # the table's unit (issue 53): the game's own word (水, chi), else the language's
+    unit_word = words.get(f"unit.{page.input_value('#rules')}", words["unit.generic"])
     assert unit_word in total.inner_text()
     # the next hand beside the result, in the screen
     nxt = page.locator("#showdown .next-hand").bounding_box()
@@ -154,12 +155,14 @@ def test_the_summary_names_the_newer_keys(browser, server, size):  # noqa: F811
     summary = page.inner_text("#rules-summary")
     for key in ("rules.royaltyRow", "rules.naturalTies"):
         assert words[key] in summary
-    assert words["rules.foulPenalty"].replace("{n}", "3") in summary
+    said = words["rules.foulPenalty"].replace("{n}", "3").replace("{unit}", words["unit.generic"])
+    assert said in summary
     page.select_option("#rules", "mau-binh")  # docs/rules.md#the-mau-binh-preset
     summary = page.inner_text("#rules-summary")
     for key in ("rules.royaltyRow", "rules.naturalDifference", "rules.equalRows"):
         assert words[key] in summary
-    assert words["rules.foulPenalty"].replace("{n}", "6") in summary
+    unit = words.get("unit.mau-binh", words["unit.generic"])
+    assert words["rules.foulPenalty"].replace("{n}", "6").replace("{unit}", unit) in summary
     page.select_option("#rules", "chinese-1-6")
     summary = page.inner_text("#rules-summary")
     for key in ("rules.royaltyRow", "rules.naturalTies", "rules.royaltiesDealt"):

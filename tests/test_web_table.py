@@ -185,11 +185,11 @@ def test_one_number_format_the_page_languages(browser, server, size, locale, cho
         page.select_option("#lang", chosen)
     lang = chosen or LOCALE_LANG[locale]
     d = solve_mc(page, HAND, 3000)
-    assert local_number(3000, 0, lang) in page.inner_text("#answer .how")
+    assert local_number(3000, 0, lang) in page.text_content("#answer .how")
     sign = "+" if d["ev"] >= 0 else "−"
     assert page.inner_text("#answer .ev-value") == sign + local_number(abs(d["ev"]), 3, lang)
-    ev_line = page.inner_text("#answer .ev")
-    assert f"± {local_number(d['stderr'], 3, lang)}" in ev_line
+    margin = page.text_content("#answer .margin")  # under "Advanced" (issue 53)
+    assert f" {local_number(d['stderr'], 3, lang)} " in margin
     win = d["row_stats"]["middle"]["win"]
     bar = page.inner_text('#answer table.setting tr[data-row="middle"] .bar-text')
     assert f"{local_number(100 * win, 1, lang)}%" in bar
@@ -348,7 +348,8 @@ def test_a_declared_natural_is_a_payment_not_a_play(browser, server, size, local
     assert "±" not in line  # the playing setting's error is not the payment's
     if fixed is not None:
         assert d["ev"] == fixed
-        assert words["answer.declaredFixed"].format(units=fixed) in line
+        unit = words.get(f"unit.{rules}", words["unit.generic"])  # the table's (issue 53)
+        assert words["answer.declaredFixed"].format(units=fixed, unit=unit) in line
     else:
         assert d["ev"] != 3 and words["answer.declaredPaid"] in line
     # the rows and the parts of the value are shown only as "if you played it", folded

@@ -28,7 +28,15 @@ from solver.engine.inputs import TooLarge, quote, read_bounded
 from solver.engine.rule_values import ROWS, fmt_units
 from solver.engine.rules import PRESET_GAMES, PRESETS, Rules
 
-__all__ = ["LANGUAGES", "catalogue", "language_of", "page_html", "players_page", "scoring_units"]
+__all__ = [
+    "LANGUAGES",
+    "catalogue",
+    "language_of",
+    "page_html",
+    "players_page",
+    "scoring_units",
+    "unit_word",
+]
 
 STATIC = Path(__file__).parent / "static"
 #: The page's languages, as its menu offers them (static/index.html, docs/serve.md).
@@ -70,13 +78,16 @@ def catalogue(lang: str) -> dict[str, str]:
 class Words:
     """A language's messages, filled and escaped: ``w("key", n=3)``."""
 
-    def __init__(self, lang: str) -> None:
+    def __init__(self, lang: str, unit: str | None = None) -> None:
         self.lang = lang
         self.messages = catalogue(lang)
+        #: the table's unit ({unit}): its players' word, else the language's (unit_word)
+        self.unit = self.messages["unit.generic"] if unit is None else unit
 
     def text(self, key: str, **values: Any) -> str:
-        """The message, its {placeholders} filled; plain text (not escaped)."""
-        text = self.messages[key]
+        """The message, its {placeholders} filled ({unit}: the table's); plain text (not
+        escaped)."""
+        text = self.messages[key].replace("{unit}", str(values.pop("unit", self.unit)))
         for name, value in values.items():
             text = text.replace("{" + name + "}", str(value))
         return text
@@ -242,9 +253,20 @@ def game_title(r: Rules, w: Words) -> str:
     return r.name
 
 
+def unit_word(r: Rules, lang: str) -> str:
+    """The table's unit in ``lang``, as its players count it: a preset's own word
+    (``unit.NAME``: 水 at 十三水 in 中文, chi at Mậu Binh in Tiếng Việt), else the
+    language's word for a unit (``unit.generic``); the page's app.js chooses the same."""
+    messages = catalogue(lang)
+    key = f"unit.{r.name}"
+    if PRESETS.get(r.name) == r and key in messages:
+        return messages[key]
+    return messages["unit.generic"]
+
+
 def page_html(r: Rules, lang: str) -> str:
     """The players' page of ruleset ``r`` in ``lang`` (one of ``LANGUAGES``)."""
-    w = Words(lang)
+    w = Words(lang, unit_word(r, lang))
     rows = {row: w.text(key) for row, key in ROW_KEYS.items()}
     title = html.escape(w.text("rules.p.title", game=game_title(r, w)))
     name = html.escape(r.name)

@@ -59,8 +59,20 @@ const state = {
 // A message of the catalogue in use, its {placeholders} filled.
 function t(key, vars = {}) {
   let text = state.messages[key] ?? state.english[key] ?? key;
+  if (text.includes("{unit}") && !("unit" in vars)) vars = { ...vars, unit: unitWord() };
   for (const [k, v] of Object.entries(vars)) text = text.split(`{${k}}`).join(String(v));
   return text;
+}
+
+// The table's unit, as its players count it (docs/serve.md, "speaks of each table in its
+// own unit"): a preset's own word in this language (unit.shisanshui: 水 in 中文;
+// unit.mau-binh: chi in Tiếng Việt), else the language's word for a unit (unit.generic).
+// name: a ruleset's menu value, else the chosen one.
+function unitWord(name = null) {
+  const key = name ?? (typeof document !== "undefined" && $("#rules") ? $("#rules").value : "");
+  const d = state.rulesets && state.rulesets.get(key);
+  const own = d && d.game && !state.uploaded.has(key) ? state.messages[`unit.${key}`] : undefined;
+  return own ?? state.messages["unit.generic"] ?? state.english["unit.generic"];
 }
 
 // The singular or plural message for n (Intl.PluralRules: "one" or "other").
@@ -727,13 +739,16 @@ function refreshRulesText() {
   tableLine();
 }
 
-// "Rules of this game": the players' page of the chosen game in the page's language
+// "Rules of this game" and the header's "Rules": the players' page of the chosen game in the page's language
 // (GET /rules/NAME?lang=xx, docs/serve.md); hidden for an uploaded ruleset, which has none.
 function gameRulesLink(d) {
   const link = $("#game-rules-link");
   const own = !state.uploaded.has($("#rules").value) && (d.game || d.name === state.defaultRules);
   link.hidden = !own;
   link.href = own ? `/rules/${encodeURIComponent(d.name)}?lang=${encodeURIComponent(state.lang)}` : "/rules";
+  // the header's "Rules" opens the same players' page (the specification, in English, for
+  // an uploaded ruleset; otherwise it stays at the page's foot, #spec-link)
+  $("#rules-link").setAttribute("href", link.getAttribute("href"));
 }
 
 // A ruleset in one line, each setting explained by its tooltip (the glossary's entry).
@@ -981,7 +996,7 @@ function describeHow(d) {
   return d.policy;
 }
 
-const units = () => term(t("answer.units"), "g-unit");
+const units = (unit = unitWord()) => term(t("answer.units", { unit }), "g-unit");
 
 // Where the value of playing comes from: rows, bonuses, royalties, opponents' naturals.
 // sources: where the royalties come from ("back: straight flush +5"), beside their part.
@@ -1022,10 +1037,12 @@ function renderAnswer(d, timing, hands = null) {
   // the rows and the value's parts only as "if you played it"
   const declared = d.action === "declare" && d.natural;
   const mcErr = !declared && se !== null && se !== undefined && d.policy === "mc";
+  // in the table's unit (水, chi, …); the estimate's margin and the seed under "Advanced"
+  const unit = unitWord(d.rules);
   const ev = h("p", { class: "ev" },
-    h("strong", { class: "ev-value", text: fmtSigned(d.ev) }), mcErr ? ` ± ${num(se)}` : "", " ", units(), " · ",
-    h("strong", { class: "ev-total", text: fmtSigned(d.ev_total) }), mcErr ? ` ± ${num(se * nOpp)}` : "",
-    " ", tp("answer.table", nOpp), declared ? h("span", { class: "declared-note", text: ` · ${declaredNote(d)}` }) : null);
+    h("strong", { class: "ev-value", text: fmtSigned(d.ev) }), " ", units(unit), " · ",
+    h("strong", { class: "ev-total", text: fmtSigned(d.ev_total) }),
+    " ", tp("answer.table", nOpp, { unit }), declared ? h("span", { class: "declared-note", text: ` · ${declaredNote(d)}` }) : null);
   const advice = adviceText(d.action) + (declared ? `: ${naturalLabel(d.natural.name)}` : "");
   const parts = [h("p", { class: `advice advice-${d.action}`, "data-action": d.action }, advice), declared ? null : rows, ev];
   if (d.ev_by_opponent && d.ev_by_opponent.length > 1) {
@@ -1052,15 +1069,17 @@ function renderAnswer(d, timing, hands = null) {
   }
   if (d.alternatives && d.alternatives.length) {
     parts.push(h("h3", {}, term(t("answer.runnersUp"), "g-runners-up")), h("div", { class: "alts-wrap" }, h("table", { class: "alts" },
-      h("thead", {}, h("tr", {}, [rowName("front"), rowName("middle"), rowName("back"), t("alt.ev"), t("alt.vsBest"), t("alt.why")].map((c) => h("th", { text: c })))),
+      h("thead", {}, h("tr", {}, [rowName("front"), rowName("middle"), rowName("back"), t("answer.units", { unit }), t("alt.vsBest"), t("alt.why")].map((c) => h("th", { text: c })))),
       h("tbody", {}, d.alternatives.map((a, i) => h("tr", {},
         ROWS.map((r) => h("td", { "data-label": rowName(r) }, cardsLine(a[r]), handTag(named(i + 1) && named(i + 1)[r]))),
-        h("td", { class: "num", "data-label": t("alt.ev"), text: fmtSigned(a.ev) }),
+        h("td", { class: "num", "data-label": t("answer.units", { unit }), text: fmtSigned(a.ev) }),
         h("td", { class: "num", "data-label": t("alt.vsBest"), text: fmtSigned(a.diff) + (a.diff_stderr ? ` ± ${num(a.diff_stderr)}` : "") }),
         h("td", { class: "why", "data-label": t("alt.why"), text: partsWhy(a, d.ev_parts) || null })))))));
   }
-  parts.push(h("p", { class: "note how" },
-    `${describeHow(d)} · ${t("how.scored", { n: plain(d.candidates ?? "?") })} · ${t("how.rules", { rules: d.rules, players: d.players })}`));
+  parts.push(h("details", { class: "how-more" }, h("summary", { class: "note", text: t("answer.more") }),
+    h("p", { class: "note how" },
+      `${describeHow(d)} · ${t("how.scored", { n: plain(d.candidates ?? "?") })} · ${t("how.rules", { rules: d.rules, players: d.players })}`),
+    mcErr ? h("p", { class: "note margin" }, t("answer.margin", { se: num(se), total: num(se * nOpp), unit })) : null));
   if (timing) parts.push(timingLine(timing));
   return h("div", { class: "answer" }, parts);
 }
@@ -1230,7 +1249,7 @@ function answerText(d, link) {
   const lines = [`capsa: ${d.hand}`, `${d.rules}, ${d.players} ${t("share.players")} · ${describeHow(d)}`];
   lines.push(`${adviceText(d.action)}${d.action === "declare" && d.natural ? `: ${naturalLabel(d.natural.name)}` : ""}`);
   for (const r of ROWS) lines.push(`${rowName(r)}: ${shapeSort(splitCards(d[r])).map(cardText).join(" ")}`);
-  lines.push(`${fmtSigned(d.ev)} ${t("answer.units")}`);
+  lines.push(`${fmtSigned(d.ev)} ${t("answer.units", { unit: unitWord(d.rules) })}`);
   lines.push(link);
   return lines.join("\n");
 }
@@ -1716,15 +1735,18 @@ function renderCheck(d, timing, hands = null) {
   const out = [verdict, value];
   if (action === "play") {
     out.push(h("div", { class: "compare-wrap" }, h("table", { class: "compare" },
-      h("thead", {}, h("tr", {}, [t("answer.row"), t("check.colYours"), t("check.colBest"), t("check.colWin"), t("check.colVsBest")].map((c) => h("th", { text: c })))),
+      h("thead", {}, h("tr", {}, [t("answer.row"), t("check.colYours"), t("check.colBest"), t("check.colWin")].map((c) => h("th", { text: c })))),
       h("tbody", {}, ROWS.map((r) => {
         const row = p.rows[r];
         return h("tr", { "data-row": r, class: row.differs ? "differs" : "same", "data-differs": String(row.differs) },
           h("th", { scope: "row" }, rowName(r), row.differs ? h("span", { class: "differs-tag", text: ` ${t("check.differs")}` }) : ""),
           h("td", { "data-label": t("check.colYours") }, cardsLine(p[r]), handTag(mine && mine[r])),
           h("td", { "data-label": t("check.colBest") }, cardsLine(d[r]), handTag(best(r))),
-          h("td", { class: "num", "data-label": t("check.colWin"), text: pct(row.win) }),
-          h("td", { class: "num", "data-label": t("check.colVsBest"), text: row.win_change === null ? "n/a" : `${fmtSigned(100 * row.win_change, 1)} ${t("check.pp")}` }));
+          // your row's chance to win it, beside the best setting's: "4.7% (best 69.9%)", a
+          // chance beside a chance (not a difference in points)
+          h("td", { class: "num win-chance", "data-label": t("check.colWin") },
+            row.win_change === null || row.win_change === 0 || !row.differs ? pct(row.win)
+              : t("check.winChance", { p: pct(row.win), best: pct(row.win - row.win_change) })));
       })))));
   }
   if (p.ev_parts && d.ev_parts) out.push(partsLost(d.ev_parts, d.ev_play, p.ev_parts, p.ev));
