@@ -6,8 +6,9 @@ CPU: built once a run and shared.
   would have written it there. A pool is fixed by that name (its ruleset's family, the
   key over the code, the ruleset's and the field's arrays, its size) and the pool's seed,
   so the first process of the run that asks builds it into the run's shared folder
-  (``CAPSA_TESTS_SHARED``, tests/conftest.py), under a lock, and the others copy the same
-  bytes they would have built. Tests of building itself (tests/test_cli_pool.py, the
+  (``CAPSA_TESTS_SHARED``, tests/conftest.py), under a lock, and the others copy it: the
+  pool they would have built (the same arrays; only the time it was built, in its
+  header, differs: tests/test_shared.py). Tests of building itself (tests/test_cli_pool.py, the
   builds of tests/test_pool.py) still build.
 """
 
