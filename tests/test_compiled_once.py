@@ -34,19 +34,19 @@ ENTRY_POINTS = {
     "solver/apps/duel/play.py": {"duel"},
     "solver/apps/training.py": {"prepare"},
     "solver/apps/batch/records.py": {"fast_records"},  # a batch worker's chunk
-    "solver/apps/web/api.py": {"ready"},
+    "solver/apps/web/api.py": {"ready", "_used"},  # _used: a trained table answered
     "solver/apps/bench/solving.py": {"splits", "_settle_seconds"},
     "solver/apps/bench/pooled.py": {"mc_pool", "pool_build", "batch_mc"},
     "solver/apps/batch/pooling.py": {"plan_pool"},  # the batch's parent: which pool
-    "solver/apps/batch/run.py": {"_opponents"},  # the batch's parent: the opponent models
+    "solver/apps/batch/run.py": {"_opponents", "_with_field"},  # the parent: models, field
     "solver/apps/learning.py": {"learn_from"},  # capsa train --from
     "solver/apps/bench/opponents.py": {"mc_opponents"},
     "solver/apps/bench/presets.py": {"mc_presets"},  # every preset in the same rounds
     "solver/apps/bench/tables.py": {"_table"},  # the 十三水 tables of 4, 5 and 6 players
-    "solver/apps/batch/pinned.py": {"run_models"},  # a batch worker: the run's models
+    "solver/apps/batch/pinned.py": {"run_models", "run_field"},  # a worker: models, field
     "solver/apps/web/hands.py": {"name_rows"},  # POST /api/rows
     "solver/apps/web/table.py": {"play_table"},  # POST /api/table
-    "solver/apps/web/training.py": {"start"},  # POST /api/train: the table to train
+    "solver/apps/web/training.py": {"start", "_bound"},  # POST /api/train; its cache bounded
     "solver/cli/commands/strength.py": {"strength"},
     "solver/cli/commands/pool.py": {"pool"},
 }

@@ -552,8 +552,9 @@ def test_compile_rules_fields():
     # scoring, scoop multiplier, mode, one per hand, royalties, home run x1 from 3, rows on
     # top of their unit, no flat foul (and its units), ties by order, the code card's x1
     assert ra.params.dtype == np.float64
-    # no two-jokers front, equal rows legal, no flat foul for naturals
-    assert ra.params.tolist() == [1, 1, 0, 0, 1, 1, 3, 0, 0, 0, 0, 1, -1, 0, 0, 0]
+    # no two-jokers front, equal rows legal, no flat foul for naturals, two holders of the
+    # code card multiplied once (x1 here: no code card)
+    assert ra.params.tolist() == [1, 1, 0, 0, 1, 1, 3, 0, 0, 0, 0, 1, -1, 0, 0, 0, 1]
     assert ra.nat_units.tolist() == [13, 3, 3, 3]
     assert ra.nat_codes.tolist() == [0, 1, 2, 3]  # dragon, three straights, six pairs, flushes
     assert (ra.remap == np.arange(7917)).all()
@@ -569,15 +570,16 @@ def test_compile_rules_fields():
     assert (sh.remap == t.wheel_second).all()
     assert sh.suit_rank.tolist() == [0, 0, 0, 0]  # no suit order
     # per-row x2, home run x2 from 2, rows at their whole value, natural ties by payout
-    assert sh.params.tolist() == [0, 2, 0, 0, 1, 2, 2, 1, 0, 0, 1, 1, -1, 0, 0, 0]  # code x1, no XX
+    # code x1 (and x1 for two holders), no XX
+    assert sh.params.tolist() == [0, 2, 0, 0, 1, 2, 2, 1, 0, 0, 1, 1, -1, 0, 0, 0, 1]
     assert sh.nat_units.tolist() == [104, 52, 52, 52, 26, 26, 6, 6, 6, 6, 6, 6, 6]
     earlier = S.compile_rules(load_rules(EARLIER_SHISANSHUI)).arrays
     assert earlier.suit_rank.tolist() == [1, 0, 2, 3]  # c d h s under s > h > c > d
-    assert earlier.params.tolist() == [0, 2, 0, 0, 1, 1, 2, 0, 0, 0, 0, 1, -1, 0, 0, 0]  # no HR
+    assert earlier.params.tolist() == [0, 2, 0, 0, 1, 1, 2, 0, 0, 0, 0, 1, -1, 0, 0, 0, 1]  # no HR
     # mau-binh: no home run, a flat foul of 6 (paid to naturals too), ties by difference,
     # equal rows foul (docs/rules.md#the-mau-binh-preset)
     mb = S.compile_rules(PRESETS["mau-binh"]).arrays
-    assert mb.params.tolist() == [0, 2, 0, 0, 1, 1, 3, 1, 1, 6, 2, 1, -1, 0, 1, 1]
+    assert mb.params.tolist() == [0, 2, 0, 0, 1, 1, 3, 1, 1, 6, 2, 1, -1, 0, 1, 1, 1]
     assert (mb.remap == np.arange(7917)).all()  # the wheel low
     assert S.compile_rules(PRESETS["pusoy"]).arrays.suit_rank.tolist() == [2, 3, 1, 0]
     home_run = rules(home_run_multiplier=2.5, home_run_min_opponents=2)

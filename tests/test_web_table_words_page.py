@@ -236,8 +236,10 @@ def test_the_result_is_in_the_tables_unit(browser, server, size):  # noqa: F811
     _solve(page)
     assert vi["answer.units"].replace("{unit}", "chi") in page.inner_text("#answer .ev")
     page.click("#tab-practice")
+    before = page.get_attribute("#pool", "data-cards")
     page.click("#deal")
-    expect(page.locator("#pool button")).to_have_count(13)
+    expect(page.locator("#pool")).not_to_have_attribute("data-cards", before or "")
+    expect(page.locator("#pool button")).to_have_count(13)  # the dealt hand, not the last one
     page.click("#hint")
     expect(page.locator("#pool button")).to_have_count(0)
     page.click("#check")

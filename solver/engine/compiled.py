@@ -132,8 +132,9 @@ class CompiledRules:
         bad = ~((k[:, 0] <= k[:, 1]) & (k[:, 1] <= k[:, 2]))
         if self.rules.equal_rows_foul:
             top = self.arrays.eq_top
-            bad |= (k[:, 1] >> 2) <= top[k[:, 0] >> 2]
-            bad |= (k[:, 2] >> 2) <= top[k[:, 1] >> 2]
+            strength = k // KEY_STEP  # a key's strength' (its suit part dropped)
+            bad |= strength[:, 1] <= top[strength[:, 0]]
+            bad |= strength[:, 2] <= top[strength[:, 1]]
         return bad
 
     @functools.cached_property

@@ -22,8 +22,6 @@ Normal forms (so that equal rulesets compare, hash and digest equal):
 from __future__ import annotations
 
 import dataclasses
-import hashlib
-import json
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -39,7 +37,6 @@ from solver.engine.rule_values import (
     DEFAULT_NATURALS,
     DEFAULT_PRESET,
     DEFAULT_ROYALTIES,
-    DIGEST_VERSION,
     FILE_KEYS,
     GAMEBINH_NATURALS,
     GAMEBINH_ROYALTIES,
@@ -82,6 +79,7 @@ from solver.engine.rule_values import (
     show,
     suggest,
 )
+from solver.engine.rules_serial import rules_digest, rules_to_dict
 from solver.engine.ruleset_files import TOO_BIG, check_shape, ruleset_data, stdin_text
 from solver.engine.table_shape import Deck, deck_of
 
@@ -289,104 +287,14 @@ class Rules:
     # ---- serialisation -----------------------------------------------------------
 
     def to_dict(self) -> dict[str, Any]:
-        """TOML-shaped, JSON-serialisable dict; ``rules_from_dict`` reads it back.
-
-        Every key is present, so the dict does not depend on a base preset: off
-        switches are ``false`` (TOML has no null), ``suit_order`` ``"none"``, and all
-        three royalty rows are given (an empty row table means no royalties there);
-        ``extra_suits`` only when it adds a suit (no preset does).
-        """
-        royalties: dict[str, dict[str, float]] | bool
-        if self.royalties:
-            royalties = {row: {} for row in ROWS}
-            for row, hand, units in self.royalties:
-                royalties[row][hand] = units
-        else:
-            royalties = False
-        return {
-            "name": self.name,
-            "scoring": self.scoring,
-            "scoop_multiplier": self.scoop_multiplier,
-            "royalty_mode": self.royalty_mode,
-            "one_royalty_per_hand": self.one_royalty_per_hand,
-            "royalties_dealt": self.royalties_dealt,
-            "suit_order": self.suit_order if self.suit_order is not None else "none",
-            "wheel": self.wheel,
-            "surrender_cost": self.surrender_cost if self.surrender_cost is not None else False,
-            "players": self.players,
-            **({"extra_suits": self.extra_suits} if self.extra_suits else {}),
-            **({"jokers": self.jokers} if self.jokers else {}),
-            "home_run_multiplier": self.home_run_multiplier,
-            "home_run_min_opponents": self.home_run_min_opponents,
-            "royalty_replaces_row": self.royalty_replaces_row,
-            "natural_ties": self.natural_ties,
-            "foul_penalty": self.foul_penalty if self.foul_penalty is not None else False,
-            **({"equal_rows_foul": True} if self.equal_rows_foul else {}),
-            **({"foul_pays_naturals": True} if self.foul_pays_naturals else {}),
-            "code_card": self.code_card if self.code_card is not None else False,
-            "code_card_multiplier": self.code_card_multiplier,
-            "code_card_both": self.code_card_both,
-            "split_ranks": self.split_ranks,
-            "royalties": royalties,
-            "naturals": dict(self.naturals) if self.naturals else False,
-        }
+        """TOML-shaped, JSON-serialisable dict; ``rules_from_dict`` reads it back
+        (``solver.engine.rules_serial.rules_to_dict`` says how)."""
+        return rules_to_dict(self)
 
     def digest(self) -> str:
-        """Stable 16-hex-digit digest of the game-defining settings (all but ``name``).
-
-        Equal settings give equal digests whatever the name, field order in a file, or
-        int/float spelling of a number; naturals' order is part of the game.
-        ``royalties_dealt`` enters the payload only when it is true, so every ruleset
-        without it keeps the digest it had before the key existed (the shipped field
-        tables are keyed by digest). The home run enters it the same way, only when it
-        is on (``home_run_multiplier`` above 1), with its minimum of opponents; off, the
-        minimum changes nothing and is left out too. ``royalty_replaces_row``,
-        ``natural_ties`` and ``foul_penalty`` enter it only when not at their defaults;
-        the code card with its multiplier only when there is one (without it the
-        multiplier changes nothing), and ``code_card_both`` with it when not ``"once"``;
-        ``extra_suits`` only when it adds a suit, ``jokers`` only when there are some;
-        ``equal_rows_foul`` and ``foul_pays_naturals`` only when on; ``split_ranks`` only
-        when it can change a natural (``splits_ranks``).
-        """
-        payload = [
-            DIGEST_VERSION,
-            self.scoring,
-            self.scoop_multiplier,
-            self.royalty_mode,
-            self.one_royalty_per_hand,
-            self.suit_order,
-            self.wheel,
-            self.surrender_cost,
-            self.players,
-            [list(line) for line in self.royalties],
-            [list(line) for line in self.naturals],
-        ]
-        if self.royalties_dealt:
-            payload.append({"royalties_dealt": True})
-        if self.home_run:
-            payload.append({"home_run": [self.home_run_multiplier, self.home_run_min_opponents]})
-        if self.royalty_replaces_row:
-            payload.append({"royalty_replaces_row": True})
-        if self.natural_ties != "order":
-            payload.append({"natural_ties": self.natural_ties})
-        if self.foul_penalty is not None:
-            payload.append({"foul_penalty": self.foul_penalty})
-        if self.code_card is not None:
-            payload.append({"code_card": [self.code_card, self.code_card_multiplier]})
-            if self.code_card_both != "once":
-                payload.append({"code_card_both": self.code_card_both})
-        if self.extra_suits:
-            payload.append({"extra_suits": self.extra_suits})
-        if self.jokers:
-            payload.append({"jokers": self.jokers})
-        if self.equal_rows_foul:
-            payload.append({"equal_rows_foul": True})
-        if self.foul_pays_naturals:
-            payload.append({"foul_pays_naturals": True})
-        if self.splits_ranks:
-            payload.append({"split_ranks": True})
-        text = json.dumps(payload, separators=(",", ":"), allow_nan=False)
-        return hashlib.sha256(text.encode()).hexdigest()[:16]
+        """Stable 16-hex-digit digest of the game-defining settings (all but ``name``;
+        ``solver.engine.rules_serial.rules_digest`` says which enter it, and when)."""
+        return rules_digest(self)
 
 
 def _preset(name: str, **fields: Any) -> Rules:

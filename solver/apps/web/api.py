@@ -518,9 +518,10 @@ def check_seed(value: Any) -> int:
     huge number is named by its count of digits)."""
     if value is None:
         return secrets.randbelow(2**32)
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise InputError(f"seed must be a whole number, got {quote(value)}")
-    n = int(value)
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        n = int(value)  # bounded below, with a huge number named by its count of digits
+    else:
+        n = whole(value, "seed", 0)  # the one check of a whole number: its error
     if not 0 <= n < MOST_SEED:
         digits = len(str(abs(n)))
         raise seed_out_of_range(f"{n:,}" if digits <= 24 else f"a {digits:,}-digit number")

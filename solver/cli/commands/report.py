@@ -60,9 +60,7 @@ def report(
             "--lang", help="The HTML page's language: en, zh-Hans, zh-Hant, id, vi, fil, hr, bn."
         ),
     ] = "en",
-    force: Annotated[
-        bool, typer.Option("--force", help="Replace an -o file that is not a capsa report.")
-    ] = False,
+    force: Annotated[bool, typer.Option(help="Replace an -o file not a capsa report.")] = False,
 ) -> None:
     """Sum up a file of played hands: what the settings cost, and where the loss went."""
     import time
@@ -100,10 +98,7 @@ def report(
             console = io.out if sink is None else Console(file=sink, width=120, no_color=True)
             render_report(rep.to_dict(), console)
 
-    if output is None:
-        write(None)
-    else:
-        write_file(output, write)
+    write(None) if output is None else write_file(output, write)
     io.err.print(
         f"capsa: {count(rep.hands, 'hand')} ({rep.played:,} played), "
         f"{count(rep.bad, 'unreadable line')}, "

@@ -85,10 +85,8 @@ def solve(
 
     one_stdin(("--rules -", rules == "-"), ("the hand", hand == ["-"]),
               ("--against -", against == "-"))  # fmt: skip
-    if hand == ["-"]:
-        text = read_stdin_text(why="a hand is 13 cards").strip()
-    else:  # 13 cards as one argument, or as 13 (or any number: the parser counts them)
-        text = " ".join(hand)
+    # 13 cards as one argument, or as 13 (or any number: the parser counts them)
+    text = read_stdin_text(why="a hand is 13 cards").strip() if hand == ["-"] else " ".join(hand)
     options = SolveOptions(
         players=players,
         policy=policy.value,

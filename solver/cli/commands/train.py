@@ -32,15 +32,9 @@ def train(
     min_rounds: Annotated[
         int, typer.Option(min=1, help="Rounds to play before stopping on --tol.")
     ] = 10,
-    output: Annotated[
-        str | None,
-        typer.Option(
-            "--output",
-            "-o",
-            help="Where to write the tables (default: the cache, "
-            "or solver/data for a preset with --ship).",
-        ),
-    ] = None,
+    output: Annotated[str | None, typer.Option(
+        "--output", "-o", help="Where to write the tables (default: the cache, "
+        "or solver/data for a preset with --ship).")] = None,  # fmt: skip
     ship: Annotated[bool, typer.Option(help="Write to solver/data/field-NAME.npz.")] = False,
     source: Annotated[
         str | None,
@@ -52,14 +46,8 @@ def train(
             "FILE with .npz).",
         ),
     ] = None,
-    force: Annotated[
-        bool,
-        typer.Option(
-            "--force",
-            help="Replace an -o file that is not field tables (or, with --from, not an "
-            "opponent model).",
-        ),
-    ] = False,
+    force: Annotated[bool, typer.Option(help="Replace an -o file that is not field tables "
+                                        "(or, with --from, not an opponent model).")] = False,
     fmt: ResultFormat = "table",
 ) -> None:
     """Train the field strategy's model for a ruleset by self-play (fictitious play): the

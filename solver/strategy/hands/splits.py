@@ -19,7 +19,7 @@ from typing import NamedTuple
 import numpy as np
 
 from evaluator import COMB3, COMB5, format_cards
-from solver.engine.compiled import CompiledRules
+from solver.engine.compiled import KEY_STEP, CompiledRules
 from solver.engine.layout import NPART, NSUB3, NSUB5
 
 
@@ -107,8 +107,9 @@ class Candidates:
         k = self.keys
         bad = ~((k[:, 0] <= k[:, 1]) & (k[:, 1] <= k[:, 2]))
         if self.eq_top is not None:  # equal rows foul (docs/rules.md#equal-rows-foul)
-            bad |= (k[:, 1] >> 2) <= self.eq_top[k[:, 0] >> 2]
-            bad |= (k[:, 2] >> 2) <= self.eq_top[k[:, 1] >> 2]
+            strength = k // KEY_STEP  # a key's strength' (its suit part dropped)
+            bad |= strength[:, 1] <= self.eq_top[strength[:, 0]]
+            bad |= strength[:, 2] <= self.eq_top[strength[:, 1]]
         return bad
 
     def text(self, i: int) -> tuple[str, str, str]:
