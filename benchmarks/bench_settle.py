@@ -17,6 +17,9 @@ measurement is in ``extra_info`` (``per_s``) and printed with ``-s``.
 * ``find_all_naturals``: the same hands under the preset with every natural of
   docs/rules.md#special-hands listed (the 十三水 apps' order): what detecting all
   fourteen costs.
+* ``find_natural_one``: 2,000 random hands one call each (``find_natural``, what solve
+  calls for one hand): the wrapper's cost per hand beside the batch's. It was a wall-clock
+  bound inside the unit tests (50 µs a hand), which a loaded machine broke.
 """
 
 from __future__ import annotations
@@ -202,5 +205,21 @@ def test_find_all_naturals(benchmark, data, warm):
         5,
         warm,
         f"find all 14 naturals [{data['name']}]",
+    )
+    assert rate > 0
+
+
+def test_find_natural_one(benchmark, data, warm):
+    benchmark.group = "naturals"
+    hands = np.ascontiguousarray(data["deals"][:2_000, :13])
+    rules = load_rules(data["rules"])
+    S.find_natural(hands[0], rules)
+
+    def each() -> None:
+        for h in hands:
+            S.find_natural(h, rules)
+
+    rate = _time(
+        benchmark, each, len(hands), 5, warm, f"find_natural, one hand a call [{data['name']}]"
     )
     assert rate > 0
