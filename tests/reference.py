@@ -596,9 +596,7 @@ def _summarise(
     front = rows_cmp[0] if foul_front is None else foul_front
     legal = front <= rows_cmp[1] <= rows_cmp[2]
     if legal and getattr(rules, "equal_rows_foul", False):
-        legal = _beaten_by_next(front, rows_cmp[1]) and _beaten_by_next(
-            rows_cmp[1], rows_cmp[2]
-        )
+        legal = _beaten_by_next(front, rows_cmp[1]) and _beaten_by_next(rows_cmp[1], rows_cmp[2])
     royalties = list(rows_royalty)
     if getattr(rules, "one_royalty_per_hand", False):
         # The single largest of all the hand's royalties; a dealt one is kept over a row
