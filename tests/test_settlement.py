@@ -581,7 +581,7 @@ def test_compile_rules_fields():
     # mau-binh: no home run, a flat foul of 6 (paid to naturals too), ties by difference,
     # equal rows foul (docs/rules.md#the-mau-binh-preset)
     mb = S.compile_rules(PRESETS["mau-binh"]).arrays
-    assert mb.params.tolist() == [0, 2, 0, 0, 1, 1, 3, 1, 1, 6, 2, 1, -1, 0, 1, 1, 1]
+    assert mb.params.tolist() == [0, 2, 0, 0, 1, 1, 3, 1, 1, 6, 2, 1, -1, 0, 1, 1, 1, 0]
     assert (mb.remap == np.arange(7917)).all()  # the wheel low
     assert S.compile_rules(PRESETS["pusoy"]).arrays.suit_rank.tolist() == [2, 3, 1, 0]
     home_run = rules(home_run_multiplier=2.5, home_run_min_opponents=2)
