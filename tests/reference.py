@@ -587,13 +587,16 @@ def _beaten_by_next(x: tuple, y: tuple) -> bool:
     return rx[:n] < ry[:n]
 
 
-def _summarise(rows_cmp: tuple, rows_royalty: list[float], rules, dealt: float = 0.0) -> tuple:
-    """``dealt`` is ``ref_dealt_royalties(...)[1]`` under royalties_dealt, else 0."""
-    legal = rows_cmp[0] <= rows_cmp[1] <= rows_cmp[2]
+def _summarise(
+    rows_cmp: tuple, rows_royalty: list[float], rules, dealt: float = 0.0, foul_front=None
+) -> tuple:
+    """``dealt`` is ``ref_dealt_royalties(...)[1]`` under royalties_dealt, else 0;
+    ``foul_front`` the front's comparison key in the foul check where it is not the one
+    it is compared with opponents' fronts by (``_two_jokers_front``), else None."""
+    front = rows_cmp[0] if foul_front is None else foul_front
+    legal = front <= rows_cmp[1] <= rows_cmp[2]
     if legal and getattr(rules, "equal_rows_foul", False):
-        legal = _beaten_by_next(rows_cmp[0], rows_cmp[1]) and _beaten_by_next(
-            rows_cmp[1], rows_cmp[2]
-        )
+        legal = _beaten_by_next(front, rows_cmp[1]) and _beaten_by_next(rows_cmp[1], rows_cmp[2])
     royalties = list(rows_royalty)
     if getattr(rules, "one_royalty_per_hand", False):
         # The single largest of all the hand's royalties; a dealt one is kept over a row
@@ -613,15 +616,30 @@ def _hand_summary(setting, rules) -> tuple:
     rows = (front, middle, back)
     cmp_keys = tuple(_cmp_key(r, rules.wheel, rules.suit_order) for r in rows)
     royalties = [ref_row_royalty(name, r, rules) for name, r in zip(ROWS, rows, strict=True)]
-    two_jokers = _royalty_table(rules).get(("front", "two_jokers"))
-    if two_jokers is not None and getattr(rules, "jokers", 0) >= 2:
-        if sum(is_joker(c) for c in front) == 2:
-            # 对鬼冲前 (docs/rules.md#jokers): above three aces as a front (below three
-            # aces with kickers in the middle), paid its own line
-            cmp_keys = (((TRIPS, (12, PAD, PAD + 0.5)), 0), *cmp_keys[1:])
-            royalties[0] = two_jokers
+    xx = _two_jokers_front(front, rules)
+    foul_front = None
+    if xx is not None:
+        cmp_key, royalties[0], foul_front = xx
+        cmp_keys = (cmp_key, *cmp_keys[1:])
     dealt = ref_dealt_royalties(front + middle + back, rules)[1] if _royalties_dealt(rules) else 0.0
-    return _summarise(cmp_keys, royalties, rules, dealt)
+    return _summarise(cmp_keys, royalties, rules, dealt, foul_front)
+
+
+def _two_jokers_front(front: Sequence[int], rules) -> tuple | None:
+    """对鬼冲前 (docs/rules.md#jokers): a front holding both jokers where the ruleset pays
+    the ``front.two_jokers`` line, as (its comparison key against other fronts: above
+    three aces, below three aces with kickers; its royalty, the line; its key in the
+    foul check: None, the same, or under ``two_jokers_foul = "third_card"`` three of a
+    kind of its third card, as the server's ``IsXianggong`` values it); None for any
+    other front."""
+    line = _royalty_table(rules).get(("front", "two_jokers"))
+    if line is None or getattr(rules, "jokers", 0) < 2 or sum(is_joker(c) for c in front) != 2:
+        return None
+    foul_key = None
+    if getattr(rules, "two_jokers_foul", "above_aces") == "third_card":
+        (third,) = [c for c in front if not is_joker(c)]
+        foul_key = ((TRIPS, (rank_of(third), PAD, PAD)), 0)
+    return ((TRIPS, (12, PAD, PAD + 0.5)), 0), line, foul_key
 
 
 def _row_values(results, roy_a, roy_b, mode) -> float:
@@ -1244,7 +1262,10 @@ def ref_best_setting(hand13: Sequence[int], opponents, rules, stakes=None) -> Re
         info = row_cache.get(cards)
         if info is None:
             key = _cmp_key(cards, wheel, suit_order)
-            if len(cards) == 3:
+            xx = _two_jokers_front(cards, rules) if len(cards) == 3 else None
+            if xx is not None:  # 对鬼冲前: its key, its line, its key in the foul check
+                info = xx
+            elif len(cards) == 3:
                 info = (key, ref_row_royalty("front", cards, rules), None)
             else:
                 info = (
@@ -1259,7 +1280,7 @@ def ref_best_setting(hand13: Sequence[int], opponents, rules, stakes=None) -> Re
     for setting in ref_all_splits(hand13):
         front, middle, back = setting
         f, m, b = row_info(front), row_info(middle), row_info(back)
-        summary = _summarise((f[0], m[0], b[0]), [f[1], m[1], b[2]], rules, dealt)
+        summary = _summarise((f[0], m[0], b[0]), [f[1], m[1], b[2]], rules, dealt, f[2])
         if table:
             entries = [("play", summary), *opp_entries]
             units = tuple(_units_of(0, entries, _home_run_player(entries, rules), rules)[1:])

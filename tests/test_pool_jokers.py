@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from evaluator import COMB3, COMB5
 from evaluator.cards import format_cards
 from solver.engine.compiled import compile_rules
 from solver.engine.rules import load_rules
@@ -37,6 +38,7 @@ from solver.strategy.solving import home_run as HR
 from solver.strategy.solving import scoring as SC
 from solver.strategy.solving.drawn import pool_opponents
 from solver.strategy.solving.solve import solve
+from tests import reference as ref
 from tests import shared
 from tests.helpers import capsa
 
@@ -225,3 +227,23 @@ def test_a_pool_with_jokers_is_checked():
     assert check_values(good2, two) is None
     bad2 = {**good2, "seconds": np.array([np.uint64(1) << np.uint64(5)], np.uint64)}
     assert "not 13" in check_values(bad2, two)
+
+
+def test_a_front_of_both_jokers_over_a_lower_middle_is_a_legal_pool_seat(pools):
+    """``shisanshui`` with two jokers checks a front of both jokers as three of its third
+    card (docs/rules.md#jokers): the field sets some such fronts over a middle below
+    their key (above every front), the pool keeps those seats legal, and the oracle
+    finds each legal and its rows as the pool keeps them."""
+    pool = pools[2]
+    keys = pool.keys.astype(np.int64)
+    below = np.flatnonzero(~pool.foul & (keys[:, 0] > keys[:, 1]))
+    assert len(below) >= 20
+    hands = pool.hands(below[:20])
+    assert (_jokers(hands) == 2).all()
+    rules = _rules(2)
+    for hand, split in zip(hands, pool.split[below[:20]], strict=True):
+        rows = [hand[idx[s]].tolist() for idx, s in zip((COMB3, COMB5, COMB5), split, strict=True)]
+        ids = iter(ref.JOKER_IDS)
+        setting = tuple(tuple(next(ids) if c == JOKER_FACE else c for c in r) for r in rows)
+        assert sum(ref.is_joker(c) for c in setting[0]) == 2
+        assert ref._hand_summary(setting, rules)[0]  # legal

@@ -145,6 +145,7 @@ EXPECTED = {
         natural_ties="payout",
         code_card_both="neither",  # lib_game.lua: only one holder multiplies
         split_ranks=True,  # lib_sp_card_logic.lua: six of a rank, two trips
+        two_jokers_foul="third_card",  # core/player.lua: X X 5c fouls as three fives
     ),
     "mau-binh": dict(  # gameBinh's live code (docs/rules.md#the-mau-binh-preset)
         scoring="per-row",
@@ -215,6 +216,7 @@ for _fields in EXPECTED.values():
     # shisanshui, the defaults elsewhere
     _fields.setdefault("code_card_both", "once")
     _fields.setdefault("split_ranks", False)
+    _fields.setdefault("two_jokers_foul", "above_aces")  # docs/rules.md#jokers
 
 
 def write(tmp_path: Path, text: str, name: str = "house.toml") -> Path:
@@ -837,6 +839,7 @@ def test_to_dict_shape():
         "code_card_multiplier": 2,
         "code_card_both": "once",
         "split_ranks": False,
+        "two_jokers_foul": "above_aces",
         "royalties": {
             "front": {"three_of_a_kind": 3},
             "middle": {"full_house": 2, "four_of_a_kind": 8, "straight_flush": 10},

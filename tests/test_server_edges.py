@@ -8,12 +8,17 @@ constructed deal with the server's own figure:
   ``lib_game.lua`` 221-232): ±5 at ``shisanshui-5`` where ``"once"`` pays ±10;
 - ``split_ranks``: six cards of a rank are two three of a kinds in 四套三条
   (``lib_sp_card_logic.lua`` 205-215): ``2h 2h 2c 2c 2d 2s 3c 3d 3s 4c 4d 4s 5d`` at
-  ``shisanshui-6`` is four trips, +52 from a plain hand, not six of a kind, 20.
+  ``shisanshui-6`` is four trips, +52 from a plain hand, not six of a kind, 20;
+- ``two_jokers_foul``: the foul check takes a front of both jokers (对鬼冲前) for three
+  of its third card (``"third_card"``, ``core/player.lua`` 383-395), while it beats every
+  other front (``lib_game.lua`` 133-154): ``X X 5c / 6c 6d 6h Kd Qd / 7c 8d 9h Ts Jc``
+  is legal and collects +17 where ``"above_aces"`` fouls it (-8).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import json
 
 import numpy as np
@@ -22,8 +27,9 @@ import pytest
 import solver
 from solver.engine import settlement as S
 from solver.engine.compiled import compile_rules
+from solver.engine.layout import P_XX_FOUL
 from solver.engine.rules import PRESETS, Rules, RulesError, rules_from_dict
-from solver.engine.seating import seated
+from solver.engine.seating import seated, with_jokers
 from tests import reference as R
 from tests.helpers import capsa
 from tests.test_big_tables import deal, some_setting
@@ -345,3 +351,150 @@ def test_the_page_deals_and_picks_from_the_clubs_deck():
             cards = res.json()["hand"].split()
             doubled |= {c[1] for c, n in Counter(cards).items() if n == 2}
         assert doubled == {"c"}
+
+
+# -------------------------------------------------------------------- two_jokers_foul
+
+XX = ("X X 5c", "6c 6d 6h Kd Qd", "7c 8d 9h Ts Jc")
+XX_OPPONENT = ("Kh Qh 5d", "4c 4d 4s 2d 2s", "Ac Ad As 3c 3d")
+JOKERS2 = with_jokers(SHISANSHUI, 2)
+
+
+def above_aces(r: Rules) -> Rules:
+    return dataclasses.replace(r, name=f"{r.name}-above", two_jokers_foul="above_aces")
+
+
+def joker_rows(setting: tuple[str, str, str], extra: str = "") -> tuple[tuple[int, ...], ...]:
+    flat = R.ref_deck_cards(" ".join(setting), extra, 2)
+    return flat[:3], flat[3:8], flat[8:]
+
+
+def test_two_jokers_foul_the_key_and_the_presets():
+    """The default keeps every earlier ruleset as it was; the shisanshui presets check a
+    front of both jokers as the server does, at every table they seat; the key enters
+    the digest only where it can change a foul (two jokers and the two_jokers line)."""
+    assert Rules().two_jokers_foul == "above_aces"
+    for players in (4, 5, 6):
+        r = with_jokers(seated(SHISANSHUI, players), 2)
+        assert r.two_jokers_foul == "third_card" and r.two_jokers_third
+        assert above_aces(r).digest() != r.digest()
+        one = with_jokers(seated(SHISANSHUI, players), 1)  # no front holds both
+        assert not one.two_jokers_third and above_aces(one).digest() == one.digest()
+    assert above_aces(SHISANSHUI).digest() == SHISANSHUI.digest()  # no jokers
+    with pytest.raises(RulesError, match="^two_jokers_foul must be one of 'above_aces', "):
+        rules_from_dict({"two_jokers_foul": "trips"})
+    r = rules_from_dict({"base": "shisanshui", "jokers": 2, "name": "house"})
+    assert r.two_jokers_foul == "third_card" and rules_from_dict(r.to_dict()) == r
+    assert compile_rules(JOKERS2).params[P_XX_FOUL] == 1.0
+    assert compile_rules(above_aces(JOKERS2)).params[P_XX_FOUL] == 0.0
+
+
+def test_both_jokers_in_front_the_servers_figure():
+    """The issue's deal: the server pays it +17 (the front 20, the middle -1 to a full
+    house of 2, the back -1); checked as above three aces the hand fouls and is scooped
+    (-8). The oracle, settle and settle_table agree, both ways."""
+    for r, want in ((JOKERS2, 17.0), (above_aces(JOKERS2), -8.0)):
+        assert R.ref_settle(joker_rows(XX), joker_rows(XX_OPPONENT), r) == want
+        assert solver.settle(XX, XX_OPPONENT, r) == want
+        assert solver.settle_table([XX, XX_OPPONENT], r) == [want, -want]
+    # a third card above the middle's trips fouls under both: X X 7c over three sixes
+    high = ("X X 7c", "6c 6d 6h Kd Qd", "5c 8d 9h Ts Jc")
+    assert R.ref_settle(joker_rows(high), joker_rows(XX_OPPONENT), JOKERS2) == -8.0
+    assert solver.settle_table([high, XX_OPPONENT], JOKERS2) == [-8.0, 8.0]
+
+
+def test_both_jokers_in_front_through_the_command_line(tmp_path):
+    """``capsa solve --rules shisanshui --jokers 2 --against`` with the deal played: the
+    played setting is legal and worth +17, and the solve finds +17."""
+    against = tmp_path / "b.txt"
+    against.write_text(" | ".join(XX_OPPONENT) + "\n")
+    hand = " ".join(XX)
+    out = capsa("solve", hand, "--rules", "shisanshui", "--jokers", "2", "--against",
+                str(against), "--played", " | ".join(XX), "--format", "json")  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    sol = json.loads(out.stdout)
+    assert sol["played"]["fouled"] is False and sol["played"]["ev"] == 17.0
+    assert sol["ev"] == 17.0 and sol["front"].startswith("X X")
+
+
+def _xx_tables(extra: str, players: int, rng: np.random.Generator, n: int):
+    """``n`` random tables of ``players`` on the deck with ``extra`` suits and two jokers,
+    seat 0 holding both jokers and setting them in front beside a random third card; its
+    middle and back most often three of a kind of two random ranks and two cards each
+    (the back the stronger five); the others random settings, now and then fouled."""
+    deck = list(R.RefDeck(extra).ids)
+    for t in range(n):
+        rest = list(deck)
+        rng.shuffle(rest)
+        trips: list[int] = []
+        for rank in rng.choice(13, 2, replace=False).tolist() if t % 4 else []:
+            trips += [c for c in rest if R.rank_of(c) == rank][:3]
+        rest = [c for c in rest if c not in trips]
+        loose, rest = rest[: 11 - len(trips)], rest[11 - len(trips) :]
+        hands = [tuple(rest[13 * i : 13 * i + 13]) for i in range(players - 1)]
+        front = (*R.JOKER_IDS, loose[0])
+        m, b = (*trips[:3], *loose[1:3]), (*trips[3:], *loose[3:])
+        if not trips:
+            m, b = tuple(loose[1:6]), tuple(loose[6:])
+        if R.ref_key5(m) > R.ref_key5(b):
+            m, b = b, m
+        others = [some_setting(h, rng, JOKERS2, legal=(t + i) % 5 != 0)
+                  for i, h in enumerate(hands)]  # fmt: skip
+        yield [(front, tuple(m), tuple(b)), *others]
+
+
+@pytest.mark.parametrize(("extra", "players"), [("", 2), ("", 4), ("h", 5)])
+def test_random_tables_with_both_jokers_in_front_equal_the_oracle(extra, players):
+    """Random tables, both jokers in seat 0's front: ``settle_table`` equals
+    ``ref_settle_table`` seat by seat under both values of the key, and many of the
+    fronts are legal under one and fouled under the other."""
+    rng = np.random.default_rng(17 + players)
+    base = with_jokers(seated(SHISANSHUI, players), 2) if extra else JOKERS2
+    differ = 0
+    for settings in _xx_tables(extra, players, rng, 60):
+        legal = []
+        for r in (base, above_aces(base)):
+            got = solver.settle_table(settings, r)
+            assert got == pytest.approx(R.ref_settle_table(settings, r), abs=1e-9)
+            legal.append(R._hand_summary(settings[0], r)[0])
+        differ += legal[0] != legal[1]
+    assert differ >= 10
+
+
+def test_the_legal_splits_of_a_hand_with_both_jokers_equal_the_oracle():
+    """Every split of a hand holding both jokers with the jokers in front: the solver's
+    candidates (``candidates(prune=False)``, the foul check's keys ``f3``) hold exactly
+    the ones the oracle finds legal, under both values of the key."""
+    from evaluator import COMB3, COMB5
+    from solver.strategy.hands.splits import candidates
+
+    rng = np.random.default_rng(8)
+    for _ in range(3):  # two three of a kinds and five cards: many such splits are legal
+        ranks = rng.choice(13, 2, replace=False).tolist()
+        trips = [r * 4 + s for r in ranks for s in rng.choice(4, 3, replace=False).tolist()]
+        rest = [c for c in rng.permutation(52).tolist() if c not in trips]
+        cards = sorted([*trips, *rest[:5]])
+        hand = np.array([*cards, 53, 53], np.uint8)  # sorted faces: the jokers last
+        ids = [*cards, *R.JOKER_IDS]
+        for r in (JOKERS2, above_aces(JOKERS2)):
+            cands = candidates(hand, compile_rules(r), prune=False)
+            got = set()
+            for f, m, b in cands.split.tolist():
+                if {11, 12} <= set(COMB3[f].tolist()):
+                    got.add((int(COMB3[f][0]), frozenset({tuple(COMB5[m]), tuple(COMB5[b])})))
+            assert not cands.fouls.any()
+            want = set()
+            for a in range(11):
+                others = [p for p in range(11) if p != a]
+                for mid in itertools.combinations(others, 5):
+                    back = tuple(p for p in others if p not in mid)
+                    for x, y in ((mid, back), (back, mid)):
+                        keys = [R._cmp_key([ids[p] for p in row], r.wheel, None) for row in (x, y)]
+                        key, _, foul_key = R._two_jokers_front((ids[a], *R.JOKER_IDS), r)
+                        if R._summarise((key, *keys), [0.0] * 3, r, 0.0, foul_key)[0]:
+                            want.add((a, frozenset({x, y})))
+            assert got == want
+            if r is JOKERS2:
+                n_third = len(want)
+            else:
+                assert n_third > len(want) >= 0  # the server's check is the looser here

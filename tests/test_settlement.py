@@ -553,8 +553,9 @@ def test_compile_rules_fields():
     # top of their unit, no flat foul (and its units), ties by order, the code card's x1
     assert ra.params.dtype == np.float64
     # no two-jokers front, equal rows legal, no flat foul for naturals, two holders of the
-    # code card multiplied once (x1 here: no code card)
-    assert ra.params.tolist() == [1, 1, 0, 0, 1, 1, 3, 0, 0, 0, 0, 1, -1, 0, 0, 0, 1]
+    # code card multiplied once (x1 here: no code card), no front of both jokers checked
+    # as its third card
+    assert ra.params.tolist() == [1, 1, 0, 0, 1, 1, 3, 0, 0, 0, 0, 1, -1, 0, 0, 0, 1, 0]
     assert ra.nat_units.tolist() == [13, 3, 3, 3]
     assert ra.nat_codes.tolist() == [0, 1, 2, 3]  # dragon, three straights, six pairs, flushes
     assert (ra.remap == np.arange(7917)).all()
@@ -571,15 +572,16 @@ def test_compile_rules_fields():
     assert sh.suit_rank.tolist() == [0, 0, 0, 0]  # no suit order
     # per-row x2, home run x2 from 2, rows at their whole value, natural ties by payout
     # code x1 (and x1 for two holders), no XX
-    assert sh.params.tolist() == [0, 2, 0, 0, 1, 2, 2, 1, 0, 0, 1, 1, -1, 0, 0, 0, 1]
+    assert sh.params.tolist() == [0, 2, 0, 0, 1, 2, 2, 1, 0, 0, 1, 1, -1, 0, 0, 0, 1, 0]
     assert sh.nat_units.tolist() == [104, 52, 52, 52, 26, 26, 6, 6, 6, 6, 6, 6, 6]
     earlier = S.compile_rules(load_rules(EARLIER_SHISANSHUI)).arrays
     assert earlier.suit_rank.tolist() == [1, 0, 2, 3]  # c d h s under s > h > c > d
-    assert earlier.params.tolist() == [0, 2, 0, 0, 1, 1, 2, 0, 0, 0, 0, 1, -1, 0, 0, 0, 1]  # no HR
+    no_hr = [0, 2, 0, 0, 1, 1, 2, 0, 0, 0, 0, 1, -1, 0, 0, 0, 1, 0]
+    assert earlier.params.tolist() == no_hr  # no HR
     # mau-binh: no home run, a flat foul of 6 (paid to naturals too), ties by difference,
     # equal rows foul (docs/rules.md#the-mau-binh-preset)
     mb = S.compile_rules(PRESETS["mau-binh"]).arrays
-    assert mb.params.tolist() == [0, 2, 0, 0, 1, 1, 3, 1, 1, 6, 2, 1, -1, 0, 1, 1, 1]
+    assert mb.params.tolist() == [0, 2, 0, 0, 1, 1, 3, 1, 1, 6, 2, 1, -1, 0, 1, 1, 1, 0]
     assert (mb.remap == np.arange(7917)).all()  # the wheel low
     assert S.compile_rules(PRESETS["pusoy"]).arrays.suit_rank.tolist() == [2, 3, 1, 0]
     home_run = rules(home_run_multiplier=2.5, home_run_min_opponents=2)
@@ -671,7 +673,8 @@ def test_subset_keys_and_royalties_match_the_oracle():
     for r in (D, PRESETS["shisanshui"], rules(suit_order="dchs"), CUSTOM["fractions"]):
         cr = S.compile_rules(load_rules(r))
         hand = np.sort(rng.permutation(52)[:13]).astype(np.uint8)
-        k5, k3, r5, r3 = prepare_hand(hand, cr)
+        k5, k3, r5, r3, f3 = prepare_hand(hand, cr)
+        assert (f3 == k3).all()  # no jokers: every front is checked by its key
         rows = [hand[c].tolist() for c in COMB5] + [hand[c].tolist() for c in COMB3]
         keys = np.concatenate([k5, k3])
         for i in rng.choice(len(rows), 60, replace=False):

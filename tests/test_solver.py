@@ -90,7 +90,7 @@ def test_legal_split_counts_match_the_oracle():
     rules = load_rules("chinese-1-6")
     st = SP.structure()
     for hand in random_hands(2, 11):
-        k5, k3, _, _ = prepared(hand, rules)
+        k5, k3, _, _, _ = prepared(hand, rules)
         legal = np.empty((36036, 3), np.int32)
         n = K._legal_partitions(k3, k5, st.part, legal)
         mine = n + int((k5[legal[:n, 1]] == k5[legal[:n, 2]]).sum())
@@ -106,7 +106,7 @@ def test_pareto_front_is_exact(preset):
     st = SP.structure()
     legal = np.empty((36036, 3), np.int32)
     for hand in random_hands(12, 5):
-        k5, k3, _, _ = prepared(hand, rules)
+        k5, k3, _, _, _ = prepared(hand, rules)
         n = K._legal_partitions(k3, k5, st.part, legal)
         keep = np.zeros(n, np.bool_)
         K._pareto(k3, k5, legal, n, keep)
@@ -199,8 +199,8 @@ def test_field_best_is_the_best_legal_split_by_field_value():
     for rules, f in _field_configs():
         cr = compile_rules(load_rules(rules))
         for hand in hands:
-            k5, k3, r5, r3 = prepared(hand, rules)
-            fb, mb, bb, value = K._field_best(hand, k3, k5, r3, r5, st, f.model, cr.params)
+            k5, k3, r5, r3, f3 = prepared(hand, rules)
+            fb, mb, bb, value = K._field_best(hand, k3, k5, r3, r5, st, f.model, cr.params, f3)
             every = candidates(hand, cr, prune=False)
             vals, _ = FT.field_values(every.keys, every.roy, hand, cr, f)
             assert value == pytest.approx(vals.max(), abs=1e-12)

@@ -233,6 +233,25 @@ def test_a_front_of_both_jokers_is_named_where_the_ruleset_pays_it(client):
     assert plain[0]["front"]["class"] == "three_of_a_kind" and plain[0]["front"]["jokers"]
 
 
+def test_a_front_of_both_jokers_fouls_as_three_of_its_third_card(client):
+    """Under shisanshui's two_jokers_foul = "third_card" the page's rows tell the foul as
+    the server checks it (docs/rules.md#jokers): ``X X 5c`` over three sixes is legal,
+    on the board (no back yet) and whole, and ``X X 7c`` over them fouls; the oracle
+    says the same of the whole settings."""
+    rules = table("shisanshui", 2)
+    good = "X X 5c | 6c 6d 6h Kd Qd | 7c 8d 9h Ts Jc"
+    bad = "X X 7c | 6c 6d 6h Kd Qd | 5c 8d 9h Ts Jc"
+    body = {"rules": "shisanshui", "jokers": 2,
+            "settings": [good, good.rsplit("|", 1)[0] + "|", bad, bad.rsplit("|", 1)[0] + "|"]}
+    d = client.post("/api/rows", json=body).json()["settings"]
+    assert [x["front"]["class"] for x in d] == ["two_jokers"] * 4
+    assert d[0]["foul"] is None and d[1]["foul"] is None
+    assert d[2]["foul"] == d[3]["foul"] == {"row": "front", "over": "middle"}
+    oracle = [ref._hand_summary(tuple(ref.ref_deck_cards(r, "", 2) for r in x.split(" | ")),
+                                rules)[0] for x in (good, bad)]  # fmt: skip
+    assert oracle == [True, False]
+
+
 def test_a_joker_too_many_is_refused_naming_it(client):
     """A joker at a table without one, and two at a table of one, are 422 naming the
     row; the jokers count over the whole setting."""

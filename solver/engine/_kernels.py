@@ -16,7 +16,8 @@ one scale for 3- and 5-card rows): the suit component is the ``suit_rank`` of th
 strongest-suited card of rank ``decisive[strength]`` in the row, so it is 0 without a
 suit order. A **summary** of a setting is ``keys`` int64[3] (front, middle, back),
 ``roy`` float64[4] (the three rows' royalties and the dealt cards' royalty, after
-``one_royalty_per_hand``) and ``foul`` (bool, ``not keys[0] <= keys[1] <= keys[2]``).
+``one_royalty_per_hand``) and ``foul`` (bool, ``not keys[0] <= keys[1] <= keys[2]``, but
+for a front of both jokers checked as three of its third card, docs/rules.md#jokers).
 
 ``params`` float64[NPARAMS] and the scoring, royalty-mode and natural codes are laid out
 in ``solver.engine.layout`` (``P_*``, ``SCORING_*``, ``MODE_*``, ``NATURAL_CODES``).
@@ -58,6 +59,7 @@ from solver.engine.layout import (
     P_ONE,
     P_RR,
     P_SCORING,
+    P_XX_FOUL,
     P_XX_KEY,
     P_XX_ROY,
     ROWS_FLUSH,
@@ -247,12 +249,16 @@ def _summarize(
     r0 = ra.roy[0, sf]
     r1 = ra.roy[1, sm]
     r2 = ra.roy[2, sb]
+    kx = kf  # the front's key in the foul check
     if ra.params[P_XX_KEY] >= 0.0:  # a front holding both jokers (docs/rules.md#jokers)
         held = (c[0] >> 2 > 12) + (c[1] >> 2 > 12) + (c[2] >> 2 > 12)
         if held == 2:
             kf = np.int64(ra.params[P_XX_KEY])
             keys_out[0] = kf
             r0 = ra.params[P_XX_ROY]
+            kx = kf
+            if ra.params[P_XX_FOUL] != 0.0:
+                kx = _third_card_trips(c[0], c[1], c[2], lk.multi3, remap, decisive, suit_rank)
     rd = _dealt_royalty(c, ra.dealt_units, one)
     if one:
         r0, r1, r2, rd = _one_royalty_with_dealt(r0, r1, r2, rd)
@@ -260,7 +266,20 @@ def _summarize(
     roy_out[1] = r1
     roy_out[2] = r2
     roy_out[3] = rd
-    return _fouled(kf, km, kb, ra.eq_top, ra.params)
+    return _fouled(kx, km, kb, ra.eq_top, ra.params)
+
+
+@kernel
+def _third_card_trips(
+    c0: Int, c1: Int, c2: Int, multi3: Table, remap: Table, decisive: Ints, suit_rank: I64
+) -> np.int64:
+    """The key of three of a kind of the one card of a front of both jokers that is not
+    a joker (card ids c0..c2): what the foul check takes that front for under
+    ``two_jokers_foul = "third_card"`` (docs/rules.md#jokers)."""
+    third = c0 if c0 >> 2 <= 12 else (c1 if c1 >> 2 <= 12 else c2)
+    r = np.int64(third >> 2) * 4
+    s = _eval3(r, r + 1, r + 2, multi3)
+    return _row_key3(r, r + 1, r + 2, s, remap, decisive, suit_rank)
 
 
 @kernel(inline="always")

@@ -40,6 +40,7 @@ from solver.engine.layout import (
     P_ROY,
     P_RR,
     P_SCORING,
+    P_XX_FOUL,
     P_XX_KEY,
     P_XX_ROY,
     ROWS,
@@ -125,10 +126,15 @@ class CompiledRules:
         p = self.arrays.params
         return bool(p[P_HR_MULT] != 1.0 and n_opp >= p[P_HR_MIN])
 
-    def fouls(self, keys: np.ndarray) -> np.ndarray:
+    def fouls(self, keys: np.ndarray, fronts: np.ndarray | None = None) -> np.ndarray:
         """bool[n]: which settings of row keys int64[n, 3] foul (``_fouled`` of the
-        kernels: a row above the next, or under equal_rows_foul one the next does not beat)."""
+        kernels: a row above the next, or under equal_rows_foul one the next does not beat).
+        ``fronts`` int64[n]: the fronts' keys in the foul check where they are not their
+        keys (a front of both jokers under ``two_jokers_foul = "third_card"``:
+        ``solver.strategy.hands.splits.foul_fronts``)."""
         k = np.asarray(keys, np.int64).reshape(-1, 3)
+        if fronts is not None:
+            k = np.column_stack([np.asarray(fronts, np.int64).reshape(-1), k[:, 1:]])
         bad = ~((k[:, 0] <= k[:, 1]) & (k[:, 1] <= k[:, 2]))
         if self.rules.equal_rows_foul:
             top = self.arrays.eq_top
@@ -136,6 +142,20 @@ class CompiledRules:
             bad |= strength[:, 1] <= top[strength[:, 0]]
             bad |= strength[:, 2] <= top[strength[:, 1]]
         return bad
+
+    @functools.cached_property
+    def third_card_keys(self) -> np.ndarray | None:
+        """int64[13]: under ``two_jokers_foul = "third_card"`` (``Rules.two_jokers_third``)
+        the key of three of a kind of each rank as a front, what the foul check takes a
+        front of both jokers for by its third card's rank (the kernels'
+        ``_third_card_trips``, docs/rules.md#jokers); None for every other ruleset."""
+        if not self.rules.two_jokers_third:
+            return None
+        from evaluator import card_id, evaluate3
+
+        trips = [[card_id(r, s) for s in range(3)] for r in range(13)]
+        s = np.asarray(evaluate3(trips, self.rules.deck_code), np.int64)
+        return _readonly(self.arrays.remap[s].astype(np.int64) * KEY_STEP)
 
     @functools.cached_property
     def royalty_by_key(self) -> np.ndarray:
@@ -210,6 +230,7 @@ def _arrays(rules: Rules, t: Tables | DeckTables) -> RuleArrays:
     params[P_CODE] = rules.code_factor
     params[P_CODE_BOTH] = rules.code_factor_both
     params[P_XX_KEY], params[P_XX_ROY] = _two_jokers(rules, t, remap)
+    params[P_XX_FOUL] = 1.0 if rules.two_jokers_third else 0.0
     nat_units = np.array([float(u) for _, u in rules.naturals], dtype=np.float64)
     codes = [NATURAL_CODES[n] for n, _ in rules.naturals]
     if rules.splits_ranks:  # docs/rules.md#ranks-held-six-times

@@ -63,7 +63,10 @@ P_XX_ROY = 13  # that front's royalty (the ``front.two_jokers`` line)
 P_EQ_FOUL = 14  # equal rows foul (0/1; RuleArrays.eq_top, docs/rules.md#equal-rows-foul)
 P_FOUL_NAT = 15  # a fouled hand pays its flat penalty to a natural too (0/1)
 P_CODE_BOTH = 16  # a pair whose players both hold the code card is multiplied by this
-NPARAMS = 17
+#: the foul check takes a front of both jokers for three of its third card (0/1:
+#: ``two_jokers_foul = "third_card"``, docs/rules.md#jokers); its key is P_XX_KEY still
+P_XX_FOUL = 17
+NPARAMS = 18
 
 SCORING_PER_ROW, SCORING_16, SCORING_24 = 0, 1, 2
 SCORING_CODES: dict[str, int] = {"per-row": SCORING_PER_ROW, "1-6": SCORING_16, "2-4": SCORING_24}

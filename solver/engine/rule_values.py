@@ -39,6 +39,10 @@ NATURAL_TIES: tuple[str, ...] = ("order", "payout", "difference")
 #: the code card's suit, docs/rules.md#the-code-card): multiply it once, or not at all
 #: (atom-chen/ShiSanShuiServer multiplies only when exactly one player holds it).
 CODE_CARD_BOTH: tuple[str, ...] = ("once", "neither")
+#: What the foul check takes a front of both jokers for (对鬼冲前, a ruleset paying
+#: ``front.two_jokers`` with two jokers, docs/rules.md#jokers): a front just above three
+#: aces, or three of a kind of its third card (atom-chen/ShiSanShuiServer).
+TWO_JOKERS_FOUL: tuple[str, ...] = ("above_aces", "third_card")
 ROWS: tuple[str, ...] = ("front", "middle", "back")
 ROYALTY_HANDS: tuple[str, ...] = (
     "three_of_a_kind",
@@ -184,6 +188,7 @@ FILE_KEYS: tuple[str, ...] = (
     "code_card_multiplier",
     "code_card_both",
     "split_ranks",
+    "two_jokers_foul",
     "royalties",
     "naturals",
 )

@@ -53,6 +53,7 @@ from solver.engine.rule_values import (
     SCORINGS,
     SHISANSHUI_NATURALS,
     SURRENDER_DEFAULTS,
+    TWO_JOKERS_FOUL,
     WHEELS,
     check_choice,
     check_code_card,
@@ -164,6 +165,9 @@ class Rules:
     #: A rank held six times or more counts as two three of a kinds in ``four_trips``
     #: (eight times: two quads in ``three_quads``; docs/rules.md#ranks-held-six-times).
     split_ranks: bool = False
+    #: The foul check takes a front of both jokers for a front "above_aces" or for three
+    #: of a kind of its "third_card" (docs/rules.md#jokers).
+    two_jokers_foul: str = "above_aces"
 
     def __post_init__(self) -> None:
         def put(field: str, value: Any) -> None:
@@ -199,6 +203,8 @@ class Rules:
         put("code_card_multiplier", check_code_multiplier(self.code_card_multiplier))
         put("code_card_both", check_choice(self.code_card_both, "code_card_both", CODE_CARD_BOTH))
         put("split_ranks", check_flag(self.split_ranks, "split_ranks"))
+        xx = check_choice(self.two_jokers_foul, "two_jokers_foul", TWO_JOKERS_FOUL)
+        put("two_jokers_foul", xx)
         check_whole_rows(self.royalty_replaces_row, self.royalty_mode, self.royalties_dealt)
 
         put("royalties", royalty_lines(self.royalties))
@@ -280,6 +286,14 @@ class Rules:
         return self.split_ranks and self.deck.of_a_rank + self.jokers >= 6
 
     @property
+    def two_jokers_third(self) -> bool:
+        """Whether the foul check takes a front of both jokers for three of its third
+        card: ``two_jokers_foul = "third_card"``, two jokers and a ``front.two_jokers``
+        line (else no front is one, or it is checked as the row it makes)."""
+        paid = any((r, h) == ("front", "two_jokers") for r, h, _ in self.royalties)
+        return self.two_jokers_foul == "third_card" and self.jokers == 2 and paid
+
+    @property
     def home_run(self) -> bool:
         """Whether the home run is on (docs/rules.md#home-run): a multiplier above 1."""
         return self.home_run_multiplier != 1
@@ -321,6 +335,7 @@ PRESETS: dict[str, Rules] = {
         natural_ties="payout",
         code_card_both="neither",
         split_ranks=True,
+        two_jokers_foul="third_card",
     ),
     "mau-binh": _preset(
         "mau-binh",

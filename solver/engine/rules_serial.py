@@ -54,6 +54,7 @@ def rules_to_dict(r: Rules) -> dict[str, Any]:
         "code_card_multiplier": r.code_card_multiplier,
         "code_card_both": r.code_card_both,
         "split_ranks": r.split_ranks,
+        "two_jokers_foul": r.two_jokers_foul,
         "royalties": royalties,
         "naturals": dict(r.naturals) if r.naturals else False,
     }
@@ -74,7 +75,8 @@ def rules_digest(r: Rules) -> str:
     multiplier changes nothing), and ``code_card_both`` with it when not ``"once"``;
     ``extra_suits`` only when it adds a suit, ``jokers`` only when there are some;
     ``equal_rows_foul`` and ``foul_pays_naturals`` only when on; ``split_ranks`` only
-    when it can change a natural (``splits_ranks``).
+    when it can change a natural (``splits_ranks``); ``two_jokers_foul`` only when it can
+    change a foul check (``two_jokers_third``).
     """
     payload = [
         DIGEST_VERSION,
@@ -113,5 +115,7 @@ def rules_digest(r: Rules) -> str:
         payload.append({"foul_pays_naturals": True})
     if r.splits_ranks:
         payload.append({"split_ranks": True})
+    if r.two_jokers_third:
+        payload.append({"two_jokers_foul": r.two_jokers_foul})
     text = json.dumps(payload, separators=(",", ":"), allow_nan=False)
     return hashlib.sha256(text.encode()).hexdigest()[:16]

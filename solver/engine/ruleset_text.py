@@ -108,6 +108,10 @@ def _apps_rows(rules: Rules) -> list[tuple[str, str]]:
             )
     if rules.splits_ranks:
         rows.append(("split_ranks", "six cards of a rank are two three of a kinds (four trips)"))
+    if rules.two_jokers_third:
+        rows.append(
+            ("two_jokers_foul", "a front of both jokers fouls as three of its third card")
+        )
     return rows
 
 

@@ -39,6 +39,7 @@ from solver.engine._kernels import (
     _settle_naturals,
     _settle_parts,
     _shown_units,
+    _third_card_trips,
 )
 from solver.engine.layout import (
     KERNEL_SOURCES,
@@ -53,6 +54,7 @@ from solver.engine.layout import (
     P_ROY,
     P_RR,
     P_SCORING,
+    P_XX_FOUL,
     P_XX_KEY,
     P_XX_ROY,
     POLICY_GREEDY,
@@ -117,13 +119,31 @@ def _keys_and_royalties(hand, s5, s3, ra, k5, k3, r5, r3):
 
 
 @kernel
-def _prepare(hand, lk, ra, k5, k3, r5, r3):
+def _prepare(hand, lk, ra, k5, k3, r5, r3, f3):
     """Subset strengths, then keys and royalties (see _keys_and_royalties); lk the
-    evaluator's Lookup."""
+    evaluator's Lookup. Also f3 int64[286]: each three's key as a front in the foul
+    check (``_foul_keys3``)."""
     s5 = np.empty(1287, np.int16)
     s3 = np.empty(286, np.int16)
     _subset_pass(hand, lk.multi5, lk.flush5, lk.multi3, s5, s3)
     _keys_and_royalties(hand, s5, s3, ra, k5, k3, r5, r3)
+    _foul_keys3(hand, lk, ra, k3, f3)
+
+
+@kernel
+def _foul_keys3(hand, lk, ra, k3, f3):
+    """f3 int64[286]: the key each three of a sorted hand has as a front in the foul
+    check: its key k3, but a front of both jokers under ``two_jokers_foul =
+    "third_card"`` (params[P_XX_FOUL]) is three of a kind of its third card
+    (docs/rules.md#jokers), while it keeps its key above every front against others."""
+    for i in range(286):
+        f3[i] = k3[i]
+    if ra.params[P_XX_FOUL] != 0.0 and np.int64(hand[11]) >> 2 > 12:
+        idx = -1  # as _keys_and_royalties: the fronts (a, 11, 12) of both jokers
+        for a in range(11):
+            idx += (12 - a) * (11 - a) // 2
+            f3[idx] = _third_card_trips(hand[a], hand[11], hand[12], lk.multi3, ra.remap,
+                                        ra.decisive, ra.suit_rank)  # fmt: skip
 
 
 @kernel
@@ -154,7 +174,8 @@ def _candidate_rows(hand, ra, split, k3, k5, r3, r5, keys, roy):
 
 @kernel
 def _legal_partitions(k3, k5, part, out):
-    """Legal partitions, oriented (front, middle, back); returns how many.
+    """Legal partitions, oriented (front, middle, back); returns how many. k3: the
+    threes' keys in the foul check (``_prepare``'s f3).
 
     out int32[36036, 3]. Of two equal fives, one orientation is kept (they are equal).
     Branch-free: every partition is written at slot n, and n advances only when legal.
@@ -303,17 +324,18 @@ def _pareto(k3, k5, legal, n, keep):
 
 
 @kernel
-def _candidates(hand, lk, ra, part, prune, k5, k3, r5, r3, split, keys, roy):
+def _candidates(hand, lk, ra, part, prune, k5, k3, r5, r3, f3, split, keys, roy):
     """The candidate settings of a sorted hand uint8[13], in one call.
 
     Ranks every subset (``_prepare`` into k5 int64[1287], k3 int64[286], r5 float64[2,
-    1287], r3 float64[286]), keeps the legal partitions of part int16[36036, 3]
-    (``_legal_partitions``) and, with ``prune``, only their Pareto front (``_pareto``).
+    1287], r3 float64[286], f3 int64[286]), keeps the legal partitions of part
+    int16[36036, 3] (``_legal_partitions`` of the foul check's keys f3) and, with
+    ``prune``, only their Pareto front (``_pareto``).
     Writes the kept splits to split int32[36036, 3] with their keys int64[36036, 3] and
     royalties float64[36036, 4] (``_candidate_rows``); returns (legal count, kept count).
     """
-    _prepare(hand, lk, ra, k5, k3, r5, r3)
-    n = _legal_partitions(k3, k5, part, split)
+    _prepare(hand, lk, ra, k5, k3, r5, r3, f3)
+    n = _legal_partitions(f3, k5, part, split)
     m = n
     if prune:
         keep = np.zeros(n, np.bool_)
@@ -588,9 +610,9 @@ _SPLIT_MARGIN = 1e-9
 
 
 @kernel
-def _field_best(hand, k3, k5, r3, r5, st, fm, params):
+def _field_best(hand, k3, k5, r3, r5, st, fm, params, f3):
     """Best legal split of a sorted hand by field value (``_field_values``' value): (front,
-    middle, back) subset indices, value.
+    middle, back) subset indices, value. f3: the threes' keys in the foul check.
 
     Exact branch and bound: backs are taken strongest first; a back is expanded (its 56
     middle/front splits of the other 8 cards, ``st.under[b]``, scored) only when an upper
@@ -627,7 +649,7 @@ def _field_best(hand, k3, k5, r3, r5, st, fm, params):
     _field_terms(k3, k5, r3, r5, fx, fe, shift, mode, params[P_RR], fm.util[0] != 0.0, max(ng, 1),
                  F, M, B)  # fmt: skip
     o5 = _radix_order(k5)
-    o3 = _radix_order(k3)
+    o3 = _radix_order(f3)  # fronts by their keys in the foul check
     # prefix maxima over rows no stronger than each five (ties included)
     pm = np.empty(1287)  # best middle row value, key <= k5[i]
     pf = np.empty(1287)  # best front row value, key <= k5[i]
@@ -649,7 +671,7 @@ def _field_best(hand, k3, k5, r3, r5, st, fm, params):
             if M[o5[e], 0] > best_wm:
                 best_wm = M[o5[e], 0]
             e += 1
-        while j < 286 and k3[o3[j]] <= key:
+        while j < 286 and f3[o3[j]] <= key:
             v = F[o3[j], 4]
             if v > best_f:
                 best_f = v
@@ -708,7 +730,7 @@ def _field_best(hand, k3, k5, r3, r5, st, fm, params):
             if k5[m] > kb:
                 continue
             f = np.int64(under[b, c, 1])
-            if k3[f] > k5[m]:
+            if f3[f] > k5[m]:
                 continue
             if M[m, 4] + F[f, 4] + rest_ub <= best:
                 continue
@@ -763,7 +785,7 @@ def _greedy(k5, mask5, idx3):
 
 
 @kernel
-def _safe(k3, k5, fx, st):
+def _safe(k3, k5, fx, st, f3):
     """The ``safe`` style (docs/opponents.md#safe): the legal split whose weakest row is
     strongest, a row's strength being its midrank among the field's rows of that
     position (``fx[r, key, 0] + fx[r, key, 1] / 2``: P(win) + P(tie) / 2 against a field
@@ -771,6 +793,7 @@ def _safe(k3, k5, fx, st):
     three midranks; then the first found (backs strongest first, ``st.under`` order).
     Returns (front, middle, back) subset indices. A back whose own midrank is below the
     best weakest row so far cannot win, and no weaker back can: the search stops there.
+    f3: the threes' keys in the foul check.
     """
     o5 = _radix_order(k5)
     best_min = -1.0
@@ -786,7 +809,7 @@ def _safe(k3, k5, fx, st):
         for j in range(56):
             m = np.int64(st.under[b, j, 0])
             f = np.int64(st.under[b, j, 1])
-            if k5[m] > k5[b] or k3[f] > k5[m]:
+            if k5[m] > k5[b] or f3[f] > k5[m]:
                 continue
             um = fx[1, k5[m], 0] + 0.5 * fx[1, k5[m], 1]
             uf = fx[0, k3[f], 0] + 0.5 * fx[0, k3[f], 1]
@@ -817,16 +840,17 @@ def _set_hands(hands, policy, lk, ra, st, fm, out_split, out_keys, out_roy, out_
     k3 = np.empty(286, np.int64)
     r5 = np.empty((2, 1287))
     r3 = np.empty(286)
+    f3 = np.empty(286, np.int64)
     for h in range(hands.shape[0]):
-        _prepare(hands[h], lk, ra, k5, k3, r5, r3)
+        _prepare(hands[h], lk, ra, k5, k3, r5, r3, f3)
         if policy == POLICY_GREEDY:
             f, m, b = _greedy(k5, st.mask5, st.idx3)
             val = 0.0
         elif policy == POLICY_SAFE:
-            f, m, b = _safe(k3, k5, fm.fx, st)
+            f, m, b = _safe(k3, k5, fm.fx, st, f3)
             val = 0.0
         else:
-            f, m, b, val = _field_best(hands[h], k3, k5, r3, r5, st, fm, ra.params)
+            f, m, b, val = _field_best(hands[h], k3, k5, r3, r5, st, fm, ra.params, f3)
         out_split[h, 0] = f
         out_split[h, 1] = m
         out_split[h, 2] = b
@@ -1000,8 +1024,9 @@ def _scoop_possible(hands, th, lk, ra, under, out):
     k3 = np.empty(286, np.int64)
     r5 = np.empty((2, 1287))
     r3 = np.empty(286)
+    f3 = np.empty(286, np.int64)
     for i in range(hands.shape[0]):
-        _prepare(hands[i], lk, ra, k5, k3, r5, r3)
+        _prepare(hands[i], lk, ra, k5, k3, r5, r3, f3)
         found = False
         for b in range(1287):
             kb = k5[b]
@@ -1011,8 +1036,8 @@ def _scoop_possible(hands, th, lk, ra, under, out):
                 km = k5[under[b, j, 0]]
                 if km <= th[i, 1] or km > kb:
                     continue
-                kf = k3[under[b, j, 1]]
-                if th[i, 0] < kf <= km:
+                f = under[b, j, 1]
+                if th[i, 0] < k3[f] and f3[f] <= km:
                     found = True
                     break
             if found:

@@ -255,7 +255,8 @@ def fast_records(job: Job, good: list[Good], bad: list[BadLine]) -> list[dict[st
         parts = field_parts(vals, wt, keys, roy, no_fouls, cr, field)  # one pass for the chunk
         for j, i in enumerate(play.tolist()):
             line, ident, _, played = good[i]
-            one = Candidates(srt[i], split[j : j + 1], keys[j : j + 1], roy[j : j + 1], 0, False)
+            one = Candidates(srt[i], split[j : j + 1], keys[j : j + 1], roy[j : j + 1], 0, False,
+                             third_keys=cr.third_card_keys)  # fmt: skip
             if played is None:
                 one_v, one_w, one_p = vals[j : j + 1], wt[j : j + 1], parts[j : j + 1]
                 scores = with_code_card(one, cr, None, stakes, field_scores(

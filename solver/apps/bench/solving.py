@@ -59,14 +59,15 @@ def splits(
     k3 = np.empty(286, np.int64)
     r5 = np.empty((2, 1287))
     r3 = np.empty(286)
+    f3 = np.empty(286, np.int64)
     legal = np.empty((36036, 3), np.int32)
     keep = np.zeros(36036, np.bool_)
     counts = np.zeros(n, np.int64)
 
     def call() -> None:
         for i in range(n):
-            k._prepare(hands[i], cr.lookup, cr.arrays, k5, k3, r5, r3)
-            m = k._legal_partitions(k3, k5, part, legal)
+            k._prepare(hands[i], cr.lookup, cr.arrays, k5, k3, r5, r3, f3)
+            m = k._legal_partitions(f3, k5, part, legal)
             if pareto:
                 k._pareto(k3, k5, legal, m, keep)
                 counts[i] = keep[:m].sum()

@@ -126,8 +126,13 @@ def _named_row(faces: np.ndarray, index: int, size: int, cr: Any) -> tuple[dict,
     if len(ids) != size:
         return entry, None
     if index == 0 and cr.params[P_XX_KEY] >= 0 and int(np.sum(faces == JOKER_FACE)) == 2:
-        # a front of both jokers where the ruleset pays it (对鬼冲前): above every front
+        # a front of both jokers where the ruleset pays it (对鬼冲前): above every front;
+        # in the foul check three of its third card under two_jokers_foul = "third_card"
         entry.update({"class": "two_jokers", "royalty": float(cr.params[P_XX_ROY])})
+        by_rank = cr.third_card_keys
+        if by_rank is not None:
+            third = int(faces[faces != JOKER_FACE][0])
+            return entry, float(np.repeat(by_rank, 4)[third]) / 4
         return entry, float(cr.params[P_XX_KEY]) / 4
     s = int(evaluate3(ids, extra) if size == 3 else evaluate5(ids, extra))
     found = joker_row(faces.tolist(), extra, cr.rules.wheel) if cr.rules.jokers else None

@@ -19,6 +19,7 @@ from typing import NamedTuple
 import numpy as np
 
 from evaluator import COMB3, COMB5, format_cards
+from evaluator.cards import HAND_SIZE, JOKER_FACE, SUITS
 from solver.engine.compiled import KEY_STEP, CompiledRules
 from solver.engine.layout import NPART, NSUB3, NSUB5
 
@@ -70,17 +71,51 @@ class HandRows(NamedTuple):
     k3: np.ndarray  # int64[286] key of each three (as a front)
     r5: np.ndarray  # float64[2, 1287] royalty of each five as middle, as back
     r3: np.ndarray  # float64[286] royalty of each three as a front
+    #: int64[286] key of each three as a front in the foul check (k3, but a front of both
+    #: jokers under ``two_jokers_foul = "third_card"``: docs/rules.md#jokers)
+    f3: np.ndarray
+
+
+def _empty_rows() -> HandRows:
+    return HandRows(np.empty(NSUB5, np.int64), np.empty(NSUB3, np.int64), np.empty((2, NSUB5)),
+                    np.empty(NSUB3), np.empty(NSUB3, np.int64))  # fmt: skip
 
 
 def prepare_hand(hand: np.ndarray, cr: CompiledRules) -> HandRows:
     """Keys and royalties of every subset of a sorted hand (uint8[13], low to high)."""
     from solver.strategy import _kernels as k
 
-    rows = HandRows(
-        np.empty(NSUB5, np.int64), np.empty(NSUB3, np.int64), np.empty((2, NSUB5)), np.empty(NSUB3)
-    )
+    rows = _empty_rows()
     k._prepare(hand, cr.lookup, cr.arrays, *rows)
     return rows
+
+
+def foul_fronts(
+    hands: np.ndarray, split: np.ndarray, keys: np.ndarray, cr: CompiledRules
+) -> np.ndarray | None:
+    """int64[n]: the fronts' keys in the foul check, of settings of sorted hands
+    (uint8[n, 13], split int32[n, 3], row keys int64[n, 3]): keys[:, 0], but a front of
+    both jokers under ``two_jokers_foul = "third_card"`` is three of a kind of its third
+    card (``CompiledRules.third_card_keys``, docs/rules.md#jokers); None for a ruleset
+    where every front is checked by its key."""
+    by_rank = cr.third_card_keys
+    return None if by_rank is None else _fronts_by(hands, split, keys, by_rank)
+
+
+def _fronts_by(
+    hands: np.ndarray, split: np.ndarray, keys: np.ndarray, by_rank: np.ndarray
+) -> np.ndarray:
+    """``foul_fronts`` with the ruleset's ``third_card_keys`` (a hand uint8[13] stands
+    for every setting's)."""
+    hands = np.asarray(hands).reshape(-1, HAND_SIZE)
+    if len(hands) == 1:
+        hands = np.repeat(hands, len(split), axis=0)
+    front = np.take_along_axis(hands, COMB3[np.asarray(split)[:, 0]].astype(np.intp), axis=1)
+    both = (front == JOKER_FACE).sum(axis=1) == 2
+    out = np.asarray(keys, np.int64)[:, 0].copy()
+    by_face = np.repeat(by_rank, len(SUITS))  # a face's rank's key (faces 0..51)
+    out[both] = by_face[front[both].min(axis=1)]  # the one card not a joker
+    return out
 
 
 @dataclass
@@ -97,6 +132,9 @@ class Candidates:
     rows: HandRows | None = None  # the hand's subset rows, when computed
     #: the ruleset's ``RuleArrays.eq_top`` under equal_rows_foul, else None
     eq_top: np.ndarray | None = None
+    #: the ruleset's ``CompiledRules.third_card_keys`` (a front of both jokers checked as
+    #: three of its third card), else None
+    third_keys: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.split)
@@ -105,6 +143,9 @@ class Candidates:
     def fouls(self) -> np.ndarray:
         """bool[n]: which candidates are fouled (only a played setting can be)."""
         k = self.keys
+        if self.third_keys is not None:  # docs/rules.md#jokers: 对鬼冲前
+            k = k.copy()
+            k[:, 0] = _fronts_by(self.hand, self.split, k, self.third_keys)
         bad = ~((k[:, 0] <= k[:, 1]) & (k[:, 1] <= k[:, 2]))
         if self.eq_top is not None:  # equal rows foul (docs/rules.md#equal-rows-foul)
             strength = k // KEY_STEP  # a key's strength' (its suit part dropped)
@@ -136,6 +177,7 @@ class Candidates:
             self.pruned,
             rows,
             self.eq_top,
+            cr.third_card_keys,
         )
 
 
@@ -146,9 +188,7 @@ def candidates(hand: np.ndarray, cr: CompiledRules, prune: bool = True) -> Candi
     flush), else every legal split."""
     from solver.strategy import _kernels as k
 
-    rows = HandRows(
-        np.empty(NSUB5, np.int64), np.empty(NSUB3, np.int64), np.empty((2, NSUB5)), np.empty(NSUB3)
-    )
+    rows = _empty_rows()
     split = np.empty((NPART, 3), np.int32)
     keys = np.empty((NPART, 3), np.int64)
     roy = np.empty((NPART, 4), np.float64)
@@ -161,7 +201,7 @@ def candidates(hand: np.ndarray, cr: CompiledRules, prune: bool = True) -> Candi
         n, m = k._candidates(hand, cr.lookup, cr.arrays, structure().part, pruned, *rows,
                              split, keys, roy)  # fmt: skip
     if cr.rules.equal_rows_foul:  # docs/rules.md#equal-rows-foul
-        eq = cr.fouls(keys[:m])
+        eq = cr.fouls(keys[:m], rows.f3[split[:m, 0]])
         if eq.any() and pruned:  # the front of the legal splits of the plain check held
             n, m = _strict_front(hand, cr, rows, split, keys, roy)  # one: take it again
         elif eq.any():
@@ -172,7 +212,7 @@ def candidates(hand: np.ndarray, cr: CompiledRules, prune: bool = True) -> Candi
     keep = _distinct_settings(hand, split)
     split, keys, roy = (a[keep].copy() for a in (split, keys, roy))
     eq_top = cr.arrays.eq_top if cr.rules.equal_rows_foul else None
-    return Candidates(hand, split, keys, roy, n, pruned, rows, eq_top)
+    return Candidates(hand, split, keys, roy, n, pruned, rows, eq_top, cr.third_card_keys)
 
 
 def _strict_front(
@@ -191,8 +231,8 @@ def _strict_front(
     from solver.strategy import _kernels as k
 
     legal = np.empty((NPART, 3), np.int32)
-    n = k._legal_partitions(rows.k3, rows.k5, structure().part, legal)
-    lk = np.stack([rows.k3[legal[:n, 0]], rows.k5[legal[:n, 1]], rows.k5[legal[:n, 2]]], axis=1)
+    n = k._legal_partitions(rows.f3, rows.k5, structure().part, legal)
+    lk = np.stack([rows.f3[legal[:n, 0]], rows.k5[legal[:n, 1]], rows.k5[legal[:n, 2]]], axis=1)
     good = np.ascontiguousarray(legal[:n][~cr.fouls(lk)])
     keep = np.zeros(len(good), np.bool_)
     k._pareto(rows.k3, rows.k5, good, len(good), keep)

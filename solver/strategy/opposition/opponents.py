@@ -152,11 +152,13 @@ def set_by_models(
     float64[n, 4], fouls bool[n] or None when no setting fouls)."""
     from solver.strategy.field_model.policy import set_sorted_hands
     from solver.strategy.field_model.trained import get_field
+    from solver.strategy.hands.splits import foul_fronts
 
     n_opp = len(models)
     n = len(hands)
     keys = np.empty((n, 3), np.int64)
     roy = np.empty((n, 4))
+    split = np.empty((n, 3), np.int32)
     seats: dict[int, list[int]] = {}
     for o, m in enumerate(models):
         seats.setdefault(id(m), []).append(o)
@@ -164,9 +166,11 @@ def set_by_models(
         m = models[group[0]]
         rows = np.sort(np.concatenate([np.arange(o, n, n_opp) for o in group]))
         tables = m.tables if m.tables is not None else get_field(cr)
-        _, k, r, _ = set_sorted_hands(hands[rows], cr, m.policy, tables, stop=stop)
-        keys[rows], roy[rows] = k, r
-    fouls = ~((keys[:, 0] <= keys[:, 1]) & (keys[:, 1] <= keys[:, 2]))
+        s, k, r, _ = set_sorted_hands(hands[rows], cr, m.policy, tables, stop=stop)
+        keys[rows], roy[rows], split[rows] = k, r, s
+    front = foul_fronts(hands, split, keys, cr)  # docs/rules.md#jokers: 对鬼冲前
+    f0 = keys[:, 0] if front is None else front
+    fouls = ~((f0 <= keys[:, 1]) & (keys[:, 1] <= keys[:, 2]))
     return keys, roy, (fouls if fouls.any() else None)
 
 

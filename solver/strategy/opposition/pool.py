@@ -473,6 +473,7 @@ def _set_hands(
     from solver.engine.settlement import find_naturals
     from solver.strategy.field_model.policy import set_sorted_hands
     from solver.strategy.hands.deal import deal_hands
+    from solver.strategy.hands.splits import foul_fronts
 
     rng = np.random.default_rng(POOL_SEED)
     deck = cr.rules.deck
@@ -510,7 +511,9 @@ def _set_hands(
         out["keys"][lo:hi] = ks
         out["split"][lo:hi] = sp
         out["nat"][lo:hi] = ids
-        out["foul"][lo:hi] = ~((ks[:, 0] <= ks[:, 1]) & (ks[:, 1] <= ks[:, 2]))
+        front = foul_fronts(hands, sp, ks, cr)  # docs/rules.md#jokers: 对鬼冲前
+        f0 = ks[:, 0] if front is None else front
+        out["foul"][lo:hi] = ~((f0 <= ks[:, 1]) & (ks[:, 1] <= ks[:, 2]))
         rows, inverse = np.unique(rs, axis=0, return_inverse=True)
         ids_here = np.array([royalty_rows.setdefault(tuple(r), len(royalty_rows))
                              for r in rows.tolist()], np.int64)  # fmt: skip

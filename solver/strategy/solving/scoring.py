@@ -165,10 +165,13 @@ def uniform_stake(stakes: np.ndarray | None) -> float | None:
 FOULED_ROWS: RowStats = {name: {"win": 0.0, "tie": 0.0, "loss": 1.0} for name in ROWS}
 
 
-def row_stats_against(keys: np.ndarray, okeys: np.ndarray) -> RowStats:
+def row_stats_against(keys: np.ndarray, okeys: np.ndarray, fouled: bool | None = None) -> RowStats:
     """Win/tie/loss rates of a setting's row keys int64[3] against opponents' keys [m, 3];
-    a fouled setting loses every row."""
-    if not keys[0] <= keys[1] <= keys[2]:
+    a fouled setting loses every row (``fouled``: whether it is, as ``Candidates.fouls``
+    says; None: as its keys say)."""
+    if fouled is None:
+        fouled = not keys[0] <= keys[1] <= keys[2]
+    if fouled:
         return {name: dict(v) for name, v in FOULED_ROWS.items()}
     out = {}
     for r, name in enumerate(ROWS):
@@ -225,7 +228,7 @@ def score_exact(
     def row_stats(i: int) -> RowStats | None:
         if len(legal_opp) == 0 and not fouls[i]:
             return None
-        return row_stats_against(cands.keys[i], legal_opp)
+        return row_stats_against(cands.keys[i], legal_opp, bool(fouls[i]))
 
     # a known opponent whose setting fouled pays a declared natural the flat penalty too
     # under foul_pays_naturals (docs/rules.md#flat-foul-penalty)
@@ -446,7 +449,7 @@ def score_against(
     return with_code_card(cands, cr, opp, stakes, Scores(
         "mc",
         per_deal.mean(axis=1),
-        lambda i: row_stats_against(cands.keys[i], opp.keys[played]),
+        lambda i: row_stats_against(cands.keys[i], opp.keys[played], bool(cands.fouls[i])),
         by_opponent,
         declare=lambda nat: float(natural_values(nat).mean()),
         declare_by_opponent=lambda nat: natural_values(nat).reshape(deals, n_opp).mean(axis=0),
