@@ -184,6 +184,9 @@ FILE_KEYS: tuple[str, ...] = (
     "code_card_multiplier",
     "code_card_both",
     "split_ranks",
+    "banker",
+    "scoop_bonus",
+    "pair_cap",
     "royalties",
     "naturals",
 )
