@@ -63,7 +63,9 @@ P_XX_ROY = 13  # that front's royalty (the ``front.two_jokers`` line)
 P_EQ_FOUL = 14  # equal rows foul (0/1; RuleArrays.eq_top, docs/rules.md#equal-rows-foul)
 P_FOUL_NAT = 15  # a fouled hand pays its flat penalty to a natural too (0/1)
 P_CODE_BOTH = 16  # a pair whose players both hold the code card is multiplied by this
-NPARAMS = 17
+P_SCOOP_ADD = 17  # units a scoop adds after the multiplier (docs/rules.md#the-bankers-table)
+P_CAP = 18  # the most a pair settles for either way (inf: no cap)
+NPARAMS = 19
 
 SCORING_PER_ROW, SCORING_16, SCORING_24 = 0, 1, 2
 SCORING_CODES: dict[str, int] = {"per-row": SCORING_PER_ROW, "1-6": SCORING_16, "2-4": SCORING_24}

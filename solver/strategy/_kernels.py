@@ -35,7 +35,6 @@ from solver.engine._kernels import (
     _row_key5,
     _scoops,
     _settle_core,
-    _settle_natural,
     _settle_naturals,
     _settle_parts,
     _shown_units,
@@ -43,6 +42,7 @@ from solver.engine._kernels import (
 from solver.engine.layout import (
     KERNEL_SOURCES,
     MODE_ALWAYS,
+    P_CAP,
     P_FOUL,
     P_FOUL_NAT,
     P_HR_MIN,
@@ -52,6 +52,7 @@ from solver.engine.layout import (
     P_ONE,
     P_ROY,
     P_RR,
+    P_SCOOP_ADD,
     P_SCORING,
     P_XX_KEY,
     P_XX_ROY,
@@ -857,7 +858,7 @@ def _mc_values(ckeys, croy, cfoul, okeys, oroy, ofoul, onat, onatkey, weights, p
             j = d * n_opp + o
             w = weights[o]
             if onat[j] >= 0:
-                v = w * _settle_natural(-1, 0, onat[j], onatkey[j], nat_units)
+                v = w * _settle_naturals(-1, 0, onat[j], onatkey[j], nat_units, params)
                 # a fouled (played) candidate pays a natural its flat penalty too
                 pen = w * params[P_FOUL] if params[P_FOUL_NAT] != 0.0 else 0.0
                 for c in range(ckeys.shape[0]):
@@ -889,7 +890,7 @@ def _mc_pairs(ckeys, croy, cfoul, ob, orb, onat, onv, weights, params, lo, hi, o
     The opponents come seat-major, contiguous along the deals: ob int64[3, n_opp, deals]
     row keys, orb float64[4, n_opp, deals] royalties (rows, then the dealt cards), onat
     bool[n_opp, deals] the opponent declared a natural, onv float64[n_opp, deals] what a
-    candidate wins from it then (``_settle_natural``). Candidates, weights, params, the
+    candidate wins from it then (``_settle_naturals``). Candidates, weights, params, the
     range of deals and ``out`` (float64[nc, deals], += per deal, columns lo..hi) as in
     ``_mc_values``.
 
@@ -904,6 +905,8 @@ def _mc_pairs(ckeys, croy, cfoul, ob, orb, onat, onv, weights, params, lo, hi, o
     mode = params[P_MODE]
     scoring = params[P_SCORING]
     mult = params[P_MULT]
+    add = params[P_SCOOP_ADD]
+    cap = params[P_CAP]
     rr = params[P_RR]
     n = hi - lo
     for c in range(ckeys.shape[0]):
@@ -943,7 +946,7 @@ def _mc_pairs(ckeys, croy, cfoul, ob, orb, onat, onv, weights, params, lo, hi, o
             for d in range(n):
                 units = _shown_units(a0, a1, a2, ra0, ra1, ra2, rda, k0[d], k1[d], k2[d],
                                      q0[d], q1[d], q2[d], q3[d], rr, mode, scoring,
-                                     mult)  # fmt: skip
+                                     mult, add, cap)  # fmt: skip
                 oc[d] += w * (natv[d] if nat[d] else units)
 
 
@@ -1203,7 +1206,7 @@ def _mc_parts(ckeys, croy, cfoul, okeys, oroy, ofoul, onat, onatkey, params, nat
             for o in range(n_opp):
                 j = d * n_opp + o
                 if onat[j] >= 0:
-                    nats += _settle_natural(-1, 0, onat[j], onatkey[j], nat_units)
+                    nats += _settle_naturals(-1, 0, onat[j], onatkey[j], nat_units, params)
                     if cfoul[c] and params[P_FOUL_NAT] != 0.0:  # the flat foul is bonus
                         bonus -= params[P_FOUL]
                 else:

@@ -92,7 +92,9 @@ def play_digest(rules: Rules) -> str:
     docs/rules.md#the-field-strategy-is-pairwise; nor the flat foul penalty: the field
     sets legal hands against legal hands; nor the code card: the field ignores it,
     docs/rules.md#the-field-and-the-code-card; nor ``split_ranks``, a natural's rule;
-    nor which suits a deck adds, when no suit order tells them apart: ``_play_suits``)."""
+    nor which suits a deck adds, when no suit order tells them apart: ``_play_suits``;
+    nor the banker's seat and the pair cap: the field plays a pair, and leaves the cap
+    out of its values, docs/rules.md#the-field-at-a-bankers-table)."""
     return replace(
         rules,
         name="play",
@@ -109,6 +111,8 @@ def play_digest(rules: Rules) -> str:
         code_card_both="once",
         split_ranks=False,
         extra_suits=_play_suits(rules),
+        banker=False,
+        pair_cap=None,
     ).digest()
 
 
