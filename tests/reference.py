@@ -57,7 +57,7 @@ anchor follows each one):
     of the ruleset's list (docs/rules.md#overlapping-naturals); all high and all low both
     hold the 8 (docs/rules.md#all-high-and-all-low); twelve of one colour holds 12 or 13
     (docs/rules.md#twelve-of-one-colour).
-  * the banker's table (docs/rules.md#the-bankers-table): a scoop's ``scoop_bonus``
+  * the banker's table (docs/rules.md#the-pair-cap-and-its-order): a scoop's ``scoop_bonus``
     comes after the scoop multiplier, then ``pair_cap`` holds the pair's rows, scoop and
     naturals (not a surrender's cost); the home run and the code card multiply after
     the cap, the player's multiple last.
@@ -1407,7 +1407,9 @@ def ref_field_model_value(hand13: Sequence[int], keys, royalties, model, rules) 
     3. The joint correction at the rows' midranks P(win) + P(tie) / 2: under 2-4,
        -E[s s s] / 2 (the 2-4 bonus is (sum of s - s_f s_m s_b) / 2 when no row ties);
        under 1-6, 3 x (P(win all) - P(lose all)); plus (multiplier - 1) x the scoop's units
-       (3 + bonus) x the same; per-row without a multiplier has none.
+       (3 + bonus) x the same; per-row without a multiplier has none. A scoop's added
+       units (``scoop_bonus``) add that many times P(win all) - P(lose all), the
+       independent rows' product and its correction.
     4. With a scoop multiplier and royalties: P(win all) = product of P(win) + its
        correction, P(lose all) likewise (each kept in [0, 1], their sum at most 1);
        (multiplier - 1) x (own royalties x P(win all) - sum over rows of fo / P(lose the
@@ -1452,10 +1454,14 @@ def ref_field_model_value(hand13: Sequence[int], keys, royalties, model, rules) 
             term.append(w * own - float(model.fo[r][key]) + util)
     mult = float(rules.scoop_multiplier)
     value = ref_field_value(win, tie, term, rules.scoring, mult)
+    # a scoop's added units (docs/rules.md#the-bankers-table; the pair cap is left out)
+    add = float(getattr(rules, "scoop_bonus", 0))
+    value += add * (win[0] * win[1] * win[2] - lose[0] * lose[1] * lose[2])
     cop = model.cop
     if len(cop[0]) > 1:
         e3 = _trilinear(cop[0], mid)
         scoop = _trilinear(cop[1], mid) - _trilinear(cop[2], mid)
+        value += add * scoop
         if rules.scoring == "2-4":
             value += -0.5 * e3 + (mult - 1) * 4 * scoop
         elif rules.scoring == "1-6":

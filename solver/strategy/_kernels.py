@@ -442,8 +442,10 @@ def _bilinear(s, i, fx, j, fy):
 
 
 @kernel(inline="always")
-def _field_value(wf, tf, lf, wm, tm, lm, wb, tb, lb, rsum, scoring, mult):
-    """Expected units per opponent from independent row outcomes, under the scoring."""
+def _field_value(wf, tf, lf, wm, tm, lm, wb, tb, lb, rsum, scoring, mult, add):
+    """Expected units per opponent from independent row outcomes, under the scoring (the
+    scoop's ``add`` units too; the pair cap left out: docs/rules.md#the-field-at-a-
+    bankers-table)."""
     v = (wf - lf) + (wm - lm) + (wb - lb) + rsum
     sw = wf * wm * wb
     sl = lf * lm * lb
@@ -458,7 +460,7 @@ def _field_value(wf, tf, lf, wm, tm, lm, wb, tb, lb, rsum, scoring, mult):
         bonus3 = 1.0
     if mult != 1.0:
         v += (mult - 1.0) * (3.0 + bonus3) * (sw - sl)
-    return v
+    return v + add * (sw - sl)
 
 
 @kernel(inline="always")
@@ -525,7 +527,8 @@ def _field_values(keys, roy, hands, fm, params, vals, wt):
             wt[i, r, 0] = w
             wt[i, r, 1] = t
         v = _field_value(T[0, 0], T[0, 1], T[0, 2], T[1, 0], T[1, 1], T[1, 2], T[2, 0],
-                         T[2, 1], T[2, 2], rsum - roy[i, 3], scoring, mult)  # fmt: skip
+                         T[2, 1], T[2, 2], rsum - roy[i, 3], scoring, mult,
+                         params[P_SCOOP_ADD])  # fmt: skip
         if fm.joint.shape[0] > 1:
             v += _trilinear(fm.joint, T[0, 3], T[1, 3], T[2, 3])
         if royal:
@@ -609,6 +612,7 @@ def _field_best(hand, k3, k5, r3, r5, st, fm, params):
     under = st.under
     scoring = np.int64(params[P_SCORING])
     mult = params[P_MULT]
+    add = params[P_SCOOP_ADD]
     mode = np.int64(params[P_MODE])
     fx, fe = fm.fx, fm.fe
     joint, jw, jl, jslab = fm.joint, fm.jw, fm.jl, fm.jslab
@@ -688,6 +692,7 @@ def _field_best(hand, k3, k5, r3, r5, st, fm, params):
             ub += min(1.0, wb + pwm[b] + pwf[b]) + (mult - 1.0) * 4.0 * wb
         else:
             ub += (mult - 1.0) * 3.0 * wb
+        ub += add * wb  # the scoop's added units
         extra = 0.0  # the most the joint correction and multiplied royalties add
         if has_joint:
             extra += jslab[min(np.int64(B[b, 5] * njs), njs - 1)]
@@ -715,7 +720,7 @@ def _field_best(hand, k3, k5, r3, r5, st, fm, params):
                 continue
             v = _field_value(
                 F[f, 0], F[f, 1], F[f, 2], M[m, 0], M[m, 1], M[m, 2], B[b, 0], B[b, 1], B[b, 2],
-                F[f, 3] + M[m, 3] + B[b, 3], scoring, mult,
+                F[f, 3] + M[m, 3] + B[b, 3], scoring, mult, add,
             )  # fmt: skip
             if has_joint or royal:
                 if v + extra <= best:
