@@ -189,7 +189,8 @@ def test_no_home_run_and_the_players_multiples():
     d = setting("4d 5s 3h | 6d 6h 8d 9h Qd | 7h 8h Jh Kh Ah")
     table = [a, b, c, d]
     base = PRESETS["shisanshui"]
-    assert R.ref_settle_table(table, base)[0] == 2 * sum(R.ref_settle(a, x, base) for x in table[1:])
+    pairs = sum(R.ref_settle(a, x, base) for x in table[1:])
+    assert R.ref_settle_table(table, base)[0] == 2 * pairs  # 十三水's home run
     plain = solver.settle_table(table, BANKER)
     assert plain == R.ref_settle_table(table, BANKER)
     assert plain[0] == sum(S.settle(a, x, BANKER) for x in (b, c, d))  # no home run

@@ -553,8 +553,9 @@ def test_compile_rules_fields():
     # top of their unit, no flat foul (and its units), ties by order, the code card's x1
     assert ra.params.dtype == np.float64
     # no two-jokers front, equal rows legal, no flat foul for naturals, two holders of the
-    # code card multiplied once (x1 here: no code card)
-    assert ra.params.tolist() == [1, 1, 0, 0, 1, 1, 3, 0, 0, 0, 0, 1, -1, 0, 0, 0, 1]
+    # code card multiplied once (x1 here: no code card), a scoop adds nothing, no pair cap
+    inf = float("inf")
+    assert ra.params.tolist() == [1, 1, 0, 0, 1, 1, 3, 0, 0, 0, 0, 1, -1, 0, 0, 0, 1, 0, inf]
     assert ra.nat_units.tolist() == [13, 3, 3, 3]
     assert ra.nat_codes.tolist() == [0, 1, 2, 3]  # dragon, three straights, six pairs, flushes
     assert (ra.remap == np.arange(7917)).all()

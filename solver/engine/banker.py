@@ -50,9 +50,13 @@ def check_multiples(multiples: Any, players: int, banker: int | None) -> list[fl
     """The multiples bet at a banker's table: one number above 0 a seat, in seat order
     (the banker's, who bets none, is not used). InputError, one line, otherwise."""
     if banker is None:
-        raise InputError("multiples are bet at a banker's table only (a ruleset with banker = true)")
+        raise InputError(
+            "multiples are bet at a banker's table only (a ruleset with banker = true)"
+        )
     if isinstance(multiples, str | bytes) or not isinstance(multiples, Sequence):
-        raise InputError(f"multiples must be a list of numbers, one a player, got {show(multiples)}")
+        raise InputError(
+            f"multiples must be a list of numbers, one a player, got {show(multiples)}"
+        )
     if len(multiples) != players:
         raise InputError(f"multiples: {len(multiples)} given for {players} players (one a player)")
     out = []

@@ -214,9 +214,9 @@ def _seat(entry: Any, cards: np.ndarray, total: float, cr: Any) -> dict[str, Any
 
 def play_table(body: Any, catalog: Any) -> dict[str, Any]:
     """POST /api/table: ``{"rules", "players", "jokers", "seed", "opponents", "units", "home_run":
-    seat or null, "banker": seat or null, "seats": [{"units", "action", "rows", "natural"}, ...] (seat 0 the
-    player), "pairs": [{"seat", "units", "rows": [1|0|-1 front, middle, back] or null,
-    "scoop": "you" | "them" | null}, ...]}``."""
+    seat or null, "banker": seat or null, "seats": [{"units", "action", "rows", "natural"},
+    ...] (seat 0 the player), "pairs": [{"seat", "units", "rows": [1|0|-1 front, middle,
+    back] or null, "scoop": "you" | "them" | null}, ...]}``."""
     from solver.engine.compiled import compile_rules
     from solver.engine.seating import seated
     from solver.engine.setting_cards import hand_faces

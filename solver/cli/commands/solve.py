@@ -103,12 +103,10 @@ def solve(
         opponents=opponents,
         seat=seat,
     )
-    table = _table(rules, options, jokers)
-    sol = _solve(text, table, options)
-    d = sol.to_dict()
-    show = functools.partial(render_solution, d, pooled=sol.pooled, wheel=table.wheel,
-                             seat=(seat or "player") if table.banker else None)  # fmt: skip
-    emit(consoles(ctx).out, fmt, d, show)
+    sol = _solve(text, table := _table(rules, options, jokers), options)
+    d, at = sol.to_dict(), (seat or "player") if table.banker else None  # the seat solved for
+    emit(consoles(ctx).out, fmt, d,
+         functools.partial(render_solution, d, pooled=sol.pooled, wheel=table.wheel, seat=at))
 
 
 def _table(rules: str | None, options: SolveOptions, jokers: int | None) -> Any:
