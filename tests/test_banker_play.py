@@ -143,3 +143,47 @@ def test_a_duel_seats_the_banker_first():
         assert s["x"][d] == pytest.approx(sum(games) / 4)
     same = du.score_duplicate(a, a, hands, compile_rules(BANKER))
     assert not same["x"].any()  # a strategy against itself: exactly 0
+
+
+def test_mc_and_field_at_both_seats():
+    """Monte Carlo (dealt opponents) and the field at shisanshui-banker's 4 players: a
+    player's value is for one opponent, the banker's for three; pairwise, the per-opponent
+    value is the same setting's at both seats (the field's, exactly)."""
+    answers = {}
+    for seat in ("player", "banker"):
+        for policy in ("field", "mc"):
+            res = capsa("solve", HAND, "-r", "shisanshui-banker", "--seat", seat, "--policy",
+                        policy, "-n", "400", "-s", "3", "--no-pool", "-k", "0",
+                        "-f", "json")  # fmt: skip
+            assert res.returncode == 0, res.stderr
+            answers[seat, policy] = d = json.loads(res.stdout)
+            n = 1 if seat == "player" else 3
+            assert len(d["ev_by_opponent"]) == n and d["players"] == 4
+            assert d["ev_total"] == pytest.approx(d["ev"] * n, abs=1e-5)
+    player, banker = answers["player", "field"], answers["banker", "field"]
+    assert player["ev"] == banker["ev"] and player["back"] == banker["back"]
+
+
+def test_batch_sets_each_hand_for_the_seat(tmp_path):
+    """``capsa batch --seat``: each record is ``capsa solve``'s at that seat (the field's
+    answer), the multiples as stakes, and the run file keeps the seat."""
+    hands = tmp_path / "hands.txt"
+    hands.write_text(f"a: {HAND}\nb: 2c 5d 7h 9s Jc Kd Ah 3s 4d 6h 8c Ts Qd\n")
+    out = tmp_path / "out.jsonl"
+    res = capsa("batch", str(hands), "-o", str(out), "-r", "shisanshui-banker", "--policy",
+                "field", "--seat", "banker", "--players", "3", "--stakes", "2,3")  # fmt: skip
+    assert res.returncode == 0, res.stderr
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    for rec, cards in zip(records, (HAND, "2c 5d 7h 9s Jc Kd Ah 3s 4d 6h 8c Ts Qd"), strict=True):
+        one = capsa("solve", cards, "-r", "shisanshui-banker", "--policy", "field", "--seat",
+                    "banker", "-p", "3", "--stakes", "2,3", "-k", "0", "-f", "json")  # fmt: skip
+        want = json.loads(one.stdout)
+        assert [rec[r] for r in ("front", "middle", "back")] == [want[r] for r in
+                                                                  ("front", "middle", "back")]
+        assert rec["ev_staked"] == pytest.approx(want["ev_staked"])
+        assert len(rec["ev_by_opponent"]) == 2
+    run = json.loads((tmp_path / "out.jsonl.capsa-run.json").read_text())
+    assert run["seat"] == "banker"
+    res = capsa("batch", str(hands), "-r", "shisanshui", "--seat", "banker", "--policy", "field")
+    assert res.returncode == 2 and "seats no banker" in res.stderr
+    assert len(res.stderr.strip().splitlines()) == 1

@@ -460,6 +460,7 @@ def _settle_parts(
     as ``_settle_core``.
     """
     mult = params[P_MULT]
+    scoop: Bool  # a fouled hand is scooped
     if fa or fb:
         if fa and fb:
             return 0.0, 0.0, 0.0

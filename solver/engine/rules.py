@@ -367,7 +367,7 @@ PRESETS: dict[str, Rules] = {
 # 水庄 (docs/rules.md#the-shisanshui-banker-preset): 十三水 at a banker's table.
 PRESETS["shisanshui-banker"] = dataclasses.replace(
     PRESETS["shisanshui"], name="shisanshui-banker", banker=True, scoop_multiplier=1,
-    scoop_bonus=1, pair_cap=8, home_run_multiplier=1,
+    scoop_bonus=1, pair_cap=8, home_run_multiplier=1, home_run_min_opponents=3,
 )  # fmt: skip
 
 #: What players call the game each preset plays (the page's presets menu, ``capsa rules``).

@@ -320,7 +320,7 @@ def settle_table(
     all_keys[shown], all_roys[shown], all_fouls[shown] = keys, roys, fouls
     out = settle_tables((all_keys, all_roys, all_fouls), k, cr, nat=nat, natkey=natkey,
                         surr=surr, hold=hold, banker=(seat, bets))  # fmt: skip
-    return out.tolist()
+    return [float(x) for x in out]
 
 
 def _banker_seat(
@@ -334,7 +334,7 @@ def _banker_seat(
         if banker != 0:
             raise InputError(f"ruleset '{cr.rules.name}' seats no banker (banker = true)")
     elif isinstance(banker, bool) or not isinstance(banker, numbers.Integral) or not (
-        0 <= banker < k
+        0 <= int(banker) < k
     ):
         raise InputError(f"banker must be a seat from 0 to {k - 1}, got {banker!r}")
     else:
