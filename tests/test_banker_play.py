@@ -87,9 +87,9 @@ def test_the_api_takes_the_seat():
         assert got.status_code == 200, got.text
         assert len(got.json()["ev_by_opponent"]) == 2
         got = client.post("/api/solve", json={**body, "seat": "player"})
-        assert got.status_code == 400 and "the banker alone" in got.json()["error"]
+        assert got.status_code == 422 and "the banker alone" in got.json()["error"]
         got = client.post("/api/solve", json={**body, "rules": "shisanshui"})
-        assert got.status_code == 400 and "seats no banker" in got.json()["error"]
+        assert got.status_code == 422 and "seats no banker" in got.json()["error"]
 
 
 def test_the_practice_table_seats_a_banker():
