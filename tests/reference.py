@@ -723,9 +723,10 @@ def _settle_summaries(sa: tuple, sb: tuple, rules) -> float:
 
 
 def _scoop_then_cap(units: float, won_a: int, won_b: int, rules) -> float:
-    """The banker's table's two steps on a pair of shown hands (docs/rules.md#the-bankers-
-    table): a scoop adds ``scoop_bonus`` units to the side that scooped, after the scoop
-    multiplier; then the pair's result is held to ``pair_cap`` either way."""
+    """The banker's table's two steps on a pair of shown hands
+    (docs/rules.md#the-bankers-table): a scoop adds ``scoop_bonus`` units to the side that
+    scooped, after the scoop multiplier; then the pair's result is held to ``pair_cap``
+    either way."""
     bonus = float(getattr(rules, "scoop_bonus", 0))
     if won_a == 3:
         units += bonus

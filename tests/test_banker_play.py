@@ -120,9 +120,10 @@ def test_the_practice_table_seats_a_banker():
 
 
 def test_a_duel_seats_the_banker_first():
-    """``capsa duel``'s duplicate deals at a banker's table (docs/rules.md#the-bankers-
-    table): seat 0 of every game is the banker, so A is the banker once a deal and a
-    player against B's banker in the other games; each game is the oracle's table."""
+    """``capsa duel``'s duplicate deals at a banker's table
+    (docs/rules.md#the-bankers-table): seat 0 of every game is the banker, so A is the
+    banker once a deal and a player against B's banker in the other games; each game is
+    the oracle's table."""
     from solver.apps import duel as du
     from solver.engine.compiled import compile_rules
     from solver.strategy.field_model.setting import set_hands

@@ -603,9 +603,9 @@ def _settle_table(
     natkey int64[k]; surr bool[k] players who surrendered; hold bool[k] players who hold
     the code card (docs/rules.md#the-code-card: a pair with one holder is multiplied by
     params[P_CODE], a pair of two holders by params[P_CODE_BOTH]); cost the surrender
-    cost; banker the banker's seat at a banker's table (-1: none; docs/rules.md#the-
-    bankers-table): only the pairs of the banker settle, each times the multiple its
-    player bet (bets float64[k]).
+    cost; banker the banker's seat at a banker's table (-1: none;
+    docs/rules.md#the-bankers-table): only the pairs of the banker settle, each times the
+    multiple its player bet (bets float64[k]).
 
     Every pair settles once (i < j) and each player adds its pairs in seat order, so with
     the home run off out[i] is exactly the sum of ``_settle`` over i's opponents: a

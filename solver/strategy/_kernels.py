@@ -444,8 +444,8 @@ def _bilinear(s, i, fx, j, fy):
 @kernel(inline="always")
 def _field_value(wf, tf, lf, wm, tm, lm, wb, tb, lb, rsum, scoring, mult, add):
     """Expected units per opponent from independent row outcomes, under the scoring (the
-    scoop's ``add`` units too; the pair cap left out: docs/rules.md#the-field-at-a-
-    bankers-table)."""
+    scoop's ``add`` units too; the pair cap left out:
+    docs/rules.md#the-field-at-a-bankers-table)."""
     v = (wf - lf) + (wm - lm) + (wb - lb) + rsum
     sw = wf * wm * wb
     sl = lf * lm * lb

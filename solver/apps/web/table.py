@@ -5,10 +5,10 @@ The player's hand and what they did with it (a setting, ``"declare"`` or
 again) and set by an opponent style (``field``, ``greedy``, ``safe``; an opponent who
 holds a natural declares it, as the Monte Carlo opponents do). The table is settled by
 the engine's ``settle_table`` (the home run, the code card and surrender included): its
-figure for the player is the answer's ``units``. At a banker's table (docs/rules.md#the-
-bankers-table) the deal's number seats the banker (``banker``: the seed modulo the
-players), every other seat settles with it alone (a pair without it pays 0), each at a
-multiple of 1. Each pair is shown row by row (won,
+figure for the player is the answer's ``units``. At a banker's table
+(docs/rules.md#the-bankers-table) the deal's number seats the banker (``banker``: the
+seed modulo the players), every other seat settles with it alone (a pair without it
+pays 0), each at a multiple of 1. Each pair is shown row by row (won,
 tied, lost), with what the player wins from that opponent; the pairs add up to
 ``units``. Every row shown is named as ``POST /api/rows`` names it. With ``jokers`` (0 to
 2) the table's deck holds them (``add_jokers``): the opponents are dealt from it, and a
