@@ -188,3 +188,42 @@ def test_batch_sets_each_hand_for_the_seat(tmp_path):
     res = capsa("batch", str(hands), "-r", "shisanshui", "--seat", "banker", "--policy", "field")
     assert res.returncode == 2 and "seats no banker" in res.stderr
     assert len(res.stderr.strip().splitlines()) == 1
+
+
+def test_mc_draws_the_banker_from_the_pool(tmp_path, monkeypatch):
+    """mc with the opponent pool at shisanshui-banker: a player's one opponent is drawn
+    from the pool, and each deal's value is the oracle's settlement (the scoop's +1 and the
+    cap included) against the pool hand drawn, as the field set it."""
+    from solver.engine.compiled import compile_rules
+    from solver.strategy.field_model.setting import set_hands
+    from solver.strategy.hands.splits import candidates, split_cards
+    from solver.strategy.opposition import pool as PL
+    from solver.strategy.solving import scoring as SC
+    from solver.strategy.solving.drawn import pool_opponents
+    from solver.strategy.solving.solve import solve
+    from tests import shared
+
+    cr = compile_rules(BANKER)
+    shared.pool(cr, 40_000, tmp_path)
+    monkeypatch.setenv("CAPSA_POOL_DIR", str(tmp_path))
+    sol = solve(HAND, BANKER, samples=300, seed=4)
+    assert sol.pooled and len(sol.ev_by_opponent) == 1
+    hand = np.sort(ev.parse_hand(HAND))
+    pool = PL.cached_pool(cr)
+    opp = pool_opponents(pool, hand, 1, 40, seed=9)
+    cards = pool.hands(pool.pick(hand, 40, 9))
+    settings = set_hands(cards, BANKER)
+    c = candidates(hand, cr)
+    scores = SC.score_against(c, cr, opp)
+    capped = 0
+    for ci in range(0, len(c), max(1, len(c) // 6)):
+        mine = tuple(x.tolist() for x in split_cards(hand, c.split[ci]))
+        for d in range(40):
+            nat = R.ref_best_natural(cards[d].tolist(), BANKER)
+            row = settings[d]
+            want = (R.ref_settle_natural(None, nat, BANKER) if nat is not None else
+                    R.ref_settle(mine, (row[:3].tolist(), row[3:8].tolist(), row[8:].tolist()),
+                                 BANKER))  # fmt: skip
+            assert scores.per_unit[ci, d] == pytest.approx(want)
+            capped += abs(want) == 8
+    assert capped > 0
