@@ -57,6 +57,10 @@ anchor follows each one):
     of the ruleset's list (docs/rules.md#overlapping-naturals); all high and all low both
     hold the 8 (docs/rules.md#all-high-and-all-low); twelve of one colour holds 12 or 13
     (docs/rules.md#twelve-of-one-colour).
+  * the banker's table (docs/rules.md#the-pair-cap-and-its-order): a scoop's ``scoop_bonus``
+    comes after the scoop multiplier, then ``pair_cap`` holds the pair's rows, scoop and
+    naturals (not a surrender's cost); the home run and the code card multiply after
+    the cap, the player's multiple last.
   * royalties_dealt (docs/rules.md#royalties-for-dealt-cards): the combinations are every
     four of a kind and every straight flush among the 13 cards
     (docs/rules.md#dealt-combinations); the player is paid for card-disjoint ones with the
@@ -670,7 +674,7 @@ def _settle_summaries(sa: tuple, sb: tuple, rules) -> float:
     penalty = getattr(rules, "foul_penalty", None)
     if penalty is not None and legal_a != legal_b:
         # A flat penalty, and nothing else (docs/rules.md#flat-foul-penalty).
-        return float(penalty) if legal_a else -float(penalty)
+        return _capped(float(penalty) if legal_a else -float(penalty), rules)
     if legal_a and legal_b:
         results = [_cmp(keys_a[i], keys_b[i]) for i in range(3)]
     elif legal_a:
@@ -713,7 +717,7 @@ def _settle_summaries(sa: tuple, sb: tuple, rules) -> float:
         units += dealt_a - dealt_b
         if won_a == 3 or won_b == 3:
             units *= rules.scoop_multiplier
-        return float(units)
+        return _scoop_then_cap(float(units), won_a, won_b, rules)
     royalty = 0.0
     for i in range(3):
         if mode == "always":
@@ -733,7 +737,28 @@ def _settle_summaries(sa: tuple, sb: tuple, rules) -> float:
 
     if won_a == 3 or won_b == 3:
         units *= rules.scoop_multiplier
-    return float(units)
+    return _scoop_then_cap(float(units), won_a, won_b, rules)
+
+
+def _scoop_then_cap(units: float, won_a: int, won_b: int, rules) -> float:
+    """The banker's table's two steps on a pair of shown hands
+    (docs/rules.md#the-bankers-table): a scoop adds ``scoop_bonus`` units to the side that
+    scooped, after the scoop multiplier; then the pair's result is held to ``pair_cap``
+    either way."""
+    bonus = float(getattr(rules, "scoop_bonus", 0))
+    if won_a == 3:
+        units += bonus
+    elif won_b == 3:
+        units -= bonus
+    return _capped(units, rules)
+
+
+def _capped(units: float, rules) -> float:
+    """``units`` held between -pair_cap and +pair_cap (no cap: as it is)."""
+    cap = getattr(rules, "pair_cap", None)
+    if cap is None:
+        return units
+    return float(max(-cap, min(cap, units)))
 
 
 def _settle_summaries_parts(sa: tuple, sb: tuple, rules) -> dict[str, float]:
@@ -748,7 +773,8 @@ def _settle_summaries_parts(sa: tuple, sb: tuple, rules) -> dict[str, float]:
         return {"rows": 0.0, "bonus": 0.0, "royalties": 0.0}
     penalty = getattr(rules, "foul_penalty", None)
     if penalty is not None and legal_a != legal_b:  # the flat penalty is all bonus
-        return {"rows": 0.0, "bonus": float(penalty if legal_a else -penalty), "royalties": 0.0}
+        flat = _capped(float(penalty if legal_a else -penalty), rules)
+        return {"rows": 0.0, "bonus": flat, "royalties": 0.0}
     if legal_a and legal_b:
         results = [_cmp(keys_a[i], keys_b[i]) for i in range(3)]
     else:
@@ -776,6 +802,9 @@ def _settle_summaries_parts(sa: tuple, sb: tuple, rules) -> dict[str, float]:
     royalty += dealt_a - dealt_b
     if won_a == 3 or won_b == 3:  # the multiplier's extra is bonus
         bonus += (rules.scoop_multiplier - 1) * (rows + bonus + royalty)
+    # what the scoop's added units and the cap change is bonus too
+    whole = rows + bonus + royalty
+    bonus += _scoop_then_cap(whole, won_a, won_b, rules) - whole
     return {"rows": rows, "bonus": float(bonus), "royalties": float(royalty)}
 
 
@@ -922,9 +951,16 @@ def _units_of(i: int, entries: list, home_run: int | None, rules) -> list[float]
     return out
 
 
-def ref_table_units(players: Sequence, rules, holder: int | None = None) -> list[list[float]]:
+def ref_table_units(
+    players: Sequence, rules, holder: int | None = None, banker: int = 0, multiples=None
+) -> list[list[float]]:
     """units[i][j]: what player i wins from player j at this table (home run included,
-    then the code card: ``holder`` a seat that holds it without showing cards)."""
+    then the code card: ``holder`` a seat that holds it without showing cards).
+
+    At a banker's table (``rules.banker``, docs/rules.md#the-bankers-table) seat
+    ``banker`` is the banker: two players who are not the banker settle nothing with each
+    other, and what a player and the banker settle is multiplied last by the multiple
+    that player bet (``multiples``, one a seat; None: 1 each)."""
     entries = [_table_entry(p, rules) for p in players]
     home_run = _home_run_player(entries, rules)
     holds = [
@@ -932,15 +968,27 @@ def ref_table_units(players: Sequence, rules, holder: int | None = None) -> list
         for i, ((kind, _), p) in enumerate(zip(entries, players, strict=True))
     ]
     units = [_units_of(i, entries, home_run, rules) for i in range(len(entries))]
-    return [
+    out = [
         [u * _pair_factor(holds[i], holds[j], rules) for j, u in enumerate(row)]
         for i, row in enumerate(units)
     ]
+    if not getattr(rules, "banker", False):
+        return out
+    bets = multiples if multiples is not None else [1.0] * len(players)
+    for i, row in enumerate(out):
+        for j in range(len(row)):
+            if banker not in (i, j):
+                row[j] = 0.0  # two players: they do not settle
+            else:
+                row[j] *= bets[j if i == banker else i]  # the player's bet, not the banker's
+    return out
 
 
-def ref_settle_table(players: Sequence, rules, holder: int | None = None) -> list[float]:
+def ref_settle_table(
+    players: Sequence, rules, holder: int | None = None, banker: int = 0, multiples=None
+) -> list[float]:
     """Each player's units at the table: the sum of what it wins from every other."""
-    return [sum(row) for row in ref_table_units(players, rules, holder)]
+    return [sum(row) for row in ref_table_units(players, rules, holder, banker, multiples)]
 
 
 def ref_table_parts(players: Sequence, rules, i: int = 0) -> dict[str, float]:
@@ -1172,11 +1220,16 @@ def ref_settle_natural(a_nat, b_nat, rules) -> float:
     royalties.
     Both None returns 0.0 (no natural was declared; the hands are settled by ref_settle).
     """
+    if a_nat is None and b_nat is None:
+        return 0.0
+    return _capped(_natural_units(a_nat, b_nat, rules), rules)  # the pair cap holds them too
+
+
+def _natural_units(a_nat, b_nat, rules) -> float:
+    """``ref_settle_natural`` before the pair cap."""
     table = _naturals_table(rules)
     payout = {name: float(units) for name, units in table}
     order = {name: i for i, (name, _units) in enumerate(table)}
-    if a_nat is None and b_nat is None:
-        return 0.0
     if b_nat is None:
         return payout[a_nat[0]]
     if a_nat is None:
@@ -1376,7 +1429,9 @@ def ref_field_model_value(hand13: Sequence[int], keys, royalties, model, rules) 
     3. The joint correction at the rows' midranks P(win) + P(tie) / 2: under 2-4,
        -E[s s s] / 2 (the 2-4 bonus is (sum of s - s_f s_m s_b) / 2 when no row ties);
        under 1-6, 3 x (P(win all) - P(lose all)); plus (multiplier - 1) x the scoop's units
-       (3 + bonus) x the same; per-row without a multiplier has none.
+       (3 + bonus) x the same; per-row without a multiplier has none. A scoop's added
+       units (``scoop_bonus``) add that many times P(win all) - P(lose all), the
+       independent rows' product and its correction.
     4. With a scoop multiplier and royalties: P(win all) = product of P(win) + its
        correction, P(lose all) likewise (each kept in [0, 1], their sum at most 1);
        (multiplier - 1) x (own royalties x P(win all) - sum over rows of fo / P(lose the
@@ -1421,10 +1476,14 @@ def ref_field_model_value(hand13: Sequence[int], keys, royalties, model, rules) 
             term.append(w * own - float(model.fo[r][key]) + util)
     mult = float(rules.scoop_multiplier)
     value = ref_field_value(win, tie, term, rules.scoring, mult)
+    # a scoop's added units (docs/rules.md#the-bankers-table; the pair cap is left out)
+    add = float(getattr(rules, "scoop_bonus", 0))
+    value += add * (win[0] * win[1] * win[2] - lose[0] * lose[1] * lose[2])
     cop = model.cop
     if len(cop[0]) > 1:
         e3 = _trilinear(cop[0], mid)
         scoop = _trilinear(cop[1], mid) - _trilinear(cop[2], mid)
+        value += add * scoop
         if rules.scoring == "2-4":
             value += -0.5 * e3 + (mult - 1) * 4 * scoop
         elif rules.scoring == "1-6":

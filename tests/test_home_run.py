@@ -173,7 +173,8 @@ def test_digest_moves_only_when_the_home_run_is_on():
     """docs/rules.md#digest: today's presets keep their digests (pinned in
     tests/test_rules.py); off, the minimum changes nothing; on, both keys count."""
     for preset in PRESETS.values():
-        r = dataclasses.replace(preset, home_run_multiplier=1)
+        # a banker's table plays no home run (docs/rules.md#the-bankers-table): without it
+        r = dataclasses.replace(preset, home_run_multiplier=1, banker=False)
         for low in (1, 2, 3):
             assert dataclasses.replace(r, home_run_min_opponents=low).digest() == r.digest()
         on = dataclasses.replace(r, home_run_multiplier=2)
@@ -224,6 +225,8 @@ def test_the_field_tables_ignore_the_home_run():
     from solver.strategy.field_model.trained import field_ready
 
     for name, r in PRESETS.items():
+        if r.banker:  # a banker's table plays no home run (docs/rules.md#the-bankers-table)
+            continue
         on = hr(name, home_run_min_opponents=1)
         assert play_digest(on) == play_digest(r)
         assert field_ready(compile_rules(load_rules(on)))
@@ -283,6 +286,8 @@ def test_settle_table_is_the_pairwise_sums_with_the_home_run_off(preset):
     r = PRESETS[preset]
     if r.home_run:  # shisanshui and mau-binh: the same rules with the home run off
         r = dataclasses.replace(r, name=f"{preset}-off", home_run_multiplier=1)
+    if r.banker:  # shisanshui-banker: every pair settles without the banker's seat
+        r = dataclasses.replace(r, name=f"{preset}-off", banker=False)
     for mine, _ in random_tables(400, seed=7, r=r, extras=False):
         got = solver.settle_table(mine, r)
         want = [sum(S.settle(a, b, r) for b in mine if b is not a) for a in mine]

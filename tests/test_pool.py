@@ -96,6 +96,9 @@ CUSTOM = {
                         "royalty_replaces_row": False,
                         "home_run_multiplier": 1},
     "per-row x2": {"base": "per-row", "scoop_multiplier": 2},
+    # docs/rules.md#the-bankers-table: a scoop's added units and the pair cap
+    "water room": {"base": "shisanshui-banker"},
+    "x2 +1.5 capped at 4": {"scoop_multiplier": 2, "scoop_bonus": 1.5, "pair_cap": 4},
 }  # fmt: skip
 
 

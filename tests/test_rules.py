@@ -217,6 +217,20 @@ for _fields in EXPECTED.values():
     _fields.setdefault("code_card_both", "once")
     _fields.setdefault("split_ranks", False)
     _fields.setdefault("two_jokers_foul", "above_aces")  # docs/rules.md#jokers
+    # docs/rules.md#the-bankers-table: every preset but shisanshui-banker seats no banker
+    _fields.setdefault("banker", False)
+    _fields.setdefault("scoop_bonus", 0)
+    _fields.setdefault("pair_cap", None)
+# 水庄 (docs/rules.md#the-shisanshui-banker-preset): shisanshui at a banker's table
+EXPECTED["shisanshui-banker"] = {
+    **EXPECTED["shisanshui"],
+    "banker": True,
+    "scoop_multiplier": 1,  # lib_game.lua CompareTwoPlayerWater: 打枪 + 1, not x 2
+    "scoop_bonus": 1,
+    "pair_cap": 8,  # |nFinalScore| > 8: 8
+    "home_run_multiplier": 1,  # CompareResultWater: no 全垒打
+    "home_run_min_opponents": 3,
+}
 
 
 def write(tmp_path: Path, text: str, name: str = "house.toml") -> Path:
@@ -235,7 +249,7 @@ def fields_of(rules: Rules) -> dict:
 def test_preset_names_exactly():
     assert list(PRESETS) == [
         "chinese-1-6", "chinese-2-4", "per-row", "capsa", "shisanshui", "mau-binh",
-        "mau-binh-rules", "pusoy",
+        "mau-binh-rules", "pusoy", "shisanshui-banker",
     ]  # fmt: skip
     assert DEFAULT_PRESET == "chinese-1-6"
 
@@ -746,6 +760,7 @@ def test_digest_stable_and_distinct():
         "mau-binh": "3c4f9e44c4d6938a",  # gameBinh's live code (docs/rules.md#the-mau-binh-preset)
         "mau-binh-rules": "d009086b3bae6cbd",  # mau-binh as it was: its field tables kept
         "pusoy": "dd0462f56dabec23",
+        "shisanshui-banker": "70821470bfdd9448",  # docs/rules.md#the-bankers-table
     }
 
 
@@ -1134,6 +1149,8 @@ def test_apps_keys_at_default_keep_every_digest():
     for name, rules in PRESETS.items():
         if name == "mau-binh-rules":  # today's mau-binh renamed: the digest it had
             assert rules.digest() == "d009086b3bae6cbd"
+        elif name == "shisanshui-banker":  # new with the banker's keys
+            assert rules.digest() == "70821470bfdd9448"
         elif name in EARLIER_DIGESTS:
             assert earlier(name).digest() == EARLIER_DIGESTS[name] != rules.digest()
         else:

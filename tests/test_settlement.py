@@ -554,8 +554,9 @@ def test_compile_rules_fields():
     assert ra.params.dtype == np.float64
     # no two-jokers front, equal rows legal, no flat foul for naturals, two holders of the
     # code card multiplied once (x1 here: no code card), no front of both jokers checked
-    # as its third card
-    assert ra.params.tolist() == [1, 1, 0, 0, 1, 1, 3, 0, 0, 0, 0, 1, -1, 0, 0, 0, 1, 0]
+    # as its third card, a scoop adds nothing, no pair cap
+    inf = float("inf")
+    assert ra.params.tolist() == [1, 1, 0, 0, 1, 1, 3, 0, 0, 0, 0, 1, -1, 0, 0, 0, 1, 0, 0, inf]
     assert ra.nat_units.tolist() == [13, 3, 3, 3]
     assert ra.nat_codes.tolist() == [0, 1, 2, 3]  # dragon, three straights, six pairs, flushes
     assert (ra.remap == np.arange(7917)).all()
@@ -572,16 +573,19 @@ def test_compile_rules_fields():
     assert sh.suit_rank.tolist() == [0, 0, 0, 0]  # no suit order
     # per-row x2, home run x2 from 2, rows at their whole value, natural ties by payout
     # code x1 (and x1 for two holders), no XX
-    assert sh.params.tolist() == [0, 2, 0, 0, 1, 2, 2, 1, 0, 0, 1, 1, -1, 0, 0, 0, 1, 0]
+    assert sh.params.tolist() == [0, 2, 0, 0, 1, 2, 2, 1, 0, 0, 1, 1, -1, 0, 0, 0, 1, 0, 0, inf]
     assert sh.nat_units.tolist() == [104, 52, 52, 52, 26, 26, 6, 6, 6, 6, 6, 6, 6]
     earlier = S.compile_rules(load_rules(EARLIER_SHISANSHUI)).arrays
     assert earlier.suit_rank.tolist() == [1, 0, 2, 3]  # c d h s under s > h > c > d
-    no_hr = [0, 2, 0, 0, 1, 1, 2, 0, 0, 0, 0, 1, -1, 0, 0, 0, 1, 0]
+    no_hr = [0, 2, 0, 0, 1, 1, 2, 0, 0, 0, 0, 1, -1, 0, 0, 0, 1, 0, 0, inf]
     assert earlier.params.tolist() == no_hr  # no HR
     # mau-binh: no home run, a flat foul of 6 (paid to naturals too), ties by difference,
     # equal rows foul (docs/rules.md#the-mau-binh-preset)
     mb = S.compile_rules(PRESETS["mau-binh"]).arrays
-    assert mb.params.tolist() == [0, 2, 0, 0, 1, 1, 3, 1, 1, 6, 2, 1, -1, 0, 1, 1, 1, 0]
+    assert mb.params.tolist() == [0, 2, 0, 0, 1, 1, 3, 1, 1, 6, 2, 1, -1, 0, 1, 1, 1, 0, 0, inf]
+    # 水庄: x1, home run off, a scoop +1, a pair capped at 8 (docs/rules.md#the-bankers-table)
+    water = S.compile_rules(PRESETS["shisanshui-banker"]).params.tolist()
+    assert water[:2] == [0, 1] and water[5] == 1 and water[-2:] == [1, 8]
     assert (mb.remap == np.arange(7917)).all()  # the wheel low
     assert S.compile_rules(PRESETS["pusoy"]).arrays.suit_rank.tolist() == [2, 3, 1, 0]
     home_run = rules(home_run_multiplier=2.5, home_run_min_opponents=2)

@@ -125,6 +125,11 @@ def test_pareto_front_is_exact(preset):
 ALWAYS = {"royalty_mode": "always", "royalty_replaces_row": False}
 
 
+#: 十三水's 水庄 (docs/rules.md#the-bankers-table) on 十三水's field tables.
+WATER = {"banker": True, "scoop_multiplier": 1, "scoop_bonus": 1, "pair_cap": 8,
+         "home_run_multiplier": 1}  # fmt: skip
+
+
 def _field_configs():
     """(rules, field tables) pairs covering every term of the field value: shipped tables,
     royalty mode "always", and random corrections (card removal and joint grids) under
@@ -149,7 +154,10 @@ def _field_configs():
                                  ("shisanshui", ALWAYS, 0.05),
                                  ("per-row", {"scoop_multiplier": 2}, 0.05),
                                  ("chinese-2-4", {}, 0.5), ("shisanshui", {}, 0.5),
-                                 ("shisanshui", ALWAYS, 0.5)):  # fmt: skip
+                                 ("shisanshui", ALWAYS, 0.5),
+                                 ("shisanshui", WATER, 0.05),  # a scoop's +1, the cap
+                                 ("per-row", {"scoop_multiplier": 2, "scoop_bonus": 1.5},
+                                  0.5)):  # fmt: skip
         base = load_rules(preset)
         rules = rules_from_dict({**base.to_dict(), **change, "name": "x"}, "x") if change else base
         dist, cr = TR.get_field(compile_rules(base)).dist, compile_rules(rules)

@@ -277,7 +277,7 @@ def test_rules_lists_the_presets_and_the_limits(client):
         "chinese-1-6": "Chinese poker, 1-6", "chinese-2-4": "Chinese poker, 2-4",
         "per-row": "Chinese poker, a unit a row", "capsa": "Capsa Susun",
         "shisanshui": "十三水", "mau-binh": "Mậu Binh", "mau-binh-rules": "Mậu Binh (rule texts)",
-        "pusoy": "Pusoy",
+        "pusoy": "Pusoy", "shisanshui-banker": "十三水, 水庄 (banker)",
     }  # fmt: skip
     uploaded = client.post("/api/rules", json={"rules": 'base = "pusoy"\nname = "mine"\n'})
     assert uploaded.json()["game"] is None  # a house ruleset is not the preset's game
@@ -424,7 +424,7 @@ def test_an_unknown_option_is_400_naming_the_options(client):
     assert res.status_code == 400
     assert res.json() == {
         "error": "unknown option 'format'; options are hand, rules, players, samples, seed, "
-        "top, policy, against, stakes, played, top_by, opponents, jokers"
+        "top, policy, against, stakes, played, top_by, opponents, seat, jokers"
     }
 
 

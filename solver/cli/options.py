@@ -25,6 +25,7 @@ __all__ = [
     "ResultFormat",
     "RulesOpt",
     "RulesetFormat",
+    "SeatOpt",
     "StakesOpt",
     "format_option",
     "samples_option",
@@ -114,6 +115,16 @@ StakesOpt = stakes_option(
     "Money per unit against each opponent, in order (default 1 each): "
     "the setting maximises the staked total."
 )
+
+SeatOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--seat",
+        metavar="player|banker",
+        help="At a banker's table (shisanshui-banker): player (the default; you settle "
+        "with the banker alone) or banker (with every player; --stakes: their multiples).",
+    ),
+]
 
 OpponentsOpt = Annotated[
     str | None,

@@ -45,6 +45,7 @@ from solver.engine.layout import (
     MODE_ALWAYS,
     MODE_CANCEL,
     ONE_COLOUR,
+    P_CAP,
     P_CODE,
     P_CODE_BOTH,
     P_EQ_FOUL,
@@ -58,6 +59,7 @@ from solver.engine.layout import (
     P_NAT_PAYOUT,
     P_ONE,
     P_RR,
+    P_SCOOP_ADD,
     P_SCORING,
     P_XX_FOUL,
     P_XX_KEY,
@@ -386,17 +388,31 @@ def _shown_parts(
 
 
 @kernel(inline="always")
+def _capped(v: float, cap: float) -> float:
+    """v held between -cap and cap (docs/rules.md#the-bankers-table; cap inf: v)."""
+    return min(max(v, -cap), cap)
+
+
+@kernel(inline="always")
+def _scoop_added(whole: float, scoop: Bool, add: float, cap: float) -> float:
+    """A pair's ``whole`` result after the scoop multiplier, with ``add`` units more to the
+    side that scooped (the sign of ``whole``: a scoop is never 0), then capped."""
+    return _capped(whole + ((add if whole > 0.0 else -add) if scoop else 0.0), cap)
+
+
+@kernel(inline="always")
 def _shown_units(
     a0: Int, a1: Int, a2: Int, ra0: float, ra1: float, ra2: float, rda: float,
     b0: Int, b1: Int, b2: Int, rb0: float, rb1: float, rb2: float, rdb: float,
-    rr: float, mode: float, scoring: float, mult: float,
+    rr: float, mode: float, scoring: float, mult: float, add: float, cap: float,
 ) -> float:  # fmt: skip
     """Units A wins from B, both legal: ``_shown_parts`` added up (rows, bonus, then
-    royalties), times the scoop multiplier ``mult`` on a scoop."""
+    royalties), times the scoop multiplier ``mult`` on a scoop, plus the scoop's ``add``
+    units, then held to ``cap`` (``_scoop_added``)."""
     rows, bonus, royalty, scoop = _shown_parts(a0, a1, a2, ra0, ra1, ra2, rda,
                                                b0, b1, b2, rb0, rb1, rb2, rdb, rr, mode,
                                                scoring)  # fmt: skip
-    return (rows + bonus + royalty) * (mult if scoop else 1.0)
+    return _scoop_added((rows + bonus + royalty) * (mult if scoop else 1.0), scoop, add, cap)
 
 
 @kernel(inline="always")
@@ -438,12 +454,13 @@ def _settle_core(
         if fa and fb:
             return 0.0
         if params[P_FOUL_ON] != 0.0:  # a flat penalty, nothing else
-            return _flat_penalty(fb, params)
+            return _capped(_flat_penalty(fb, params), params[P_CAP])
         sign, units, royalty = _foul_parts(fb, ra0, ra1, ra2, rda, rb0, rb1, rb2, rdb, params)
-        return sign * (units + royalty) * params[P_MULT]
+        return _scoop_added(sign * (units + royalty) * params[P_MULT], True,
+                            params[P_SCOOP_ADD], params[P_CAP])  # fmt: skip
     return _shown_units(a0, a1, a2, ra0, ra1, ra2, rda, b0, b1, b2, rb0, rb1, rb2, rdb,
                         params[P_RR], params[P_MODE], params[P_SCORING],
-                        params[P_MULT])  # fmt: skip
+                        params[P_MULT], params[P_SCOOP_ADD], params[P_CAP])  # fmt: skip
 
 
 @kernel
@@ -462,19 +479,24 @@ def _settle_parts(
     as ``_settle_core``.
     """
     mult = params[P_MULT]
+    scoop: Bool  # a fouled hand is scooped
     if fa or fb:
         if fa and fb:
             return 0.0, 0.0, 0.0
         if params[P_FOUL_ON] != 0.0:  # the flat penalty is all bonus
-            return 0.0, _flat_penalty(fb, params), 0.0
+            return 0.0, _capped(_flat_penalty(fb, params), params[P_CAP]), 0.0
         sign, units, royalty = _foul_parts(fb, ra0, ra1, ra2, rda, rb0, rb1, rb2, rdb, params)
         extra = (mult - 1.0) * (units + royalty)
-        return sign * 3.0, sign * (units - 3.0 + extra), sign * royalty
-    rows, bonus, royalty, scoop = _shown_parts(a0, a1, a2, ra0, ra1, ra2, rda,
-                                               b0, b1, b2, rb0, rb1, rb2, rdb, params[P_RR],
-                                               params[P_MODE], params[P_SCORING])  # fmt: skip
-    if scoop:
-        bonus += (mult - 1.0) * (rows + bonus + royalty)
+        rows, bonus, royalty = sign * 3.0, sign * (units - 3.0 + extra), sign * royalty
+        scoop = True
+    else:
+        rows, bonus, royalty, scoop = _shown_parts(a0, a1, a2, ra0, ra1, ra2, rda,
+                                                   b0, b1, b2, rb0, rb1, rb2, rdb, params[P_RR],
+                                                   params[P_MODE], params[P_SCORING])  # fmt: skip
+        if scoop:
+            bonus += (mult - 1.0) * (rows + bonus + royalty)
+    whole = rows + bonus + royalty  # the scoop's added units and the cap are bonus too
+    bonus += _scoop_added(whole, scoop, params[P_SCOOP_ADD], params[P_CAP]) - whole
     return rows, bonus, royalty
 
 
@@ -591,7 +613,7 @@ def _home_run_seat(keys: I64, fouls: Bools, nat: I64, surr: Bools, params: F64) 
 @kernel
 def _settle_table(
     keys: I64, roys: F64, fouls: Bools, nat: I64, natkey: I64, surr: Bools, hold: Bools,
-    params: F64, nat_units: F64, cost: float, out: F64,
+    params: F64, nat_units: F64, cost: float, banker: int, bets: F64, out: F64,
 ) -> None:  # fmt: skip
     """Each player's units at one table of k players: out float64[k] (written, sums to 0).
 
@@ -600,7 +622,9 @@ def _settle_table(
     natkey int64[k]; surr bool[k] players who surrendered; hold bool[k] players who hold
     the code card (docs/rules.md#the-code-card: a pair with one holder is multiplied by
     params[P_CODE], a pair of two holders by params[P_CODE_BOTH]); cost the surrender
-    cost.
+    cost; banker the banker's seat at a banker's table (-1: none;
+    docs/rules.md#the-bankers-table): only the pairs of the banker settle, each times the
+    multiple its player bet (bets float64[k]).
 
     Every pair settles once (i < j) and each player adds its pairs in seat order, so with
     the home run off out[i] is exactly the sum of ``_settle`` over i's opponents: a
@@ -615,6 +639,8 @@ def _settle_table(
         out[i] = 0.0
     for i in range(k):
         for j in range(i + 1, k):
+            if banker >= 0 and i != banker and j != banker:
+                continue  # two players at a banker's table do not settle
             if surr[i] or surr[j]:
                 if surr[i] and surr[j]:
                     v = 0.0
@@ -638,6 +664,8 @@ def _settle_table(
                 v *= params[P_CODE_BOTH]
             elif hold[i] or hold[j]:
                 v *= params[P_CODE]
+            if banker >= 0:
+                v *= bets[j if i == banker else i]  # the player's multiple
             out[i] += v
             out[j] -= v
 
@@ -645,17 +673,19 @@ def _settle_table(
 @kernel
 def _settle_tables(
     keys: I64, roys: F64, fouls: Bools, nat: I64, natkey: I64, surr: Bools, hold: Bools,
-    k: int, params: F64, nat_units: F64, cost: float, out: F64,
+    k: int, params: F64, nat_units: F64, cost: float, banker: int, bets: F64, out: F64,
 ) -> None:  # fmt: skip
     """``_settle_table`` of many tables of k players each, laid out seat by seat: table t
     is rows t * k .. t * k + k - 1 of every array (keys int64[n * k, 3], roys
-    float64[n * k, 4], fouls / surr / hold bool[n * k], nat / natkey int64[n * k]) -> out
+    float64[n * k, 4], fouls / surr / hold bool[n * k], nat / natkey int64[n * k], bets
+    float64[n * k]; banker the banker's seat at every table, -1 none) -> out
     float64[n * k]."""
     for t in range(keys.shape[0] // k):
         lo = t * k
         hi = lo + k
         _settle_table(keys[lo:hi], roys[lo:hi], fouls[lo:hi], nat[lo:hi], natkey[lo:hi],
-                      surr[lo:hi], hold[lo:hi], params, nat_units, cost, out[lo:hi])  # fmt: skip
+                      surr[lo:hi], hold[lo:hi], params, nat_units, cost, banker, bets[lo:hi],
+                      out[lo:hi])  # fmt: skip
 
 
 # --------------------------------------------------------------------------- naturals
@@ -696,13 +726,16 @@ def _settle_naturals(
         ua = nat_units[na]
         ub = nat_units[nb]
         if params[P_NAT_PAYOUT] == 2.0:  # by difference
-            return ua - ub
-        if ua > ub:
-            return ua
-        if ub > ua:
-            return -ub
-        return 0.0
-    return _settle_natural(na, nka, nb, nkb, nat_units)
+            v = ua - ub
+        elif ua > ub:
+            v = ua
+        elif ub > ua:
+            v = -ub
+        else:
+            v = 0.0
+    else:
+        v = _settle_natural(na, nka, nb, nkb, nat_units)
+    return _capped(v, params[P_CAP])  # the pair cap holds a natural's payment too
 
 
 @kernel

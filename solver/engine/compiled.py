@@ -25,6 +25,7 @@ from solver.engine.layout import (
     NKEY,
     NPARAMS,
     NSTRENGTH,
+    P_CAP,
     P_CODE,
     P_CODE_BOTH,
     P_EQ_FOUL,
@@ -39,6 +40,7 @@ from solver.engine.layout import (
     P_ONE,
     P_ROY,
     P_RR,
+    P_SCOOP_ADD,
     P_SCORING,
     P_XX_FOUL,
     P_XX_KEY,
@@ -231,6 +233,8 @@ def _arrays(rules: Rules, t: Tables | DeckTables) -> RuleArrays:
     params[P_CODE_BOTH] = rules.code_factor_both
     params[P_XX_KEY], params[P_XX_ROY] = _two_jokers(rules, t, remap)
     params[P_XX_FOUL] = 1.0 if rules.two_jokers_third else 0.0
+    params[P_SCOOP_ADD] = float(rules.scoop_bonus)
+    params[P_CAP] = np.inf if rules.pair_cap is None else float(rules.pair_cap)
     nat_units = np.array([float(u) for _, u in rules.naturals], dtype=np.float64)
     codes = [NATURAL_CODES[n] for n, _ in rules.naturals]
     if rules.splits_ranks:  # docs/rules.md#ranks-held-six-times

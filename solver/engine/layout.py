@@ -66,7 +66,9 @@ P_CODE_BOTH = 16  # a pair whose players both hold the code card is multiplied b
 #: the foul check takes a front of both jokers for three of its third card (0/1:
 #: ``two_jokers_foul = "third_card"``, docs/rules.md#jokers); its key is P_XX_KEY still
 P_XX_FOUL = 17
-NPARAMS = 18
+P_SCOOP_ADD = 18  # units a scoop adds after the multiplier (docs/rules.md#the-bankers-table)
+P_CAP = 19  # the most a pair settles for either way (inf: no cap)
+NPARAMS = 20
 
 SCORING_PER_ROW, SCORING_16, SCORING_24 = 0, 1, 2
 SCORING_CODES: dict[str, int] = {"per-row": SCORING_PER_ROW, "1-6": SCORING_16, "2-4": SCORING_24}

@@ -34,6 +34,10 @@ class TopBy(StrEnum):
 
 TOP_BY: tuple[str, ...] = tuple(t.value for t in TopBy)
 
+#: The seats of a banker's table (docs/rules.md#the-bankers-table): the banker settles
+#: with every player, a player with the banker alone.
+SEATS: tuple[str, ...] = ("player", "banker")
+
 #: Opponent hands a Monte Carlo solve deals when none is said (``--samples``).
 DEFAULT_SAMPLES = 3000
 #: Runners-up an answer shows when none is said (``--top``).
@@ -101,6 +105,8 @@ class SolveOptions:
     top_by: str = TopBy.shape.value
     opponents: Any = None
     pool: Any = True
+    #: At a banker's table: "player" (the default; one opponent, the banker) or "banker".
+    seat: str | None = None
     #: Set by ``check()`` on the instance it returns (``dataclasses.replace`` makes an
     #: unchecked one); not a field of the request.
     checked: bool = field(default=False, init=False, repr=False, compare=False)
@@ -235,6 +241,7 @@ _CHECKS: dict[str, Any] = {
     "played": _played,
     "pool": _pool,
     "opponents": _opponents,
+    "seat": lambda v: None if v is None else _choice("seat", SEATS)(v),
 }
 _FIELDS: tuple[str, ...] = tuple(f.name for f in fields(SolveOptions) if f.name != "checked")
 assert set(_CHECKS) == set(_FIELDS)  # every field has its check

@@ -189,6 +189,9 @@ FILE_KEYS: tuple[str, ...] = (
     "code_card_both",
     "split_ranks",
     "two_jokers_foul",
+    "banker",
+    "scoop_bonus",
+    "pair_cap",
     "royalties",
     "naturals",
 )

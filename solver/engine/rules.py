@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from solver.engine.banker import check_banker, check_pair_cap
 from solver.engine.errors import RulesError
 from solver.engine.inputs import TooLarge, read_bounded
 from solver.engine.options import MAX_RULESET_BYTES
@@ -168,6 +169,13 @@ class Rules:
     #: The foul check takes a front of both jokers for a front "above_aces" or for three
     #: of a kind of its "third_card" (docs/rules.md#jokers).
     two_jokers_foul: str = "above_aces"
+    #: One seat is the banker; every other player settles with it only
+    #: (docs/rules.md#the-bankers-table).
+    banker: bool = False
+    #: Units a scoop adds to the pair's result, after the scoop multiplier (水庄: 1).
+    scoop_bonus: float = 0
+    #: The most a pair's rows, scoop and naturals settle for either way (None: no cap).
+    pair_cap: float | None = None
 
     def __post_init__(self) -> None:
         def put(field: str, value: Any) -> None:
@@ -206,6 +214,10 @@ class Rules:
         xx = check_choice(self.two_jokers_foul, "two_jokers_foul", TWO_JOKERS_FOUL)
         put("two_jokers_foul", xx)
         check_whole_rows(self.royalty_replaces_row, self.royalty_mode, self.royalties_dealt)
+        put("banker", check_flag(self.banker, "banker"))
+        put("scoop_bonus", check_number(self.scoop_bonus, "scoop_bonus", units=True))
+        put("pair_cap", check_pair_cap(self.pair_cap))
+        check_banker(self.banker, self.home_run, self.pair_cap, self.foul_pays_naturals)
 
         put("royalties", royalty_lines(self.royalties))
         put("naturals", natural_lines(self.naturals))
@@ -367,6 +379,11 @@ PRESETS: dict[str, Rules] = {
     ),
     "pusoy": _preset("pusoy", scoring="2-4", surrender_cost=2, suit_order="dchs"),
 }
+# 水庄 (docs/rules.md#the-shisanshui-banker-preset): 十三水 at a banker's table.
+PRESETS["shisanshui-banker"] = dataclasses.replace(
+    PRESETS["shisanshui"], name="shisanshui-banker", banker=True, scoop_multiplier=1,
+    scoop_bonus=1, pair_cap=8, home_run_multiplier=1, home_run_min_opponents=3,
+)  # fmt: skip
 
 #: What players call the game each preset plays (the page's presets menu, ``capsa rules``).
 PRESET_GAMES: dict[str, str] = {
@@ -378,6 +395,7 @@ PRESET_GAMES: dict[str, str] = {
     "mau-binh": "Mậu Binh",
     "mau-binh-rules": "Mậu Binh (rule texts)",
     "pusoy": "Pusoy",
+    "shisanshui-banker": "十三水, 水庄 (banker)",
 }
 
 

@@ -55,6 +55,9 @@ def rules_to_dict(r: Rules) -> dict[str, Any]:
         "code_card_both": r.code_card_both,
         "split_ranks": r.split_ranks,
         "two_jokers_foul": r.two_jokers_foul,
+        **({"banker": True} if r.banker else {}),
+        **({"scoop_bonus": r.scoop_bonus} if r.scoop_bonus else {}),
+        **({"pair_cap": r.pair_cap} if r.pair_cap is not None else {}),
         "royalties": royalties,
         "naturals": dict(r.naturals) if r.naturals else False,
     }
@@ -76,7 +79,8 @@ def rules_digest(r: Rules) -> str:
     ``extra_suits`` only when it adds a suit, ``jokers`` only when there are some;
     ``equal_rows_foul`` and ``foul_pays_naturals`` only when on; ``split_ranks`` only
     when it can change a natural (``splits_ranks``); ``two_jokers_foul`` only when it can
-    change a foul check (``two_jokers_third``).
+    change a foul check (``two_jokers_third``); ``banker``, ``scoop_bonus`` and
+    ``pair_cap`` only when set.
     """
     payload = [
         DIGEST_VERSION,
@@ -117,5 +121,11 @@ def rules_digest(r: Rules) -> str:
         payload.append({"split_ranks": True})
     if r.two_jokers_third:
         payload.append({"two_jokers_foul": r.two_jokers_foul})
+    if r.banker:
+        payload.append({"banker": True})
+    if r.scoop_bonus:
+        payload.append({"scoop_bonus": r.scoop_bonus})
+    if r.pair_cap is not None:
+        payload.append({"pair_cap": r.pair_cap})
     text = json.dumps(payload, separators=(",", ":"), allow_nan=False)
     return hashlib.sha256(text.encode()).hexdigest()[:16]

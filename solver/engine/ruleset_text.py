@@ -54,6 +54,12 @@ def rules_summary(r: Rules) -> str:
         parts.append(f"home run x{r.home_run_multiplier:g} ({r.home_run_min_opponents}+ opponents)")
     if r.code_card is not None:
         parts.append(f"code card {_card_text(r.code_card)} x{fmt_units(r.code_card_multiplier)}")
+    if r.banker:
+        parts.append("a banker (each player against the banker)")
+    if r.scoop_bonus:
+        parts.append(f"scoop +{fmt_units(r.scoop_bonus)}")
+    if r.pair_cap is not None:
+        parts.append(f"a pair capped at {fmt_units(r.pair_cap)}")
     return ", ".join(parts)
 
 
@@ -112,6 +118,20 @@ def _apps_rows(rules: Rules) -> list[tuple[str, str]]:
         rows.append(
             ("two_jokers_foul", "a front of both jokers fouls as three of its third card")
         )
+    return rows + _banker_rows(rules)
+
+
+def _banker_rows(rules: Rules) -> list[tuple[str, str]]:
+    """The banker's table's keys, when set (docs/rules.md#the-bankers-table)."""
+    rows = []
+    if rules.banker:
+        rows.append(("banker", "yes (坐庄: every other player settles with the banker alone, "
+                     "times the multiple that player bet)"))  # fmt: skip
+    if rules.scoop_bonus:
+        rows.append(("scoop_bonus", f"a scoop adds {fmt_units(rules.scoop_bonus)} to the pair"))
+    if rules.pair_cap is not None:
+        cap = fmt_units(rules.pair_cap)
+        rows.append(("pair_cap", f"a pair settles for {cap} at most, either way"))
     return rows
 
 

@@ -60,6 +60,11 @@ BIG_TABLES: dict[str, BigTable] = {
 }
 
 
+#: Presets that play jokers as another preset's tables do (the same game at another table:
+#: 十三水's 水庄 pays five of a kind and the hands of many of a kind as 十三水 does).
+SAME_GAME: dict[str, str] = {"shisanshui-banker": "shisanshui"}
+
+
 def seated(rules: Rules, players: int) -> Rules:
     """``rules`` at a table of ``players``: the same ruleset while its deck deals them,
     else the bigger table its preset names (``BIG_TABLES``, named ``shisanshui-5``);
@@ -124,7 +129,8 @@ def with_jokers(rules: Rules, jokers: int) -> Rules:
     rules = _without_jokers(rules)
     if jokers == rules.jokers:
         return rules
-    table = BIG_TABLES.get(rules.name.rsplit("-", 1)[0] if rules.extra_suits else rules.name)
+    name = rules.name.rsplit("-", 1)[0] if rules.extra_suits else rules.name
+    table = BIG_TABLES.get(SAME_GAME.get(name, name))
     royalties = rules.royalties
     naturals = list(rules.naturals)
     if table is not None and jokers:

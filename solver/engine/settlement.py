@@ -42,6 +42,7 @@ import numpy as np
 
 from evaluator import CardParseError, format_card, parse_hand
 from evaluator._jit import compiling
+from solver.engine.banker import check_multiples
 from solver.engine.code_card import code_card_of, holder_seat, holds_code_card
 from solver.engine.compiled import CompiledRules, RuleArrays, compile_rules
 from solver.engine.errors import InputError
@@ -244,8 +245,9 @@ def _is_natural(entry: Any) -> bool:
 
 
 def settle_table(
-    settings: Sequence[Any], rules: RulesOrCompiled = None, *, holder: int | None = None
-) -> list[float]:
+    settings: Sequence[Any], rules: RulesOrCompiled = None, *, holder: int | None = None,
+    banker: int = 0, multiples: Sequence[float] | None = None,
+) -> list[float]:  # fmt: skip
     """Each player's units at one table of 2 players to as many as the ruleset's deck
     deals (4 on 52 cards, 5 and 6 with added suits); the list sums to zero.
 
@@ -262,7 +264,9 @@ def settle_table(
     (docs/rules.md#home-run): a player who scoops every opponent still in the hand, at
     least ``home_run_min_opponents`` of them and none with a declared natural, collects
     ``home_run_multiplier`` times what each of them would pay. So with the home run off,
-    ``settle_table(s)[i] == sum(settle(s[i], s[j]) for j != i)`` for shown settings.
+    ``settle_table(s)[i] == sum(settle(s[i], s[j]) for j != i)`` for shown settings. At a
+    banker's table (docs/rules.md#the-bankers-table) the others settle with seat ``banker``
+    alone, each times its ``multiples`` entry (one a seat, the banker's unused; default 1).
 
     Raises ``CardParseError`` for a bad setting or a card held by two players, and
     ``InputError`` for a bad natural, a surrender the ruleset does not allow, or a table
@@ -308,15 +312,35 @@ def settle_table(
     hold = holds_code_card(flats, cr) & shown
     if holder is not None:
         hold[holder_seat(holder, k, hold, shown)] = True
+    seat, bets = _banker_seat(cr, banker, k, multiples)
     keys, roys, fouls = summarize_batch(flats[shown], cr)
     all_keys = np.zeros((k, 3), np.int64)
     all_roys = np.zeros((k, 4), np.float64)
     all_fouls = np.zeros(k, np.bool_)
     all_keys[shown], all_roys[shown], all_fouls[shown] = keys, roys, fouls
-    out = settle_tables(
-        (all_keys, all_roys, all_fouls), k, cr, nat=nat, natkey=natkey, surr=surr, hold=hold
-    )
+    out = settle_tables((all_keys, all_roys, all_fouls), k, cr, nat=nat, natkey=natkey,
+                        surr=surr, hold=hold, banker=(seat, bets))  # fmt: skip
     return [float(x) for x in out]
+
+
+def _banker_seat(
+    cr: CompiledRules, banker: Any, k: int, multiples: Any
+) -> tuple[int | None, np.ndarray]:
+    """The banker's seat at a table of ``k`` under the ruleset (None: it seats no banker)
+    and the multiples bet (1 each by default); InputError, one line, for a seat that is
+    not one of the table's or multiples that are not one number above 0 a seat."""
+    seat = None
+    if not cr.rules.banker:
+        if banker != 0:
+            raise InputError(f"ruleset '{cr.rules.name}' seats no banker (banker = true)")
+    elif isinstance(banker, bool) or not isinstance(banker, numbers.Integral) or not (
+        0 <= int(banker) < k
+    ):
+        raise InputError(f"banker must be a seat from 0 to {k - 1}, got {banker!r}")
+    else:
+        seat = int(banker)
+    bets = np.ones(k) if multiples is None else np.array(check_multiples(multiples, k, seat))
+    return seat, bets
 
 
 def settle_tables(
@@ -328,13 +352,16 @@ def settle_tables(
     natkey: np.ndarray | None = None,
     surr: np.ndarray | None = None,
     hold: np.ndarray | None = None,
+    banker: tuple[int | None, np.ndarray] | None = None,
 ) -> np.ndarray:
     """Many tables of ``k`` players at once: ``summaries`` (keys int64[n * k, 3],
     royalties float64[n * k, 4], fouls bool[n * k] from ``summarize_batch``) seat by
     seat, table t being rows t * k .. t * k + k - 1 -> each player's units float64[n * k].
     ``nat``/``natkey`` (int64[n * k], -1: no natural declared) and ``surr`` (bool[n * k])
     as ``settle_table`` takes its entries (default: every hand shown); ``hold``
-    (bool[n * k]) the players who hold the code card (default: none)."""
+    (bool[n * k]) the players who hold the code card (default: none); at a banker's
+    table, ``banker`` the banker's seat at every table (None: the first) and the
+    multiple each player bet, float64[n * k] (default: seat 0, 1 each)."""
     from solver.engine import _kernels as k_
 
     _compiled(cr, "settle_tables")
@@ -352,11 +379,14 @@ def settle_tables(
     natkey = np.zeros(m, np.int64) if natkey is None else np.ascontiguousarray(natkey, np.int64)
     surr = np.zeros(m, np.bool_) if surr is None else np.ascontiguousarray(surr, np.bool_)
     hold = np.zeros(m, np.bool_) if hold is None else np.ascontiguousarray(hold, np.bool_)
+    at, bets = (None, np.ones(m)) if banker is None else banker
+    bets = np.ascontiguousarray(bets, np.float64)
+    seat = (at or 0) if cr.rules.banker else -1
     cost = float(cr.rules.surrender_cost or 0.0)
     out = np.empty(m, np.float64)
     with compiling("settle-table", "settlement kernels (tables)"):
         k_._settle_tables(keys, roys, fouls, nat, natkey, surr, hold, k, cr.params,
-                          cr.arrays.nat_units, cost, out)  # fmt: skip
+                          cr.arrays.nat_units, cost, seat, bets, out)  # fmt: skip
     return out
 
 

@@ -35,7 +35,6 @@ from solver.engine._kernels import (
     _row_key5,
     _scoops,
     _settle_core,
-    _settle_natural,
     _settle_naturals,
     _settle_parts,
     _shown_units,
@@ -44,6 +43,7 @@ from solver.engine._kernels import (
 from solver.engine.layout import (
     KERNEL_SOURCES,
     MODE_ALWAYS,
+    P_CAP,
     P_FOUL,
     P_FOUL_NAT,
     P_HR_MIN,
@@ -53,6 +53,7 @@ from solver.engine.layout import (
     P_ONE,
     P_ROY,
     P_RR,
+    P_SCOOP_ADD,
     P_SCORING,
     P_XX_FOUL,
     P_XX_KEY,
@@ -463,8 +464,10 @@ def _bilinear(s, i, fx, j, fy):
 
 
 @kernel(inline="always")
-def _field_value(wf, tf, lf, wm, tm, lm, wb, tb, lb, rsum, scoring, mult):
-    """Expected units per opponent from independent row outcomes, under the scoring."""
+def _field_value(wf, tf, lf, wm, tm, lm, wb, tb, lb, rsum, scoring, mult, add):
+    """Expected units per opponent from independent row outcomes, under the scoring (the
+    scoop's ``add`` units too; the pair cap left out:
+    docs/rules.md#the-field-at-a-bankers-table)."""
     v = (wf - lf) + (wm - lm) + (wb - lb) + rsum
     sw = wf * wm * wb
     sl = lf * lm * lb
@@ -479,7 +482,7 @@ def _field_value(wf, tf, lf, wm, tm, lm, wb, tb, lb, rsum, scoring, mult):
         bonus3 = 1.0
     if mult != 1.0:
         v += (mult - 1.0) * (3.0 + bonus3) * (sw - sl)
-    return v
+    return v + add * (sw - sl)
 
 
 @kernel(inline="always")
@@ -546,7 +549,8 @@ def _field_values(keys, roy, hands, fm, params, vals, wt):
             wt[i, r, 0] = w
             wt[i, r, 1] = t
         v = _field_value(T[0, 0], T[0, 1], T[0, 2], T[1, 0], T[1, 1], T[1, 2], T[2, 0],
-                         T[2, 1], T[2, 2], rsum - roy[i, 3], scoring, mult)  # fmt: skip
+                         T[2, 1], T[2, 2], rsum - roy[i, 3], scoring, mult,
+                         params[P_SCOOP_ADD])  # fmt: skip
         if fm.joint.shape[0] > 1:
             v += _trilinear(fm.joint, T[0, 3], T[1, 3], T[2, 3])
         if royal:
@@ -630,6 +634,7 @@ def _field_best(hand, k3, k5, r3, r5, st, fm, params, f3):
     under = st.under
     scoring = np.int64(params[P_SCORING])
     mult = params[P_MULT]
+    add = params[P_SCOOP_ADD]
     mode = np.int64(params[P_MODE])
     fx, fe = fm.fx, fm.fe
     joint, jw, jl, jslab = fm.joint, fm.jw, fm.jl, fm.jslab
@@ -709,6 +714,7 @@ def _field_best(hand, k3, k5, r3, r5, st, fm, params, f3):
             ub += min(1.0, wb + pwm[b] + pwf[b]) + (mult - 1.0) * 4.0 * wb
         else:
             ub += (mult - 1.0) * 3.0 * wb
+        ub += add * wb  # the scoop's added units
         extra = 0.0  # the most the joint correction and multiplied royalties add
         if has_joint:
             extra += jslab[min(np.int64(B[b, 5] * njs), njs - 1)]
@@ -736,7 +742,7 @@ def _field_best(hand, k3, k5, r3, r5, st, fm, params, f3):
                 continue
             v = _field_value(
                 F[f, 0], F[f, 1], F[f, 2], M[m, 0], M[m, 1], M[m, 2], B[b, 0], B[b, 1], B[b, 2],
-                F[f, 3] + M[m, 3] + B[b, 3], scoring, mult,
+                F[f, 3] + M[m, 3] + B[b, 3], scoring, mult, add,
             )  # fmt: skip
             if has_joint or royal:
                 if v + extra <= best:
@@ -881,7 +887,7 @@ def _mc_values(ckeys, croy, cfoul, okeys, oroy, ofoul, onat, onatkey, weights, p
             j = d * n_opp + o
             w = weights[o]
             if onat[j] >= 0:
-                v = w * _settle_natural(-1, 0, onat[j], onatkey[j], nat_units)
+                v = w * _settle_naturals(-1, 0, onat[j], onatkey[j], nat_units, params)
                 # a fouled (played) candidate pays a natural its flat penalty too
                 pen = w * params[P_FOUL] if params[P_FOUL_NAT] != 0.0 else 0.0
                 for c in range(ckeys.shape[0]):
@@ -913,7 +919,7 @@ def _mc_pairs(ckeys, croy, cfoul, ob, orb, onat, onv, weights, params, lo, hi, o
     The opponents come seat-major, contiguous along the deals: ob int64[3, n_opp, deals]
     row keys, orb float64[4, n_opp, deals] royalties (rows, then the dealt cards), onat
     bool[n_opp, deals] the opponent declared a natural, onv float64[n_opp, deals] what a
-    candidate wins from it then (``_settle_natural``). Candidates, weights, params, the
+    candidate wins from it then (``_settle_naturals``). Candidates, weights, params, the
     range of deals and ``out`` (float64[nc, deals], += per deal, columns lo..hi) as in
     ``_mc_values``.
 
@@ -928,6 +934,8 @@ def _mc_pairs(ckeys, croy, cfoul, ob, orb, onat, onv, weights, params, lo, hi, o
     mode = params[P_MODE]
     scoring = params[P_SCORING]
     mult = params[P_MULT]
+    add = params[P_SCOOP_ADD]
+    cap = params[P_CAP]
     rr = params[P_RR]
     n = hi - lo
     for c in range(ckeys.shape[0]):
@@ -967,7 +975,7 @@ def _mc_pairs(ckeys, croy, cfoul, ob, orb, onat, onv, weights, params, lo, hi, o
             for d in range(n):
                 units = _shown_units(a0, a1, a2, ra0, ra1, ra2, rda, k0[d], k1[d], k2[d],
                                      q0[d], q1[d], q2[d], q3[d], rr, mode, scoring,
-                                     mult)  # fmt: skip
+                                     mult, add, cap)  # fmt: skip
                 oc[d] += w * (natv[d] if nat[d] else units)
 
 
@@ -1228,7 +1236,7 @@ def _mc_parts(ckeys, croy, cfoul, okeys, oroy, ofoul, onat, onatkey, params, nat
             for o in range(n_opp):
                 j = d * n_opp + o
                 if onat[j] >= 0:
-                    nats += _settle_natural(-1, 0, onat[j], onatkey[j], nat_units)
+                    nats += _settle_naturals(-1, 0, onat[j], onatkey[j], nat_units, params)
                     if cfoul[c] and params[P_FOUL_NAT] != 0.0:  # the flat foul is bonus
                         bonus -= params[P_FOUL]
                 else:

@@ -196,7 +196,7 @@ def open_output(
     or (starting over) truncate and only then write the run file, so that a run killed
     at any point leaves an output that ``--resume`` continues or refuses, never mixes.
     """
-    header = csv_text([list(csv_names(job.players - 1))]) if job.fmt == "csv" else ""
+    header = csv_text([list(csv_names(job.settled))]) if job.fmt == "csv" else ""
     if out_path is None:
         return Output(output if output is not None else sys.stdout, None, header)
     try:
@@ -219,7 +219,7 @@ def open_output(
         if resume and os.fstat(fd).st_size > 0:
             check_options(out_path, options, job.field_file)
             run_file()
-            opponents = job.players - 1
+            opponents = job.settled
             resumed_after, last_record, has_header = tail_records(out_path, job.fmt, opponents)
             if has_header:
                 header = ""

@@ -69,7 +69,7 @@ def run_models(job: Job) -> Any:
     if got is not None:
         return got
     try:
-        models = resolve_opponents(job.opponents, compile_rules(job.rules), job.players - 1)
+        models = resolve_opponents(job.opponents, compile_rules(job.rules), job.settled)
     except ValueError as exc:
         raise BatchFailed(f"the opponent model can no longer be read: {exc}{_RESUME}") from None
     if job.opponent_digests is not None and model_digests(models) != job.opponent_digests:

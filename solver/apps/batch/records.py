@@ -236,7 +236,7 @@ def fast_records(job: Job, good: list[Good], bad: list[BadLine]) -> list[dict[st
     if same is not None:
         stakes = None
     cr = compile_rules(job.rules)
-    n_opp = job.players - 1
+    n_opp = job.settled
     srt = np.sort(np.stack([g[2] for g in good]), axis=1)
     naturals, _ = find_naturals(srt, cr)
     out: list[dict[str, Any] | None] = [None] * len(good)
@@ -268,7 +268,8 @@ def fast_records(job: Job, good: list[Good], bad: list[BadLine]) -> list[dict[st
                 at = 1
             scores.stake = same
             opts = job.options.evolve(seed=hand_seed(job.seed, line))
-            solution = assemble(one, scores, cr, opts, Found(job.players, best=0, played=at))
+            found = Found(job.players, best=0, played=at, settled=n_opp)
+            solution = assemble(one, scores, cr, opts, found)
             record = {"line": line, "id": ident, **solution.to_dict()}
             if at is not None:
                 record["played"]["rank"] = record["played"]["of"] = None

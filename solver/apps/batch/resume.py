@@ -77,6 +77,8 @@ def run_options(job: Job) -> dict[str, Any]:
         "seed": job.seed,
         "players": job.players,
         **({"stakes": list(job.stakes)} if job.stakes is not None else {}),
+        # a banker's table: the seat each hand is set for
+        **({"seat": job.options.seat or "player"} if job.rules.banker else {}),
         # mc: the opponent pool drawn from (KEY/SIZE), null when dealt
         **({"pool": job.pool_id} if job.policy == "mc" else {}),
         # mc: the opponent model(s), when not the field

@@ -320,7 +320,7 @@ class BatchHooks:
     on_pool: Progress | None = None
 
 
-_SOLVE_KEYS = ("policy", "samples", "seed", "players", "stakes", "opponents")
+_SOLVE_KEYS = ("policy", "samples", "seed", "players", "stakes", "opponents", "seat")
 _RUN_KEYS = tuple(f.name for f in dataclasses.fields(BatchOptions))
 _HOOK_KEYS = tuple(f.name for f in dataclasses.fields(BatchHooks))
 
@@ -359,8 +359,11 @@ def _job(rules: Rules, solve: SolveOptions, run: BatchOptions, fmt: str) -> Job:
     # more players than the deck deals: the preset's bigger table, else one line; then
     # the jokers asked for (None: the ruleset's)
     rules = at_table(rules, n_players, run.jokers)
-    weights = check_stakes(solve.stakes, n_players - 1)
-    opponents, digests = _opponents(solve.opponents, rules, solve.policy, n_players - 1)
+    if solve.seat is not None and not rules.banker:
+        raise BatchError(f"seat: ruleset '{rules.name}' seats no banker (banker = true)")
+    settled = 1 if rules.banker and solve.seat != "banker" else n_players - 1
+    weights = check_stakes(solve.stakes, settled)
+    opponents, digests = _opponents(solve.opponents, rules, solve.policy, settled)
     stakes = None if weights is None else tuple(weights.tolist())
     return Job(
         rules=rules,

@@ -74,6 +74,14 @@ class Job:
         return self.options.players
 
     @property
+    def settled(self) -> int:
+        """The opponents each hand settles with: every other player, or at a banker's
+        table the banker alone for a player (docs/rules.md#the-bankers-table)."""
+        if self.rules.banker and self.options.seat != "banker":
+            return 1
+        return self.players - 1
+
+    @property
     def stakes(self) -> tuple[float, ...] | None:
         """One per opponent (docs/rules.md#stakes), or None."""
         stakes = self.options.stakes

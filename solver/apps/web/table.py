@@ -5,7 +5,10 @@ The player's hand and what they did with it (a setting, ``"declare"`` or
 again) and set by an opponent style (``field``, ``greedy``, ``safe``; an opponent who
 holds a natural declares it, as the Monte Carlo opponents do). The table is settled by
 the engine's ``settle_table`` (the home run, the code card and surrender included): its
-figure for the player is the answer's ``units``. Each pair is shown row by row (won,
+figure for the player is the answer's ``units``. At a banker's table
+(docs/rules.md#the-bankers-table) the deal's number seats the banker (``banker``: the
+seed modulo the players), every other seat settles with it alone (a pair without it
+pays 0), each at a multiple of 1. Each pair is shown row by row (won,
 tied, lost), with what the player wins from that opponent; the pairs add up to
 ``units``. Every row shown is named as ``POST /api/rows`` names it. With ``jokers`` (0 to
 2) the table's deck holds them (``add_jokers``): the opponents are dealt from it, and a
@@ -141,10 +144,14 @@ def _home_run(seats: list[Any], sums: list[tuple | None], cr: Any) -> int | None
     return None
 
 
-def _pair(i: int, j: int, seats: list[Any], sums: list, hold: np.ndarray, h: Any, cr: Any):
-    """What seat i wins from seat j, as ``settle_table`` settles the pair."""
+def _pair(i: int, j: int, seats: list[Any], sums: list, hold: np.ndarray, h: Any, cr: Any,
+          banker: int | None = None):  # fmt: skip
+    """What seat i wins from seat j, as ``settle_table`` settles the pair (at a banker's
+    table, 0 unless one of them is the banker)."""
     from solver.engine.settlement import settle_declared, settle_pairs
 
+    if banker is not None and banker not in (i, j):
+        return 0.0
     a, b = seats[i], seats[j]
     cost = float(cr.rules.surrender_cost or 0.0)
     if isinstance(a, str) and isinstance(b, str):  # two surrenders: nothing
@@ -171,14 +178,16 @@ def _pair(i: int, j: int, seats: list[Any], sums: list, hold: np.ndarray, h: Any
     return float(v)
 
 
-def _showdown(j: int, seats: list, sums: list, hold: np.ndarray, h: Any, cr: Any) -> dict:
+def _showdown(
+    j: int, seats: list, sums: list, hold: np.ndarray, h: Any, cr: Any, banker: int | None
+) -> dict:
     """The player against seat j: the rows from the player's side (None when either
     showed no rows), who scooped whom, what the player wins from that seat."""
     rows = None if sums[0] is None or sums[j] is None else _row_signs(sums[0], sums[j])
     scoop = None
     if rows is not None and len(set(rows)) == 1 and rows[0] != 0:
         scoop = "you" if rows[0] == 1 else "them"
-    units = _pair(0, j, seats, sums, hold, h, cr)
+    units = _pair(0, j, seats, sums, hold, h, cr, banker)
     return {"seat": j, "units": units, "rows": rows, "scoop": scoop}
 
 
@@ -205,9 +214,9 @@ def _seat(entry: Any, cards: np.ndarray, total: float, cr: Any) -> dict[str, Any
 
 def play_table(body: Any, catalog: Any) -> dict[str, Any]:
     """POST /api/table: ``{"rules", "players", "jokers", "seed", "opponents", "units", "home_run":
-    seat or null, "seats": [{"units", "action", "rows", "natural"}, ...] (seat 0 the
-    player), "pairs": [{"seat", "units", "rows": [1|0|-1 front, middle, back] or null,
-    "scoop": "you" | "them" | null}, ...]}``."""
+    seat or null, "banker": seat or null, "seats": [{"units", "action", "rows", "natural"},
+    ...] (seat 0 the player), "pairs": [{"seat", "units", "rows": [1|0|-1 front, middle,
+    back] or null, "scoop": "you" | "them" | null}, ...]}``."""
     from solver.engine.compiled import compile_rules
     from solver.engine.seating import seated
     from solver.engine.setting_cards import hand_faces
@@ -231,14 +240,15 @@ def play_table(body: Any, catalog: Any) -> dict[str, Any]:
     others, dealt = _opponents(hand, players - 1, seed, style, cr)
     seats = [_mine(opts.get("played"), hand, cr), *others]
     cards = [hand, *dealt]
-    totals = settle_table(seats, cr)
+    banker = seed % players if rules.banker else None
+    totals = settle_table(seats, cr, banker=banker or 0)
     shown = np.array([isinstance(s, np.ndarray) for s in seats])
     sums = [summarize(s, cr) if ok else None for s, ok in zip(seats, shown, strict=True)]
     flats = np.zeros((players, 13), np.uint8)
     flats[shown] = [s for s, ok in zip(seats, shown, strict=True) if ok]
     hold = holds_code_card(flats, cr) & shown
     h = _home_run(seats, sums, cr)
-    pairs = [_showdown(j, seats, sums, hold, h, cr) for j in range(1, players)]
+    pairs = [_showdown(j, seats, sums, hold, h, cr, banker) for j in range(1, players)]
     return {
         "hand": format_cards(sorted(hand.tolist(), reverse=True)),
         "rules": rules.name,
@@ -248,6 +258,7 @@ def play_table(body: Any, catalog: Any) -> dict[str, Any]:
         "opponents": style,
         "units": totals[0],
         "home_run": h,
+        "banker": banker,
         "seats": [_seat(s, cards[i], totals[i], cr) for i, s in enumerate(seats)],
         "pairs": pairs,
     }

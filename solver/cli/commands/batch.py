@@ -14,6 +14,7 @@ from solver.cli.options import (
     PolicyOpt,
     RecordFormat,
     RulesOpt,
+    SeatOpt,
     samples_option,
     stakes_option,
 )
@@ -106,6 +107,7 @@ def batch(
     pool: PoolOpt = None,
     pool_size: PoolSizeOpt = None,
     opponents: OpponentsOpt = None,
+    seat: SeatOpt = None,
 ) -> None:
     """Solve a file of hands: one record per hand, in input order, on every core."""
     import signal
@@ -133,6 +135,7 @@ def batch(
             players=players,
             stakes=parse_stakes(stakes) if stakes is not None else None,
             opponents=opponents,
+            seat=seat,
         )
         run = BatchOptions(
             fmt=fmt.value if fmt is not None else None,

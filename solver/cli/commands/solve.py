@@ -16,6 +16,7 @@ from solver.cli.options import (
     PolicyOpt,
     ResultFormat,
     RulesOpt,
+    SeatOpt,
     StakesOpt,
     samples_option,
 )
@@ -57,6 +58,7 @@ def solve(
         ),
     ] = None,
     stakes: StakesOpt = None,
+    seat: SeatOpt = None,
     played: Annotated[
         str | None,
         typer.Option(
@@ -99,12 +101,12 @@ def solve(
         played=played,
         pool=not no_pool,
         opponents=opponents,
+        seat=seat,
     )
-    table = _table(rules, options, jokers)
-    sol = _solve(text, table, options)
-    d = sol.to_dict()
-    show = functools.partial(render_solution, d, pooled=sol.pooled, wheel=table.wheel)
-    emit(consoles(ctx).out, fmt, d, show)
+    sol = _solve(text, table := _table(rules, options, jokers), options)
+    d, at = sol.to_dict(), (seat or "player") if table.banker else None  # the seat solved for
+    emit(consoles(ctx).out, fmt, d,
+         functools.partial(render_solution, d, pooled=sol.pooled, wheel=table.wheel, seat=at))
 
 
 def _table(rules: str | None, options: SolveOptions, jokers: int | None) -> Any:
@@ -133,11 +135,17 @@ _ADVICE = {
 
 
 def render_solution(
-    d: dict[str, Any], out: Console, *, pooled: bool = False, wheel: str = "low"
+    d: dict[str, Any],
+    out: Console,
+    *,
+    pooled: bool = False,
+    wheel: str = "low",
+    seat: str | None = None,
 ) -> None:
     """A solution (``Solution.to_dict()``): the rows, the value, the advice, the played
     setting and the runners-up; ``pooled``: mc drew its opponents from the pool; a row
-    holding a joker says what it stands for (on the ruleset's ``wheel``)."""
+    holding a joker says what it stands for (on the ruleset's ``wheel``); ``seat``: at a
+    banker's table, the seat solved for."""
     from rich.panel import Panel
 
     # a long name (a table with jokers) goes without the word, so the title fits
@@ -149,6 +157,8 @@ def render_solution(
         how = f"Monte Carlo, {d['samples']} opponent hands{whence}, seed {d['seed']}"
         if d.get("opponents") not in (None, "field"):
             how += f", opponents {shown(d['opponents'])}"
+    if seat is not None:  # a banker's table: whom the hand settles with
+        how += ", as the banker" if seat == "banker" else ", as a player (vs the banker)"
     out.print(Panel.fit(_rows_table(d), title=head, subtitle=how))
     for line in _value_lines(d):  # at the terminal's width, broken only between clauses
         for part in clauses(line, out.width):

@@ -92,7 +92,9 @@ def play_digest(rules: Rules) -> str:
     docs/rules.md#the-field-strategy-is-pairwise; nor the flat foul penalty: the field
     sets legal hands against legal hands; nor the code card: the field ignores it,
     docs/rules.md#the-field-and-the-code-card; nor ``split_ranks``, a natural's rule;
-    nor which suits a deck adds, when no suit order tells them apart: ``_play_suits``)."""
+    nor which suits a deck adds, when no suit order tells them apart: ``_play_suits``;
+    nor the banker's seat and the pair cap: the field plays a pair, and leaves the cap
+    out of its values, docs/rules.md#the-field-at-a-bankers-table)."""
     return replace(
         rules,
         name="play",
@@ -109,6 +111,8 @@ def play_digest(rules: Rules) -> str:
         code_card_both="once",
         split_ranks=False,
         extra_suits=_play_suits(rules),
+        banker=False,
+        pair_cap=None,
     ).digest()
 
 
@@ -141,7 +145,8 @@ def foul_value(cr: CompiledRules, f: FieldTables) -> float:
     if cr.rules.foul_penalty is not None:
         return -float(cr.rules.foul_penalty)
     scoop = {"per-row": 3.0, "1-6": 6.0, "2-4": 4.0}[cr.rules.scoring]
-    return -(scoop + float(f.fe.sum())) * float(cr.rules.scoop_multiplier)
+    paid = (scoop + float(f.fe.sum())) * float(cr.rules.scoop_multiplier)
+    return -paid - float(cr.rules.scoop_bonus)  # docs/rules.md#the-bankers-table: no cap here
 
 
 def _f32(a: np.ndarray) -> np.ndarray:
@@ -215,6 +220,8 @@ def field_tables(
             joint = 3.0 * scoop + (mult - 1.0) * 6.0 * scoop
         elif mult != 1.0:
             joint = (mult - 1.0) * 3.0 * scoop
+        if cr.rules.scoop_bonus:  # the units a scoop adds (docs/rules.md#the-bankers-table)
+            joint = joint + float(cr.rules.scoop_bonus) * scoop
         if mult != 1.0 and cr.rules.royalties:
             jw, jl = c_w, c_l
     jslab = np.zeros(1)

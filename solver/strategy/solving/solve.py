@@ -130,6 +130,9 @@ class Found:
     candidates: int | None = None
     played: int | str | None = None
     opponents: str | None = None
+    #: the opponents the hand settles with (None: every other player; a player at a
+    #: banker's table settles with the banker alone)
+    settled: int | None = None
 
 
 def assemble(
@@ -141,7 +144,7 @@ def assemble(
     and what the player's choice cost (``found.played``)."""
     players, natural, best, played = found.players, found.natural, found.best, found.played
     top, top_by = opts.top, opts.top_by
-    n_opp = players - 1
+    n_opp = players - 1 if found.settled is None else found.settled
     # equal stakes (Scores.stake): chosen in units, money = units per opponent x scale
     scale = None if scores.stake is None else scores.stake * n_opp
     order = np.argsort(-scores.value, kind="stable")
@@ -358,12 +361,15 @@ def _solve(h: np.ndarray, cr: CompiledRules, opts: SolveOptions, stop: Stop | No
     against, players, policy, seed = opts.against, opts.players, opts.policy, opts.seed
     if against is not None:
         okeys, oroy, ofoul, ohold = parse_against(against, h, cr)
-        players = _players_against(len(okeys), players, cr.rules.deck.most_players() - 1)
+        if opts.seat == "player" or (cr.rules.banker and opts.seat is None):
+            players = players or cr.rules.players  # the banker's setting alone is given
+        else:
+            players = _players_against(len(okeys), players, cr.rules.deck.most_players() - 1)
     elif players is None:
         players = cr.rules.players
     if against is None:  # the field sets the opponents, or values the candidates
         ensure_field(cr)
-    n_opp = players - 1
+    n_opp = _settled(cr, opts.seat, players, against)
     weights = sc.check_stakes(opts.stakes, n_opp)
     same = sc.uniform_stake(weights)
     if same is not None:  # chosen as without stakes; the money is scaled (Scores.stake)
@@ -399,10 +405,30 @@ def _solve(h: np.ndarray, cr: CompiledRules, opts: SolveOptions, stop: Stop | No
                 cands, best = sc.with_greedy(cands, cr)
             scores = sc.score_field(cands, cr, method=policy, n_opp=n_opp, stakes=weights)
     scores.stake = same
-    found = Found(players, natural, best, n_front, played_at, describe(models) if mc else None)
+    found = Found(players, natural, best, n_front, played_at, describe(models) if mc else None,
+                  n_opp)  # fmt: skip
     solution = assemble(cands, scores, cr, opts, found)
     solution.pooled = drawn is not None
     return solution
+
+
+def _settled(cr: CompiledRules, seat: str | None, players: int, against: Any) -> int:
+    """How many opponents the hand settles with: every other player, or at a banker's table
+    (docs/rules.md#the-bankers-table) the banker alone for a player (``seat`` "player",
+    the default there). InputError, one line, for a seat a table without a banker, or a
+    player given other opponents than the banker."""
+    if not cr.rules.banker:
+        if seat is not None:
+            raise InputError(f"seat: ruleset '{cr.rules.name}' seats no banker (banker = true)")
+        return players - 1
+    if seat == "banker":
+        return players - 1
+    if against is not None and len(against) != 1:
+        raise InputError(
+            f"against: a player settles with the banker alone: give the banker's setting, "
+            f"not {len(against)}"
+        )
+    return 1
 
 
 def _models(

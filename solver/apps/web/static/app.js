@@ -1814,12 +1814,14 @@ function renderTable(d) {
     const who = d.home_run === 0 ? t("table.you") : t("table.opponent", { n: d.home_run });
     out.push(h("p", { class: "home-run", "data-seat": String(d.home_run) }, h("strong", { text: t("table.homeRun", { who, n: plain(state.rulesets.get($("#rules").value)?.rules.home_run_multiplier ?? 2) }) })));
   }
-  out.push(h("div", { class: "seat seat-you", "data-seat": "0" }, h("h4", { text: t("table.you") }), seatRows(you)));
+  // a banker's table: the banker's seat marked as the apps mark it (庄)
+  const banker = (n) => d.banker === n ? [" ", h("span", { class: "badge banker", title: t("table.bankerNote"), text: t("table.banker") })] : [];
+  out.push(h("div", { class: "seat seat-you", "data-seat": "0" }, h("h4", {}, t("table.you"), ...banker(0)), seatRows(you)));
   for (const p of d.pairs) {
     const seat = d.seats[p.seat];
     const scoop = p.scoop === "you" ? t("table.scoopYou") : p.scoop === "them" ? t("table.scoopThem") : "";
     out.push(h("div", { class: "seat", "data-seat": String(p.seat), "data-units": String(p.units), "data-scoop": p.scoop || "" },
-      h("h4", {}, t("table.opponent", { n: p.seat }), " ", h("span", { class: `pair-units ${p.units < 0 ? "l-text" : "w-text"}`, text: unitsText(p.units) }),
+      h("h4", {}, t("table.opponent", { n: p.seat }), ...banker(p.seat), " ", h("span", { class: `pair-units ${p.units < 0 ? "l-text" : "w-text"}`, text: unitsText(p.units) }),
         scoop ? h("span", { class: "scoop", text: ` · ${scoop}` }) : null),
       seatRows(seat, p.rows)));
   }
