@@ -1,0 +1,232 @@
+"""`capsa strength` at every table capsa offers (issue #54; docs/strength.md#at-every-table).
+
+``python -m benchmarks.strength_tables [--hands N] [--samples N] [--eval-deals N] [--seed S]
+[--only PATTERN ...] [--redo] [--results FILE] [--doc FILE] [--render]``
+
+The tables are the ones the page's menus and the CLI's ``--rules``, ``--players`` and
+``--jokers`` offer: each ruleset ``GET /api/rules`` lists (``RulesCatalog.rulesets``), at 2
+players up to its ``max_players``, with 0 up to its ``max_jokers`` jokers
+(``RulesCatalog.describe``, as tests/test_shipped_tables.py reads them). At each, ``mc``
+(a best response to field opponents, ``--samples`` opponent hands a hand) is compared
+with ``field`` over ``--hands`` random hands, each setting meeting the same
+``--eval-deals`` fresh deals of field opponents (``solver.apps.strength.compare_policies``,
+what ``capsa strength --rules P --players N --jokers J --against field`` runs): the gain
+of ``mc`` over ``field`` is the field's exploitability, in units per opponent per hand.
+
+Each table's row is written to ``--results`` (JSON) as soon as it is measured, so a run
+that is killed continues where it stopped; a table already there at the same sizes is
+skipped (``--redo`` measures it again). After each row the table of figures is written
+into ``--doc`` between its markers (``--render``: only that, from the results). A table is
+named ``PRESET/PLAYERS/JOKERS``; ``--only`` takes such names or shell patterns
+(``shisanshui/*/2``, ``mau-binh/*/*``), in the order given.
+"""
+
+from __future__ import annotations
+
+import argparse
+import fnmatch
+import json
+import os
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "benchmarks" / "strength_tables.json"
+DOC = ROOT / "docs" / "strength.md"
+BEGIN = "<!-- strength-tables: begin (python -m benchmarks.strength_tables) -->"
+END = "<!-- strength-tables: end -->"
+TARGET = 0.01  # units per opponent per hand: the 95% interval's upper end stays below it
+SIZES = ("hands", "samples", "eval_deals", "pool_size", "seed")
+
+
+@dataclass(frozen=True)
+class Table:
+    preset: str
+    players: int
+    jokers: int
+
+    @property
+    def key(self) -> str:
+        return f"{self.preset}/{self.players}/{self.jokers}"
+
+
+def offered_tables() -> list[Table]:
+    """Every table the page's menus offer (``GET /api/rules``'s rulesets, players and
+    jokers), in its order: each ruleset, its players, then its jokers."""
+    from solver.apps.web.api import RulesCatalog
+    from solver.engine.rules import load_rules
+    from solver.engine.table_shape import MIN_PLAYERS
+
+    catalog = RulesCatalog(load_rules(None))
+    out = []
+    for r in catalog.rulesets():
+        d = catalog.describe(r)
+        for players in range(MIN_PLAYERS, d["max_players"] + 1):
+            out += [Table(r.name, players, j) for j in range(d["max_jokers"] + 1)]
+    return out
+
+
+def chosen(tables: list[Table], only: list[str] | None) -> list[Table]:
+    """The tables ``--only`` names (names or patterns, in their order), else all."""
+    if not only:
+        return tables
+    out: list[Table] = []
+    for pattern in only:
+        hits = [t for t in tables if fnmatch.fnmatchcase(t.key, pattern) or t.preset == pattern]
+        if not hits:
+            keys = ", ".join(t.key for t in tables[:3])
+            raise SystemExit(f"--only {pattern!r} names no offered table (they are {keys}, ...)")
+        out += [t for t in hits if t not in out]
+    return out
+
+
+def measure(
+    table: Table, hands: int, samples: int, eval_deals: int, pool_size: int, seed: int
+) -> dict[str, Any]:
+    """One table's row: ``capsa strength`` of mc against field, in process. ``mc`` draws
+    its opponents from the table's cached opponent pool, as ``capsa strength`` does; one
+    of ``pool_size`` hands is built first (on one thread) when none is cached (0: none,
+    ``mc`` deals them)."""
+    from solver.apps.strength import compare_policies
+    from solver.engine.compiled import compile_rules
+    from solver.engine.options import SolveOptions
+    from solver.engine.rules import load_rules
+    from solver.engine.seating import at_table
+    from solver.strategy.field_model.field import play_digest
+    from solver.strategy.opposition.pool import build_pool, cached_pool
+
+    cr = compile_rules(at_table(load_rules(table.preset), table.players, table.jokers))
+    start = time.monotonic()
+    pool = cached_pool(cr)
+    if pool is None and pool_size:
+        pool = build_pool(cr, pool_size, threads=1)
+    options = SolveOptions(players=table.players, samples=samples, top=0, pool=bool(pool_size))
+    report = compare_policies(hands, cr, options, ("mc", "field"), eval_deals, seed).to_dict()
+    gain = report["gains"]["mc-field"]
+    return {
+        "table": table.key,
+        "rules": report["rules"],
+        "hands": hands,
+        "samples": samples,
+        "eval_deals": eval_deals,
+        "pool_size": pool.size if pool_size and pool is not None else 0,
+        "seed": seed,
+        "gain": gain["mean"],
+        "stderr": gain["stderr"],
+        "ci95": gain["ci95"],
+        "differ": gain["differ"],
+        "policies": report["policies"],
+        "play_digest": play_digest(cr.rules),
+        "commit": _commit(),
+        "seconds": round(time.monotonic() - start, 1),
+    }
+
+
+def _commit() -> str:
+    """The short commit that last changed the code and the shipped tables (``solver/``),
+    with a "+" when the work tree changes them."""
+    git = ["git", "-C", str(ROOT)]
+    log = subprocess.run([*git, "log", "-1", "--format=%h", "--", "solver"], capture_output=True,
+                         text=True)  # fmt: skip
+    dirty = subprocess.run([*git, "status", "--porcelain", "solver"], capture_output=True,
+                           text=True)  # fmt: skip
+    return log.stdout.strip() + ("+" if dirty.stdout.strip() else "")
+
+
+def load_results(path: Path) -> dict[str, dict[str, Any]]:
+    """The rows measured so far, by table name."""
+    if not path.exists():
+        return {}
+    return {row["table"]: row for row in json.loads(path.read_text())["tables"]}
+
+
+def save_results(path: Path, rows: dict[str, dict[str, Any]], order: list[Table]) -> None:
+    """The rows, in the offered tables' order, written whole (a killed write leaves the old)."""
+    rank = {t.key: i for i, t in enumerate(order)}
+    ordered = sorted(rows.values(), key=lambda r: rank.get(r["table"], len(rank)))
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps({"tables": ordered}, indent=1) + "\n")
+    os.replace(tmp, path)
+
+
+def _num(x: float, digits: int = 4) -> str:
+    """``+0.0012``, with a true minus sign."""
+    return f"{x:+.{digits}f}".replace("-", "−")
+
+
+def render(rows: list[dict[str, Any]]) -> str:
+    """The markdown between the markers: the command and sizes, then a row a table."""
+    sizes = {k: sorted({r[k] for r in rows}) for k in SIZES}
+    one = {k: v[0] for k, v in sizes.items() if len(v) == 1}
+    args = " ".join(f"--{k.replace('_', '-')} {one[k]}" for k in SIZES if k in one)
+    lines = [
+        f"```bash\npython -m benchmarks.strength_tables {args}\n```".replace("  ", " "),
+        "",
+        "| table | players | jokers | hands | samples | eval deals | gain of `mc` over `field` "
+        "± se | 95% upper end | below 0.01 | set differently | tables at |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        preset, players, jokers = r["table"].split("/")
+        upper = r["ci95"][1]
+        lines.append(
+            f"| `{preset}` | {players} | {jokers} | {r['hands']:,} | {r['samples']:,} | "
+            f"{r['eval_deals']} | {_num(r['gain'])} ± {r['stderr']:.4f} | {_num(upper)} | "
+            f"{'yes' if upper < TARGET else '**no**'} | {r['differ']:.0%} | {r['commit']} |"
+        )
+    return "\n".join(lines)
+
+
+def write_doc(path: Path, rows: list[dict[str, Any]]) -> None:
+    """Replace what stands between the markers in ``path`` with ``render(rows)``."""
+    text = path.read_text()
+    head, sep, rest = text.partition(BEGIN)
+    _, sep2, tail = rest.partition(END)
+    if not (sep and sep2):
+        raise SystemExit(f"{path}: no {BEGIN!r} ... {END!r} markers")
+    path.write_text(f"{head}{BEGIN}\n{render(rows)}\n{END}{tail}")
+
+
+def main(argv: list[str] | None = None) -> None:
+    p = argparse.ArgumentParser(prog="python -m benchmarks.strength_tables",
+                                description=__doc__.split("\n\n")[0])  # fmt: skip
+    p.add_argument("--hands", type=int, default=200)
+    p.add_argument("--samples", type=int, default=1000)
+    p.add_argument("--eval-deals", type=int, default=100)
+    p.add_argument(
+        "--pool-size",
+        type=int,
+        default=100_000,
+        help="hands of the opponent pool built for a table without one (0: deal)",
+    )
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--only", nargs="+", metavar="PATTERN")
+    p.add_argument("--redo", action="store_true", help="measure tables already in --results")
+    p.add_argument("--results", type=Path, default=RESULTS)
+    p.add_argument("--doc", type=Path, default=DOC)
+    p.add_argument("--render", action="store_true", help="only write --doc from --results")
+    a = p.parse_args(argv)
+    tables = offered_tables()
+    rows = load_results(a.results)
+    want = dict(hands=a.hands, samples=a.samples, eval_deals=a.eval_deals,
+                pool_size=a.pool_size, seed=a.seed)  # fmt: skip
+    for t in [] if a.render else chosen(tables, a.only):
+        old = rows.get(t.key)
+        if old and not a.redo and all(old[k] == v for k, v in want.items()):
+            continue
+        print(f"{t.key}: {a.hands} hands ...", file=sys.stderr, flush=True)
+        rows[t.key] = row = measure(t, *want.values())
+        print(f"{t.key}: {_num(row['gain'])} ± {row['stderr']:.4f}, upper {_num(row['ci95'][1])}"
+              f" ({row['seconds']} s)", file=sys.stderr, flush=True)  # fmt: skip
+        save_results(a.results, rows, tables)
+        write_doc(a.doc, list(load_results(a.results).values()))
+    if a.render:
+        write_doc(a.doc, list(rows.values()))
+
+
+if __name__ == "__main__":
+    main()
