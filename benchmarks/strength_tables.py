@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import fnmatch
 import json
+import math
 import os
 import subprocess
 import sys
@@ -158,31 +159,74 @@ def _num(x: float, digits: int = 4) -> str:
     return f"{x:+.{digits}f}".replace("-", "−")
 
 
+def needed(row: dict[str, Any]) -> int | None:
+    """The hands at which the 95% upper end would fall below the target if the gain and
+    its spread were as measured (the gain taken as 0 when below); None when the gain
+    itself is at or above the target."""
+    gain = max(row["gain"], 0.0)
+    if gain >= TARGET:
+        return None
+    return math.ceil(row["hands"] * (1.96 * row["stderr"] / (TARGET - gain)) ** 2)
+
+
+def commands(rows: list[dict[str, Any]]) -> list[str]:
+    """The command that made the rows: one a set of sizes (``--only`` its tables when
+    there are several)."""
+    groups: dict[tuple[Any, ...], list[str]] = {}
+    for r in rows:
+        groups.setdefault(tuple(r[k] for k in SIZES), []).append(r["table"])
+    out = []
+    for sizes, keys in groups.items():
+        args = " ".join(f"--{k.replace('_', '-')} {v}" for k, v in zip(SIZES, sizes, strict=True))
+        only = f" --only {' '.join(keys)}" if len(groups) > 1 else ""
+        out.append(f"python -m benchmarks.strength_tables {args}{only}")
+    return out
+
+
 def render(rows: list[dict[str, Any]]) -> str:
-    """The markdown between the markers: the command and sizes, then a row a table."""
-    sizes = {k: sorted({r[k] for r in rows}) for k in SIZES}
-    one = {k: v[0] for k, v in sizes.items() if len(v) == 1}
-    args = " ".join(f"--{k.replace('_', '-')} {one[k]}" for k in SIZES if k in one)
-    lines = [
-        f"```bash\npython -m benchmarks.strength_tables {args}\n```".replace("  ", " "),
-        "",
-        "| table | players | jokers | hands | samples | eval deals | gain of `mc` over `field` "
-        "± se | 95% upper end | below 0.01 | set differently | tables at |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
-    ]
+    """The markdown between the markers: the command, then a row a table."""
+    lines = ["```bash", *commands(rows), "```", "",
+             "| table | players | jokers | hands | samples | gain of `mc` over `field` ± se "
+             "| 95% upper end | below 0.01 | hands it would take | set differently | code and "
+             "tables at |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]  # fmt: skip
     for r in rows:
         preset, players, jokers = r["table"].split("/")
-        upper = r["ci95"][1]
+        upper, more = r["ci95"][1], needed(r)
+        take = "—" if upper < TARGET else "gain above" if more is None else f"{more:,}"
         lines.append(
             f"| `{preset}` | {players} | {jokers} | {r['hands']:,} | {r['samples']:,} | "
-            f"{r['eval_deals']} | {_num(r['gain'])} ± {r['stderr']:.4f} | {_num(upper)} | "
-            f"{'yes' if upper < TARGET else '**no**'} | {r['differ']:.0%} | {r['commit']} |"
+            f"{_num(r['gain'])} ± {r['stderr']:.4f} | {_num(upper)} | "
+            f"{'yes' if upper < TARGET else '**no**'} | {take} | {r['differ']:.0%} | "
+            f"{r['commit']} |"
         )
-    return "\n".join(lines)
+    return "\n".join([*lines, "", *pooled(rows)])
+
+
+def pooled(rows: list[dict[str, Any]]) -> list[str]:
+    """The gain over all the tables of each joker count and each player count: the mean
+    over their hands (each table's mean weighed by its hands), with its standard error
+    and the normal 95% upper end."""
+    lines = ["| tables | count | hands | gain of `mc` over `field` ± se | 95% upper end |",
+             "|---|---|---|---|---|"]  # fmt: skip
+    for label, field in (("joker", 2), ("player", 1)):
+        groups: dict[str, list[dict[str, Any]]] = {}
+        for r in rows:
+            groups.setdefault(r["table"].split("/")[field], []).append(r)
+        for value, group in sorted(groups.items()):
+            n = sum(r["hands"] for r in group)
+            gain = sum(r["hands"] * r["gain"] for r in group) / n
+            se = math.sqrt(sum((r["hands"] * r["stderr"]) ** 2 for r in group)) / n
+            plural = "" if value == "1" else "s"
+            lines.append(f"| {value} {label}{plural} | {len(group)} | {n:,} | {_num(gain)} ± "
+                         f"{se:.4f} | {_num(gain + 1.96 * se)} |")  # fmt: skip
+    return lines
 
 
 def write_doc(path: Path, rows: list[dict[str, Any]]) -> None:
     """Replace what stands between the markers in ``path`` with ``render(rows)``."""
+    if not path.is_file():
+        raise SystemExit(f"{path}: no such file")
     text = path.read_text()
     head, sep, rest = text.partition(BEGIN)
     _, sep2, tail = rest.partition(END)
@@ -200,8 +244,9 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument(
         "--pool-size",
         type=int,
-        default=100_000,
-        help="hands of the opponent pool built for a table without one (0: deal)",
+        default=0,
+        help="hands of the opponent pool built for a table without one (0: none, mc deals;"
+        " mc draws from it only when it holds its samples: 2,000,000 at 4 players)",
     )
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--only", nargs="+", metavar="PATTERN")

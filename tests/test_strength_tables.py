@@ -28,7 +28,7 @@ from tests.helpers import ROOT, capsa
 from tests.test_shipped_tables import offered
 
 SMALL = ("--hands", "3", "--samples", "40", "--eval-deals", "3", "--seed", "2")
-POOL = ("--pool-size", "1000")
+POOL = ("--pool-size", "0")
 
 
 def block(text: str) -> str:
@@ -64,7 +64,7 @@ def test_a_small_run_writes_its_row_and_the_doc_table_and_resumes(tmp_path):
     original = (ROOT / "docs" / "strength.md").read_text(encoding="utf-8")
     doc.write_text(original, encoding="utf-8")
     files = ("--results", str(results), "--doc", str(doc))
-    # a pool folder of its own: the script builds the table's pool, which the CLI then reads
+    # a pool folder of its own: no pool, so mc deals its opponents in both
     env = {"CAPSA_POOL_DIR": str(tmp_path / "pools")}
     run = run_script(*SMALL, *POOL, "--only", "chinese-2-4/2/0", *files, env=env)
     assert run.returncode == 0, run.stderr
@@ -77,14 +77,14 @@ def test_a_small_run_writes_its_row_and_the_doc_table_and_resumes(tmp_path):
     assert (row["gain"], row["stderr"], row["ci95"], row["differ"]) == (
         gain["mean"], gain["stderr"], gain["ci95"], gain["differ"])  # fmt: skip
     assert (row["table"], row["hands"], row["samples"], row["eval_deals"], row["pool_size"]) == (
-        "chinese-2-4/2/0", 3, 40, 3, 1000)  # fmt: skip
+        "chinese-2-4/2/0", 3, 40, 3, 0)  # fmt: skip
     # the doc: its table rendered from the results, every other line as it was
     text = doc.read_text(encoding="utf-8")
     assert block(text) == st.render([row])
     assert text.split(st.BEGIN)[0] == original.split(st.BEGIN)[0]
     assert text.split(st.END)[1] == original.split(st.END)[1]
-    assert "| `chinese-2-4` | 2 | 0 | 3 | 40 | 3 | " in text
-    assert "--hands 3 --samples 40 --eval-deals 3 --pool-size 1000 --seed 2" in text
+    assert "| `chinese-2-4` | 2 | 0 | 3 | 40 | " in text
+    assert "--hands 3 --samples 40 --eval-deals 3 --pool-size 0 --seed 2" in text
     # a second run at the same sizes measures nothing again; --render writes the same doc
     again = run_script(*SMALL, *POOL, "--only", "chinese-2-4/2/0", *files, env=env)
     assert again.returncode == 0, again.stderr
