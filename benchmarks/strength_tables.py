@@ -24,6 +24,7 @@ named ``PRESET/PLAYERS/JOKERS``; ``--only`` takes such names or shell patterns
 from __future__ import annotations
 
 import argparse
+import contextlib
 import fnmatch
 import json
 import math
@@ -31,6 +32,7 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -106,11 +108,16 @@ def measure(
     if pool is None and pool_size:
         pool = build_pool(cr, pool_size, threads=1)
     options = SolveOptions(players=table.players, samples=samples, top=0, pool=bool(pool_size))
-    report = compare_policies(hands, cr, options, ("mc", "field"), eval_deals, seed).to_dict()
-    gain = report["gains"]["mc-field"]
+    held: list[tuple[int, float]] = []
+    with _recording(held):
+        report = compare_policies(hands, cr, options, ("mc", "field"), eval_deals, seed)
+    report_d = report.to_dict()
+    gain = report_d["gains"]["mc-field"]
+    assert len(held) == hands and math.isclose(sum(d for _, d in held) / hands, gain["mean"],
+                                               abs_tol=1e-12)  # fmt: skip
     return {
         "table": table.key,
-        "rules": report["rules"],
+        "rules": report_d["rules"],
         "hands": hands,
         "samples": samples,
         "eval_deals": eval_deals,
@@ -120,11 +127,48 @@ def measure(
         "stderr": gain["stderr"],
         "ci95": gain["ci95"],
         "differ": gain["differ"],
-        "policies": report["policies"],
+        "policies": report_d["policies"],
+        "by_jokers_held": _split(held),
         "play_digest": play_digest(cr.rules),
         "commit": _commit(),
         "seconds": round(time.monotonic() - start, 1),
     }
+
+
+@contextlib.contextmanager
+def _recording(into: list[tuple[int, float]]) -> Iterator[None]:
+    """Within: each hand ``compare_policies`` plays, (the jokers it holds, mc's value less
+    field's) appended to ``into``: its per-hand values, which its report sums up."""
+    import numpy as np
+
+    from solver.apps import strength
+    from solver.engine.table_shape import JOKER_IDS
+
+    play = strength._play_hand
+
+    def recorded(hand: Any, *args: Any, **kw: Any) -> Any:
+        values, settings = play(hand, *args, **kw)
+        into.append((int(np.isin(hand, JOKER_IDS).sum()), float(values[0] - values[1])))
+        return values, settings
+
+    strength._play_hand = recorded
+    try:
+        yield
+    finally:
+        strength._play_hand = play
+
+
+def _split(held: list[tuple[int, float]]) -> dict[str, dict[str, float | int | None]]:
+    """mc's gain over field among the hands holding 0, 1, 2 jokers: hands, mean, its
+    standard error (None under 2 hands)."""
+    out: dict[str, dict[str, float | int | None]] = {}
+    for count in sorted({k for k, _ in held}):
+        d = [x for k, x in held if k == count]
+        mean = sum(d) / len(d)
+        var = sum((x - mean) ** 2 for x in d) / (len(d) - 1) if len(d) > 1 else None
+        se = None if var is None else math.sqrt(var / len(d))
+        out[str(count)] = {"hands": len(d), "gain": mean, "stderr": se}
+    return out
 
 
 def _commit() -> str:
@@ -204,23 +248,37 @@ def render(rows: list[dict[str, Any]]) -> str:
 
 
 def pooled(rows: list[dict[str, Any]]) -> list[str]:
-    """The gain over all the tables of each joker count and each player count: the mean
-    over their hands (each table's mean weighed by its hands), with its standard error
-    and the normal 95% upper end."""
-    lines = ["| tables | count | hands | gain of `mc` over `field` ± se | 95% upper end |",
+    """The gain over all the tables of each joker count and each player count, and over
+    the hands holding 0, 1 or 2 jokers at the tables with jokers: the mean over their
+    hands (each table's mean weighed by its hands), its standard error and the normal 95%
+    upper end."""
+    lines = ["| over | tables | hands | gain of `mc` over `field` ± se | 95% upper end |",
              "|---|---|---|---|---|"]  # fmt: skip
-    for label, field in (("joker", 2), ("player", 1)):
-        groups: dict[str, list[dict[str, Any]]] = {}
+    jokers = lambda v: f"{v} joker{'' if v == '1' else 's'}"  # noqa: E731
+    for label, field in ((lambda v: f"the tables with {jokers(v)}", 2),
+                         (lambda v: f"the tables of {v} players", 1)):  # fmt: skip
+        groups: dict[str, list[tuple[int, float, float]]] = {}
         for r in rows:
-            groups.setdefault(r["table"].split("/")[field], []).append(r)
-        for value, group in sorted(groups.items()):
-            n = sum(r["hands"] for r in group)
-            gain = sum(r["hands"] * r["gain"] for r in group) / n
-            se = math.sqrt(sum((r["hands"] * r["stderr"]) ** 2 for r in group)) / n
-            plural = "" if value == "1" else "s"
-            lines.append(f"| {value} {label}{plural} | {len(group)} | {n:,} | {_num(gain)} ± "
-                         f"{se:.4f} | {_num(gain + 1.96 * se)} |")  # fmt: skip
+            part = r["table"].split("/")[field]
+            groups.setdefault(part, []).append((r["hands"], r["gain"], r["stderr"]))
+        lines += [_pooled(label(v), parts) for v, parts in sorted(groups.items())]
+    held: dict[str, list[tuple[int, float, float]]] = {}
+    for r in rows:
+        if r["table"].split("/")[2] != "0":
+            for count, g in r.get("by_jokers_held", {}).items():
+                if g["stderr"] is not None:
+                    held.setdefault(count, []).append((g["hands"], g["gain"], g["stderr"]))
+    for v, parts in sorted(held.items()):
+        lines.append(_pooled(f"the hands holding {jokers(v)}, at the tables with jokers", parts))
     return lines
+
+
+def _pooled(what: str, parts: list[tuple[int, float, float]]) -> str:
+    """One line of ``pooled``: (hands, gain, stderr) of each part, pooled."""
+    n = sum(h for h, _, _ in parts)
+    gain = sum(h * g for h, g, _ in parts) / n
+    se = math.sqrt(sum((h * s) ** 2 for h, _, s in parts)) / n
+    return f"| {what} | {len(parts)} | {n:,} | {_num(gain)} ± {se:.4f} | {_num(gain + 1.96 * se)} |"
 
 
 def write_doc(path: Path, rows: list[dict[str, Any]]) -> None:
