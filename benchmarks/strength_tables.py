@@ -135,20 +135,56 @@ def measure(
     }
 
 
+def holding(table: Table, held: int, hands: int, samples: int, eval_deals: int,
+            seed: int) -> dict[str, Any]:  # fmt: skip
+    """mc's gain over field at one table on random hands that hold ``held`` jokers (the
+    rest of the hand random), played as ``compare_policies`` plays each hand: both
+    settings meet the same ``eval_deals`` fresh deals of field opponents; mc deals its
+    own."""
+    import numpy as np
+
+    from solver.apps.strength import _play_hand
+    from solver.engine.compiled import compile_rules
+    from solver.engine.options import SolveOptions
+    from solver.engine.rules import load_rules
+    from solver.engine.seating import at_table
+    from solver.engine.table_shape import JOKER_FACE
+    from solver.strategy.field_model.train import ensure_field
+    from solver.strategy.hands.deal import deck_faces
+    from solver.strategy.opposition.opponents import resolve_opponents
+
+    cr = compile_rules(at_table(load_rules(table.preset), table.players, table.jokers))
+    ensure_field(cr)
+    opts = SolveOptions(players=table.players, samples=samples, top=0, pool=False).check()
+    models = resolve_opponents(None, cr, table.players - 1)
+    faces = deck_faces(cr.rules.deck)
+    rest = faces[faces != JOKER_FACE]
+    rng, gains = np.random.default_rng(seed), []
+    for _ in range(hands):
+        cards = [*rng.choice(rest, 13 - held, replace=False), *[JOKER_FACE] * held]
+        hand = np.sort(np.array(cards, np.uint8))
+        values, _ = _play_hand(hand, cr, opts, ("mc", "field"), eval_deals, {}, rng,
+                               (models, {"mc": None, "field": None}))  # fmt: skip
+        gains.append(float(values[0] - values[1]))
+    d = np.array(gains)
+    se = float(d.std(ddof=1) / math.sqrt(len(d)))
+    return {"hands": hands, "samples": samples, "eval_deals": eval_deals, "seed": seed,
+            "gain": float(d.mean()), "stderr": se}  # fmt: skip
+
+
 @contextlib.contextmanager
 def _recording(into: list[tuple[int, float]]) -> Iterator[None]:
     """Within: each hand ``compare_policies`` plays, (the jokers it holds, mc's value less
     field's) appended to ``into``: its per-hand values, which its report sums up."""
-    import numpy as np
 
     from solver.apps import strength
-    from solver.engine.table_shape import JOKER_IDS
+    from solver.engine.table_shape import JOKER_FACE
 
     play = strength._play_hand
 
     def recorded(hand: Any, *args: Any, **kw: Any) -> Any:
         values, settings = play(hand, *args, **kw)
-        into.append((int(np.isin(hand, JOKER_IDS).sum()), float(values[0] - values[1])))
+        into.append((int((hand == JOKER_FACE).sum()), float(values[0] - values[1])))
         return values, settings
 
     strength._play_hand = recorded
@@ -266,11 +302,21 @@ def pooled(rows: list[dict[str, Any]]) -> list[str]:
     for r in rows:
         if r["table"].split("/")[2] != "0":
             for count, g in r.get("by_jokers_held", {}).items():
-                if g["stderr"] is not None:
-                    held.setdefault(count, []).append((g["hands"], g["gain"], g["stderr"]))
+                held.setdefault(count, []).append((g["hands"], g["gain"], g["stderr"] or 0.0))
     for v, parts in sorted(held.items()):
-        lines.append(_pooled(f"the hands holding {jokers(v)}, at the tables with jokers", parts))
+        lines.append(_union(f"the hands holding {jokers(v)}, at the tables with jokers", parts))
     return lines
+
+
+def _union(what: str, parts: list[tuple[int, float, float]]) -> str:
+    """A line of ``pooled`` over the hands of the parts taken as one sample (a part of
+    one hand has no standard error of its own): (hands, mean, stderr) of each part give
+    its sum of squares, n (n - 1) se^2 + n mean^2."""
+    n = sum(h for h, _, _ in parts)
+    gain = sum(h * g for h, g, _ in parts) / n
+    squares = sum(h * (h - 1) * s * s + h * g * g for h, g, s in parts)
+    se = math.sqrt(max(squares - n * gain * gain, 0.0) / (n - 1) / n) if n > 1 else math.nan
+    return f"| {what} | {len(parts)} | {n:,} | {_num(gain)} ± {se:.4f} | {_num(gain + 1.96 * se)} |"
 
 
 def _pooled(what: str, parts: list[tuple[int, float, float]]) -> str:
@@ -312,9 +358,23 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--results", type=Path, default=RESULTS)
     p.add_argument("--doc", type=Path, default=DOC)
     p.add_argument("--render", action="store_true", help="only write --doc from --results")
+    p.add_argument(
+        "--holding",
+        type=int,
+        metavar="K",
+        help="only measure hands holding K jokers, kept as the row's holding[K]",
+    )
     a = p.parse_args(argv)
     tables = offered_tables()
     rows = load_results(a.results)
+    if a.holding is not None:
+        for t in chosen(tables, a.only):
+            got = holding(t, a.holding, a.hands, a.samples, a.eval_deals, a.seed)
+            rows[t.key].setdefault("holding", {})[str(a.holding)] = got
+            print(f"{t.key}, hands holding {a.holding}: {_num(got['gain'])} ± "
+                  f"{got['stderr']:.4f}", file=sys.stderr, flush=True)  # fmt: skip
+            save_results(a.results, rows, tables)
+        return
     want = dict(hands=a.hands, samples=a.samples, eval_deals=a.eval_deals,
                 pool_size=a.pool_size, seed=a.seed)  # fmt: skip
     for t in [] if a.render else chosen(tables, a.only):
