@@ -250,15 +250,16 @@ def needed(row: dict[str, Any]) -> int | None:
 
 
 def commands(rows: list[dict[str, Any]]) -> list[str]:
-    """The command that made the rows: one a set of sizes (``--only`` its tables when
-    there are several)."""
+    """The commands that make the rows again, in order: every table at the sizes most
+    were measured at, then each other set of sizes at its tables (``--only``; a table
+    measured at other sizes is measured again)."""
     groups: dict[tuple[Any, ...], list[str]] = {}
     for r in rows:
         groups.setdefault(tuple(r[k] for k in SIZES), []).append(r["table"])
-    out = []
-    for sizes, keys in groups.items():
+    out = []  # the most tables' sizes at every table, then the others' at theirs
+    for i, (sizes, keys) in enumerate(sorted(groups.items(), key=lambda g: -len(g[1]))):
         args = " ".join(f"--{k.replace('_', '-')} {v}" for k, v in zip(SIZES, sizes, strict=True))
-        only = f" --only {' '.join(keys)}" if len(groups) > 1 else ""
+        only = f" --only {' '.join(keys)}" if i else ""
         out.append(f"python -m benchmarks.strength_tables {args}{only}")
     return out
 

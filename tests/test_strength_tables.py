@@ -17,6 +17,7 @@ import os
 import subprocess
 import sys
 
+import pytest
 from starlette.testclient import TestClient
 
 from benchmarks import strength_tables as st
@@ -50,6 +51,15 @@ def test_every_offered_table_is_measured():
     assert set(digests) <= at
 
 
+def test_the_doc_table_is_the_committed_results_rendered():
+    """docs/strength.md's table is what benchmarks/strength_tables.json renders to, row
+    for row, and the results hold a row for every offered table."""
+    rows = st.load_results(st.RESULTS)
+    assert sorted(rows) == sorted(t.key for t in st.offered_tables())
+    doc = (ROOT / "docs" / "strength.md").read_text(encoding="utf-8")
+    assert block(doc) == st.render(list(rows.values()))
+
+
 def run_script(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess:
     """``python -m benchmarks.strength_tables ARGS`` as a user runs it, in this test's
     environment (its isolated caches) and ``env``."""
@@ -66,27 +76,31 @@ def test_a_small_run_writes_its_row_and_the_doc_table_and_resumes(tmp_path):
     files = ("--results", str(results), "--doc", str(doc))
     # a pool folder of its own: no pool, so mc deals its opponents in both
     env = {"CAPSA_POOL_DIR": str(tmp_path / "pools")}
-    run = run_script(*SMALL, *POOL, "--only", "chinese-2-4/2/0", *files, env=env)
+    run = run_script(*SMALL, *POOL, "--only", "mau-binh/2/1", *files, env=env)
     assert run.returncode == 0, run.stderr
     (row,) = json.loads(results.read_text())["tables"]
     # the row is what `capsa strength` measures at that table and sizes
-    cli = capsa("strength", "--rules", "chinese-2-4", "--players", "2", "--jokers", "0",
+    cli = capsa("strength", "--rules", "mau-binh", "--players", "2", "--jokers", "1",
                 *SMALL, "-f", "json", env=env)  # fmt: skip
     assert cli.returncode == 0, cli.stderr
     gain = json.loads(cli.stdout)["gains"]["mc-field"]
     assert (row["gain"], row["stderr"], row["ci95"], row["differ"]) == (
         gain["mean"], gain["stderr"], gain["ci95"], gain["differ"])  # fmt: skip
+    # the hands it played, by the jokers they hold: their gains sum to the row's
+    split = row["by_jokers_held"].values()
+    assert sum(g["hands"] for g in split) == 3
+    assert sum(g["hands"] * g["gain"] for g in split) == pytest.approx(3 * row["gain"])
     assert (row["table"], row["hands"], row["samples"], row["eval_deals"], row["pool_size"]) == (
-        "chinese-2-4/2/0", 3, 40, 3, 0)  # fmt: skip
+        "mau-binh/2/1", 3, 40, 3, 0)  # fmt: skip
     # the doc: its table rendered from the results, every other line as it was
     text = doc.read_text(encoding="utf-8")
     assert block(text) == st.render([row])
     assert text.split(st.BEGIN)[0] == original.split(st.BEGIN)[0]
     assert text.split(st.END)[1] == original.split(st.END)[1]
-    assert "| `chinese-2-4` | 2 | 0 | 3 | 40 | " in text
+    assert "| `mau-binh` | 2 | 1 | 3 | 40 | " in text
     assert "--hands 3 --samples 40 --eval-deals 3 --pool-size 0 --seed 2" in text
     # a second run at the same sizes measures nothing again; --render writes the same doc
-    again = run_script(*SMALL, *POOL, "--only", "chinese-2-4/2/0", *files, env=env)
+    again = run_script(*SMALL, *POOL, "--only", "mau-binh/2/1", *files, env=env)
     assert again.returncode == 0, again.stderr
     assert "hands ..." not in again.stderr
     assert json.loads(results.read_text())["tables"] == [row]
