@@ -1,7 +1,8 @@
 """`capsa strength` at every table capsa offers (issue #54; docs/strength.md#at-every-table).
 
-``python -m benchmarks.strength_tables [--hands N] [--samples N] [--eval-deals N] [--seed S]
-[--only PATTERN ...] [--redo] [--results FILE] [--doc FILE] [--render]``
+``python -m benchmarks.strength_tables [--hands N] [--samples N] [--eval-deals N]
+[--pool-size N] [--seed S] [--only PATTERN ...] [--redo] [--results FILE] [--doc FILE]
+[--render] [--holding K]``
 
 The tables are the ones the page's menus and the CLI's ``--rules``, ``--players`` and
 ``--jokers`` offer: each ruleset ``GET /api/rules`` lists (``RulesCatalog.rulesets``), at 2
@@ -19,6 +20,11 @@ skipped (``--redo`` measures it again). After each row the table of figures is w
 into ``--doc`` between its markers (``--render``: only that, from the results). A table is
 named ``PRESET/PLAYERS/JOKERS``; ``--only`` takes such names or shell patterns
 (``shisanshui/*/2``, ``mau-binh/*/*``), in the order given.
+
+Each row also splits the gain by the jokers the hands held (``by_jokers_held``);
+``--holding K`` measures mc's gain on random hands that hold K jokers at the tables
+``--only`` names, kept beside their rows (``holding``), which is how the two-joker
+tables' gain was traced to the hands holding both (docs/strength.md#at-every-table).
 """
 
 from __future__ import annotations
