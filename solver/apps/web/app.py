@@ -430,6 +430,7 @@ def create_app(
     public: bool = False,
     host_names: Sequence[str] = (),
     proxies: Sequence[Network] = (),
+    serving: bool = False,
 ) -> Starlette:
     """The ASGI app. ``rules``: the default ruleset (a preset name or Rules; default
     ``chinese-1-6``); ``limits``: see :class:`Limits`; ``local``: the server listens on a
@@ -441,7 +442,8 @@ def create_app(
     ``public``: no training from the page, bodies of at most ``PUBLIC_BODY`` bytes, a
     JSON log line a request; ``host_names``: the only names the Host header may give;
     ``proxies``: the reverse proxies whose forwarded address names the client
-    (``solver.apps.web.fair``, ``observe``)."""
+    (``solver.apps.web.fair``, ``observe``). ``serving``: run by ``capsa serve``, whose
+    SIGTERM drains and Ctrl-C stops the running answers (``WebState.on_signals``)."""
     size = training or TrainSize.from_env()
     limits = limits or Limits()
     if public and limits.body > PUBLIC_BODY:
@@ -453,6 +455,10 @@ def create_app(
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette):  # noqa: ANN202 - an async context manager
+        if serving:
+            state.on_signals()
+        if serving and not state.ready:  # a worker of --workers: warm before serving
+            await asyncio.to_thread(warm, app)
         try:
             yield
         finally:

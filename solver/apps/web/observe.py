@@ -205,3 +205,13 @@ async def metrics(request: Request) -> Response:
     if state.metrics is None or (state.public and (ip is None or not ip.is_loopback)):
         return JSONResponse({"error": "no such page: /metrics"}, status_code=404)
     return Response(state.metrics.text(), media_type="text/plain; version=0.0.4; charset=utf-8")
+
+
+def log_requests_to_stderr() -> None:
+    """Send the request log (``capsa.access``, one JSON line a request) to stderr."""
+    if not access_log.handlers:
+        handler = logging.StreamHandler()
+        handler.setFormatter(logging.Formatter("%(message)s"))
+        access_log.addHandler(handler)
+        access_log.setLevel(logging.INFO)
+        access_log.propagate = False

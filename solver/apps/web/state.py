@@ -109,6 +109,28 @@ class WebState:
             for stop in self._stops:
                 stop.set()
 
+    def on_signals(self) -> None:
+        """Chain the server's own SIGINT and SIGTERM handlers (uvicorn's, in place when
+        the app starts): SIGTERM drains (new answers are refused, 503, while the running
+        ones finish within uvicorn's graceful time), SIGINT (Ctrl-C) stops the running
+        answers too. Only on the main thread, where signals are handled."""
+        import signal
+
+        if threading.current_thread() is not threading.main_thread():
+            return
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            prev = signal.getsignal(sig)
+
+            def handler(got: int, frame: Any, prev: Any = prev) -> None:
+                if got == signal.SIGINT:
+                    self.stop_all()
+                else:
+                    self.closing = True
+                if callable(prev):
+                    prev(got, frame)
+
+            signal.signal(sig, handler)
+
     def close(self) -> None:
         self.stop_all()
         self.trainer.close()
