@@ -13,8 +13,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
 import math
+import os
+import threading
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -97,15 +100,29 @@ def client_of(scope: dict[str, Any], proxies: Sequence[Network]) -> str:
     return address
 
 
+def _lower(nice: int) -> None:
+    """Lower this thread's priority by ``nice`` (where the system allows it)."""
+    if nice <= 0 or not hasattr(os, "setpriority"):
+        return
+    with contextlib.suppress(OSError):
+        tid = threading.get_native_id()
+        os.setpriority(os.PRIO_PROCESS, tid, os.getpriority(os.PRIO_PROCESS, tid) + nice)
+
+
 class Lane:
     """A thread pool and the requests it holds (counted on the event loop's thread):
     at most ``most`` in all and ``share`` from any one client. ``seconds`` is a running
-    mean of how long an answer of this lane takes, for ``Retry-After``."""
+    mean of how long an answer of this lane takes, for ``Retry-After``. ``nice``: the
+    lane's threads run that much below the server's priority (Linux: a thread's nice
+    value, which the threads a solve starts inherit), so that the long answers of the
+    slow lane take the cores only when the quick answers and the event loop leave them."""
 
-    def __init__(self, name: str, workers: int, most: int, share: int) -> None:
+    def __init__(self, name: str, workers: int, most: int, share: int, nice: int = 0) -> None:
         self.name = name
         self.workers = workers
-        self.executor = ThreadPoolExecutor(workers, thread_name_prefix=f"capsa-{name}")
+        self.executor = ThreadPoolExecutor(
+            workers, thread_name_prefix=f"capsa-{name}", initializer=_lower, initargs=(nice,)
+        )
         self.held = 0
         self.most = most
         self.share = max(1, min(share, most))

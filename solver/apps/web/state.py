@@ -17,7 +17,10 @@ from solver.apps.web.training import Trainer, TrainSize
 if TYPE_CHECKING:
     from solver.apps.web.observe import Metrics
 
-__all__ = ["WebState"]
+__all__ = ["SLOW_NICE", "WebState"]
+
+#: How far below the server the slow lane's threads run (``fair.Lane``'s ``nice``).
+SLOW_NICE = 10
 
 
 class WebState:
@@ -32,7 +35,10 @@ class WebState:
         self.limits = limits.resolved()
         workers, most = self.limits.workers or 1, self.limits.pending or 1
         share = self.limits.per_client or workers
-        self.lanes = {n: Lane(n, workers, most, share) for n in ("quick", "slow")}
+        self.lanes = {
+            "quick": Lane("quick", workers, most, share),
+            "slow": Lane("slow", workers, most, share, nice=SLOW_NICE),
+        }
         #: Set once the kernels and field tables are loaded (``warm``): /healthz.
         self.ready = False
         #: A public server (``--public``): no training from the page, /metrics local only.
