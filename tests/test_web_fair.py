@@ -131,7 +131,7 @@ def test_healthz_and_metrics():
     lat = (("endpoint", "/api/rows"), ("lane", "quick"))
     assert m["capsa_request_seconds_count", lat] == 1
     assert m["capsa_lane_held", (("lane", "slow"),)] == 0
-    assert m["capsa_lane_limit", (("lane", "quick"),)] == 4
+    assert m["capsa_lane_limit", (("lane", "quick"),)] == 8 * 4  # QUICK_PLACES times
 
 
 def test_the_public_mode(caplog):
@@ -155,3 +155,32 @@ def test_the_public_mode(caplog):
     assert lines[-1]["path"] == "/api/rows" and lines[-1]["status"] == 200
     assert lines[-1]["lane"] == "quick" and lines[-1]["client"] == "testclient"
     assert all("9h" not in r.getMessage() for r in caplog.records)
+
+
+def test_behind_a_tls_proxy_the_page_s_https_origin_is_its_own():
+    """A trusted proxy's X-Forwarded-Proto makes the page's https origin its own (else
+    a browser's request through the proxy is refused as from another origin); from any
+    other address the header is not believed."""
+    from solver.apps.web.fair import forwarded_scheme
+
+    proxies = parse_proxies(["127.0.0.1"])
+    proto = ("X-Forwarded-Proto", "https")
+    assert forwarded_scheme(_scope("127.0.0.1", proto), proxies) == "https"
+    assert forwarded_scheme(_scope("127.0.0.5", proto), proxies) is None
+    fwd = ("Forwarded", "for=192.0.2.1;proto=https")
+    assert forwarded_scheme(_scope("127.0.0.1", fwd), proxies) == "https"
+    app = create_app(host_names=["capsa.example"], proxies=proxies)
+    headers = {
+        "Host": "capsa.example",
+        "Origin": "https://capsa.example",
+        "X-Forwarded-Proto": "https",
+        "X-Forwarded-For": "198.51.100.4",
+    }
+
+    async def ask(peer: str) -> httpx.Response:
+        transport = httpx.ASGITransport(app=app, client=(peer, 4000))
+        async with httpx.AsyncClient(transport=transport, base_url="http://capsa.example") as c:
+            return await c.post("/api/rows", json={"settings": [SETTING]}, headers=headers)
+
+    assert asyncio.run(ask("127.0.0.1")).status_code == 200
+    assert asyncio.run(ask("127.0.0.5")).status_code == 403

@@ -52,6 +52,7 @@ class Outcome:
     codes: dict[int, int] = field(default_factory=dict)
     no_retry_after: int = 0  # 429/503 without a Retry-After: an error
     errors: int = 0  # anything but 200, 429 and 503, and failed connections
+    failures: dict[str, int] = field(default_factory=dict)  # what each error was
 
     def add(self, status: int, seconds: float, retry_after: str | None) -> None:
         self.codes[status] = self.codes.get(status, 0) + 1
@@ -61,7 +62,11 @@ class Outcome:
             if retry_after is None or not retry_after.isdigit():
                 self.no_retry_after += 1
         else:
-            self.errors += 1
+            self.fail(str(status))
+
+    def fail(self, what: str) -> None:
+        self.errors += 1
+        self.failures[what] = self.failures.get(what, 0) + 1
 
 
 def percentile(values: list[float], q: float) -> float | None:
@@ -116,8 +121,8 @@ async def _send(client: Any, method: str, path: str, body: Any, out: Outcome) ->
     t0 = time.perf_counter()
     try:
         res = await client.request(method, path, json=body)
-    except Exception:  # noqa: BLE001 - a failed connection is counted, not raised
-        out.errors += 1
+    except Exception as exc:  # noqa: BLE001 - a failed connection is counted, not raised
+        out.fail(type(exc).__name__)
         return 0
     out.add(res.status_code, time.perf_counter() - t0, res.headers.get("retry-after"))
     return int(res.status_code)
@@ -237,6 +242,7 @@ def summary(run: LoadRun) -> dict[str, Any]:
             "429": o.codes.get(429, 0),
             "503": o.codes.get(503, 0),
             "errors": o.errors + o.no_retry_after,
+            "failures": o.failures,
         }
     quick = run.quick_seconds()
     return {

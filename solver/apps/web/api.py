@@ -67,7 +67,8 @@ class Limits:
     bytes of a request body; ``seconds``: from a request's arrival to its answer (a
     Monte Carlo run still going then is stopped and answered 503); ``workers``: threads
     solving at once in each lane (default: the cores); ``pending``: requests a lane holds,
-    solving or waiting (default: four per worker), beyond which it answers 503 busy;
+    solving or waiting (default: four per worker in the slow lane, eight times as many in
+    the quick lane, whose answers take milliseconds), beyond which it answers 503 busy;
     ``per_client``: requests a lane holds from one client (default: half its places),
     beyond which that client is answered 429 (``solver.apps.web.fair``).
     """

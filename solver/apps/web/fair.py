@@ -27,7 +27,7 @@ from solver.apps.web.guard import parse_ip
 
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 
-__all__ = ["Lane", "Refused", "client_of", "parse_proxies"]
+__all__ = ["Lane", "Refused", "client_of", "forwarded_scheme", "parse_proxies"]
 
 
 class Refused(Exception):
@@ -107,6 +107,27 @@ def _lower(nice: int) -> None:
     with contextlib.suppress(OSError):
         tid = threading.get_native_id()
         os.setpriority(os.PRIO_PROCESS, tid, os.getpriority(os.PRIO_PROCESS, tid) + nice)
+
+
+def forwarded_scheme(scope: dict[str, Any], proxies: Sequence[Network]) -> str | None:
+    """The scheme a trusted proxy says the client used (``Forwarded: proto=https``, else
+    ``X-Forwarded-Proto``; the nearest proxy's word), or None: the page's origin behind
+    a TLS proxy is ``https://...``, which the origin check compares."""
+    peer = scope.get("client")
+    if not proxies or not peer or not _trusted(str(peer[0]), proxies):
+        return None
+    found: str | None = None
+    for name, value in scope.get("headers") or ():
+        name = name.decode("latin-1").lower()
+        text = value.decode("latin-1")
+        if name == "forwarded":
+            for pair in text.split(",")[-1].split(";"):
+                key, _, v = pair.partition("=")
+                if key.strip().lower() == "proto":
+                    return v.strip().strip('"').lower()
+        elif name == "x-forwarded-proto":
+            found = text.split(",")[-1].strip().lower()
+    return found
 
 
 class Lane:

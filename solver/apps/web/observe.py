@@ -2,9 +2,11 @@
 
 - ``Front``, the outermost ASGI middleware: it names the request's client
   (``fair.client_of``: the address, or the one a trusted proxy forwarded) in
-  ``scope["capsa"]`` for the lanes' shares, times the request, counts it in the
-  metrics, and, when asked (``--public``), logs one JSON line per request (time,
-  client, method, path, status, milliseconds, lane; never a body, so never a hand).
+  ``scope["capsa"]`` for the lanes' shares, takes the scheme a trusted proxy forwarded
+  (``https``: the origin check then compares the page's own origin), times the
+  request, counts it in the metrics, and, when asked (``--public``), logs one JSON line
+  per request (time, client, method, path, status, milliseconds, lane; never a body,
+  so never a hand).
 - ``GET /healthz``: 200 ``{"status": "ready"}`` once the kernels and field tables are
   loaded (``app.warm``), 503 ``{"status": "starting"}`` with ``Retry-After`` before.
 - ``GET /metrics``: Prometheus' text format (``prometheus-client``): requests by
@@ -24,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from solver.apps.web.fair import Network, client_of
+from solver.apps.web.fair import Network, client_of, forwarded_scheme
 from solver.apps.web.guard import ASGIApp, Message, Receive, Scope, Send, parse_ip
 
 if TYPE_CHECKING:
@@ -159,6 +161,9 @@ class Front:
         t0 = time.perf_counter()
         who: dict[str, Any] = {"client": client_of(scope, self.proxies), "lane": "none"}
         scope["capsa"] = who
+        scheme = forwarded_scheme(scope, self.proxies)
+        if scheme in ("http", "https"):  # the page's origin behind a TLS proxy: https
+            scope["scheme"] = scheme
         status = [500]
 
         async def sender(message: Message) -> None:

@@ -19,6 +19,9 @@ if TYPE_CHECKING:
 
 __all__ = ["SLOW_NICE", "WebState"]
 
+#: The quick lane holds this many times the places of the slow one (``Limits.pending``):
+#: its answers take milliseconds, so a burst waits a little rather than being refused.
+QUICK_PLACES = 8
 #: How far below the server the slow lane's threads run (``fair.Lane``'s ``nice``).
 SLOW_NICE = 10
 
@@ -36,7 +39,7 @@ class WebState:
         workers, most = self.limits.workers or 1, self.limits.pending or 1
         share = self.limits.per_client or workers
         self.lanes = {
-            "quick": Lane("quick", workers, most, share),
+            "quick": Lane("quick", workers, QUICK_PLACES * most, QUICK_PLACES * share),
             "slow": Lane("slow", workers, most, share, nice=SLOW_NICE),
         }
         #: Set once the kernels and field tables are loaded (``warm``): /healthz.
