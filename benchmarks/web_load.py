@@ -1,7 +1,7 @@
 """`capsa serve` under load, at rising numbers of players (solver.apps.bench.web_load).
 
     python benchmarks/web_load.py [--players 100,200,500] [--seconds 60] [--think 5]
-                                  [--flood 50] [--workers 2] [--mc-every 10]
+                                  [--flood 50] [--workers 2] [--mc-every 20]
 
 For each number of players: a fresh `capsa serve --workers N`, the players alone for
 ``--seconds``, then beside a client keeping ``--flood`` Monte Carlo solves in flight.
@@ -26,7 +26,7 @@ def main() -> None:
     p.add_argument("--think", type=float, default=5.0)
     p.add_argument("--flood", type=int, default=50)
     p.add_argument("--workers", type=int, default=2)
-    p.add_argument("--mc-every", type=int, default=10)
+    p.add_argument("--mc-every", type=int, default=20)
     p.add_argument("--json", action="store_true", help="print each run's figures as JSON")
     a = p.parse_args()
     print(f"targets: {TARGETS}")

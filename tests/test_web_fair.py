@@ -141,6 +141,7 @@ def test_the_public_mode(caplog):
         TestClient(app, base_url="http://capsa.example") as c,
         caplog.at_level(logging.INFO, logger="capsa.access"),
     ):
+        assert c.get("/api/rules").json()["training"] is None  # the page offers no training
         assert c.post("/api/train", json={"rules": "capsa"}).status_code == 403
         assert "training is off" in c.post("/api/train", json={"rules": "capsa"}).json()["error"]
         big = {"rules": "# " + "x" * 20_000}
@@ -151,7 +152,7 @@ def test_the_public_mode(caplog):
         res = c.post("/api/rows", json={"settings": [SETTING]})
         assert res.status_code == 200
     lines = [json.loads(r.getMessage()) for r in caplog.records if r.name == "capsa.access"]
-    assert len(lines) == 7
+    assert len(lines) == 8
     assert lines[-1]["path"] == "/api/rows" and lines[-1]["status"] == 200
     assert lines[-1]["lane"] == "quick" and lines[-1]["client"] == "testclient"
     assert all("9h" not in r.getMessage() for r in caplog.records)

@@ -5,13 +5,14 @@ The server is started as a user starts it (``capsa serve --port 0 --workers N``,
 subprocess). Each simulated player is its own client, on its own loopback address
 (``127.0.x.y``: the server tells clients apart by address), and plays what a player
 does on the page: one request every ``think`` seconds, going round ``deal``, a
-``field`` solve, ``rows``, ``check`` and the practice ``showdown``, with a Monte Carlo
-solve (1,000 opponent hands) every ``mc_every`` requests. Two phases of ``seconds``
-each: the players alone, then the players and a flooding client that keeps ``flood``
-Monte Carlo solves in flight (asking again at once after each answer, and 0.2 s after a
-refusal, never heeding ``Retry-After``). The figures: the quick requests' p50, p95 and
-p99 by kind, the refusals (429, 503) and errors of each, the flood ratio (the players'
-quick p95 with the flood over without), and the memory of each worker.
+``field`` solve, ``rows``, ``check`` and the practice ``showdown``, with now and then
+(one request in ``mc_every``, at random) a Monte Carlo solve of 1,000 opponent hands.
+Two phases of ``seconds`` each: the players alone, then the players and a flooding
+client (a process of its own) that keeps ``flood`` Monte Carlo solves in flight
+(asking again at once after each answer, and 0.2 s after a refusal, never heeding
+``Retry-After``). The figures: the quick requests' p50, p95 and p99 by kind, the
+refusals (429, 503, and why) and errors of each, the flood ratio (the players' quick
+p95 with the flood over without), and the memory of each worker.
 
 The client is asyncio and httpx (what the tests already install) rather than locust: a
 few hundred players need one event loop, not locust's gevent workers and their own
@@ -22,6 +23,7 @@ timings are this module's own, so the suite runs a short version of the same cod
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import random
 import re
@@ -54,13 +56,15 @@ class Outcome:
     errors: int = 0  # anything but 200, 429 and 503, and failed connections
     failures: dict[str, int] = field(default_factory=dict)  # what each error was
 
-    def add(self, status: int, seconds: float, retry_after: str | None) -> None:
+    def add(self, status: int, seconds: float, retry_after: str | None, why: str = "") -> None:
         self.codes[status] = self.codes.get(status, 0) + 1
         if status == 200:
             self.seconds.append(seconds)
         elif status in (429, 503):
             if retry_after is None or not retry_after.isdigit():
                 self.no_retry_after += 1
+            if status == 503:  # why: busy, past the time limit, shutting down
+                self.failures[why] = self.failures.get(why, 0) + 1
         else:
             self.fail(str(status))
 
@@ -124,14 +128,21 @@ async def _send(client: Any, method: str, path: str, body: Any, out: Outcome) ->
     except Exception as exc:  # noqa: BLE001 - a failed connection is counted, not raised
         out.fail(type(exc).__name__)
         return 0
-    out.add(res.status_code, time.perf_counter() - t0, res.headers.get("retry-after"))
+    why = ""
+    if res.status_code == 503:
+        with contextlib.suppress(ValueError):
+            why = f"503 {str(res.json().get('error', ''))[:40]}"
+    out.add(res.status_code, time.perf_counter() - t0, res.headers.get("retry-after"), why)
     return int(res.status_code)
 
 
 def _client(url: str, local: str) -> Any:
     import httpx2 as httpx
 
-    transport = httpx.AsyncHTTPTransport(local_address=local)
+    # A new connection a request (none kept alive): the costlier case for the server,
+    # and no race with its keep-alive timeout (5 s, a player's think time).
+    limits = httpx.Limits(max_keepalive_connections=0)
+    transport = httpx.AsyncHTTPTransport(local_address=local, limits=limits)
     return httpx.AsyncClient(transport=transport, base_url=url, timeout=60)
 
 
@@ -141,7 +152,7 @@ async def _player(url: str, i: int, until: float, think: float, mc_every: int, r
         await asyncio.sleep(rng.uniform(0, think))
         n = q = 0
         while time.monotonic() < until:
-            if mc_every and n % mc_every == mc_every - 1:
+            if mc_every and rng.random() < 1 / mc_every:
                 kind = "mc"
             else:
                 kind, q = QUICK[q % len(QUICK)], q + 1
@@ -167,17 +178,34 @@ async def _flooder(url: str, until: float, flood: int, run: LoadRun) -> None:
         await asyncio.gather(*(one(j) for j in range(flood)))
 
 
+def _flood_process(url: str, seconds: float, flood: int, out: Any) -> None:
+    """The flood, in a process of its own (as it would be on another machine): its
+    answers' codes and errors go back through ``out``."""
+    run = LoadRun()
+    asyncio.run(_flooder(url, time.monotonic() + seconds, flood, run))
+    out.put((run.flood.codes, run.flood.errors, run.flood.no_retry_after))
+
+
 async def run_load(
     url: str, players: int, seconds: float, think: float, flood: int, mc_every: int
 ) -> LoadRun:
     """One phase against the server at ``url``: ``players`` for ``seconds`` (and a flood
-    of ``flood`` requests in flight, when ``flood``)."""
+    of ``flood`` requests in flight, from another process, when ``flood``)."""
+    import multiprocessing
+
     run = LoadRun()
     until = time.monotonic() + seconds
-    tasks = [_player(url, i, until, think, mc_every, run) for i in range(players)]
+    proc = None
     if flood:
-        tasks.append(_flooder(url, until, flood, run))
-    await asyncio.gather(*tasks)
+        ctx = multiprocessing.get_context("spawn")
+        out = ctx.Queue()
+        proc = ctx.Process(target=_flood_process, args=(url, seconds, flood, out), daemon=True)
+        proc.start()
+    await asyncio.gather(*(_player(url, i, until, think, mc_every, run) for i in range(players)))
+    if proc is not None:
+        codes, errors, no_retry = await asyncio.to_thread(out.get, True, seconds + 120)
+        run.flood.codes, run.flood.errors, run.flood.no_retry_after = codes, errors, no_retry
+        proc.join(30)
     return run
 
 
@@ -262,7 +290,7 @@ def web_load(
     think: float = 5.0,
     flood: int = 50,
     workers: int = 2,
-    mc_every: int = 10,
+    mc_every: int = 20,
     runner: Runner | None = None,
 ) -> Result:
     """The two phases (see the module docstring) against a fresh ``capsa serve``."""

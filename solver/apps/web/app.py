@@ -345,7 +345,8 @@ async def api_rules(request: Request) -> Response:
                 "policies": list(POLICIES),
                 "limits": state.limits.to_dict(),
                 "table": table_shape(),  # the players menu (solver.engine.table_shape)
-                "training": state.trainer.size.to_dict(),  # "Train it here (about N min)"
+                # "Train it here (about N min)"; none on a public server (no button)
+                "training": None if state.public else state.trainer.size.to_dict(),
                 # every natural's names, for the page to show a solution's natural
                 "naturals": [natural_names(n) for n in NATURAL_NAMES],
             }
