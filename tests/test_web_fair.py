@@ -8,6 +8,8 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import os
+import threading
 
 import httpx2 as httpx
 import pytest
@@ -185,3 +187,19 @@ def test_behind_a_tls_proxy_the_page_s_https_origin_is_its_own():
 
     assert asyncio.run(ask("127.0.0.1")).status_code == 200
     assert asyncio.run(ask("127.0.0.5")).status_code == 403
+
+
+@pytest.mark.skipif(not hasattr(os, "setpriority"), reason="no thread priorities here")
+def test_capsa_serve_runs_the_monte_carlo_lane_below_the_quick_one():
+    from solver.apps.web.state import SLOW_NICE
+
+    def nice() -> int:
+        return os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+
+    own = nice()
+    served = create_app(serving=True).state.web.lanes
+    quick = served["quick"].executor.submit(nice).result()
+    slow = served["slow"].executor.submit(nice).result()
+    assert quick == own and slow == min(19, own + SLOW_NICE) and slow > quick or own == 19
+    plain = create_app().state.web.lanes  # an app made for tests: one priority
+    assert plain["slow"].executor.submit(nice).result() == own

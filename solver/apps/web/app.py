@@ -85,7 +85,7 @@ from solver.apps.web.guard import CSP, Guard
 from solver.apps.web.hands import name_rows
 from solver.apps.web.observe import Front, Metrics, healthz, metrics
 from solver.apps.web.players_rules import players_page
-from solver.apps.web.state import WebState
+from solver.apps.web.state import SLOW_NICE, WebState
 from solver.apps.web.table import play_table
 from solver.apps.web.training import TrainSize
 from solver.engine.errors import InputError
@@ -444,12 +444,14 @@ def create_app(
     JSON log line a request; ``host_names``: the only names the Host header may give;
     ``proxies``: the reverse proxies whose forwarded address names the client
     (``solver.apps.web.fair``, ``observe``). ``serving``: run by ``capsa serve``, whose
-    SIGTERM drains and Ctrl-C stops the running answers (``WebState.on_signals``)."""
+    SIGTERM drains and Ctrl-C stops the running answers (``WebState.on_signals``), and
+    whose Monte Carlo lane runs at a lower priority (``state.SLOW_NICE``)."""
     size = training or TrainSize.from_env()
     limits = limits or Limits()
     if public and limits.body > PUBLIC_BODY:
         limits = dataclasses.replace(limits, body=PUBLIC_BODY)
-    state = WebState(RulesCatalog(load_rules(rules)), limits, size)
+    nice = SLOW_NICE if serving else 0  # the Monte Carlo lane below the quick one
+    state = WebState(RulesCatalog(load_rules(rules)), limits, size, nice)
     state.public = public
     with contextlib.suppress(ImportError):  # prometheus-client: the web extra
         state.metrics = Metrics(state)

@@ -22,7 +22,8 @@ __all__ = ["SLOW_NICE", "WebState"]
 #: The quick lane holds this many times the places of the slow one (``Limits.pending``):
 #: its answers take milliseconds, so a burst waits a little rather than being refused.
 QUICK_PLACES = 8
-#: How far below the server the slow lane's threads run (``fair.Lane``'s ``nice``).
+#: How far below the server the slow lane's threads run (``fair.Lane``'s ``nice``) in
+#: ``capsa serve`` (``create_app(serving=True)``; an app made for tests keeps one priority).
 SLOW_NICE = 10
 
 
@@ -31,7 +32,11 @@ class WebState:
     the trainings asked from the page."""
 
     def __init__(
-        self, catalog: RulesCatalog, limits: Limits, training: TrainSize | None = None
+        self,
+        catalog: RulesCatalog,
+        limits: Limits,
+        training: TrainSize | None = None,
+        slow_nice: int = 0,
     ) -> None:
         self.catalog = catalog
         self.trainer = Trainer(training or TrainSize())
@@ -40,7 +45,7 @@ class WebState:
         share = self.limits.per_client or workers
         self.lanes = {
             "quick": Lane("quick", workers, QUICK_PLACES * most, QUICK_PLACES * share),
-            "slow": Lane("slow", workers, most, share, nice=SLOW_NICE),
+            "slow": Lane("slow", workers, most, share, nice=slow_nice),
         }
         #: Set once the kernels and field tables are loaded (``warm``): /healthz.
         self.ready = False
