@@ -45,7 +45,9 @@ def serve(
     ] = None,
     per_client: Annotated[
         int | None,
-        typer.Option("--per-client", min=1, help="Requests a lane holds from one client."),
+        typer.Option(
+            "--per-client", min=1, help="Monte Carlo requests held from one client (quick: 8x)."
+        ),
     ] = None,
 ) -> None:
     """Serve a local web page to solve, check and practise hands (and its JSON API).
