@@ -45,9 +45,7 @@ def serve(
     ] = None,
     per_client: Annotated[
         int | None,
-        typer.Option(
-            "--per-client", min=1, help="Monte Carlo requests held from one client (quick: 8x)."
-        ),
+        typer.Option("--per-client", min=1, help="Monte Carlo requests held from one client."),
     ] = None,
 ) -> None:
     """Serve a local web page to solve, check and practise hands (and its JSON API).
