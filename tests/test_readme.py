@@ -138,7 +138,9 @@ def test_solving_needs_no_extra():
                      for d in v})  # fmt: skip
     names = {"dask": "dask", "phevaluator": "phevaluator", "treys": "treys", "eval7": "eval7",
              "jinja2": "jinja2", "matplotlib": "matplotlib", "babel": "babel",
-             "starlette": "starlette", "uvicorn": "uvicorn"}  # fmt: skip
+             "starlette": "starlette", "uvicorn": "uvicorn",
+             "prometheus-client": "prometheus_client", "httptools": "httptools",
+             "uvloop": "uvloop"}  # fmt: skip
     assert set(hidden) <= set(names)
     code = (
         "import sys\n"

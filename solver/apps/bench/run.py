@@ -29,6 +29,7 @@ from solver.apps.bench.timing import (
     Unavailable,
     machine_info,
 )
+from solver.apps.bench.web_load import web_load
 from solver.engine.progress import Progress
 
 __all__ = ["COMPARE_SIZES", "MEASUREMENTS", "run"]
@@ -127,6 +128,12 @@ MEASUREMENTS: tuple[Measurement, ...] = (
     Measurement("report", report, {"n": 100_000, "rounds": 3}, {"n": 10_000, "rounds": 1}),
     Measurement("startup", startup, {"rounds": 7}, {"rounds": 3}),
     Measurement("startup_field", startup_field, {"rounds": 7}, {"rounds": 3}),
+    Measurement(
+        "web_load",
+        web_load,
+        {"players": 200, "seconds": 60, "flood": 50, "workers": 2},
+        {"players": 20, "seconds": 8, "think": 1.0, "flood": 20, "workers": 2},
+    ),
 )
 
 COMPARE_SIZES = {"full": {"n": 200_000, "rounds": 3}, "quick": {"n": 20_000, "rounds": 1}}

@@ -9,6 +9,6 @@ the API and its limits.
 
 from solver.apps.web.api import Limits, RequestError, RulesCatalog
 from solver.apps.web.app import create_app, warm
-from solver.apps.web.server import Server
+from solver.apps.web.server import ServeOptions, Server
 
-__all__ = ["Limits", "RequestError", "RulesCatalog", "Server", "create_app", "warm"]
+__all__ = ["Limits", "RequestError", "RulesCatalog", "ServeOptions", "Server", "create_app", "warm"]

@@ -67,7 +67,10 @@ class Limits:
     bytes of a request body; ``seconds``: from a request's arrival to its answer (a
     Monte Carlo run still going then is stopped and answered 503); ``workers``: threads
     solving at once in each lane (default: the cores); ``pending``: requests a lane holds,
-    solving or waiting (default: four per worker), beyond which it answers 503 busy.
+    solving or waiting (default: four per worker in the slow lane, eight times as many in
+    the quick lane, whose answers take milliseconds), beyond which it answers 503 busy;
+    ``per_client``: requests a lane holds from one client (default: half its places),
+    beyond which that client is answered 429 (``solver.apps.web.fair``).
     """
 
     samples: int = 20_000
@@ -76,11 +79,13 @@ class Limits:
     seconds: float = 20.0
     workers: int | None = None
     pending: int | None = None
+    per_client: int | None = None
 
     def resolved(self) -> Limits:
         workers = self.workers or os.cpu_count() or 1
         pending = self.pending if self.pending is not None else 4 * workers
-        return Limits(self.samples, self.top, self.body, self.seconds, workers, pending)
+        share = self.per_client if self.per_client is not None else max(1, pending // 2)
+        return Limits(self.samples, self.top, self.body, self.seconds, workers, pending, share)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self.resolved())
@@ -500,6 +505,18 @@ def hand_natural(body: Any, catalog: RulesCatalog) -> dict[str, Any]:
         "natural": natural,
         "surrender": rules.surrender_cost,
     }
+
+
+def lane_of(body: Any) -> str:
+    """The lane a solve or check body goes to before it is read: ``slow`` when it asks
+    for a Monte Carlo answer (``is_slow``: the policy ``mc``, the default, without
+    ``against``), else ``quick``. A body that is not an object is refused on the quick
+    lane."""
+    if not isinstance(body, Mapping):
+        return "quick"
+    policy = body.get("policy")
+    mc = policy in (None, "mc") and body.get("against") is None
+    return "slow" if mc else "quick"
 
 
 def is_slow(request: SolveRequest) -> bool:

@@ -49,12 +49,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import json
 import logging
 import threading
 import time
-from collections.abc import Awaitable, Callable
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -75,16 +75,19 @@ from solver.apps.web.api import (
     check_keys,
     deal,
     hand_natural,
-    is_slow,
+    lane_of,
     natural_names,
     seed_out_of_range,
     solve_options,
 )
+from solver.apps.web.fair import Network, Refused
 from solver.apps.web.guard import CSP, Guard
 from solver.apps.web.hands import name_rows
+from solver.apps.web.observe import Front, Metrics, healthz, metrics
 from solver.apps.web.players_rules import players_page
+from solver.apps.web.state import SLOW_NICE, WebState
 from solver.apps.web.table import play_table
-from solver.apps.web.training import Trainer, TrainSize
+from solver.apps.web.training import TrainSize
 from solver.engine.errors import InputError
 from solver.engine.inputs import quote
 from solver.engine.layout import POLICIES
@@ -96,109 +99,20 @@ log = logging.getLogger("capsa")
 STATIC = Path(__file__).parent / "static"
 __all__ = ["CSP", "STATIC", "WebState", "create_app", "warm"]
 ENDPOINTS = "solve, check, natural, rows, table, deal, rules, train"
+#: A public server's request body limit (``--public``): rulesets, settings, hands fit.
+PUBLIC_BODY = 16 * 1024
 WARM_HAND = "As Ks Qs Js Ts 9h 9d 9c 2s 3d 4c 5h 7d"
-
-
-class _Lane:
-    """A thread pool and a count of the requests it holds (on the event loop's thread)."""
-
-    def __init__(self, name: str, workers: int, most: int) -> None:
-        self.name = name
-        self.executor = ThreadPoolExecutor(workers, thread_name_prefix=f"capsa-{name}")
-        self.held = 0
-        self.most = most
-
-
-class WebState:
-    """What the app keeps between requests: rulesets, limits, lanes, running stops, and
-    the trainings asked from the page."""
-
-    def __init__(
-        self, catalog: RulesCatalog, limits: Limits, training: TrainSize | None = None
-    ) -> None:
-        self.catalog = catalog
-        self.trainer = Trainer(training or TrainSize())
-        self.limits = limits.resolved()
-        workers, most = self.limits.workers or 1, self.limits.pending or 1
-        self.lanes = {n: _Lane(n, workers, most) for n in ("quick", "slow")}
-        self._stops: set[threading.Event] = set()
-        self._lock = threading.Lock()
-        #: Set when the server is shutting down: the answers stopped say so.
-        self.closing = False
-
-    async def run(self, lane_name: str, fn: Callable[[threading.Event], Any], deadline: float):
-        """``fn(stop)`` on a lane's thread: ``(result, seconds)``; ``stop`` is set at the
-        deadline (a Monte Carlo run then raises Stopped). 503 when the lane is full or
-        the server is shutting down. Work that cannot be stopped (parsing a ruleset) is
-        waited for until the deadline (and a tenth of a second), then answered as stopped; it
-        holds its place in the lane until it ends."""
-        from solver.strategy.threads import Stopped
-
-        lane = self.lanes[lane_name]
-        if self.closing:
-            raise Stopped
-        if lane.held >= lane.most:
-            n = lane.held
-            raise RequestError(
-                f"busy: this server is working on {n} answer{'s' * (n != 1)} of this kind "
-                "already; try again in a moment",
-                503,
-            )
-        stop = threading.Event()
-
-        def work() -> tuple[Any, float]:
-            from solver.strategy.threads import Stopped
-
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise Stopped
-            timer = threading.Timer(left, stop.set)
-            timer.daemon = True
-            timer.start()
-            t0 = time.perf_counter()
-            try:
-                return fn(stop), time.perf_counter() - t0
-            finally:
-                timer.cancel()
-
-        def release(done: asyncio.Future) -> None:  # on the event loop, when fn ends
-            lane.held -= 1
-            with self._lock:
-                self._stops.discard(stop)
-            if not done.cancelled():
-                done.exception()  # retrieved: an answer given up on logs nothing
-
-        lane.held += 1
-        with self._lock:
-            self._stops.add(stop)
-        future = asyncio.wrap_future(lane.executor.submit(work))
-        future.add_done_callback(release)
-        wait = max(0.0, deadline - time.monotonic()) + 0.1  # a run stopped says so itself
-        try:
-            return await asyncio.wait_for(asyncio.shield(future), wait)
-        except TimeoutError:
-            stop.set()
-            raise Stopped from None
-
-    def stop_all(self) -> None:
-        """Stop every running solve: the server is shutting down (their answers say so)."""
-        self.closing = True
-        with self._lock:
-            for stop in self._stops:
-                stop.set()
-
-    def close(self) -> None:
-        self.stop_all()
-        self.trainer.close()
-        for lane in self.lanes.values():
-            lane.executor.shutdown(wait=False, cancel_futures=True)
 
 
 # --------------------------------------------------------------------------- helpers
 
 
-def _error(message: str, status: int) -> JSONResponse:
-    return JSONResponse({"error": message}, status_code=status)
+def _error(message: str, status: int, retry_after: int | None = None) -> JSONResponse:
+    """``{"error": message}``; a 503 or 429 says when to ask again (``Retry-After``)."""
+    if retry_after is None and status in (429, 503):
+        retry_after = 1
+    headers = {"Retry-After": str(retry_after)} if retry_after is not None else None
+    return JSONResponse({"error": message}, status_code=status, headers=headers)
 
 
 def _is_json(content_type: str | None) -> bool:
@@ -292,6 +206,8 @@ async def _guarded(state: WebState, go: Callable[[], Awaitable[Response]]) -> Re
 
     try:
         return await go()
+    except Refused as exc:
+        return _error(str(exc), exc.status, exc.retry_after)
     except RequestError as exc:
         return _error(str(exc), exc.status)
     except ClientDisconnect:  # the client hung up mid-body: nobody reads this answer
@@ -300,11 +216,12 @@ async def _guarded(state: WebState, go: Callable[[], Awaitable[Response]]) -> Re
         return _error("the request is nested too deep to read", 400)
     except Stopped:
         if state.closing:
-            return _error("the server is shutting down; ask again once it is back", 503)
+            return _error("the server is shutting down; ask again once it is back", 503, 5)
         return _error(
             f"the answer took longer than this server's limit of {state.limits.seconds:g} s; "
             "ask for fewer samples",
             503,
+            max(1, round(state.limits.seconds)),
         )
     except (CardParseError, InputError, ValueError) as exc:
         # The same errors, with the same messages, that `capsa solve` reports (exit 2).
@@ -312,6 +229,11 @@ async def _guarded(state: WebState, go: Callable[[], Awaitable[Response]]) -> Re
     except Exception as exc:  # noqa: BLE001 - a bug: say so, keep serving
         log.exception("web: internal error")
         return _error(f"internal error: {type(exc).__name__}: {exc}", 500)
+
+
+def _who(request: Request) -> dict[str, Any] | None:
+    """The request's client and lane, kept by ``observe.Front`` (None without it)."""
+    return request.scope.get("capsa")
 
 
 def _timed(data: Any, seconds: float) -> JSONResponse:
@@ -329,16 +251,14 @@ async def _solve(request: Request, need_played: bool) -> Response:
 
     async def go() -> Response:
         body = await read_json(request, state.limits.body, state.limits.seconds)
-        # Off the event loop: a TOML ruleset in the body takes time to read.
-        opts, _ = await state.run(
-            "quick",
-            lambda stop: solve_options(body, state.catalog, state.limits, need_played=need_played),
-            deadline,
-        )
-        lane = "slow" if is_slow(opts) else "quick"
-        sol, seconds = await state.run(
-            lane, lambda stop: solve(opts.hand, opts.rules, opts.options, stop=stop), deadline
-        )
+
+        def work(stop: threading.Event) -> Any:
+            # Off the event loop (a TOML ruleset in the body takes time to read), on the
+            # lane the body asks for: a Monte Carlo request never holds a quick place.
+            opts = solve_options(body, state.catalog, state.limits, need_played=need_played)
+            return solve(opts.hand, opts.rules, opts.options, stop=stop)
+
+        sol, seconds = await state.run(lane_of(body), work, deadline, _who(request))
         return _timed(sol.to_dict(), seconds)
 
     return await _guarded(state, go)
@@ -372,7 +292,7 @@ async def api_deal(request: Request) -> Response:
         if isinstance(body, dict) and body.get("rules") is not None:  # a TOML ruleset:
             deadline = time.monotonic() + state.limits.seconds  # read off the event loop
             answer, seconds = await state.run(
-                "quick", lambda stop: deal(body, state.catalog), deadline
+                "quick", lambda stop: deal(body, state.catalog), deadline, _who(request)
             )
             return _timed(answer, seconds)
         t0 = time.perf_counter()
@@ -392,7 +312,7 @@ async def _quick(request: Request, answer_of: Callable[[Any, RulesCatalog], Any]
         body = await read_json(request, state.limits.body, state.limits.seconds)
         # off the event loop: a TOML ruleset in the body takes time to read
         answer, seconds = await state.run(
-            "quick", lambda stop: answer_of(body, state.catalog), deadline
+            "quick", lambda stop: answer_of(body, state.catalog), deadline, _who(request)
         )
         return _timed(answer, seconds)
 
@@ -425,7 +345,8 @@ async def api_rules(request: Request) -> Response:
                 "policies": list(POLICIES),
                 "limits": state.limits.to_dict(),
                 "table": table_shape(),  # the players menu (solver.engine.table_shape)
-                "training": state.trainer.size.to_dict(),  # "Train it here (about N min)"
+                # "Train it here (about N min)"; none on a public server (no button)
+                "training": None if state.public else state.trainer.size.to_dict(),
                 # every natural's names, for the page to show a solution's natural
                 "naturals": [natural_names(n) for n in NATURAL_NAMES],
             }
@@ -436,7 +357,10 @@ async def api_rules(request: Request) -> Response:
                 '{"rules": "base = ..."}',
             )
             answer, _ = await state.run(  # off the event loop: TOML takes time to read
-                "quick", lambda stop: catalog.describe(catalog.resolve(body.get("rules"))), deadline
+                "quick",
+                lambda stop: catalog.describe(catalog.resolve(body.get("rules"))),
+                deadline,
+                _who(request),
             )
         return _timed(answer, time.perf_counter() - t0)
 
@@ -451,6 +375,10 @@ async def api_train(request: Request) -> Response:
 
     async def go() -> Response:
         t0 = time.perf_counter()
+        if state.public:
+            raise RequestError(
+                "training is off on this public server: train with capsa train --rules FILE", 403
+            )
         if request.method == "GET":
             job = state.trainer.get(request.path_params["job"])
         elif request.method == "DELETE":
@@ -459,7 +387,10 @@ async def api_train(request: Request) -> Response:
             deadline = time.monotonic() + state.limits.seconds
             body = await read_json(request, state.limits.body, state.limits.seconds)
             job, _ = await state.run(  # off the event loop: TOML takes time to read
-                "quick", lambda stop: state.trainer.start(body, state.catalog), deadline
+                "quick",
+                lambda stop: state.trainer.start(body, state.catalog),
+                deadline,
+                _who(request),
             )
         answer = _timed(job.to_dict(), time.perf_counter() - t0)
         answer.status_code = 200 if job.state in ("done", "failed") else 202
@@ -497,6 +428,10 @@ def create_app(
     *,
     local: bool = False,
     training: TrainSize | None = None,
+    public: bool = False,
+    host_names: Sequence[str] = (),
+    proxies: Sequence[Network] = (),
+    serving: bool = False,
 ) -> Starlette:
     """The ASGI app. ``rules``: the default ruleset (a preset name or Rules; default
     ``chinese-1-6``); ``limits``: see :class:`Limits`; ``local``: the server listens on a
@@ -504,21 +439,43 @@ def create_app(
     (``localhost`` or a loopback address), which keeps pages elsewhere from reaching it
     through DNS rebinding. Every request passes ``guard.Guard`` first (Host, origin,
     OPTIONS, security headers). ``training``: the size of a training asked from the page
-    (default: ``CAPSA_SERVE_TRAIN``, else the CLI's; ``solver.apps.web.training``)."""
+    (default: ``CAPSA_SERVE_TRAIN``, else the CLI's; ``solver.apps.web.training``).
+    ``public``: no training from the page, bodies of at most ``PUBLIC_BODY`` bytes, a
+    JSON log line a request; ``host_names``: the only names the Host header may give;
+    ``proxies``: the reverse proxies whose forwarded address names the client
+    (``solver.apps.web.fair``, ``observe``). ``serving``: run by ``capsa serve``, whose
+    SIGTERM drains and Ctrl-C stops the running answers (``WebState.on_signals``), and
+    whose Monte Carlo lane runs at a lower priority (``state.SLOW_NICE``)."""
     size = training or TrainSize.from_env()
-    state = WebState(RulesCatalog(load_rules(rules)), limits or Limits(), size)
+    limits = limits or Limits()
+    if public and limits.body > PUBLIC_BODY:
+        limits = dataclasses.replace(limits, body=PUBLIC_BODY)
+    nice = SLOW_NICE if serving else 0  # the Monte Carlo lane below the quick one
+    state = WebState(RulesCatalog(load_rules(rules)), limits, size, nice)
+    state.public = public
+    with contextlib.suppress(ImportError):  # prometheus-client: the web extra
+        state.metrics = Metrics(state)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette):  # noqa: ANN202 - an async context manager
+        if serving:
+            state.on_signals()
+        if serving and not state.ready:  # a worker of --workers: warm before serving
+            await asyncio.to_thread(warm, app)
         try:
             yield
         finally:
             state.close()
 
-    middleware = [Middleware(Guard, local=local)]
+    middleware = [
+        Middleware(Front, state=state, proxies=proxies, log_requests=public),
+        Middleware(Guard, local=local, names=tuple(host_names)),
+    ]
     app = Starlette(
         routes=[
             Route("/", index),
+            Route("/healthz", healthz),
+            Route("/metrics", metrics),
             Route("/rules", rules_page),
             Route("/rules/{game}", players_page),
             Route("/api/solve", api_solve, methods=["POST"]),
@@ -556,3 +513,4 @@ def warm(app: Starlette) -> None:
             solve(WARM_HAND, rules=r, policy="field", played=played)
     deal({"seed": 0})
     play_table({"hand": WARM_HAND, "played": played, "seed": 0}, catalog)  # its kernels
+    app.state.web.ready = True

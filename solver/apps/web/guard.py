@@ -2,7 +2,8 @@
 
 ``Guard`` is a plain ASGI middleware in front of the app:
 
-- **Host** (a server on a loopback address): the ``Host`` header must name this machine,
+- **Host** (a server given ``--host-name``): the ``Host`` header must give one of those
+  names. Else (a server on a loopback address): the ``Host`` header must name this machine,
   ``localhost`` or a loopback address however it is spelt (``127.0.0.1``, ``127.1``,
   ``[::1]``), so that a page elsewhere cannot reach the server through DNS rebinding (a
   name of its own pointed at 127.0.0.1). Otherwise 400.
@@ -145,11 +146,13 @@ def same_origin(origin: str, scheme: str, host: str, port: int | None) -> bool:
 
 class Guard:
     """The ASGI middleware described in the module docstring. ``local``: the server is
-    on a loopback address, so the Host header must name this machine."""
+    on a loopback address, so the Host header must name this machine; ``names``
+    (``--host-name``): the Host header must give one of these names (any port)."""
 
-    def __init__(self, app: ASGIApp, *, local: bool) -> None:
+    def __init__(self, app: ASGIApp, *, local: bool, names: tuple[str, ...] = ()) -> None:
         self.app = app
         self.local = local
+        self.names = frozenset(n.rstrip(".").lower() for n in names)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -158,7 +161,7 @@ class Guard:
         headers = _headers(scope)
         host_header = headers.get("host", "")
         where = split_host(host_header)
-        if where is None or (self.local and not is_loopback_host(where[0])):
+        if where is None or not self._host_ok(where[0]):
             await _answer(send, 400, f"this server answers only requests for this machine, "
                                      f"not for host {_show(host_header)}")  # fmt: skip
             return
@@ -172,6 +175,11 @@ class Guard:
             await _answer(send, 204, None, [(b"allow", f"{allow}, OPTIONS".encode())])
             return
         await self.app(scope, receive, _with_headers(send))
+
+    def _host_ok(self, host: str) -> bool:
+        if self.names:
+            return host.rstrip(".") in self.names
+        return not self.local or is_loopback_host(host)
 
     def _refusal(
         self,

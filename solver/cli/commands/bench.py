@@ -108,8 +108,40 @@ def render_bench(report: Any, quick: bool, out: Console) -> None:
             ok,
         )
     out.print(table)
+    for r in report.results:
+        if r.name == "web_load":
+            out.print(_web_load_table(r.extra))
     if report.compare:
         out.print(_compare_table(report.compare))
+
+
+def _web_load_table(x: dict[str, Any]) -> Table:
+    """web_load's figures: each kind's p50/p95/p99 (ms) and refusals, alone and beside
+    the flood; the flood's answers, the flood ratio, each worker's memory."""
+    from rich import box
+
+    ratio = x["flood_ratio"]
+    flood = x["flooded"]["flood"]
+    table = Table(
+        title=f"web_load: {x['players']} players, --workers {x['workers']}",
+        caption=f"targets: {x['targets']} ({'met' if x['targets_met'] else 'NOT met'}); "
+        f"flood ratio {'—' if ratio is None else f'{ratio:.2f}×'}; the flood's answers "
+        + ", ".join(f"{k}: {v:,}" for k, v in flood.items())
+        + f"; worker memory {', '.join(f'{m:.0f}' for m in x['worker_memory_mb'])} MB",
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+    )
+    for col in ("phase", "kind", "n", "p50 ms", "p95 ms", "p99 ms", "429", "503", "errors"):
+        table.add_column(col, justify="left" if col in ("phase", "kind") else "right")
+    for phase in ("alone", "flooded"):
+        for kind, k in x[phase]["kinds"].items():
+            cells = [k["n"], k["p50"], k["p95"], k["p99"], k["429"], k["503"], k["errors"]]
+            table.add_row(phase, kind, *("—" if c is None else f"{c:,}" for c in cells))
+        q = x[phase]
+        cells = [q["quick_p50"], q["quick_p95"], q["quick_p99"]]
+        table.add_row(phase, "all quick", "", *("—" if c is None else f"{c:,}" for c in cells),
+                      "", f"{q['quick_refused']:,} refused", f"{q['errors']:,}")  # fmt: skip
+    return table
 
 
 def _compare_table(results: Any) -> Table:

@@ -1,0 +1,38 @@
+"""The load test's short version (solver.apps.bench.web_load, `capsa bench --only
+web_load`): the real `capsa serve`, simulated players each on its own loopback address,
+and a flooding client. Counts, never times: the flood is answered 429 with Retry-After,
+the players' quick requests are all answered, nothing else goes wrong."""
+
+from __future__ import annotations
+
+from typer.testing import CliRunner
+
+from solver.apps.bench.web_load import QUICK, address, web_load
+
+
+def test_players_are_served_while_a_flood_is_told_to_slow_down():
+    r = web_load(players=6, seconds=5, think=0.5, flood=12, workers=1, mc_every=4)
+    x = r.extra
+    for phase in ("alone", "flooded"):
+        kinds = x[phase]["kinds"]
+        assert set(QUICK) <= set(kinds) and "mc" in kinds
+        assert x[phase]["quick_refused"] == 0, kinds
+        assert x[phase]["errors"] == 0, x[phase]  # a 429/503 without Retry-After is one
+        assert all(kinds[k]["n"] > 0 and kinds[k]["p95"] is not None for k in QUICK)
+    flood = x["flooded"]["flood"]
+    assert flood.get("429", 0) > 0 and set(flood) <= {"200", "429", "503"}, flood
+    assert len(x["worker_memory_mb"]) == 1 and x["worker_memory_mb"][0] > 0
+    assert r.items == sum(k["n"] for k in x["alone"]["kinds"].values())
+
+
+def test_each_player_has_its_own_loopback_address():
+    seen = {address(i) for i in range(600)}
+    assert len(seen) == 600 and all(a.startswith("127.0.") for a in seen)
+    assert "127.1.0.1" not in seen  # the flood's
+
+
+def test_bench_lists_it():
+    from solver.cli import app
+
+    res = CliRunner().invoke(app, ["bench", "--quick", "--only", "nonsense"])
+    assert "web_load" in res.output

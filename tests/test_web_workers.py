@@ -1,0 +1,95 @@
+"""`capsa serve --workers N` as a user starts it: worker processes behind one socket,
+a dead worker replaced, SIGTERM draining the answers under way, the public mode's
+options checked (docs/serve.md, docs/deploy.md)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+import httpx2 as httpx
+
+from tests.web_server import capsa_command, serve
+
+HAND = "As Ks Qs Js Ts 9h 9d 9c 2s 3d 4c 5h 7d"
+
+
+def _workers(pid: int) -> list[int]:
+    """The worker processes of the server ``pid`` (uvicorn spawns them)."""
+    out = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        for child in (task / "children").read_text().split():
+            cmd = Path(f"/proc/{child}/cmdline").read_bytes()
+            if b"spawn_main" in cmd:
+                out.append(int(child))
+    return sorted(out)
+
+
+def _until(check, seconds: float = 300):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        got = check()
+        if got:
+            return got
+        time.sleep(0.2)
+    raise AssertionError("timed out")
+
+
+def test_workers_serve_a_dead_one_is_replaced_and_sigterm_drains():
+    s = serve("--workers", "2")
+    try:
+        ready = httpx.get(s.url + "healthz", timeout=300)
+        assert ready.status_code == 200 and ready.json() == {"status": "ready"}
+        first = _until(lambda: (w := _workers(s.proc.pid)) and len(w) == 2 and w)
+        os.kill(first[0], signal.SIGKILL)
+        again = _until(lambda: (w := _workers(s.proc.pid)) and len(w) == 2 and w != first and w)
+        assert first[0] not in again and first[1] in again
+        assert httpx.get(s.url + "healthz", timeout=300).status_code == 200
+        answered: dict[str, object] = {}
+
+        def ask() -> None:
+            body = {"hand": HAND, "samples": 8_000, "seed": 1}
+            res = httpx.post(s.url + "api/solve", json=body, timeout=120)
+            answered["res"], answered["at"] = res, time.monotonic()
+
+        asker = threading.Thread(target=ask)
+        asker.start()
+        time.sleep(0.3)
+        s.proc.send_signal(signal.SIGTERM)
+        termed = time.monotonic()
+        asker.join(120)
+        code = s.proc.wait(120)
+    finally:
+        s.stop(signal.SIGKILL)
+    res = answered["res"]
+    assert isinstance(res, httpx.Response)
+    # Answered whole after SIGTERM, not stopped: the worker drained it.
+    assert answered["at"] > termed
+    assert res.status_code == 200, res.text
+    assert res.json()["back"] and res.json()["samples"] == 8_000
+    assert code in (0, -signal.SIGTERM), code
+
+
+def _capsa(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [*capsa_command(), *args], capture_output=True, text=True, timeout=600, env=dict(os.environ)
+    )
+
+
+def test_the_public_options_are_checked():
+    res = _capsa("serve", "--public", "--host", "0.0.0.0", "--port", "0")
+    assert res.returncode == 2
+    assert res.stderr == (
+        "capsa: error: --public on an address others can reach needs --host-name NAME "
+        "(the names the server answers to)\n"
+    )
+    res = _capsa("serve", "--trusted-proxy", "proxy.example", "--port", "0")
+    assert res.returncode == 2
+    assert res.stderr == (
+        "capsa: error: --trusted-proxy 'proxy.example' is not an address or a network "
+        "(e.g. 10.0.0.1, 10.0.0.0/8, ::1)\n"
+    )
