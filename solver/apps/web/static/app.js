@@ -75,6 +75,20 @@ function unitWord(name = null) {
   return own ?? state.messages["unit.generic"] ?? state.english["unit.generic"];
 }
 
+// A game as the page's language names it (rules.p.game.NAME: "中国扑克（1-6 计分）"), never
+// its menu value: a preset's name in this language, for a table the server seats from it
+// (``shisanshui-5``, ``mau-binh-jokers-2``) its preset's; an upload keeps its own name.
+function gameName(name) {
+  const base = String(name).replace(/-jokers-\d+$/, "").replace(/-\d+$/, "");
+  for (const key of [name, base]) {
+    const d = state.rulesets && state.rulesets.get(key);
+    if (!d || (state.uploaded && state.uploaded.has(key))) continue;
+    const own = state.messages[`rules.p.game.${key}`] ?? state.english[`rules.p.game.${key}`];
+    return own ?? (d.game || d.name);
+  }
+  return name;
+}
+
 // The singular or plural message for n (Intl.PluralRules: "one" or "other").
 function tp(key, n, vars = {}) {
   const form = new Intl.PluralRules(state.lang).select(n) === "one" ? "one" : "other";
@@ -662,7 +676,7 @@ function naturalLabel(name) {
   const english = n ? n.english : name.replace(/_/g, " ");
   if (state.lang === "en") return n && n.local.length ? `${english} (${n.local.join(", ")})` : english;
   const local = t(`natural.${name}`);
-  return local === english || local === `natural.${name}` ? english : `${local} (${english})`;
+  return local === `natural.${name}` ? english : local; // the language's own name, alone
 }
 
 // The jokers menu of a ruleset (0 to its most: 2, or none for a ruleset that ranks suits,
@@ -728,8 +742,8 @@ function refreshRulesText() {
   for (const opt of $$("#rules option")) {
     const d = state.rulesets.get(opt.value);
     if (!d) continue;
-    // what players call the game: "十三水 (shisanshui)"
-    const called = d.game && d.game !== d.name ? `${d.game} (${d.name})` : d.name;
+    // what players call the game, in the page's language: "中国扑克（1-6 计分）"
+    const called = gameName(d.name);
     if (opt.dataset.default) opt.textContent = t("rules.default", { name: called });
     else if (opt.dataset.file) opt.textContent = t("rules.uploaded", { name: d.name, file: opt.dataset.file });
     else opt.textContent = called;
@@ -766,7 +780,7 @@ function showRulesSummary(d) {
   }
   parts.push(term(r.naturals ? t("rules.naturalsOn") : t("rules.naturalsOff"), "g-natural"));
   const suits = r.suit_order && r.suit_order !== "none";
-  parts.push(term(suits ? t("rules.suits", { order: [...r.suit_order].join(">") }) : t("rules.noSuits"), "g-suits"));
+  parts.push(term(suits ? t("rules.suits", { order: [...r.suit_order].map((s) => SUIT_SYMBOL[s] || s).join(" > ") }) : t("rules.noSuits"), "g-suits"));
   parts.push(term(wheelText(r.wheel), "g-wheel"));
   if (r.home_run_multiplier !== 1) {
     parts.push(term(t("rules.homeRun", { n: r.home_run_multiplier, m: r.home_run_min_opponents }), "g-scoop"));
@@ -783,7 +797,7 @@ function showRulesSummary(d) {
     const card = parseCards(String(r.code_card), "en").cards[0];
     parts.push(term(t("rules.codeCard", { card: card ? cardText(card) : r.code_card, n: plain(r.code_card_multiplier) }), "g-seat"));
   }
-  const called = d.game && d.game !== d.name ? `${d.game} (${d.name})` : d.name;
+  const called = gameName($("#rules").value);
   const line = [h("strong", { class: "game-name", text: called }), ": "];
   parts.forEach((p, i) => line.push(i ? ", " : "", p));
   // the file's own name in the command: `capsa train --rules house.toml`
@@ -800,7 +814,7 @@ function showRulesSummary(d) {
 function tableLine() {
   const d = state.rulesets.get($("#rules").value);
   if (!d) return;
-  const called = d.game || d.name;
+  const called = gameName($("#rules").value);
   const who = $("#opponents").selectedOptions[0];
   const jokers = jokersIn(deckExtra());
   $("#table-line").textContent = [called, tp("table.players", Number($("#players").value)),
@@ -913,7 +927,7 @@ async function startTraining() {
   setError("#rules-status", "");
   try {
     const { data } = await api("/api/train", seatOptions());
-    state.training = { value, name: d.game || d.name, data };
+    state.training = { value, name: gameName(value), data };
   } catch (e) {
     setError("#rules-status", e.message);
     return;
@@ -988,7 +1002,7 @@ function describeHow(d) {
   if (d.policy === "mc") {
     const how = t("how.mc", { samples: num(d.samples, 0), seed: d.seed === null ? "—" : d.seed });
     if (!d.opponents || d.opponents === "field") return how;
-    return `${how} · ${t("how.opponents", { who: d.opponents })}`;
+    return `${how} · ${t("how.opponents", { who: t(`who.${d.opponents}`) })}`;
   }
   if (d.policy === "field") return t("how.field");
   if (d.policy === "greedy") return t("how.greedy");
@@ -1078,7 +1092,7 @@ function renderAnswer(d, timing, hands = null) {
   }
   parts.push(h("details", { class: "how-more" }, h("summary", { class: "note", text: t("answer.more") }),
     h("p", { class: "note how" },
-      `${describeHow(d)} · ${t("how.scored", { n: plain(d.candidates ?? "?") })} · ${t("how.rules", { rules: d.rules, players: d.players })}`),
+      `${describeHow(d)} · ${t("how.scored", { n: plain(d.candidates ?? "?") })} · ${t("how.rules", { rules: gameName(d.rules), players: d.players })}`),
     mcErr ? h("p", { class: "note margin" }, t("answer.margin", { se: num(se), total: num(se * nOpp), unit })) : null));
   if (timing) parts.push(timingLine(timing));
   return h("div", { class: "answer" }, parts);
@@ -1336,7 +1350,7 @@ function renderHistory() {
 // answer itself says it. An entry stored before these were kept shows what it has.
 function historyTable(x) {
   const d = state.rulesets.get(x.rules);
-  const parts = [d ? (d.game || d.name) : x.rules];
+  const parts = [d ? gameName(x.rules) : x.rules];
   if (Number.isInteger(x.players)) parts.push(tp("table.players", x.players));
   if (x.policy !== "mc" || Number.isFinite(x.samples)) parts.push(describeHow(x));
   return parts.join(" · ");
@@ -1823,7 +1837,7 @@ function renderTable(d) {
         scoop ? h("span", { class: "scoop", text: ` · ${scoop}` }) : null),
       seatRows(seat, p.rows)));
   }
-  out.push(h("p", { class: "note", text: t("table.note", { seed: d.seed, who: d.opponents }) }));
+  out.push(h("p", { class: "note", text: t("table.note", { seed: d.seed, who: t(`who.${d.opponents}`) }) }));
   return h("div", { class: "table-result" }, out);
 }
 
