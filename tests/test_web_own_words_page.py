@@ -22,7 +22,7 @@ INTERNAL = ("field", "greedy", "safe", "mc")  # the menus' values, the solver's 
 
 
 def _options(page, sel: str) -> list[tuple[str, str]]:
-    js = "(sel) => [...document.querySelectorAll(sel + ' option')].map((o) => [o.value, o.textContent])"
+    js = "(s) => [...document.querySelectorAll(s + ' option')].map((o) => [o.value, o.textContent])"
     return [tuple(x) for x in page.evaluate(js, sel)]
 
 
