@@ -79,10 +79,12 @@ function unitWord(name = null) {
 // its menu value: a preset's name in this language, for a table the server seats from it
 // (``shisanshui-5``, ``mau-binh-jokers-2``) its preset's; an upload keeps its own name.
 function gameName(name) {
+  const chosen = state.rulesets && state.rulesets.get(name);
+  if (chosen && state.uploaded && state.uploaded.has(name)) return chosen.name;
   const base = String(name).replace(/-jokers-\d+$/, "").replace(/-\d+$/, "");
   for (const key of [name, base]) {
     const d = state.rulesets && state.rulesets.get(key);
-    if (!d || (state.uploaded && state.uploaded.has(key))) continue;
+    if (!d) continue;
     const own = state.messages[`rules.p.game.${key}`] ?? state.english[`rules.p.game.${key}`];
     return own ?? (d.game || d.name);
   }
@@ -998,11 +1000,14 @@ function rowBar(stats) {
       " · ", t("bar.tie", { p: pct(stats.tie) }), " · ", h("span", { class: "l-text", text: t("bar.loss", { p: pct(stats.loss) }) })));
 }
 
+// The opponents as players say them ("typical players"), never the solver's name (field).
+const whoText = (x) => ({ field: t("who.field"), greedy: t("who.greedy"), safe: t("who.safe") })[x] || x;
+
 function describeHow(d) {
   if (d.policy === "mc") {
     const how = t("how.mc", { samples: num(d.samples, 0), seed: d.seed === null ? "—" : d.seed });
     if (!d.opponents || d.opponents === "field") return how;
-    return `${how} · ${t("how.opponents", { who: t(`who.${d.opponents}`) })}`;
+    return `${how} · ${t("how.opponents", { who: whoText(d.opponents) })}`;
   }
   if (d.policy === "field") return t("how.field");
   if (d.policy === "greedy") return t("how.greedy");
@@ -1837,7 +1842,7 @@ function renderTable(d) {
         scoop ? h("span", { class: "scoop", text: ` · ${scoop}` }) : null),
       seatRows(seat, p.rows)));
   }
-  out.push(h("p", { class: "note", text: t("table.note", { seed: d.seed, who: t(`who.${d.opponents}`) }) }));
+  out.push(h("p", { class: "note", text: t("table.note", { seed: d.seed, who: whoText(d.opponents) }) }));
   return h("div", { class: "table-result" }, out);
 }
 
