@@ -100,6 +100,7 @@ function tp(key, n, vars = {}) {
 const rowName = (r) => ({ front: t("row.front"), middle: t("row.middle"), back: t("row.back") })[r];
 const partName = (p) => ({
   rows: t("parts.rows"), bonus: t("parts.bonus"), royalties: t("parts.royalties"), naturals: t("parts.naturals"),
+  foul: t("parts.foul"),
 })[p];
 const adviceText = (a) => ({ play: t("advice.play"), declare: t("advice.declare"), surrender: t("advice.surrender") })[a];
 const scoringText = (s) => ({ "per-row": t("scoring.perRow"), "1-6": t("scoring.16"), "2-4": t("scoring.24") })[s] || s;
@@ -123,10 +124,27 @@ const handName = (cls) => ({
 async function nameSettings(settings) {
   try {
     const { data } = await api("/api/rows", { ...seatOptions(), settings });
-    return data.settings;
+    return data.settings.map(unroyal);
   } catch (e) {
     return null;
   }
+}
+
+// A fouled setting's rows earn no royalty: their hands are named without one
+// ("三条", not "三条 +3").
+function unroyal(named) {
+  if (!named || !named.foul) return named;
+  const out = { ...named };
+  for (const r of ROWS) if (out[r]) out[r] = { ...out[r], royalty: 0 };
+  return out;
+}
+
+// The flat payment of a fouled hand under the chosen rules (Mậu Binh's binh lủng: 6 to
+// each opponent), or null when a fouled hand is scooped instead.
+function flatFoul() {
+  const d = state.rulesets.get($("#rules").value);
+  const f = d && d.rules.foul_penalty;
+  return typeof f === "number" ? f : null;
 }
 
 const settingOf = (x) => ROWS.map((r) => x[r]).join(" | ");
@@ -1736,8 +1754,13 @@ function renderCheck(d, timing, hands = null) {
   const isBest = p.loss !== null && Math.abs(p.loss) < 5e-7;
   let verdict;
   if (p.fouled) {
-    verdict = h("p", { class: "verdict fouled", "data-fouled": "true" },
-      h("strong", { text: t("check.fouled") }), " ", foulText(mine, (v) => t("check.fouledRow", v)) || t("check.fouledWhy"));
+    // what a foul costs under these rules: a flat payment to each opponent (binh lủng), or
+    // every opponent scooping you
+    const flat = flatFoul();
+    const why = flat === null ? foulText(mine, (v) => t("check.fouledRow", v)) || t("check.fouledWhy")
+      : foulText(mine, (v) => t("check.fouledRowFlat", { ...v, n: plain(flat) })) || t("check.fouledWhyFlat", { n: plain(flat) });
+    verdict = h("p", { class: "verdict fouled", "data-fouled": "true", "data-flat": flat === null ? "false" : "true" },
+      h("strong", { text: t("check.fouled") }), " ", why);
   } else {
     const text = isBest ? (action === "play" ? t("check.best") : t("check.bestAction")) : t("check.costs", { loss: num(p.loss) });
     verdict = h("p", { class: `verdict ${isBest ? "best" : "costly"}`, "data-fouled": "false", "data-action": action }, h("strong", { text }));
@@ -1768,21 +1791,28 @@ function renderCheck(d, timing, hands = null) {
               : t("check.winChance", { p: pct(row.win), best: pct(row.win - row.win_change) })));
       })))));
   }
-  if (p.ev_parts && d.ev_parts) out.push(partsLost(d.ev_parts, d.ev_play, p.ev_parts, p.ev));
+  if (p.ev_parts && d.ev_parts) out.push(partsLost(d.ev_parts, d.ev_play, p.ev_parts, p.ev, p.fouled && flatFoul() !== null));
   out.push(h("details", { class: "best-answer" }, h("summary", { text: t("check.bestInFull") }), renderAnswer(d, null, hands && hands.slice(1))));
   out.push(timingLine(timing));
   return h("div", { class: "check" }, out);
 }
 
 // What the played setting gave up against the best setting, part by part.
-function partsLost(best, bestEv, mine, mineEv) {
+// flat: the played setting is fouled under a flat payment, which the solver books with the
+// bonuses: shown under its own name (parts.foul), not as a bonus lost.
+function partsLost(best, bestEv, mine, mineEv, flat = false) {
+  const parts = flat ? [...PARTS, "foul"] : PARTS;
+  if (flat) {
+    best = { ...best, foul: 0 };
+    mine = { ...mine, foul: mine.bonus, bonus: 0 };
+  }
   const row = (key, label, a, b) => h("tr", { "data-part": key, class: Math.abs(a - b) >= 0.0005 ? "lost" : "" },
     h("th", { scope: "row", text: label }), h("td", { class: "num", text: fmtSigned(b) }),
     h("td", { class: "num", text: fmtSigned(a) }), h("td", { class: "num part-lost", text: fmtSigned(b - a) }));
   return h("table", { class: "parts-lost" },
     h("caption", {}, term(t("check.partsLost"), "g-parts")),
     h("thead", {}, h("tr", {}, h("th", { text: "" }), h("th", { text: t("check.colYours") }), h("th", { text: t("check.colBest") }), h("th", { text: t("check.colDiff") }))),
-    h("tbody", {}, PARTS.map((p) => row(p, partName(p), best[p], mine[p])), row("total", t("parts.total"), bestEv, mineEv)));
+    h("tbody", {}, parts.map((p) => row(p, partName(p), best[p], mine[p])), row("total", t("parts.total"), bestEv, mineEv)));
 }
 
 // ------------------------------------------------------------------ practice
@@ -1820,7 +1850,7 @@ function seatRows(seat, signs = null) {
   if (seat.action === "surrender") return h("p", { class: "surrendered", text: t("table.surrenders") });
   return h("table", { class: "showdown-rows" }, h("tbody", {}, ROWS.map((r, i) => h("tr", {
     "data-row": r, "data-result": signs ? String(signs[i]) : null,
-  }, h("th", { scope: "row", text: rowName(r) }), h("td", {}, cardsLine(seat.rows[r].cards), handTag(seat.rows[r])),
+  }, h("th", { scope: "row", text: rowName(r) }), h("td", {}, cardsLine(seat.rows[r].cards), handTag(unroyal(seat.rows)[r])),
   signs ? h("td", { class: `result r${signs[i]}`, text: resultText(signs[i]) }) : null))));
 }
 
