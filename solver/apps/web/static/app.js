@@ -347,6 +347,7 @@ function cardPattern(lang) {
 // reads the page's own text (links, the server's answers).
 function parseCards(text, lang = state.lang) {
   const out = [];
+  const letters = []; // the suit letters written, lower case (not the symbols or words)
   const s = text.replace(/[\s,;]+/g, " ").trim();
   const read = notation(lang).read;
   let i = 0;
@@ -367,11 +368,56 @@ function parseCards(text, lang = state.lang) {
     const [rankText, suitText] = g.word ? [g.wordRank, g.word] : [g.rank, g.suit];
     const rank = rankText === "10" ? "T" : rankText.toUpperCase();
     const suit = SYMBOL_SUIT[suitText] || ZH_SUITS[suitText] || read[suitText.toLowerCase()];
+    if (!SYMBOL_SUIT[suitText] && !ZH_SUITS[suitText]) letters.push(suitText.toLowerCase());
     out.push(rank + suit);
     i += m[0].length;
   }
-  return { cards: out, bad: null };
+  return { cards: out, bad: null, letters };
 }
+
+// A typed hand read so that it never changes meaning silently (docs/serve.md#cards). A
+// letter the language reads one way and English another (Vietnamese c: ♥ cơ, in English
+// ♣) is read the language's way, unless the hand is written in English letters (s, h, d,
+// none of b, r, t, ch): then as English, and the read line says which. A hand mixing
+// both is refused (``ambiguous``: the letter) rather than guessed. ``how``: "own" or
+// "english" when such a letter was read, else null.
+function readCards(text, lang = state.lang) {
+  const first = parseCards(text, lang);
+  const { read, write } = notation(lang);
+  const en = SUIT_NOTATION.en.read;
+  const own = new Set([...Object.values(write), ...Object.keys(read).filter((l) => l.length > 1)]);
+  const used = first.letters || [];
+  const twoWays = used.find((l) => own.has(l) && en[l] && en[l] !== read[l]);
+  if (!twoWays || first.bad !== null) return { ...first, how: null };
+  const english = used.some((l) => !own.has(l));
+  const native = used.some((l) => own.has(l) && !en[l]);
+  if (english && native) return { ...first, how: null, ambiguous: twoWays };
+  if (english) return { ...parseCards(text, "en"), how: "english", letter: twoWays };
+  return { ...first, how: "own", letter: twoWays };
+}
+
+// "b ♠ · c ♥ · r ♦ · t ♣": a notation's letters, each with its suit's symbol.
+const lettersText = (lang) => Object.entries(notation(lang).write).sort(([a], [b]) => "shdc".indexOf(a) - "shdc".indexOf(b))
+  .map(([suit, letter]) => `${letter} ${SUIT_SYMBOL[suit]}`).join(" · ");
+
+// What the read line and the errors say of a two-way letter: how it was read, or that
+// the hand mixes the two ways of writing.
+function readingNote(r) {
+  if (r.ambiguous) {
+    return t("hand.ambiguous", { letter: r.ambiguous, own: SUIT_SYMBOL[notation().read[r.ambiguous]],
+      english: SUIT_SYMBOL[SUIT_NOTATION.en.read[r.ambiguous]] });
+  }
+  if (r.how === "english") {
+    return t("hand.readEnglish", { letter: r.letter, suit: SUIT_SYMBOL[SUIT_NOTATION.en.read[r.letter]], letters: lettersText("en") });
+  }
+  if (r.how === "own") {
+    return t("hand.readOwn", { letter: r.letter, suit: SUIT_SYMBOL[notation().read[r.letter]], letters: lettersText(state.lang) });
+  }
+  return "";
+}
+
+// A card in an error, as the page writes it: "9c (9♥)" in Tiếng Việt, "9h (9♥)" in English.
+const cardInError = (c) => (isJoker(c) ? cardText(c) : `${writeCard(c)} (${cardText(c)})`);
 
 // Cards written as the page's language reads them back: "10b" in Vietnamese for 10♠.
 const writeCard = (c) => (isJoker(c) ? JOKER : (c[0] === "T" ? "10" : c[0]) + notation().write[c[1]]);
@@ -391,10 +437,12 @@ function tooMany(card, cards, write = (c) => c) {
 
 // What is wrong with a hand, in one line, or null when it is 13 distinct cards.
 function handProblem(text) {
-  const { cards, bad } = parseCards(text);
+  const r = readCards(text);
+  const { cards, bad } = r;
   if (bad !== null) return t("hand.notCard", { bad });
+  if (r.ambiguous) return readingNote(r);
   const twice = copyTooMany(cards); // the deck's copies: A♥ twice at five players
-  if (twice) return tooMany(twice, cards);
+  if (twice) return tooMany(twice, cards, cardInError);
   if (cards.length === 0) return t("hand.none");
   if (cards.length < 13) return tp("hand.tooFew", cards.length, { more: 13 - cards.length });
   if (cards.length > 13) return tp("hand.tooMany", cards.length, { fewer: cards.length - 13 });
@@ -668,9 +716,14 @@ function handChanged() {
   const picked = $("#picked");
   picked.replaceChildren(...shapeSort([...state.picked]).map((c) => cardFace(c)));
   picked.dataset.cards = cardsText(sortCards(state.picked));
-  // what was read, as symbols, in the order typed: nothing is misread silently
-  const read = parseCards(text).cards;
-  $("#hand-read").textContent = read.length ? t("hand.read", { cards: read.map(cardText).join(" ") }) : "";
+  // what was read, in the order typed, in the page's letters (where the language has its
+  // own) and as symbols, and how a two-way letter was read: nothing is misread silently
+  const reading = readCards(text);
+  const read = reading.cards;
+  const symbols = read.map(cardText).join(" ");
+  const shown = SUIT_NOTATION[state.lang] && state.lang !== "en" ? `${writeCards(read)} = ${symbols}` : symbols;
+  const note = reading.ambiguous ? "" : readingNote(reading);
+  $("#hand-read").textContent = read.length ? t("hand.read", { cards: shown }) + (note ? ` · ${note}` : "") : "";
   const status = $("#hand-status");
   status.textContent = problem === null ? t("status.ready") : problem;
   status.classList.toggle("bad", problem !== null && text.trim() !== "");
@@ -1598,6 +1651,14 @@ function setupDrag() {
 // A setting typed or pasted: "front | middle | back" in any notation the hand box reads
 // (the page's language's letters, the symbols). Its 13 cards become the hand, its rows
 // the board's; what is wrong is said in one line, naming the row.
+// The three rows of a typed setting, read as one text (a setting in English letters is
+// read so in every row; docs/serve.md#cards), each row's own error kept.
+function readRows(parts) {
+  const whole = readCards(parts.join(" "));
+  if (whole.how !== "english") return parts.map((part) => ({ ...readCards(part), ambiguous: whole.ambiguous }));
+  return parts.map((part) => ({ ...parseCards(part, "en"), how: "english", letter: whole.letter }));
+}
+
 function typedSetting() {
   const text = $("#played-input").value;
   const status = $("#played-status");
@@ -1610,13 +1671,14 @@ function typedSetting() {
   if (!text.trim()) return say("");
   const parts = text.split("|");
   if (parts.length !== 3) return say(t("played.rows", { n: parts.length }));
-  const parsed = parts.map((part) => parseCards(part));
+  const parsed = readRows(parts);
   for (const [i, r] of ROWS.entries()) {
     if (parsed[i].bad !== null) return say(t("played.notCard", { row: rowName(r), bad: parsed[i].bad }));
+    if (parsed[i].ambiguous) return say(readingNote(parsed[i]));
     if (parsed[i].cards.length !== ROW_SIZE[r]) return say(t("played.size", { row: rowName(r), n: ROW_SIZE[r], got: parsed[i].cards.length }));
   }
   const twice = copyTooMany(parsed.flatMap((r) => r.cards)); // as often as the deck holds it
-  if (twice) return say(tooMany(twice, parsed.flatMap((r) => r.cards), cardText));
+  if (twice) return say(tooMany(twice, parsed.flatMap((r) => r.cards), cardInError));
   const rows = copiesAcross(parsed.map((r) => r.cards)).map((cards) => ({ cards }));
   const cards = rows.flatMap((r) => r.cards);
   if (sortCards(cards).join(" ") !== sortCards(state.picked).join(" ")) {
@@ -1627,7 +1689,9 @@ function typedSetting() {
   ROWS.forEach((r, i) => { state.rows[r] = sortCards(rows[i].cards); });
   setTarget("front");
   updateBoardActions();
-  return say(t("played.ready", { cards: ROWS.map((r, i) => rows[i].cards.map(cardText).join(" ")).join(" | ") }), true);
+  const note = readingNote(parsed.find((p) => p.how) || {});
+  const ready = t("played.ready", { cards: ROWS.map((r, i) => rows[i].cards.map(cardText).join(" ")).join(" | ") });
+  return say(note ? `${ready} · ${note}` : ready, true);
 }
 
 // A hint, as the apps' "xếp bài" / 自动摆牌 / "3 suggestions": the best setting (the
@@ -1943,7 +2007,7 @@ async function start() {
   setupTabs();
   setupBoard();
   $("#hand-input").addEventListener("input", () => {
-    const { cards } = parseCards($("#hand-input").value);
+    const { cards } = readCards($("#hand-input").value);
     state.picked = new Set(withCopies(cards));
     handChanged();
   });
