@@ -147,8 +147,12 @@ def test_rows_are_named_while_set_and_a_foul_names_its_rows(browser, server, siz
     tap("#check")
     verdict = page.locator("#check-result .verdict")
     verdict.wait_for()
-    why = words["check.fouledRow"].format(row=words["row.middle"], hand=middle_name,
-                                          over=words["row.back"], other=back_name)  # fmt: skip
+    game = page.input_value("#rules")  # Mậu Binh in Tiếng Việt: a foul pays a flat 6
+    flat = page.evaluate(f"state.rulesets.get('{game}').rules.foul_penalty")
+    key = "check.fouledRow" if flat is False else "check.fouledRowFlat"
+    unit = words.get(f"unit.{game}", words["unit.generic"])
+    why = words[key].format(row=words["row.middle"], hand=middle_name, over=words["row.back"],
+                            other=back_name, n=flat, unit=unit)  # fmt: skip
     assert why in verdict.inner_text()
     compare = page.locator('#check-result table.compare tr[data-row="back"] td').nth(0)
     assert compare.locator(".hand-name").inner_text() == back_name
