@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.test_web_browser import HAND, as_symbols, browser, open_page, server  # noqa: F401
 from tests.test_web_table import LOCALE_LANG, catalogue, size, table_page  # noqa: F401
@@ -74,8 +75,8 @@ def test_the_games_are_named_in_the_pages_language(browser, server, size, locale
 
 @pytest.mark.parametrize("locale", LOCALES)
 def test_no_internal_name_or_english_word_is_shown(browser, server, size, locale):  # noqa: F811
-    """"field 玩家（field）", "igrači polja (field)", "五对三条 (Five pairs and trips)": the
-    opponents in the players' words, special hands in the language alone."""
+    """Not "field 玩家（field）", "igrači polja (field)", "五对三条 (Five pairs and trips)":
+    the opponents in the players' words, special hands in the language alone."""
     lang = LOCALE_LANG[locale]
     words = catalogue(lang)
     ctx, page, watch = table_page(browser, server, size, locale=locale)
@@ -134,5 +135,51 @@ def test_the_suit_order_is_said_with_the_suits_symbols(browser, server, size, lo
         summary = page.inner_text("#rules-summary")
         assert symbols in summary, summary
         assert ">".join(order) not in summary
+    ctx.close()
+    assert watch.problems == []
+
+
+def test_the_hints_are_named_by_what_differs(browser, server, size):  # noqa: F811
+    """Three suggestions with the same hands ("对子 · 对子 · 两对" three times) are told
+    apart by the cards of the rows each sets otherwise."""
+    words = catalogue("zh-Hans")
+    ctx, page, watch = table_page(browser, server, size, locale="zh-CN")
+    page.select_option("#rules", "shisanshui")
+    page.select_option("#policy", "field")
+    page.click("#tab-check")
+    hand = "6s Tc 5d 5s Kh 9d Td Ad Kd 8h Qs 4h Ah"  # its three suggestions: the same hands
+    page.fill("#hand-input", as_symbols(hand))
+    page.click("#hint")
+    choices = page.locator("#hint-choices .hint-choice")
+    expect(choices).to_have_count(3)
+    texts = [  # each without its number ("推荐 1：") and its value
+        choices.nth(i).inner_text().removeprefix(choices.nth(i).locator("strong").inner_text())
+        .removesuffix(choices.nth(i).locator(".note").inner_text()).strip()
+        for i in range(3)
+    ]  # fmt: skip
+    hands = [t.split(" — ")[0] for t in texts]
+    assert len(set(hands)) == 1, hands  # the hand this test needs: alike by their hands
+    assert len(set(texts)) == 3, texts
+    assert all(any(words[f"row.{r}"] in t for r in ("front", "middle", "back")) for t in texts)
+    ctx.close()
+    assert watch.problems == []
+
+
+def test_a_seat_is_numbered_in_the_languages_digits(browser, server, size):  # noqa: F811
+    """বাংলা: "প্রতিপক্ষ ১", not "প্রতিপক্ষ 1" beside "+৫.২৬৮"."""
+    words = catalogue("bn")
+    ctx, page, watch = table_page(browser, server, size, locale="bn-BD")
+    page.select_option("#policy", "field")
+    page.click("#tab-practice")
+    expect(page.locator("#pool button")).to_have_count(13)
+    page.click("#hint")
+    expect(page.locator("#pool button")).to_have_count(0)
+    page.click("#check")
+    page.wait_for_selector("#showdown .table-result")
+    heads = page.locator("#showdown .seat h4")
+    for i in range(1, heads.count()):
+        said = words["table.opponent"].replace("{n}", "০১২৩৪৫৬৭৮৯"[i])
+        assert heads.nth(i).inner_text().startswith(said), heads.nth(i).inner_text()
+    assert not re.search(r"[0-9]", page.inner_text("#showdown .seat h4 >> nth=1"))
     ctx.close()
     assert watch.problems == []

@@ -1717,10 +1717,21 @@ async function hintSetting() {
     $("#hint-note").textContent = t("board.hintUsed");
     $("#hint-choices").replaceChildren(...choices.map((x, i) => h("button", {
       type: "button", class: "hint-choice", "data-setting": settingOf(x), onclick: () => lay(x),
-    }, h("strong", { text: t("board.suggestion", { n: i + 1 }) }), " ",
-    ROWS.map((r) => (named && named[i] ? handName(named[i][r].class) : x[r])).join(" · "),
+    }, h("strong", { text: t("board.suggestion", { n: plain(i + 1) }) }), " ", hintLabel(choices, named, i),
     " ", h("span", { class: "note", text: `${fmtSigned(x.ev)} ${t("answer.units")}` }))));
   });
+}
+
+// A suggestion named by its rows' hands ("pair · pair · two pair"), and where another
+// suggestion has the same hands, by what differs: the cards of the rows it sets otherwise
+// ("front A♦ A♥ 6♠"), so that no two suggestions read alike.
+function hintLabel(choices, named, i) {
+  const hands = (k) => ROWS.map((r) => (named && named[k] ? handName(named[k][r].class) : choices[k][r])).join(" · ");
+  const own = hands(i);
+  const alike = choices.map((_, k) => k).filter((k) => k !== i && hands(k) === own);
+  const differ = ROWS.filter((r) => alike.some((k) => sortCards(splitCards(choices[k][r])).join(" ") !== sortCards(splitCards(choices[i][r])).join(" ")));
+  if (!differ.length) return own;
+  return `${own} — ${differ.map((r) => `${rowName(r)} ${shapeSort(splitCards(choices[i][r])).map(cardText).join(" ")}`).join(" · ")}`;
 }
 
 // Swap two rows (docs/serve.md, "Swap"): rows of one size (the middle and the back)
@@ -1924,7 +1935,7 @@ function renderTable(d) {
   out.push(h("p", { class: "table-total", "data-units": String(d.units) },
     h("strong", { text: t("table.total", { result: unitsText(d.units) }) })), nextHandButton());
   if (d.home_run !== null) {
-    const who = d.home_run === 0 ? t("table.you") : t("table.opponent", { n: d.home_run });
+    const who = d.home_run === 0 ? t("table.you") : t("table.opponent", { n: plain(d.home_run) });
     out.push(h("p", { class: "home-run", "data-seat": String(d.home_run) }, h("strong", { text: t("table.homeRun", { who, n: plain(state.rulesets.get($("#rules").value)?.rules.home_run_multiplier ?? 2) }) })));
   }
   out.push(h("div", { class: "seat seat-you", "data-seat": "0" }, h("h4", { text: t("table.you") }), seatRows(you)));
@@ -1932,7 +1943,7 @@ function renderTable(d) {
     const seat = d.seats[p.seat];
     const scoop = p.scoop === "you" ? t("table.scoopYou") : p.scoop === "them" ? t("table.scoopThem") : "";
     out.push(h("div", { class: "seat", "data-seat": String(p.seat), "data-units": String(p.units), "data-scoop": p.scoop || "" },
-      h("h4", {}, t("table.opponent", { n: p.seat }), " ", h("span", { class: `pair-units ${p.units < 0 ? "l-text" : "w-text"}`, text: unitsText(p.units) }),
+      h("h4", {}, t("table.opponent", { n: plain(p.seat) }), " ", h("span", { class: `pair-units ${p.units < 0 ? "l-text" : "w-text"}`, text: unitsText(p.units) }),
         scoop ? h("span", { class: "scoop", text: ` · ${scoop}` }) : null),
       seatRows(seat, p.rows)));
   }
