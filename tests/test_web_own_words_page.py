@@ -183,3 +183,13 @@ def test_a_seat_is_numbered_in_the_languages_digits(browser, server, size):  # n
     assert not re.search(r"[0-9]", page.inner_text("#showdown .seat h4 >> nth=1"))
     ctx.close()
     assert watch.problems == []
+
+
+def test_traditional_chinese_names_the_game_as_taiwan_and_hong_kong_do(browser, server, size):  # noqa: F811
+    """十三支 in Taiwan, 十三張 in Hong Kong: 繁體中文 says the regions' names, not 十三水."""
+    ctx, page, watch = table_page(browser, server, size, locale="zh-TW")
+    assert page.input_value("#rules") == "shisanshui"
+    called = page.inner_text("#rules-summary .game-name")
+    assert "十三支" in called and "十三張" in called and "十三水" not in called, called
+    ctx.close()
+    assert watch.problems == []

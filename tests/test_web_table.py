@@ -286,7 +286,7 @@ def option_fits(page, sel: str) -> bool:
 
 @pytest.mark.parametrize(
     ("locale", "game", "called"),
-    [("zh-CN", "shisanshui", "十三水"), ("zh-TW", "shisanshui", "十三水"),
+    [("zh-CN", "shisanshui", "十三水"), ("zh-TW", "shisanshui", "十三支（十三張）"),
      ("vi-VN", "mau-binh", "Mậu Binh"), ("id-ID", "capsa", "Capsa Susun"),
      ("fil-PH", "pusoy", "Pusoy"), ("en-US", "chinese-1-6", "Chinese poker, 1-6")],
 )  # fmt: skip
