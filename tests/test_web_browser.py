@@ -264,7 +264,7 @@ def test_12_or_14_cards_or_a_duplicate_are_clear_errors(page):
     assert status.inner_text() == "14 cards: remove 1 (a hand is 13 cards)"
     assert page.locator("#picker button[aria-pressed=true]").count() == 14
     hand.fill(HAND.replace("Ks", "As"))
-    assert status.inner_text() == "duplicate card As: each card can be in the hand once"
+    assert status.inner_text() == "duplicate card As (A♠): each card can be in the hand once"
     hand.fill(HAND.replace("7d", "7x"))
     assert status.inner_text().startswith('"7x" is not a card: a card is a rank')
     page.click("#solve")
