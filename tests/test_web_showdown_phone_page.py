@@ -1,7 +1,8 @@
 """The practice showdown on a phone is one table (issue 53, item 7), in a real browser at
 375 × 812: each row's cards on one line, five cards overlapping with every rank and
 suit left in sight, and the seats of four players on one screen (before: the five-card
-rows wrapped 4 + 1 or 3 + 2 and four players took about 1,700 px).
+rows wrapped 4 + 1 or 3 + 2 and four players took about 1,700 px); each row's result
+said as the player's ("你赢", not "赢" beside the opponent's row: issue 53, item 6).
 
 The browser, the server and the page helpers are tests/test_web_browser.py's.
 """
@@ -12,7 +13,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.test_web_browser import browser, open_page, server  # noqa: F401
-from tests.test_web_table import SIZES, table_page
+from tests.test_web_table import LOCALE_LANG, SIZES, catalogue, table_page
 
 
 def _box(locator) -> dict:
@@ -21,10 +22,14 @@ def _box(locator) -> dict:
     return box
 
 
+YOU = {"zh-CN": "你", "vi-VN": "bạn", "en-US": "you"}  # whose result a row's word is
+
+
 @pytest.mark.parametrize(("locale", "players"), [("zh-CN", 4), ("vi-VN", 4), ("en-US", 3)])
 def test_the_phone_showdown_is_one_table(browser, server, locale, players):  # noqa: F811
     width, height = SIZES["phone"]
     ctx, page, watch = table_page(browser, server, SIZES["phone"], locale)
+    words = catalogue(LOCALE_LANG[locale])
     page.select_option("#players", str(players))
     page.select_option("#policy", "field")
     page.tap("#tab-practice")
@@ -57,7 +62,10 @@ def test_the_phone_showdown_is_one_table(browser, server, locale, players):  # n
             last = _box(row)
             assert last["x"] >= 0 and last["x"] + last["width"] <= width
             result = row.locator("td.result")
-            if result.count():  # the row's result on the cards' line
+            if result.count():  # the row's result on the cards' line, said as yours
+                said = result.inner_text()
+                assert said in (words["table.win"], words["table.loss"], words["table.tie"])
+                assert YOU[locale] in said or said == words["table.tie"], said
                 rb, cb = _box(result), boxes[0]
                 assert abs((rb["y"] + rb["height"] / 2) - (cb["y"] + cb["height"] / 2)) < 8
     assert page.evaluate("document.documentElement.scrollWidth") <= width
