@@ -75,6 +75,22 @@ function unitWord(name = null) {
   return own ?? state.messages["unit.generic"] ?? state.english["unit.generic"];
 }
 
+// A game as the page's language names it (rules.p.game.NAME: "中国扑克（1-6 计分）"), never
+// its menu value: a preset's name in this language, for a table the server seats from it
+// (``shisanshui-5``, ``mau-binh-jokers-2``) its preset's; an upload keeps its own name.
+function gameName(name) {
+  const chosen = state.rulesets && state.rulesets.get(name);
+  if (chosen && state.uploaded && state.uploaded.has(name)) return chosen.name;
+  const base = String(name).replace(/-jokers-\d+$/, "").replace(/-\d+$/, "");
+  for (const key of [name, base]) {
+    const d = state.rulesets && state.rulesets.get(key);
+    if (!d) continue;
+    const own = state.messages[`rules.p.game.${key}`] ?? state.english[`rules.p.game.${key}`];
+    return own ?? (d.game || d.name);
+  }
+  return name;
+}
+
 // The singular or plural message for n (Intl.PluralRules: "one" or "other").
 function tp(key, n, vars = {}) {
   const form = new Intl.PluralRules(state.lang).select(n) === "one" ? "one" : "other";
@@ -84,6 +100,7 @@ function tp(key, n, vars = {}) {
 const rowName = (r) => ({ front: t("row.front"), middle: t("row.middle"), back: t("row.back") })[r];
 const partName = (p) => ({
   rows: t("parts.rows"), bonus: t("parts.bonus"), royalties: t("parts.royalties"), naturals: t("parts.naturals"),
+  foul: t("parts.foul"),
 })[p];
 const adviceText = (a) => ({ play: t("advice.play"), declare: t("advice.declare"), surrender: t("advice.surrender") })[a];
 const scoringText = (s) => ({ "per-row": t("scoring.perRow"), "1-6": t("scoring.16"), "2-4": t("scoring.24") })[s] || s;
@@ -107,10 +124,27 @@ const handName = (cls) => ({
 async function nameSettings(settings) {
   try {
     const { data } = await api("/api/rows", { ...seatOptions(), settings });
-    return data.settings;
+    return data.settings.map(unroyal);
   } catch (e) {
     return null;
   }
+}
+
+// A fouled setting's rows earn no royalty: their hands are named without one
+// ("三条", not "三条 +3").
+function unroyal(named) {
+  if (!named || !named.foul) return named;
+  const out = { ...named };
+  for (const r of ROWS) if (out[r]) out[r] = { ...out[r], royalty: 0 };
+  return out;
+}
+
+// The flat payment of a fouled hand under the chosen rules (Mậu Binh's binh lủng: 6 to
+// each opponent), or null when a fouled hand is scooped instead.
+function flatFoul() {
+  const d = state.rulesets.get($("#rules").value);
+  const f = d && d.rules.foul_penalty;
+  return typeof f === "number" ? f : null;
 }
 
 const settingOf = (x) => ROWS.map((r) => x[r]).join(" | ");
@@ -313,6 +347,7 @@ function cardPattern(lang) {
 // reads the page's own text (links, the server's answers).
 function parseCards(text, lang = state.lang) {
   const out = [];
+  const letters = []; // the suit letters written, lower case (not the symbols or words)
   const s = text.replace(/[\s,;]+/g, " ").trim();
   const read = notation(lang).read;
   let i = 0;
@@ -333,11 +368,56 @@ function parseCards(text, lang = state.lang) {
     const [rankText, suitText] = g.word ? [g.wordRank, g.word] : [g.rank, g.suit];
     const rank = rankText === "10" ? "T" : rankText.toUpperCase();
     const suit = SYMBOL_SUIT[suitText] || ZH_SUITS[suitText] || read[suitText.toLowerCase()];
+    if (!SYMBOL_SUIT[suitText] && !ZH_SUITS[suitText]) letters.push(suitText.toLowerCase());
     out.push(rank + suit);
     i += m[0].length;
   }
-  return { cards: out, bad: null };
+  return { cards: out, bad: null, letters };
 }
+
+// A typed hand read so that it never changes meaning silently (docs/serve.md#cards). A
+// letter the language reads one way and English another (Vietnamese c: ♥ cơ, in English
+// ♣) is read the language's way, unless the hand is written in English letters (s, h, d,
+// none of b, r, t, ch): then as English, and the read line says which. A hand mixing
+// both is refused (``ambiguous``: the letter) rather than guessed. ``how``: "own" or
+// "english" when such a letter was read, else null.
+function readCards(text, lang = state.lang) {
+  const first = parseCards(text, lang);
+  const { read, write } = notation(lang);
+  const en = SUIT_NOTATION.en.read;
+  const own = new Set([...Object.values(write), ...Object.keys(read).filter((l) => l.length > 1)]);
+  const used = first.letters || [];
+  const twoWays = used.find((l) => own.has(l) && en[l] && en[l] !== read[l]);
+  if (!twoWays || first.bad !== null) return { ...first, how: null };
+  const english = used.some((l) => !own.has(l));
+  const native = used.some((l) => own.has(l) && !en[l]);
+  if (english && native) return { ...first, how: null, ambiguous: twoWays };
+  if (english) return { ...parseCards(text, "en"), how: "english", letter: twoWays };
+  return { ...first, how: "own", letter: twoWays };
+}
+
+// "b ♠ · c ♥ · r ♦ · t ♣": a notation's letters, each with its suit's symbol.
+const lettersText = (lang) => Object.entries(notation(lang).write).sort(([a], [b]) => "shdc".indexOf(a) - "shdc".indexOf(b))
+  .map(([suit, letter]) => `${letter} ${SUIT_SYMBOL[suit]}`).join(" · ");
+
+// What the read line and the errors say of a two-way letter: how it was read, or that
+// the hand mixes the two ways of writing.
+function readingNote(r) {
+  if (r.ambiguous) {
+    return t("hand.ambiguous", { letter: r.ambiguous, own: SUIT_SYMBOL[notation().read[r.ambiguous]],
+      english: SUIT_SYMBOL[SUIT_NOTATION.en.read[r.ambiguous]] });
+  }
+  if (r.how === "english") {
+    return t("hand.readEnglish", { letter: r.letter, suit: SUIT_SYMBOL[SUIT_NOTATION.en.read[r.letter]], letters: lettersText("en") });
+  }
+  if (r.how === "own") {
+    return t("hand.readOwn", { letter: r.letter, suit: SUIT_SYMBOL[notation().read[r.letter]], letters: lettersText(state.lang) });
+  }
+  return "";
+}
+
+// A card in an error, as the page writes it: "9c (9♥)" in Tiếng Việt, "9h (9♥)" in English.
+const cardInError = (c) => (isJoker(c) ? cardText(c) : `${writeCard(c)} (${cardText(c)})`);
 
 // Cards written as the page's language reads them back: "10b" in Vietnamese for 10♠.
 const writeCard = (c) => (isJoker(c) ? JOKER : (c[0] === "T" ? "10" : c[0]) + notation().write[c[1]]);
@@ -357,10 +437,12 @@ function tooMany(card, cards, write = (c) => c) {
 
 // What is wrong with a hand, in one line, or null when it is 13 distinct cards.
 function handProblem(text) {
-  const { cards, bad } = parseCards(text);
+  const r = readCards(text);
+  const { cards, bad } = r;
   if (bad !== null) return t("hand.notCard", { bad });
+  if (r.ambiguous) return readingNote(r);
   const twice = copyTooMany(cards); // the deck's copies: A♥ twice at five players
-  if (twice) return tooMany(twice, cards);
+  if (twice) return tooMany(twice, cards, cardInError);
   if (cards.length === 0) return t("hand.none");
   if (cards.length < 13) return tp("hand.tooFew", cards.length, { more: 13 - cards.length });
   if (cards.length > 13) return tp("hand.tooMany", cards.length, { fewer: cards.length - 13 });
@@ -634,9 +716,14 @@ function handChanged() {
   const picked = $("#picked");
   picked.replaceChildren(...shapeSort([...state.picked]).map((c) => cardFace(c)));
   picked.dataset.cards = cardsText(sortCards(state.picked));
-  // what was read, as symbols, in the order typed: nothing is misread silently
-  const read = parseCards(text).cards;
-  $("#hand-read").textContent = read.length ? t("hand.read", { cards: read.map(cardText).join(" ") }) : "";
+  // what was read, in the order typed, in the page's letters (where the language has its
+  // own) and as symbols, and how a two-way letter was read: nothing is misread silently
+  const reading = readCards(text);
+  const read = reading.cards;
+  const symbols = read.map(cardText).join(" ");
+  const shown = SUIT_NOTATION[state.lang] && state.lang !== "en" ? `${writeCards(read)} = ${symbols}` : symbols;
+  const note = reading.ambiguous ? "" : readingNote(reading);
+  $("#hand-read").textContent = read.length ? t("hand.read", { cards: shown }) + (note ? ` · ${note}` : "") : "";
   const status = $("#hand-status");
   status.textContent = problem === null ? t("status.ready") : problem;
   status.classList.toggle("bad", problem !== null && text.trim() !== "");
@@ -662,7 +749,7 @@ function naturalLabel(name) {
   const english = n ? n.english : name.replace(/_/g, " ");
   if (state.lang === "en") return n && n.local.length ? `${english} (${n.local.join(", ")})` : english;
   const local = t(`natural.${name}`);
-  return local === english || local === `natural.${name}` ? english : `${local} (${english})`;
+  return local === `natural.${name}` ? english : local; // the language's own name, alone
 }
 
 // The jokers menu of a ruleset (0 to its most: 2, or none for a ruleset that ranks suits,
@@ -728,8 +815,8 @@ function refreshRulesText() {
   for (const opt of $$("#rules option")) {
     const d = state.rulesets.get(opt.value);
     if (!d) continue;
-    // what players call the game: "十三水 (shisanshui)"
-    const called = d.game && d.game !== d.name ? `${d.game} (${d.name})` : d.name;
+    // what players call the game, in the page's language: "中国扑克（1-6 计分）"
+    const called = gameName(d.name);
     if (opt.dataset.default) opt.textContent = t("rules.default", { name: called });
     else if (opt.dataset.file) opt.textContent = t("rules.uploaded", { name: d.name, file: opt.dataset.file });
     else opt.textContent = called;
@@ -766,7 +853,7 @@ function showRulesSummary(d) {
   }
   parts.push(term(r.naturals ? t("rules.naturalsOn") : t("rules.naturalsOff"), "g-natural"));
   const suits = r.suit_order && r.suit_order !== "none";
-  parts.push(term(suits ? t("rules.suits", { order: [...r.suit_order].join(">") }) : t("rules.noSuits"), "g-suits"));
+  parts.push(term(suits ? t("rules.suits", { order: [...r.suit_order].map((s) => SUIT_SYMBOL[s] || s).join(" > ") }) : t("rules.noSuits"), "g-suits"));
   parts.push(term(wheelText(r.wheel), "g-wheel"));
   if (r.home_run_multiplier !== 1) {
     parts.push(term(t("rules.homeRun", { n: r.home_run_multiplier, m: r.home_run_min_opponents }), "g-scoop"));
@@ -783,7 +870,7 @@ function showRulesSummary(d) {
     const card = parseCards(String(r.code_card), "en").cards[0];
     parts.push(term(t("rules.codeCard", { card: card ? cardText(card) : r.code_card, n: plain(r.code_card_multiplier) }), "g-seat"));
   }
-  const called = d.game && d.game !== d.name ? `${d.game} (${d.name})` : d.name;
+  const called = gameName($("#rules").value);
   const line = [h("strong", { class: "game-name", text: called }), ": "];
   parts.forEach((p, i) => line.push(i ? ", " : "", p));
   // the file's own name in the command: `capsa train --rules house.toml`
@@ -800,7 +887,7 @@ function showRulesSummary(d) {
 function tableLine() {
   const d = state.rulesets.get($("#rules").value);
   if (!d) return;
-  const called = d.game || d.name;
+  const called = gameName($("#rules").value);
   const who = $("#opponents").selectedOptions[0];
   const jokers = jokersIn(deckExtra());
   $("#table-line").textContent = [called, tp("table.players", Number($("#players").value)),
@@ -913,7 +1000,7 @@ async function startTraining() {
   setError("#rules-status", "");
   try {
     const { data } = await api("/api/train", seatOptions());
-    state.training = { value, name: d.game || d.name, data };
+    state.training = { value, name: gameName(value), data };
   } catch (e) {
     setError("#rules-status", e.message);
     return;
@@ -984,11 +1071,14 @@ function rowBar(stats) {
       " · ", t("bar.tie", { p: pct(stats.tie) }), " · ", h("span", { class: "l-text", text: t("bar.loss", { p: pct(stats.loss) }) })));
 }
 
+// The opponents as players say them ("typical players"), never the solver's name (field).
+const whoText = (x) => ({ field: t("who.field"), greedy: t("who.greedy"), safe: t("who.safe") })[x] || x;
+
 function describeHow(d) {
   if (d.policy === "mc") {
     const how = t("how.mc", { samples: num(d.samples, 0), seed: d.seed === null ? "—" : d.seed });
     if (!d.opponents || d.opponents === "field") return how;
-    return `${how} · ${t("how.opponents", { who: d.opponents })}`;
+    return `${how} · ${t("how.opponents", { who: whoText(d.opponents) })}`;
   }
   if (d.policy === "field") return t("how.field");
   if (d.policy === "greedy") return t("how.greedy");
@@ -1078,7 +1168,7 @@ function renderAnswer(d, timing, hands = null) {
   }
   parts.push(h("details", { class: "how-more" }, h("summary", { class: "note", text: t("answer.more") }),
     h("p", { class: "note how" },
-      `${describeHow(d)} · ${t("how.scored", { n: plain(d.candidates ?? "?") })} · ${t("how.rules", { rules: d.rules, players: d.players })}`),
+      `${describeHow(d)} · ${t("how.scored", { n: plain(d.candidates ?? "?") })} · ${t("how.rules", { rules: gameName(d.rules), players: d.players })}`),
     mcErr ? h("p", { class: "note margin" }, t("answer.margin", { se: num(se), total: num(se * nOpp), unit })) : null));
   if (timing) parts.push(timingLine(timing));
   return h("div", { class: "answer" }, parts);
@@ -1336,7 +1426,7 @@ function renderHistory() {
 // answer itself says it. An entry stored before these were kept shows what it has.
 function historyTable(x) {
   const d = state.rulesets.get(x.rules);
-  const parts = [d ? (d.game || d.name) : x.rules];
+  const parts = [d ? gameName(x.rules) : x.rules];
   if (Number.isInteger(x.players)) parts.push(tp("table.players", x.players));
   if (x.policy !== "mc" || Number.isFinite(x.samples)) parts.push(describeHow(x));
   return parts.join(" · ");
@@ -1561,6 +1651,14 @@ function setupDrag() {
 // A setting typed or pasted: "front | middle | back" in any notation the hand box reads
 // (the page's language's letters, the symbols). Its 13 cards become the hand, its rows
 // the board's; what is wrong is said in one line, naming the row.
+// The three rows of a typed setting, read as one text (a setting in English letters is
+// read so in every row; docs/serve.md#cards), each row's own error kept.
+function readRows(parts) {
+  const whole = readCards(parts.join(" "));
+  if (whole.how !== "english") return parts.map((part) => ({ ...readCards(part), ambiguous: whole.ambiguous }));
+  return parts.map((part) => ({ ...parseCards(part, "en"), how: "english", letter: whole.letter }));
+}
+
 function typedSetting() {
   const text = $("#played-input").value;
   const status = $("#played-status");
@@ -1573,13 +1671,14 @@ function typedSetting() {
   if (!text.trim()) return say("");
   const parts = text.split("|");
   if (parts.length !== 3) return say(t("played.rows", { n: parts.length }));
-  const parsed = parts.map((part) => parseCards(part));
+  const parsed = readRows(parts);
   for (const [i, r] of ROWS.entries()) {
     if (parsed[i].bad !== null) return say(t("played.notCard", { row: rowName(r), bad: parsed[i].bad }));
+    if (parsed[i].ambiguous) return say(readingNote(parsed[i]));
     if (parsed[i].cards.length !== ROW_SIZE[r]) return say(t("played.size", { row: rowName(r), n: ROW_SIZE[r], got: parsed[i].cards.length }));
   }
   const twice = copyTooMany(parsed.flatMap((r) => r.cards)); // as often as the deck holds it
-  if (twice) return say(tooMany(twice, parsed.flatMap((r) => r.cards), cardText));
+  if (twice) return say(tooMany(twice, parsed.flatMap((r) => r.cards), cardInError));
   const rows = copiesAcross(parsed.map((r) => r.cards)).map((cards) => ({ cards }));
   const cards = rows.flatMap((r) => r.cards);
   if (sortCards(cards).join(" ") !== sortCards(state.picked).join(" ")) {
@@ -1590,7 +1689,9 @@ function typedSetting() {
   ROWS.forEach((r, i) => { state.rows[r] = sortCards(rows[i].cards); });
   setTarget("front");
   updateBoardActions();
-  return say(t("played.ready", { cards: ROWS.map((r, i) => rows[i].cards.map(cardText).join(" ")).join(" | ") }), true);
+  const note = readingNote(parsed.find((p) => p.how) || {});
+  const ready = t("played.ready", { cards: ROWS.map((r, i) => rows[i].cards.map(cardText).join(" ")).join(" | ") });
+  return say(note ? `${ready} · ${note}` : ready, true);
 }
 
 // A hint, as the apps' "xếp bài" / 自动摆牌 / "3 suggestions": the best setting (the
@@ -1616,10 +1717,21 @@ async function hintSetting() {
     $("#hint-note").textContent = t("board.hintUsed");
     $("#hint-choices").replaceChildren(...choices.map((x, i) => h("button", {
       type: "button", class: "hint-choice", "data-setting": settingOf(x), onclick: () => lay(x),
-    }, h("strong", { text: t("board.suggestion", { n: i + 1 }) }), " ",
-    ROWS.map((r) => (named && named[i] ? handName(named[i][r].class) : x[r])).join(" · "),
+    }, h("strong", { text: t("board.suggestion", { n: plain(i + 1) }) }), " ", hintLabel(choices, named, i),
     " ", h("span", { class: "note", text: `${fmtSigned(x.ev)} ${t("answer.units")}` }))));
   });
+}
+
+// A suggestion named by its rows' hands ("pair · pair · two pair"), and where another
+// suggestion has the same hands, by what differs: the cards of the rows it sets otherwise
+// ("front A♦ A♥ 6♠"), so that no two suggestions read alike.
+function hintLabel(choices, named, i) {
+  const hands = (k) => ROWS.map((r) => (named && named[k] ? handName(named[k][r].class) : choices[k][r])).join(" · ");
+  const own = hands(i);
+  const alike = choices.map((_, k) => k).filter((k) => k !== i && hands(k) === own);
+  const differ = ROWS.filter((r) => alike.some((k) => sortCards(splitCards(choices[k][r])).join(" ") !== sortCards(splitCards(choices[i][r])).join(" ")));
+  if (!differ.length) return own;
+  return `${own} — ${differ.map((r) => `${rowName(r)} ${shapeSort(splitCards(choices[i][r])).map(cardText).join(" ")}`).join(" · ")}`;
 }
 
 // Swap two rows (docs/serve.md, "Swap"): rows of one size (the middle and the back)
@@ -1717,8 +1829,13 @@ function renderCheck(d, timing, hands = null) {
   const isBest = p.loss !== null && Math.abs(p.loss) < 5e-7;
   let verdict;
   if (p.fouled) {
-    verdict = h("p", { class: "verdict fouled", "data-fouled": "true" },
-      h("strong", { text: t("check.fouled") }), " ", foulText(mine, (v) => t("check.fouledRow", v)) || t("check.fouledWhy"));
+    // what a foul costs under these rules: a flat payment to each opponent (binh lủng), or
+    // every opponent scooping you
+    const flat = flatFoul();
+    const why = flat === null ? foulText(mine, (v) => t("check.fouledRow", v)) || t("check.fouledWhy")
+      : foulText(mine, (v) => t("check.fouledRowFlat", { ...v, n: plain(flat) })) || t("check.fouledWhyFlat", { n: plain(flat) });
+    verdict = h("p", { class: "verdict fouled", "data-fouled": "true", "data-flat": flat === null ? "false" : "true" },
+      h("strong", { text: t("check.fouled") }), " ", why);
   } else {
     const text = isBest ? (action === "play" ? t("check.best") : t("check.bestAction")) : t("check.costs", { loss: num(p.loss) });
     verdict = h("p", { class: `verdict ${isBest ? "best" : "costly"}`, "data-fouled": "false", "data-action": action }, h("strong", { text }));
@@ -1749,21 +1866,28 @@ function renderCheck(d, timing, hands = null) {
               : t("check.winChance", { p: pct(row.win), best: pct(row.win - row.win_change) })));
       })))));
   }
-  if (p.ev_parts && d.ev_parts) out.push(partsLost(d.ev_parts, d.ev_play, p.ev_parts, p.ev));
+  if (p.ev_parts && d.ev_parts) out.push(partsLost(d.ev_parts, d.ev_play, p.ev_parts, p.ev, p.fouled && flatFoul() !== null));
   out.push(h("details", { class: "best-answer" }, h("summary", { text: t("check.bestInFull") }), renderAnswer(d, null, hands && hands.slice(1))));
   out.push(timingLine(timing));
   return h("div", { class: "check" }, out);
 }
 
 // What the played setting gave up against the best setting, part by part.
-function partsLost(best, bestEv, mine, mineEv) {
+// flat: the played setting is fouled under a flat payment, which the solver books with the
+// bonuses: shown under its own name (parts.foul), not as a bonus lost.
+function partsLost(best, bestEv, mine, mineEv, flat = false) {
+  const parts = flat ? [...PARTS, "foul"] : PARTS;
+  if (flat) {
+    best = { ...best, foul: 0 };
+    mine = { ...mine, foul: mine.bonus, bonus: 0 };
+  }
   const row = (key, label, a, b) => h("tr", { "data-part": key, class: Math.abs(a - b) >= 0.0005 ? "lost" : "" },
     h("th", { scope: "row", text: label }), h("td", { class: "num", text: fmtSigned(b) }),
     h("td", { class: "num", text: fmtSigned(a) }), h("td", { class: "num part-lost", text: fmtSigned(b - a) }));
   return h("table", { class: "parts-lost" },
     h("caption", {}, term(t("check.partsLost"), "g-parts")),
     h("thead", {}, h("tr", {}, h("th", { text: "" }), h("th", { text: t("check.colYours") }), h("th", { text: t("check.colBest") }), h("th", { text: t("check.colDiff") }))),
-    h("tbody", {}, PARTS.map((p) => row(p, partName(p), best[p], mine[p])), row("total", t("parts.total"), bestEv, mineEv)));
+    h("tbody", {}, parts.map((p) => row(p, partName(p), best[p], mine[p])), row("total", t("parts.total"), bestEv, mineEv)));
 }
 
 // ------------------------------------------------------------------ practice
@@ -1801,7 +1925,7 @@ function seatRows(seat, signs = null) {
   if (seat.action === "surrender") return h("p", { class: "surrendered", text: t("table.surrenders") });
   return h("table", { class: "showdown-rows" }, h("tbody", {}, ROWS.map((r, i) => h("tr", {
     "data-row": r, "data-result": signs ? String(signs[i]) : null,
-  }, h("th", { scope: "row", text: rowName(r) }), h("td", {}, cardsLine(seat.rows[r].cards), handTag(seat.rows[r])),
+  }, h("th", { scope: "row", text: rowName(r) }), h("td", {}, cardsLine(seat.rows[r].cards), handTag(unroyal(seat.rows)[r])),
   signs ? h("td", { class: `result r${signs[i]}`, text: resultText(signs[i]) }) : null))));
 }
 
@@ -1811,7 +1935,7 @@ function renderTable(d) {
   out.push(h("p", { class: "table-total", "data-units": String(d.units) },
     h("strong", { text: t("table.total", { result: unitsText(d.units) }) })), nextHandButton());
   if (d.home_run !== null) {
-    const who = d.home_run === 0 ? t("table.you") : t("table.opponent", { n: d.home_run });
+    const who = d.home_run === 0 ? t("table.you") : t("table.opponent", { n: plain(d.home_run) });
     out.push(h("p", { class: "home-run", "data-seat": String(d.home_run) }, h("strong", { text: t("table.homeRun", { who, n: plain(state.rulesets.get($("#rules").value)?.rules.home_run_multiplier ?? 2) }) })));
   }
   // a banker's table: the banker's seat marked as the apps mark it (庄)
@@ -1821,11 +1945,11 @@ function renderTable(d) {
     const seat = d.seats[p.seat];
     const scoop = p.scoop === "you" ? t("table.scoopYou") : p.scoop === "them" ? t("table.scoopThem") : "";
     out.push(h("div", { class: "seat", "data-seat": String(p.seat), "data-units": String(p.units), "data-scoop": p.scoop || "" },
-      h("h4", {}, t("table.opponent", { n: p.seat }), ...banker(p.seat), " ", h("span", { class: `pair-units ${p.units < 0 ? "l-text" : "w-text"}`, text: unitsText(p.units) }),
+      h("h4", {}, t("table.opponent", { n: plain(p.seat) }), ...banker(p.seat), " ", h("span", { class: `pair-units ${p.units < 0 ? "l-text" : "w-text"}`, text: unitsText(p.units) }),
         scoop ? h("span", { class: "scoop", text: ` · ${scoop}` }) : null),
       seatRows(seat, p.rows)));
   }
-  out.push(h("p", { class: "note", text: t("table.note", { seed: d.seed, who: d.opponents }) }));
+  out.push(h("p", { class: "note", text: t("table.note", { seed: d.seed, who: whoText(d.opponents) }) }));
   return h("div", { class: "table-result" }, out);
 }
 
@@ -1896,7 +2020,7 @@ async function start() {
   setupTabs();
   setupBoard();
   $("#hand-input").addEventListener("input", () => {
-    const { cards } = parseCards($("#hand-input").value);
+    const { cards } = readCards($("#hand-input").value);
     state.picked = new Set(withCopies(cards));
     handChanged();
   });
