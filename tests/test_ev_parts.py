@@ -88,7 +88,9 @@ def test_against_known_opponents_the_parts_are_the_oracles(name):
         played = ev.format_cards(ev.parse_hand(hand)[::-1])  # an arbitrary, often fouled, setting
         cards = played.split()
         played = f"{' '.join(cards[:3])} | {' '.join(cards[3:8])} | {' '.join(cards[8:])}"
-        sol = solve(hand, rules=rules, against=opponents, top=2, played=played).to_dict()
+        # at a banker's table, seat 0 is the banker: it settles with every opponent
+        seat = {"seat": "banker"} if rules.banker else {}
+        sol = solve(hand, rules=rules, against=opponents, top=2, played=played, **seat).to_dict()
         for setting, parts in (
             (" | ".join(sol[r] for r in ("front", "middle", "back")), sol["ev_parts"]),
             (played, sol["played"]["ev_parts"]),

@@ -309,6 +309,7 @@ def test_the_presets_menu_says_what_players_call_the_game(page):
         "Mậu Binh",
         "Mậu Binh (rule texts)",
         "Pusoy",
+        "十三水, 水庄 (banker)",
     ]
     page.select_option("#rules", "mau-binh")
     summary = page.inner_text("#rules-summary")

@@ -149,6 +149,14 @@ def _sentences(r: Rules, cat: dict[str, str]) -> list[str]:
     if r.scoop_multiplier != 1:
         n, total = fmt_units(r.scoop_multiplier), fmt_units(plain * r.scoop_multiplier)
         out.append(fill(cat["rules.p.scoopX"], scoop=word, n=n, total=total))
+    if r.scoop_bonus:  # docs/rules.md#the-bankers-table: what the settlement adds (below)
+        total = fmt_units(plain * r.scoop_multiplier + r.scoop_bonus)
+        n = fmt_units(r.scoop_bonus)
+        out.append(fill(cat["rules.p.scoopAdd"], scoop=word, n=n, total=total))
+    if r.banker:
+        out.append(cat["rules.p.banker"])
+    if r.pair_cap is not None:
+        out.append(fill(cat["rules.p.pairCap"], scoop=word, n=fmt_units(r.pair_cap)))
     if r.naturals:
         ties = {"payout": "rules.p.natPayout", "difference": "rules.p.natDifference"}.get(
             r.natural_ties, "rules.p.natOrder"
@@ -221,7 +229,8 @@ def test_the_scoop_in_the_page_is_what_the_settlement_pays():
     a21 = "Qc Qd 2h | Ac Ad 3h 3s 4c | 5c 6d 7h 8s 9c"
     for name, r in PRESETS.items():
         scoop, majority = pr.scoring_units(r.scoring)
-        assert settle(a, b, r) == (3 + scoop + majority) * r.scoop_multiplier, name
+        want = (3 + scoop + majority) * r.scoop_multiplier + r.scoop_bonus
+        assert settle(a, b, r) == want, name
         assert settle(a21, b21, r) == 2 - 1 + majority, name
 
 

@@ -169,8 +169,15 @@ def _scoring(r: Rules, w: Words) -> str:
     if r.scoop_multiplier != 1:
         total = fmt_units(plain * r.scoop_multiplier)
         lines.append(w("rules.p.scoopX", scoop=scoop, n=fmt_units(r.scoop_multiplier), total=total))
-    elif not (scoop_bonus or majority):
+    elif not (scoop_bonus or majority or r.scoop_bonus):
         lines.append(w("rules.p.noScoopBonus", scoop=scoop, total=plain))
+    if r.scoop_bonus:  # docs/rules.md#the-bankers-table: a scoop's added units
+        total = fmt_units(plain * r.scoop_multiplier + r.scoop_bonus)
+        lines.append(w("rules.p.scoopAdd", scoop=scoop, n=fmt_units(r.scoop_bonus), total=total))
+    if r.banker:
+        lines.append(w("rules.p.banker"))
+    if r.pair_cap is not None:
+        lines.append(w("rules.p.pairCap", scoop=scoop, n=fmt_units(r.pair_cap)))
     if r.home_run:
         m, n = r.home_run_min_opponents, fmt_units(r.home_run_multiplier)
         lines.append(w("rules.p.homeRun", m=m, n=n))
