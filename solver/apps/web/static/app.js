@@ -1917,8 +1917,28 @@ const nextHandButton = () => h("button", { type: "button", class: "primary next-
 const resultText = (x) => (x > 0 ? t("table.win") : x < 0 ? t("table.loss") : t("table.tie"));
 const unitsText = (x) => t("table.units", { units: fmtSigned(x, Number.isInteger(x) ? 0 : 3) });
 
-// What a seat shows: its rows, named, or the natural it declared, or its surrender.
-function seatRows(seat, signs = null) {
+// A figure of units with only the digits it has (+1, −3, +2.5).
+const pointsText = (x) => fmtSigned(x, Number.isInteger(x) ? 0 : Math.min(3, String(x).split(".")[1].length));
+// What a pair pays beyond its rows, each named as the table says it (issue 53, item 6):
+// 打枪 / bắt sập 3 chi, the majority's unit, the dealt cards' royalties, the flat foul
+// payment, the pair cap, the home run, the code card; a natural or a surrender is said
+// beside the seat already.
+const EXTRA_WORDS = {
+  majority: () => t("table.majority"), dealt: () => t("rules.royaltiesDealt"), foul: () => t("parts.foul"),
+  cap: () => t("table.cap"), home_run: () => t("table.homeRunPart"), code_card: () => t("table.codeCard"),
+};
+function pairExtras(p) {
+  const items = p.extras.filter((e) => e.kind === "scoop" ? p.scoop : EXTRA_WORDS[e.kind]);
+  if (!items.length) return null;
+  const label = (e) => e.kind !== "scoop" ? EXTRA_WORDS[e.kind]() : p.scoop === "you" ? t("table.scoopYou") : t("table.scoopThem");
+  const parts = items.map((e) => h("span", { class: "extra", "data-kind": e.kind, "data-units": String(e.units) },
+    `${label(e)} `, h("strong", { class: e.units < 0 ? "l-text" : "w-text", text: pointsText(e.units) })));
+  return h("p", { class: "pair-extras" }, ...parts.flatMap((x, i) => (i ? [" · ", x] : [x])));
+}
+
+// What a seat shows: its rows, named, or the natural it declared, or its surrender;
+// against an opponent, each row's result said as the player's and what it pays them.
+function seatRows(seat, signs = null, points = null) {
   if (seat.action === "declare") {
     return h("p", { class: "declared" }, h("strong", { text: t("table.declares", { name: naturalLabel(seat.natural.name) }) }), " ", cardsLine(seat.cards));
   }
@@ -1926,7 +1946,8 @@ function seatRows(seat, signs = null) {
   return h("table", { class: "showdown-rows" }, h("tbody", {}, ROWS.map((r, i) => h("tr", {
     "data-row": r, "data-result": signs ? String(signs[i]) : null,
   }, h("th", { scope: "row", text: rowName(r) }), h("td", {}, cardsLine(seat.rows[r].cards), handTag(unroyal(seat.rows)[r])),
-  signs ? h("td", { class: `result r${signs[i]}`, text: resultText(signs[i]) }) : null))));
+  signs ? h("td", { class: `result r${signs[i]}`, text: resultText(signs[i]) }) : null,
+  points ? h("td", { class: `row-units r${Math.sign(points[i])}`, "data-units": String(points[i]), text: pointsText(points[i]) }) : null))));
 }
 
 function renderTable(d) {
@@ -1943,11 +1964,14 @@ function renderTable(d) {
   out.push(h("div", { class: "seat seat-you", "data-seat": "0" }, h("h4", {}, t("table.you"), ...banker(0)), seatRows(you)));
   for (const p of d.pairs) {
     const seat = d.seats[p.seat];
-    const scoop = p.scoop === "you" ? t("table.scoopYou") : p.scoop === "them" ? t("table.scoopThem") : "";
+    const extras = pairExtras(p);
+    // the scoop beside the opponent's name, unless it is paid (and said) under the rows
+    const said = p.extras.some((e) => e.kind === "scoop");
+    const scoop = said ? "" : p.scoop === "you" ? t("table.scoopYou") : p.scoop === "them" ? t("table.scoopThem") : "";
     out.push(h("div", { class: "seat", "data-seat": String(p.seat), "data-units": String(p.units), "data-scoop": p.scoop || "" },
       h("h4", {}, t("table.opponent", { n: plain(p.seat) }), ...banker(p.seat), " ", h("span", { class: `pair-units ${p.units < 0 ? "l-text" : "w-text"}`, text: unitsText(p.units) }),
         scoop ? h("span", { class: "scoop", text: ` · ${scoop}` }) : null),
-      seatRows(seat, p.rows)));
+      seatRows(seat, p.rows, p.row_units), extras));
   }
   out.push(h("p", { class: "note", text: t("table.note", { seed: d.seed, who: whoText(d.opponents) }) }));
   return h("div", { class: "table-result" }, out);
