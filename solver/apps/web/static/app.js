@@ -1134,7 +1134,11 @@ function renderAnswer(d, timing, hands = null) {
     h("strong", { class: "ev-total", text: fmtSigned(d.ev_total) }),
     " ", tp("answer.table", nOpp, { unit }), declared ? h("span", { class: "declared-note", text: ` · ${declaredNote(d)}` }) : null);
   const advice = adviceText(d.action) + (declared ? `: ${naturalLabel(d.natural.name)}` : "");
-  const parts = [h("p", { class: `advice advice-${d.action}`, "data-action": d.action }, advice), declared ? null : rows, ev];
+  // a declared natural's 13 cards, drawn as its grouping (a dragon 2 to A, three
+  // flushes flush by flush): what the table sees when it is shown
+  const shown = declared ? h("div", { class: "natural-cards", "aria-label": naturalLabel(d.natural.name) },
+    ROWS.map((r) => h("div", { class: "natural-group", "data-row": r, "data-cards": d[r] }, cardsLine(d[r])))) : rows;
+  const parts = [h("p", { class: `advice advice-${d.action}`, "data-action": d.action }, advice), shown, ev];
   if (d.ev_by_opponent && d.ev_by_opponent.length > 1) {
     parts.push(h("p", { class: "note by-opponent" }, term(t("answer.byOpponent"), "g-seat"), " ",
       d.ev_by_opponent.map((x, i) => t("answer.seat", { n: i + 1, ev: fmtSigned(x) })).join(" · ")));
