@@ -1102,15 +1102,19 @@ function partsTable(parts, total, cls = "parts", sources = "") {
       h("td", { class: "num", text: fmtSigned(total) }))));
 }
 
-// The part that tells a runner-up from the best most: "royalties −5.000".
-function partsWhy(a, best) {
+// The part that tells a runner-up from the best most, in a sentence: "It gets 5.000
+// units less from royalties than the best setting."
+function partsWhy(a, best, unit) {
   if (!a.ev_parts || !best) return "";
   let top = null;
   for (const p of PARTS) {
     const d = a.ev_parts[p] - best[p];
     if (top === null || Math.abs(d) > Math.abs(top[1])) top = [p, d];
   }
-  return top && Math.abs(top[1]) >= 0.0005 ? `${partName(top[0])} ${fmtSigned(top[1])}` : "";
+  if (!top || Math.abs(top[1]) < 0.0005) return "";
+  // said in a sentence (issue 53): what it gets less (or more) of, and from what
+  const vars = { n: num(Math.abs(top[1])), part: partName(top[0]), unit };
+  return top[1] < 0 ? t("alt.whyLess", vars) : t("alt.whyMore", vars);
 }
 
 // hands: the rows named (nameSettings) of the best setting and of each runner-up.
@@ -1168,7 +1172,7 @@ function renderAnswer(d, timing, hands = null) {
         ROWS.map((r) => h("td", { "data-label": rowName(r) }, cardsLine(a[r]), handTag(named(i + 1) && named(i + 1)[r]))),
         h("td", { class: "num", "data-label": t("answer.units", { unit }), text: fmtSigned(a.ev) }),
         h("td", { class: "num", "data-label": t("alt.vsBest"), text: fmtSigned(a.diff) + (a.diff_stderr ? ` ± ${num(a.diff_stderr)}` : "") }),
-        h("td", { class: "why", "data-label": t("alt.why"), text: partsWhy(a, d.ev_parts) || null })))))));
+        h("td", { class: "why", "data-label": t("alt.why"), text: partsWhy(a, d.ev_parts, unit) || null })))))));
   }
   parts.push(h("details", { class: "how-more" }, h("summary", { class: "note", text: t("answer.more") }),
     h("p", { class: "note how" },
