@@ -760,7 +760,7 @@ def test_copy_the_link(browser, server):
     [
         ("zh-CN", "求解", ("头墩", "中墩", "尾墩"), "按这个摆法打"),
         ("zh-TW", "求解", ("頭墩", "中墩", "尾墩"), "按這個擺法打"),
-        ("id-ID", "Cari solusi", ("depan", "tengah", "belakang"), "Mainkan susunan ini"),
+        ("id-ID", "Cari solusi", ("kepala", "badan", "kaki"), "Mainkan susunan ini"),
         ("vi-VN", "Giải", ("chi 3", "chi 2", "chi 1"), "Chơi cách xếp này"),
         ("hr-HR", "Riješi", ("prednji", "srednji", "stražnji"), "Igraj ovaj raspored"),
         ("bn-BD", "সমাধান", ("সামনের সারি", "মাঝের সারি", "পেছনের সারি"), "এই সাজানো খেলুন"),
