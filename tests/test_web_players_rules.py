@@ -345,3 +345,14 @@ def test_the_rules_no_preset_plays_are_told_too(lang):
         r = dataclasses.replace(base, name="house", **fields)
         said = fill(said, unit=cat["unit.generic"])  # a house ruleset: the language's unit
         assert local(capital(said), lang) in Page(pr.page_html(r, lang)).all_text, fields
+
+
+@pytest.mark.parametrize(("lang", "written"), [("en", "1.5"), ("vi", "1,5"), ("hr", "1,5"),
+                                               ("bn", "১.৫")])  # fmt: skip
+def test_a_fraction_is_written_as_the_language_writes_it(lang, written):
+    """A house ruleset's surrender at 1.5 units: the decimal mark and the digits are the
+    language's, as the page's own figures are (issue 53)."""
+    cat = catalogue(lang)
+    r = dataclasses.replace(PRESETS["chinese-1-6"], name="house", surrender_cost=1.5)
+    said = capital(fill(cat["rules.p.surrender"], n=written, unit=cat["unit.generic"]))
+    assert said in Page(pr.page_html(r, lang)).all_text
