@@ -2,7 +2,9 @@
 Bengali digits (০-৯), the rows' and the special hands' units, the counts of the deal and
 the rules' sentences alike, as the page itself writes them (before: Latin digits); and
 the page header's link to the rules is a 44 px target in every language (before: 27 × 19
-px in বাংলা), at 1280 × 900 and 375 × 812.
+px in বাংলা), at 1280 × 900 and 375 × 812; and বাংলা names three and four of a kind and
+the scoop in Bengali words (তিন একই, চার একই, ধবলধোলাই), not English in Bengali letters
+(থ্রি অব আ কাইন্ড, স্কুপ).
 
 The browser, the server and the page helpers are tests/test_web_browser.py's.
 """
@@ -34,6 +36,10 @@ def test_the_bengali_rules_page_writes_bengali_digits(browser, server, size, gam
     assert cells == [fmt_units(u).translate(BENGALI) for _, u in rules.naturals]
     cells = page.locator("table.bonus-rows tbody tr td:last-child").all_inner_texts()
     assert sorted(cells) == sorted(fmt_units(u).translate(BENGALI) for *_, u in rules.royalties)
+    # Bengali words, not English in Bengali letters (issue 53; a native review is pending)
+    hands = page.locator("ol.hands li").all_inner_texts()
+    assert "তিন একই" in hands and "চার একই" in hands
+    assert "কাইন্ড" not in text and "স্কুপ" not in text and "ধবলধোলাই" in text
     ctx.close()
     assert watch.problems == []
 
