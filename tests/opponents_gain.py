@@ -23,7 +23,7 @@ dealt), as a long run would; greedy's are dealt (cheap to set). ``--out FILE`` w
 the figures as JSON, with each deal's values (``x``); ``--model FILE`` keeps the model
 learned there (learned once: a later run with the same ``FILE`` plays it), so that runs of
 other seeds play the same model, and ``--combine FILE...`` prints the figures of such runs
-together (their deals pooled).
+together (their deals pooled); ``--pool-dir DIR`` keeps the pools there (built once).
 """
 
 from __future__ import annotations
@@ -76,6 +76,7 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--jokers", type=int)
     ap.add_argument("--out")
     ap.add_argument("--model")
+    ap.add_argument("--pool-dir")
     ap.add_argument("--combine", nargs="+")
     args = ap.parse_args(argv)
     if args.combine:
@@ -96,12 +97,14 @@ def main(argv: list[str]) -> int:
                  "samples": args.samples, "seed": args.seed, "learn": args.learn}  # fmt: skip
     with tempfile.TemporaryDirectory(prefix="capsa-gain-") as tmp:
         folder = Path(tmp)
+        play = compile_rules(replace(rules, naturals=()))
         if args.pool:  # the pool of the rules mc solves under in a duel (no naturals)
-            from solver.strategy.opposition.pool import build_pool
+            from solver.strategy.opposition.pool import build_pool, cached_pool
 
-            os.environ["CAPSA_POOL_DIR"] = str(folder)
+            os.environ["CAPSA_POOL_DIR"] = args.pool_dir or str(folder)
             t0 = time.perf_counter()
-            build_pool(compile_rules(replace(rules, naturals=())), args.pool)
+            if cached_pool(play) is None:
+                build_pool(play, args.pool)
             print(f"pool of {args.pool:,} hands: {time.perf_counter() - t0:.0f} s", flush=True)
         model = Path(args.model) if args.model else None
         if model is None or not model.exists():
@@ -111,8 +114,9 @@ def main(argv: list[str]) -> int:
             from solver.strategy.opposition.opponents import load_model
 
             t0 = time.perf_counter()
-            tables = load_model(model, compile_rules(replace(rules, naturals=()))).tables
-            build_pool(compile_rules(replace(rules, naturals=())), args.pool, tables=tables)
+            tables = load_model(model, play).tables
+            if cached_pool(play, tables) is None:
+                build_pool(play, args.pool, tables=tables)
             print(f"the model's pool: {time.perf_counter() - t0:.0f} s", flush=True)
         greedy = resolve("greedy", k).set_hands(flat, cr, args.seed)
         x, seconds = {}, {}
