@@ -1,4 +1,4 @@
-"""Opponent models at every deck (docs/opponents.md#every-deck): ``capsa train --from`` at
+"""Opponent models at every deck (docs/opponents.md#every-table): ``capsa train --from`` at
 十三水 with two jokers (settings written as capsa writes them, ``X`` a joker) and at five
 players (the added suit; ``capsa batch`` records, a card of the added suit written twice
 where a hand holds both copies), what the model predicts of the held-out settings, the
