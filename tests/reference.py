@@ -1499,8 +1499,8 @@ def ref_field_model_value(hand13: Sequence[int], keys, royalties, model, rules) 
                 theirs = sum(float(x) for x in model.fe)
                 value += (mult - 1) * (own - theirs) * (p_win + p_lose)
             else:
-                theirs = sum(
-                    float(model.fo[r][int(keys[r])]) / lose[r] for r in range(3) if lose[r] > 0
+                theirs = sum(  # a row lost less often than 1e-6: no royalty collected
+                    float(model.fo[r][int(keys[r])]) / lose[r] for r in range(3) if lose[r] > 1e-6
                 )
                 value += (mult - 1) * (own * p_win - theirs * p_lose)
     return value + float(royalties[3])

@@ -47,8 +47,10 @@ class Seen:
     skipped: int = 0
 
 
-def read_seen(source: str) -> Seen:
-    """The settings of a file (``-``: stdin), bounded (module docstring)."""
+def read_seen(source: str, deck: str = "") -> Seen:
+    """The settings of a file (``-``: stdin), bounded (module docstring), their cards those
+    of the deck ``deck`` names (``Rules.deck_code``: its added suits, an ``X`` a joker;
+    ``""`` the 52 cards) as ``capsa batch`` reads them, each setting as its faces."""
     import io
     import sys
 
@@ -65,7 +67,7 @@ def read_seen(source: str) -> Seen:
         if not is_content(line):
             continue
         try:
-            got = _setting(number, line)
+            got = _setting(number, line, deck)
         except ValueError as exc:
             seen.bad.append((number, str(exc)))
             continue
@@ -76,15 +78,15 @@ def read_seen(source: str) -> Seen:
     return seen
 
 
-def _setting(number: int, line: bytes | None) -> np.ndarray | None:
+def _setting(number: int, line: bytes | None, deck: str = "") -> np.ndarray | None:
     """A line's setting (uint8[13]); None for a declare or surrender. ValueError (or
     CardParseError) says what is wrong. A played line is read as batch reads it
     (``read_hand``: its bound, its UTF-8 check, its words)."""
     from solver.apps.batch.reading import BadLine, read_hand
 
     if line is not None and line.startswith(b"{") and _is_utf8(line):
-        return _record(line.decode("utf-8"))
-    got = read_hand(number, line, None)
+        return _record(line.decode("utf-8"), deck)
+    got = read_hand(number, line, None, deck)
     if isinstance(got, BadLine):
         raise ValueError(got.reason)
     played = got[2]
@@ -103,7 +105,7 @@ def _is_utf8(line: bytes) -> bool:
     return True
 
 
-def _record(text: str) -> np.ndarray | None:
+def _record(text: str, deck: str = "") -> np.ndarray | None:
     """A batch record's setting (module docstring); None for a declare or surrender."""
     from solver.engine.settlement import parse_setting
 
@@ -123,7 +125,7 @@ def _record(text: str) -> np.ndarray | None:
     rows = [rec.get(r) for r in ("front", "middle", "back")]
     if not all(isinstance(r, str) for r in rows):
         raise ValueError("a record needs front, middle and back")
-    return parse_setting(tuple(rows))
+    return parse_setting(tuple(rows), "setting", deck)
 
 
 def learn_from(
@@ -154,6 +156,7 @@ def learn_from(
         "version": MODEL_VERSION,
         "rules": cr.rules.name,
         "play_digest": play_digest(cr.rules),
+        "deck": cr.rules.deck_code,  # the deck its settings were read on (load_model checks)
         "source": Path(source).name if source != "-" else "stdin",
     }
     learned = learn(hands, keys[good], roy[good], cr, ensure_field(cr), meta)

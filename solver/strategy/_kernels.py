@@ -485,6 +485,14 @@ def _field_value(wf, tf, lf, wm, tm, lm, wb, tb, lb, rsum, scoring, mult, add):
     return v + add * (sw - sl)
 
 
+#: A row's loss probability below which no opponent is taken to beat it for a royalty
+#: (``_scoop_royalties``): the card-removal shift can lift a row's win to 1 - tie, leaving
+#: a loss of rounding (1e-17), and a royalty divided by it was a value of -1e9 units,
+#: which kept the field (and a learned model) from settings with a sure row; the tables
+#: are float32, so no loss below this is told from none.
+LOSS_FLOOR = 1e-6
+
+
 @kernel(inline="always")
 def _scoop_royalties(pw, pl, mine, of, lf, om, lm, ob, lb, fe_sum, mult, mode):
     """What a scoop multiplier adds through the royalties it multiplies: pw, pl the
@@ -497,11 +505,11 @@ def _scoop_royalties(pw, pl, mine, of, lf, om, lm, ob, lb, fe_sum, mult, mode):
     if mode == MODE_ALWAYS:
         return (mult - 1.0) * (mine - fe_sum) * (pw + pl)
     theirs = 0.0
-    if lf > 0.0:
+    if lf > LOSS_FLOOR:
         theirs += of / lf
-    if lm > 0.0:
+    if lm > LOSS_FLOOR:
         theirs += om / lm
-    if lb > 0.0:
+    if lb > LOSS_FLOOR:
         theirs += ob / lb
     return (mult - 1.0) * (mine * pw - theirs * pl)
 

@@ -101,7 +101,8 @@ def _train_from(
     force: bool = False,
 ) -> None:
     """``capsa train --from``: read, learn, write the model, report how well it predicts
-    (at the table ``--players`` and ``--jokers`` seat: one of the 52-card deck)."""
+    (at the table ``--players`` and ``--jokers`` seat, on its deck: the settings' cards
+    read as ``capsa batch`` reads them there, jokers and a suit dealt twice included)."""
     from pathlib import Path
 
     from solver.apps.files import check_outputs, check_replace, model_file, reads, writes
@@ -118,18 +119,12 @@ def _train_from(
         raise InputError("--from -: give the model's file with -o")
     dest = Path(output) if output else Path(source).with_suffix(".npz")
     ruleset = at_table(load_rules(rules), players, jokers)
-    if ruleset.jokers or ruleset.extra_suits:  # the settings are read on the 52-card deck
-        what = "jokers" if ruleset.jokers else "added suits"
-        raise InputError(
-            f"--from: no opponent model for a deck with {what} ({ruleset.name}) yet: "
-            "models learn from settings of the 52-card deck"
-        )
     inputs = [reads(source, "the --from file")]
     if rules is not None and Path(rules).exists():
         inputs.append(reads(rules, "the ruleset file"))
     check_outputs(inputs, [writes(dest)], "capsa train")
     check_replace(dest, model_file, "an opponent model", force)
-    seen = read_seen(source)
+    seen = read_seen(source, ruleset.deck_code)
     for line, why in seen.bad:
         say(f"line {line}: {why}")
     _, report = learn_from(seen, ruleset, source, dest)

@@ -232,6 +232,7 @@ def _read_tables(data: bytes, where: str, cr: CompiledRules) -> FieldTables:
             MemoryError, RecursionError) as exc:  # fmt: skip
         raise InputError(f"{where} is not a model file ({quote(str(exc), 80)})") from None
     meta = _meta(arrays["meta"], where)
+    _check_deck(meta, where, cr)
     want = play_digest(cr.rules)
     if meta.get("play_digest") != want:
         learned = quote(str(meta.get("rules", "?")))
@@ -258,6 +259,37 @@ def _read_tables(data: bytes, where: str, cr: CompiledRules) -> FieldTables:
         if not all(np.isfinite(a).all() for a in (*tables.model, tables.fw, tables.ft, tables.fo)):
             raise InputError(f"{where}: its tables are not finite once converted")
     return tables
+
+
+def _deck_words(code: str) -> str:
+    """A deck code (``Rules.deck_code``) in words: ``the 54-card deck with 2 jokers``."""
+    from solver.engine.table_shape import deck_of
+
+    deck = deck_of(code)
+    jokers = f" with {deck.jokers} joker{'s' if deck.jokers > 1 else ''}" if deck.jokers else ""
+    return f"the {deck.size}-card deck{jokers}"
+
+
+def _check_deck(meta: dict, where: str, cr: CompiledRules) -> None:
+    """InputError when a model was learned on another deck than the ruleset's (its
+    jokers, or how many suits it adds; a file without ``deck``, written before models
+    were learned at other decks, is of the 52 cards)."""
+    from solver.engine.table_shape import deck_of
+
+    code = meta.get("deck", "")
+    try:
+        deck = deck_of(code) if isinstance(code, str) else None
+    except (KeyError, ValueError):
+        deck = None
+    if deck is None:
+        raise InputError(f"{where}: its deck {quote(code, 20)} is not a deck capsa deals")
+    have = cr.rules.deck
+    if (len(deck.extra_suits), deck.jokers) != (len(have.extra_suits), have.jokers):
+        learned = quote(str(meta.get("rules", "?")))
+        raise InputError(
+            f"{where} was learned at {_deck_words(code)} ({learned}), not at "
+            f"{_deck_words(cr.rules.deck_code)} ({quote(cr.rules.name)})"
+        )
 
 
 #: The dtype kinds each array of a model file may have (numbers; the metadata text).
