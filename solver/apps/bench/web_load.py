@@ -179,21 +179,32 @@ async def _flooder(url: str, until: float, flood: int, run: LoadRun) -> None:
 
 
 def _flood_process(url: str, seconds: float, flood: int, out: Any) -> None:
-    """The flood, in a process of its own (as it would be on another machine): its
-    answers' codes and errors go back through ``out``."""
+    """The flood, in a process of its own at the lowest priority, standing in for a
+    client on another machine: its own work (making some 150 connections a second) is
+    not the server's, and on the server's cores it would otherwise take the players'
+    client's and the server's turn. Its answers' codes and errors go back through ``out``."""
+    with contextlib.suppress(OSError):
+        os.nice(19)
     run = LoadRun()
     asyncio.run(_flooder(url, time.monotonic() + seconds, flood, run))
     out.put((run.flood.codes, run.flood.errors, run.flood.no_retry_after))
 
 
 async def run_load(
-    url: str, players: int, seconds: float, think: float, flood: int, mc_every: int
+    url: str,
+    players: int,
+    seconds: float,
+    think: float,
+    flood: int,
+    mc_every: int,
+    run: LoadRun | None = None,
 ) -> LoadRun:
     """One phase against the server at ``url``: ``players`` for ``seconds`` (and a flood
-    of ``flood`` requests in flight, from another process, when ``flood``)."""
+    of ``flood`` requests in flight, from another process, when ``flood``), counted into
+    ``run`` (a new one by default)."""
     import multiprocessing
 
-    run = LoadRun()
+    run = run if run is not None else LoadRun()
     until = time.monotonic() + seconds
     proc = None
     if flood:
@@ -204,7 +215,10 @@ async def run_load(
     await asyncio.gather(*(_player(url, i, until, think, mc_every, run) for i in range(players)))
     if proc is not None:
         codes, errors, no_retry = await asyncio.to_thread(out.get, True, seconds + 120)
-        run.flood.codes, run.flood.errors, run.flood.no_retry_after = codes, errors, no_retry
+        for code, n in codes.items():
+            run.flood.codes[code] = run.flood.codes.get(code, 0) + n
+        run.flood.errors += errors
+        run.flood.no_retry_after += no_retry
         proc.join(30)
     return run
 
@@ -238,20 +252,79 @@ def _ready(url: str, workers: int) -> None:
         httpx.get(url + "healthz", timeout=600).raise_for_status()
 
 
-def _worker_memory(pid: int) -> list[float]:
-    """Resident memory (MB) of each worker process of the server ``pid`` (or of the
-    server itself, with one worker)."""
-    pids = []
-    for task in Path(f"/proc/{pid}/task").iterdir():
-        for child in (task / "children").read_text().split():
-            if b"spawn_main" in Path(f"/proc/{child}/cmdline").read_bytes():
-                pids.append(int(child))
+def _rss(pid: int) -> float:
+    """Resident memory (MB) of process ``pid`` (0 once it has gone)."""
+    try:
+        lines = Path(f"/proc/{pid}/status").read_text().splitlines()
+    except OSError:
+        return 0.0
+    return next((int(x.split()[1]) / 1024 for x in lines if x.startswith("VmRSS:")), 0.0)
+
+
+def _spawned(pid: int) -> list[int]:
+    """The processes ``pid`` started with multiprocessing (uvicorn's workers, a worker's
+    Monte Carlo processes), not its resource tracker."""
     out = []
-    for p in pids or [pid]:
-        for line in Path(f"/proc/{p}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                out.append(int(line.split()[1]) / 1024)
+    with contextlib.suppress(OSError):
+        for task in Path(f"/proc/{pid}/task").iterdir():
+            for child in (task / "children").read_text().split():
+                with contextlib.suppress(OSError):
+                    if b"spawn_main" in Path(f"/proc/{child}/cmdline").read_bytes():
+                        out.append(int(child))
     return out
+
+
+def _worker_memory(pid: int) -> dict[int, tuple[float, float]]:
+    """Each worker of the server ``pid`` (or the server itself, with one worker): its
+    resident memory and that of its Monte Carlo processes in all (MB), by its id."""
+    workers = _spawned(pid) or [pid]
+    return {w: (_rss(w), sum(_rss(c) for c in _spawned(w))) for w in workers}
+
+
+class MemoryWatch:
+    """Samples each worker's memory every ``every`` seconds on a thread of its own, for
+    as long as the run lasts (``samples``: (seconds since the start, ``_worker_memory``))."""
+
+    def __init__(self, pid: int, every: float) -> None:
+        self.pid, self.every = pid, every
+        self.samples: list[tuple[float, dict[int, tuple[float, float]]]] = []
+        self._halt = threading.Event()
+        self._t0 = time.monotonic()
+        self._thread = threading.Thread(target=self._watch, daemon=True, name="memory")
+        self._thread.start()
+
+    def _watch(self) -> None:
+        while True:
+            self.samples.append((time.monotonic() - self._t0, _worker_memory(self.pid)))
+            if self._halt.wait(self.every):
+                return
+
+    def stop(self) -> None:
+        self._halt.set()
+        self._thread.join()
+        self.samples.append((time.monotonic() - self._t0, _worker_memory(self.pid)))
+
+    def report(self, warm_up: float) -> dict[str, Any]:
+        """Each worker's memory (its own, and with its Monte Carlo processes) at the end
+        of ``warm_up`` seconds, at its most after it and at the end, and the growth from
+        the first to the last (a fraction): flat is within 0.10."""
+        out: dict[str, Any] = {}
+        for w in self.samples[-1][1]:
+            series = [(t, m[w]) for t, m in self.samples if w in m]
+            after = [x for x in series if x[0] >= warm_up] or series[-1:]
+            first, last = after[0][1], after[-1][1]
+            total = [a + b for _, (a, b) in after]
+            out[str(w)] = {
+                "warm_mb": round(first[0], 1),
+                "max_mb": round(max(a for _, (a, _) in after), 1),
+                "end_mb": round(last[0], 1),
+                "growth": round(last[0] / first[0] - 1, 3) if first[0] else None,
+                "with_mc_warm_mb": round(total[0], 1),
+                "with_mc_end_mb": round(total[-1], 1),
+                "with_mc_growth": round(total[-1] / total[0] - 1, 3) if total[0] else None,
+                "samples": len(after),
+            }
+        return out
 
 
 def summary(run: LoadRun) -> dict[str, Any]:
@@ -291,9 +364,11 @@ def web_load(
     flood: int = 50,
     workers: int = 2,
     mc_every: int = 20,
+    rounds: int = 1,
     runner: Runner | None = None,
 ) -> Result:
-    """The two phases (see the module docstring) against a fresh ``capsa serve``."""
+    """The two phases (see the module docstring) against a fresh ``capsa serve``, each
+    ``seconds`` in all, taken in turn in ``rounds`` parts (alone, flooded, alone, ...)."""
     try:
         import httpx2  # noqa: F401
     except ImportError:
@@ -303,9 +378,16 @@ def web_load(
     try:
         _ready(url, workers)
         started = time.perf_counter() - t0
-        alone = asyncio.run(run_load(url, players, seconds, think, 0, mc_every))
-        flooded = asyncio.run(run_load(url, players, seconds, think, flood, mc_every))
-        memory = _worker_memory(proc.pid)
+        watch = MemoryWatch(proc.pid, max(1.0, min(30.0, seconds / 10)))
+        alone, flooded = LoadRun(), LoadRun()
+        load: list[float] = [os.getloadavg()[0]]  # the load average (1 min) after each phase
+        for _ in range(rounds):  # interleaved: the machine's other jobs touch both alike
+            asyncio.run(run_load(url, players, seconds / rounds, think, 0, mc_every, alone))
+            load.append(os.getloadavg()[0])
+            asyncio.run(run_load(url, players, seconds / rounds, think, flood, mc_every, flooded))
+            load.append(os.getloadavg()[0])
+        watch.stop()
+        memory = watch.samples[-1][1]
     finally:
         proc.terminate()
         try:
@@ -349,6 +431,10 @@ def web_load(
             "alone": a,
             "flooded": f,
             "flood_ratio": ratio,
-            "worker_memory_mb": [round(m, 1) for m in memory],
+            "load_average": [round(v, 2) for v in load],
+            "worker_memory_mb": [round(own, 1) for own, _ in memory.values()],
+            "mc_memory_mb": [round(mc, 1) for _, mc in memory.values()],
+            # flat after the first fifth of the run (at most a minute): its warm-up
+            "memory": watch.report(min(60.0, 2 * seconds / 5)),
         },
     )

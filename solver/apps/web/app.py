@@ -52,6 +52,7 @@ import contextlib
 import dataclasses
 import json
 import logging
+import os
 import threading
 import time
 from collections.abc import Awaitable, Callable, Sequence
@@ -85,6 +86,7 @@ from solver.apps.web.guard import CSP, Guard
 from solver.apps.web.hands import name_rows
 from solver.apps.web.observe import Front, Metrics, healthz, metrics
 from solver.apps.web.players_rules import players_page
+from solver.apps.web.slow import SolvePool
 from solver.apps.web.state import SLOW_NICE, WebState
 from solver.apps.web.table import play_table
 from solver.apps.web.training import TrainSize
@@ -252,14 +254,18 @@ async def _solve(request: Request, need_played: bool) -> Response:
     async def go() -> Response:
         body = await read_json(request, state.limits.body, state.limits.seconds)
 
+        lane = lane_of(body)
+
         def work(stop: threading.Event) -> Any:
             # Off the event loop (a TOML ruleset in the body takes time to read), on the
             # lane the body asks for: a Monte Carlo request never holds a quick place.
             opts = solve_options(body, state.catalog, state.limits, need_played=need_played)
-            return solve(opts.hand, opts.rules, opts.options, stop=stop)
+            if lane == "slow" and state.pool is not None:  # solved in a process of its own
+                return state.pool.solve(opts, deadline)
+            return solve(opts.hand, opts.rules, opts.options, stop=stop).to_dict()
 
-        sol, seconds = await state.run(lane_of(body), work, deadline, _who(request))
-        return _timed(sol.to_dict(), seconds)
+        answer, seconds = await state.run(lane, work, deadline, _who(request))
+        return _timed(answer, seconds)
 
     return await _guarded(state, go)
 
@@ -451,6 +457,9 @@ def create_app(
     if public and limits.body > PUBLIC_BODY:
         limits = dataclasses.replace(limits, body=PUBLIC_BODY)
     nice = SLOW_NICE if serving else 0  # the Monte Carlo lane below the quick one
+    # capsa serve solves Monte Carlo answers in processes of their own (solver.apps.web.
+    # slow); CAPSA_SERVE_MC=threads keeps them on the worker's threads (less memory)
+    processes = serving and os.environ.get("CAPSA_SERVE_MC", "processes") != "threads"
     state = WebState(RulesCatalog(load_rules(rules)), limits, size, nice)
     state.public = public
     with contextlib.suppress(ImportError):  # prometheus-client: the web extra
@@ -462,6 +471,9 @@ def create_app(
             state.on_signals()
         if serving and not state.ready:  # a worker of --workers: warm before serving
             await asyncio.to_thread(warm, app)
+        if serving and processes:  # the Monte Carlo solves' processes, warmed first
+            state.pool = SolvePool(state.lanes["slow"].workers)
+            await asyncio.to_thread(state.pool.start)
         try:
             yield
         finally:
