@@ -54,6 +54,12 @@ def main() -> None:
             f"{x['worker_memory_mb']} MB (its Monte Carlo processes {x['mc_memory_mb']} MB), "
             f"load average {x['load_average']}, targets met: {x['targets_met']}"
         )
+        for phase, c in x["cpu"].items():
+            print(
+                f"{n} players {phase:>7}: CPU {c['workers_s']} s in the workers "
+                f"({c['workers_ms_per_request']} ms a request), {c['mc_s']} s in their Monte "
+                f"Carlo processes ({c['mc_ms_per_answer']} ms a Monte Carlo answer)"
+            )
         for pid, m in x["memory"].items():
             print(
                 f"{n} players: worker {pid}: {m['warm_mb']} MB after warm-up, at most "

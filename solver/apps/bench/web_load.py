@@ -274,35 +274,62 @@ def _spawned(pid: int) -> list[int]:
     return out
 
 
-def _worker_memory(pid: int) -> dict[int, tuple[float, float]]:
-    """Each worker of the server ``pid`` (or the server itself, with one worker): its
-    resident memory and that of its Monte Carlo processes in all (MB), by its id."""
-    workers = _spawned(pid) or [pid]
-    return {w: (_rss(w), sum(_rss(c) for c in _spawned(w))) for w in workers}
+def _workers(pid: int, workers: int) -> list[int]:
+    """The worker processes of the server ``pid``: uvicorn's, or with one worker the
+    server itself (whose own processes are its Monte Carlo pool)."""
+    return _spawned(pid) if workers > 1 else [pid]
+
+
+def _worker_memory(pid: int, workers: int) -> dict[int, tuple[float, float]]:
+    """Each worker of the server ``pid``: its resident memory and that of its Monte
+    Carlo processes in all (MB), by its id."""
+    return {w: (_rss(w), sum(_rss(c) for c in _spawned(w))) for w in _workers(pid, workers)}
+
+
+def _cpu_seconds(pid: int) -> float:
+    """CPU time (user and system, s) process ``pid`` has used (0 once it has gone)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return 0.0
+    fields = stat[stat.rindex(")") + 2 :].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _server_cpu(pid: int, workers: int) -> tuple[float, float]:
+    """CPU seconds used so far by the server ``pid`` and its workers, and by their
+    Monte Carlo processes, each in all."""
+    ws = _workers(pid, workers)
+    mc = sum(_cpu_seconds(c) for w in ws for c in _spawned(w))
+    return _cpu_seconds(pid) + sum(_cpu_seconds(w) for w in ws if w != pid), mc
 
 
 class MemoryWatch:
     """Samples each worker's memory every ``every`` seconds on a thread of its own, for
     as long as the run lasts (``samples``: (seconds since the start, ``_worker_memory``))."""
 
-    def __init__(self, pid: int, every: float) -> None:
-        self.pid, self.every = pid, every
+    def __init__(self, pid: int, workers: int, every: float) -> None:
+        self.pid, self.workers, self.every = pid, workers, every
         self.samples: list[tuple[float, dict[int, tuple[float, float]]]] = []
         self._halt = threading.Event()
         self._t0 = time.monotonic()
         self._thread = threading.Thread(target=self._watch, daemon=True, name="memory")
         self._thread.start()
 
+    def _sample(self) -> None:
+        now = time.monotonic() - self._t0
+        self.samples.append((now, _worker_memory(self.pid, self.workers)))
+
     def _watch(self) -> None:
         while True:
-            self.samples.append((time.monotonic() - self._t0, _worker_memory(self.pid)))
+            self._sample()
             if self._halt.wait(self.every):
                 return
 
     def stop(self) -> None:
         self._halt.set()
         self._thread.join()
-        self.samples.append((time.monotonic() - self._t0, _worker_memory(self.pid)))
+        self._sample()
 
     def report(self, warm_up: float) -> dict[str, Any]:
         """Each worker's memory (its own, and with its Monte Carlo processes) at the end
@@ -325,6 +352,21 @@ class MemoryWatch:
                 "samples": len(after),
             }
         return out
+
+
+def _cpu_report(cpu: list[float], run: LoadRun) -> dict[str, Any]:
+    """A phase's CPU (workers', Monte Carlo processes') in seconds, and per answer (ms):
+    the workers' per request the players and the flood sent, the processes' per Monte
+    Carlo answer given."""
+    sent = sum(sum(o.codes.values()) for o in run.players.values())
+    sent += sum(run.flood.codes.values())
+    mc = len(run.kind("mc").seconds) + run.flood.codes.get(200, 0)
+    return {
+        "workers_s": round(cpu[0], 1),
+        "mc_s": round(cpu[1], 1),
+        "workers_ms_per_request": round(1000 * cpu[0] / sent, 2) if sent else None,
+        "mc_ms_per_answer": round(1000 * cpu[1] / mc, 1) if mc else None,
+    }
 
 
 def summary(run: LoadRun) -> dict[str, Any]:
@@ -357,6 +399,48 @@ def summary(run: LoadRun) -> dict[str, Any]:
     }
 
 
+def _phases(
+    server: tuple[int, int],
+    url: str,
+    players: int,
+    seconds: float,
+    think: float,
+    flood: int,
+    mc_every: int,
+    rounds: int,
+) -> tuple[LoadRun, LoadRun, list[float], dict[str, list[float]]]:
+    """The players alone and beside the flood, in turn, ``rounds`` times (the machine's
+    other jobs then touch both alike): the two runs, the load average (1 min) at the
+    start and after each phase, and the server's CPU seconds in each (its workers',
+    their Monte Carlo processes'). ``server``: its process id and its workers."""
+    alone, flooded = LoadRun(), LoadRun()
+    load = [os.getloadavg()[0]]
+    cpu = {"alone": [0.0, 0.0], "flooded": [0.0, 0.0]}
+    for _ in range(rounds):
+        for phase, run, n in (("alone", alone, 0), ("flooded", flooded, flood)):
+            before = _server_cpu(*server)
+            asyncio.run(run_load(url, players, seconds / rounds, think, n, mc_every, run))
+            after = _server_cpu(*server)
+            cpu[phase] = [c + b - a for c, a, b in zip(cpu[phase], before, after, strict=True)]
+            load.append(os.getloadavg()[0])
+    return alone, flooded, load, cpu
+
+
+def _met(a: dict[str, Any], f: dict[str, Any], ratio: float | None) -> bool:
+    """Whether the figures meet the targets (``TARGETS``)."""
+    return bool(
+        a["quick_p95"] is not None
+        and a["quick_p95"] <= 100
+        and (a["quick_p99"] or 0) <= 500
+        and a["quick_refused"] == 0
+        and f["quick_refused"] == 0
+        and ratio is not None
+        and ratio <= 1.5
+        and a["errors"] == 0
+        and f["errors"] == 0
+    )
+
+
 def web_load(
     players: int = 200,
     seconds: float = 60,
@@ -378,14 +462,9 @@ def web_load(
     try:
         _ready(url, workers)
         started = time.perf_counter() - t0
-        watch = MemoryWatch(proc.pid, max(1.0, min(30.0, seconds / 10)))
-        alone, flooded = LoadRun(), LoadRun()
-        load: list[float] = [os.getloadavg()[0]]  # the load average (1 min) after each phase
-        for _ in range(rounds):  # interleaved: the machine's other jobs touch both alike
-            asyncio.run(run_load(url, players, seconds / rounds, think, 0, mc_every, alone))
-            load.append(os.getloadavg()[0])
-            asyncio.run(run_load(url, players, seconds / rounds, think, flood, mc_every, flooded))
-            load.append(os.getloadavg()[0])
+        watch = MemoryWatch(proc.pid, workers, max(1.0, min(30.0, seconds / 10)))
+        alone, flooded, load, cpu = _phases((proc.pid, workers), url, players, seconds,
+                                            think, flood, mc_every, rounds)  # fmt: skip
         watch.stop()
         memory = watch.samples[-1][1]
     finally:
@@ -399,17 +478,7 @@ def web_load(
             proc.stderr.close()
     a, f = summary(alone), summary(flooded)
     ratio = f["quick_p95"] / a["quick_p95"] if a["quick_p95"] and f["quick_p95"] else None
-    met = bool(
-        a["quick_p95"] is not None
-        and a["quick_p95"] <= 100
-        and (a["quick_p99"] or 0) <= 500
-        and a["quick_refused"] == 0
-        and f["quick_refused"] == 0
-        and ratio is not None
-        and ratio <= 1.5
-        and a["errors"] == 0
-        and f["errors"] == 0
-    )
+    met = _met(a, f, ratio)
     n = max(1, sum(sum(o.codes.values()) for o in alone.players.values()))
     return Result(
         name="web_load",
@@ -432,6 +501,10 @@ def web_load(
             "flooded": f,
             "flood_ratio": ratio,
             "load_average": [round(v, 2) for v in load],
+            # the server's own cost, whatever the machine's load: CPU ms per request
+            # answered (the workers), and per Monte Carlo answer (their processes)
+            "cpu": {"alone": _cpu_report(cpu["alone"], alone)}
+            | {"flooded": _cpu_report(cpu["flooded"], flooded)},
             "worker_memory_mb": [round(own, 1) for own, _ in memory.values()],
             "mc_memory_mb": [round(mc, 1) for _, mc in memory.values()],
             # flat after the first fifth of the run (at most a minute): its warm-up

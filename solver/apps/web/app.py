@@ -56,6 +56,7 @@ import os
 import threading
 import time
 from collections.abc import Awaitable, Callable, Sequence
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Any
 
@@ -464,6 +465,8 @@ def create_app(
     state.public = public
     with contextlib.suppress(ImportError):  # prometheus-client: the web extra
         state.metrics = Metrics(state)
+    if processes:  # started by the process that serves (``SolvePool.start``), not here
+        state.pool = SolvePool(state.lanes["slow"].workers)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette):  # noqa: ANN202 - an async context manager
@@ -471,9 +474,9 @@ def create_app(
             state.on_signals()
         if serving and not state.ready:  # a worker of --workers: warm before serving
             await asyncio.to_thread(warm, app)
-        if serving and processes:  # the Monte Carlo solves' processes, warmed first
-            state.pool = SolvePool(state.lanes["slow"].workers)
-            await asyncio.to_thread(state.pool.start)
+        if state.pool is not None:  # its Monte Carlo processes, warmed before it serves
+            with contextlib.suppress(BrokenProcessPool):  # Ctrl-C while they start
+                await asyncio.to_thread(state.pool.start)
         try:
             yield
         finally:

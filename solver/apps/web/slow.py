@@ -11,7 +11,8 @@ worker of ``capsa serve`` hands its Monte Carlo solves to a small pool of proces
 worker serves, then at the lowest priority: ``nice`` 19 and, on Linux, the ``SCHED_IDLE``
 policy, under which its threads weigh almost nothing beside any other (3 against a
 nice-0 thread's 1,024; a nice value alone still gives every low thread a share: eight
-threads at nice 19 weigh as much as one at nice 10). The quick answers and the event loop never wait for them.
+threads at nice 19 weigh as much as one at nice 10). The quick answers and the event
+loop never wait for them.
 
 The request is read and checked in the worker (``api.solve_options``), so its errors
 are the worker's; the process solves it and sends back ``Solution.to_dict()``. Each
@@ -95,7 +96,7 @@ class SolvePool:
         self._ctx = multiprocessing.get_context("spawn")
         self._lock = threading.Lock()
         self._executor: ProcessPoolExecutor | None = None
-        self.closed = False
+        self.started = self.closed = False
 
     def _pool(self) -> ProcessPoolExecutor:
         with self._lock:
@@ -108,10 +109,14 @@ class SolvePool:
             return self._executor
 
     def start(self) -> list[int]:
-        """Start and warm every process (before the worker serves); their ids."""
-        pool = self._pool()
-        futures = [pool.submit(_pid) for _ in range(self.processes)]
-        return sorted({f.result() for f in futures})
+        """Start and warm every process (before the worker serves; once); their ids."""
+        if not self.started:
+            pool = self._pool()
+            futures = [pool.submit(_pid) for _ in range(self.processes)]
+            for f in futures:
+                f.result()
+            self.started = True
+        return self.pids()
 
     def pids(self) -> list[int]:
         """The processes' ids (for the memory a worker holds in all)."""
