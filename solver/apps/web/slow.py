@@ -62,7 +62,7 @@ def _start(nice: int) -> None:
 
 
 def _pid() -> int:
-    time.sleep(0.05)  # long enough that each of the first calls takes a process of its own
+    time.sleep(0.05)  # long enough that a call waiting for a process still warming finds it
     return os.getpid()
 
 
@@ -110,12 +110,11 @@ class SolvePool:
 
     def start(self) -> list[int]:
         """Start and warm every process (before the worker serves; once); their ids."""
-        if not self.started:
+        seen: set[int] = set()
+        while not self.started:  # until each process has answered (so it is warm)
             pool = self._pool()
-            futures = [pool.submit(_pid) for _ in range(self.processes)]
-            for f in futures:
-                f.result()
-            self.started = True
+            seen |= {f.result() for f in [pool.submit(_pid) for _ in range(self.processes)]}
+            self.started = len(seen) >= self.processes
         return self.pids()
 
     def pids(self) -> list[int]:
