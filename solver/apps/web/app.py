@@ -39,10 +39,11 @@ prints), 503 busy or over the time limit, 404/405 no such endpoint.
 
 Solves run on threads (the kernels release the GIL) in two lanes, each sized to the
 cores: Monte Carlo answers in one, everything quick (``field``, ``greedy``, ``against``)
-in the other, so a burst of long answers never holds up an instant one. Each lane holds a
-bounded number of requests; each request has a deadline, after which a Monte Carlo run
-is stopped between chunks. Every API answer carries ``Server-Timing: solve;dur=MS`` (the
-time spent solving).
+in the other, so a burst of long answers never holds up an instant one (``capsa serve``
+solves the Monte Carlo answers in processes of their own, at the lowest priority:
+``solver.apps.web.slow``). Each lane holds a bounded number of requests; each request
+has a deadline, after which a Monte Carlo run is stopped between chunks. Every API
+answer carries ``Server-Timing: solve;dur=MS`` (the time spent solving).
 """
 
 from __future__ import annotations
@@ -458,14 +459,12 @@ def create_app(
     if public and limits.body > PUBLIC_BODY:
         limits = dataclasses.replace(limits, body=PUBLIC_BODY)
     nice = SLOW_NICE if serving else 0  # the Monte Carlo lane below the quick one
-    # capsa serve solves Monte Carlo answers in processes of their own (solver.apps.web.
-    # slow); CAPSA_SERVE_MC=threads keeps them on the worker's threads (less memory)
-    processes = serving and os.environ.get("CAPSA_SERVE_MC", "processes") != "threads"
     state = WebState(RulesCatalog(load_rules(rules)), limits, size, nice)
     state.public = public
     with contextlib.suppress(ImportError):  # prometheus-client: the web extra
         state.metrics = Metrics(state)
-    if processes:  # started by the process that serves (``SolvePool.start``), not here
+    # Monte Carlo answers in processes (.slow; CAPSA_SERVE_MC=threads: on threads, less memory)
+    if serving and os.environ.get("CAPSA_SERVE_MC") != "threads":  # started where it serves
         state.pool = SolvePool(state.lanes["slow"].workers)
 
     @contextlib.asynccontextmanager
