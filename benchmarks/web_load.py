@@ -1,7 +1,7 @@
 """`capsa serve` under load, at rising numbers of players (solver.apps.bench.web_load).
 
     python benchmarks/web_load.py [--players 100,200,500] [--seconds 60] [--think 5]
-                                  [--flood 50] [--workers 2] [--mc-every 20]
+                                  [--flood 50] [--workers 2] [--mc-every 20] [--rounds 1]
 
 For each number of players: a fresh `capsa serve --workers N`, the players alone for
 ``--seconds``, then beside a client keeping ``--flood`` Monte Carlo solves in flight.
@@ -27,11 +27,12 @@ def main() -> None:
     p.add_argument("--flood", type=int, default=50)
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--mc-every", type=int, default=20)
+    p.add_argument("--rounds", type=int, default=1, help="alone and flooded in turn, N times")
     p.add_argument("--json", action="store_true", help="print each run's figures as JSON")
     a = p.parse_args()
     print(f"targets: {TARGETS}")
     for n in (int(v) for v in a.players.split(",")):
-        r = web_load(n, a.seconds, a.think, a.flood, a.workers, a.mc_every)
+        r = web_load(n, a.seconds, a.think, a.flood, a.workers, a.mc_every, a.rounds)
         x = r.extra
         if a.json:
             print(json.dumps(x))
@@ -50,8 +51,22 @@ def main() -> None:
         print(
             f"{n} players: flood ratio {'-' if ratio is None else f'{ratio:.2f}'}x, "
             f"flood answered {x['flooded']['flood']}, worker memory "
-            f"{x['worker_memory_mb']} MB, targets met: {x['targets_met']}"
+            f"{x['worker_memory_mb']} MB (its Monte Carlo processes {x['mc_memory_mb']} MB), "
+            f"load average {x['load_average']}, targets met: {x['targets_met']}"
         )
+        for phase, c in x["cpu"].items():
+            print(
+                f"{n} players {phase:>7}: CPU {c['workers_s']} s in the workers "
+                f"({c['workers_ms_per_request']} ms a request), {c['mc_s']} s in their Monte "
+                f"Carlo processes ({c['mc_ms_per_answer']} ms a Monte Carlo answer)"
+            )
+        for pid, m in x["memory"].items():
+            print(
+                f"{n} players: worker {pid}: {m['warm_mb']} MB after warm-up, at most "
+                f"{m['max_mb']}, {m['end_mb']} at the end ({m['growth']:+.1%}); with its "
+                f"Monte Carlo processes {m['with_mc_warm_mb']} -> {m['with_mc_end_mb']} MB "
+                f"({m['with_mc_growth']:+.1%}), {m['samples']} samples"
+            )
 
 
 if __name__ == "__main__":

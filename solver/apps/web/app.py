@@ -39,10 +39,11 @@ prints), 503 busy or over the time limit, 404/405 no such endpoint.
 
 Solves run on threads (the kernels release the GIL) in two lanes, each sized to the
 cores: Monte Carlo answers in one, everything quick (``field``, ``greedy``, ``against``)
-in the other, so a burst of long answers never holds up an instant one. Each lane holds a
-bounded number of requests; each request has a deadline, after which a Monte Carlo run
-is stopped between chunks. Every API answer carries ``Server-Timing: solve;dur=MS`` (the
-time spent solving).
+in the other, so a burst of long answers never holds up an instant one (``capsa serve``
+solves the Monte Carlo answers in processes of their own, at the lowest priority:
+``solver.apps.web.slow``). Each lane holds a bounded number of requests; each request
+has a deadline, after which a Monte Carlo run is stopped between chunks. Every API
+answer carries ``Server-Timing: solve;dur=MS`` (the time spent solving).
 """
 
 from __future__ import annotations
@@ -52,9 +53,11 @@ import contextlib
 import dataclasses
 import json
 import logging
+import os
 import threading
 import time
 from collections.abc import Awaitable, Callable, Sequence
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Any
 
@@ -85,6 +88,7 @@ from solver.apps.web.guard import CSP, Guard
 from solver.apps.web.hands import name_rows
 from solver.apps.web.observe import Front, Metrics, healthz, metrics
 from solver.apps.web.players_rules import players_page
+from solver.apps.web.slow import SolvePool
 from solver.apps.web.state import SLOW_NICE, WebState
 from solver.apps.web.table import play_table
 from solver.apps.web.training import TrainSize
@@ -252,14 +256,18 @@ async def _solve(request: Request, need_played: bool) -> Response:
     async def go() -> Response:
         body = await read_json(request, state.limits.body, state.limits.seconds)
 
+        lane = lane_of(body)
+
         def work(stop: threading.Event) -> Any:
             # Off the event loop (a TOML ruleset in the body takes time to read), on the
             # lane the body asks for: a Monte Carlo request never holds a quick place.
             opts = solve_options(body, state.catalog, state.limits, need_played=need_played)
-            return solve(opts.hand, opts.rules, opts.options, stop=stop)
+            if lane == "slow" and state.pool is not None:  # solved in a process of its own
+                return state.pool.solve(opts, deadline)
+            return solve(opts.hand, opts.rules, opts.options, stop=stop).to_dict()
 
-        sol, seconds = await state.run(lane_of(body), work, deadline, _who(request))
-        return _timed(sol.to_dict(), seconds)
+        answer, seconds = await state.run(lane, work, deadline, _who(request))
+        return _timed(answer, seconds)
 
     return await _guarded(state, go)
 
@@ -455,6 +463,9 @@ def create_app(
     state.public = public
     with contextlib.suppress(ImportError):  # prometheus-client: the web extra
         state.metrics = Metrics(state)
+    # Monte Carlo answers in processes (.slow; CAPSA_SERVE_MC=threads: on threads, less memory)
+    if serving and os.environ.get("CAPSA_SERVE_MC") != "threads":  # started where it serves
+        state.pool = SolvePool(state.lanes["slow"].workers)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette):  # noqa: ANN202 - an async context manager
@@ -462,6 +473,9 @@ def create_app(
             state.on_signals()
         if serving and not state.ready:  # a worker of --workers: warm before serving
             await asyncio.to_thread(warm, app)
+        if state.pool is not None:  # its Monte Carlo processes, warmed before it serves
+            with contextlib.suppress(BrokenProcessPool):  # Ctrl-C while they start
+                await asyncio.to_thread(state.pool.start)
         try:
             yield
         finally:

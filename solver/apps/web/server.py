@@ -113,8 +113,13 @@ class Server:
         return f"http://{host}:{self.port}/"
 
     def warm(self) -> None:
-        """Load the kernels and field tables (see ``solver.apps.web.app.warm``)."""
+        """Load the kernels and field tables (see ``solver.apps.web.app.warm``); with one
+        worker, start its Monte Carlo processes too (``solver.apps.web.slow``), so that
+        it serves at once when it says where it listens."""
         warm(self.app)
+        pool = self.app.state.web.pool
+        if self.workers <= 1 and pool is not None:
+            pool.start()
 
     def run(self) -> None:
         """Serve until Ctrl-C or SIGTERM. Ctrl-C stops the running solves, then it

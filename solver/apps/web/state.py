@@ -16,6 +16,7 @@ from solver.apps.web.training import Trainer, TrainSize
 
 if TYPE_CHECKING:
     from solver.apps.web.observe import Metrics
+    from solver.apps.web.slow import SolvePool
 
 __all__ = ["SLOW_NICE", "WebState"]
 
@@ -52,6 +53,8 @@ class WebState:
         #: A public server (``--public``): no training from the page, /metrics local only.
         self.public = False
         self.metrics: Metrics | None = None
+        #: ``capsa serve``'s Monte Carlo solves, in processes of their own (``slow``).
+        self.pool: SolvePool | None = None
         self._stops: set[threading.Event] = set()
         self._lock = threading.Lock()
         #: Set when the server is shutting down: the answers stopped say so.
@@ -122,6 +125,8 @@ class WebState:
         with self._lock:
             for stop in self._stops:
                 stop.set()
+        if self.pool is not None:
+            self.pool.close()
 
     def on_signals(self) -> None:
         """Chain the server's own SIGINT and SIGTERM handlers (uvicorn's, in place when
