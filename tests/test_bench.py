@@ -21,11 +21,12 @@ EVALUATOR = {"eval5", "eval3", "subset_pass"}
 
 #: The measurements that build and draw from opponent pools (they share the pools one
 #: ``run`` builds), measured apart from the others in ``test_bench_quick_json_reports_
-#: every_measurement``: three parts, the pooled ones (several minutes of CPU), the others
-#: up to ``APPS`` and the others from it on, that xdist runs on two workers side by
-#: side. Three, not two: xdist's first step hands each worker two tests in collection
-#: order, and two halves queued on one worker ran one after the other (405 s of the slow
-#: run's 405; docs/architecture.md#tests).
+#: every_measurement``: three parts, the pooled ones, the others up to ``APPS`` and the
+#: others from it on. The pooled part builds a 300,000-hand pool for each preset (250 s
+#: of the slow run's 405, and the other half waited behind it on the same worker): it is
+#: ``-m long``, run by hand; what covers it in the slow run and the default one: each
+#: pooled measurement's own test at small sizes below, and the sizes ``--quick`` passes
+#: bound to each measurement's function (docs/architecture.md#tests).
 POOLED = {"mc_pool", "mc_presets", "pool_build", "batch_mc", "batch_mc_home_run"}
 #: The first measurement of the third part (the applications: batch, report, start-up,
 #: the web server's load).
@@ -49,7 +50,9 @@ def test_the_parts_of_the_quick_run_are_every_measurement():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("part", PARTS)
+@pytest.mark.parametrize(
+    "part", [pytest.param("pooled", marks=pytest.mark.long), "solving", "apps"]
+)
 def test_bench_quick_json_reports_every_measurement(part):
     """`capsa bench --quick` measures everything: a measurement skipped (its code
     missing or refusing to run, as a broken batch would) fails this test. In three
@@ -239,6 +242,25 @@ def test_batch_mc_measurement_runs():
     assert r.name == "batch_mc" and r.items == 30 and r.rate == 30.0
     assert r.target == "≥ 100 hands/s" and r.extra["pool_size"] == 20_000
     assert "(150 opponent hands from the pool)" in r.description
+
+
+def test_batch_mc_home_run_measurement_runs():
+    r = bench.batch_mc_home_run(n=20, runner=_once, pool_size=20_000, samples=150)
+    assert r.name == "batch_mc_home_run" and r.items == 20 and r.rate == 20.0
+    assert r.extra["pool_size"] == 20_000
+    assert "(150 opponent hands and whole tables from the pool)" in r.description
+
+
+@pytest.mark.parametrize("size", ["full", "quick"])
+def test_every_measurements_sizes_are_its_arguments(size):
+    """What ``capsa bench`` (``--quick``) passes each measurement is what its function
+    takes: the quick run's pooled part (``-m long``, minutes of pools) calls them with
+    no other arguments than these."""
+    import inspect
+
+    for m in bench.MEASUREMENTS:
+        kw = m.full if size == "full" else m.quick
+        inspect.signature(m.fn).bind(**kw, runner=None)
 
 
 def test_a_run_builds_each_rulesets_pool_once(tmp_path, monkeypatch):
