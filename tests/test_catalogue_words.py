@@ -96,3 +96,19 @@ def test_no_internal_name_is_shown(lang):
         if lang != "en":
             for word in ENGLISH:
                 assert not re.search(rf"\b{word}\b", text, re.IGNORECASE), (lang, key, text)
+
+
+#: English written in Bengali letters where Bengali has words (issue 53): three, four and
+#: five of a kind are তিন / চার / পাঁচ একই (as the naturals already said পাঁচ একই), a
+#: scoop a ধবলধোলাই (a clean sweep, as Bangladeshi sport says it). A native reader's
+#: review of these words is pending.
+TRANSLITERATED = ("থ্রি অব আ কাইন্ড", "ফোর অব আ কাইন্ড", "ফাইভ অব আ কাইন্ড", "ট্রিপস", "স্কুপ")
+
+
+def test_bengali_says_its_own_words():
+    """The page's and the report's Bengali catalogues, every message."""
+    po = Path(__file__).resolve().parent.parent / "solver" / "apps" / "report" / "locale"
+    texts = [*_catalogue("bn").values(), (po / "bn" / "LC_MESSAGES" / "report.po").read_text(
+        encoding="utf-8")]  # fmt: skip
+    for word in TRANSLITERATED:
+        assert not any(word in t for t in texts), word

@@ -95,7 +95,7 @@ def test_rows_are_named_as_players_say_them():
     want = {
         "zh-Hans": ("头墩", "中墩", "尾墩"),
         "zh-Hant": ("頭墩", "中墩", "尾墩"),
-        "id": ("depan", "tengah", "belakang"),
+        "id": ("kepala", "badan", "kaki"),
         "vi": ("chi 3", "chi 2", "chi 1"),
         "fil": ("harap", "gitna", "likod"),
         "hr": ("prednji", "srednji", "stražnji"),
@@ -220,3 +220,17 @@ def test_the_pages_footer_names_every_json_endpoint_in_every_language():
     for name, text in texts.items():
         missing = sorted(r for r in routes if not re.search(re.escape(r) + r"\b", text))
         assert not missing, (name, missing)
+
+
+def test_indonesian_names_a_row_one_way():
+    """Issue 53: a row is a susun in Bahasa Indonesia, as Capsa Susun players say it, on
+    the page and in the report (no longer also "baris"); the report's "baris" is left
+    for a line of a file."""
+    assert not re.search(r"\bbaris", " ".join(page_catalogue("id").values()), re.IGNORECASE)
+    with (REPORT / "locale" / "id" / "LC_MESSAGES" / "report.po").open("rb") as f:
+        po = read_po(f)
+    for m in po:
+        text = " ".join(m.string) if isinstance(m.string, tuple | list) else m.string or ""
+        ids = " ".join(m.id) if isinstance(m.id, tuple | list) else m.id
+        if re.search(r"\bbaris", text, re.IGNORECASE):
+            assert "line" in ids.lower(), (ids, text)

@@ -29,6 +29,15 @@ def catalogue(lang: str) -> dict[str, str]:
     return json.loads((I18N / f"{lang}.json").read_text(encoding="utf-8"))
 
 
+#: Bengali digits: a বাংলা page writes its numbers in them (issue 53).
+BENGALI = str.maketrans("0123456789", "০১২৩৪৫৬৭৮৯")
+
+
+def local(text: str, lang: str) -> str:
+    """``text`` with the language's digits, as its page writes every number."""
+    return text.translate(BENGALI) if lang == "bn" else text
+
+
 def fill(text: str, **values: object) -> str:
     for k, v in values.items():
         text = text.replace("{" + k + "}", str(v))
@@ -178,31 +187,33 @@ def test_every_game_has_its_rules_in_every_language(client, name, lang):
     page = Page(res.text)
     text = page.all_text
     title = fill(cat["rules.p.title"], game=cat[f"rules.p.game.{name}"])
-    assert title in text
+    assert local(title, lang) in text
     # the amounts in the table's unit (issue 53): the column of units is headed by it
     unit = unit_of(name, cat)
-    assert fill(cat["rules.p.intro"], unit=unit) in text
+    assert local(fill(cat["rules.p.intro"], unit=unit), lang) in text
     for table in page.tables.values():
         assert table[0][-1] == unit, (name, lang, table[0])
     for sentence in sentences(r, cat):
-        assert sentence in text, (name, lang, sentence)
+        assert local(sentence, lang) in text, (name, lang, sentence)
     # the hands by the language's names, strongest first
     assert page.items == [cat[f"hand.{h}"] for h in HANDS]
     # the bonus rows: each royalty line of the preset, its row, hand and units
     rows = {row: cat[f"rules.p.{row}"] for row in ("front", "middle", "back")}
     if r.royalties:
-        want = [[rows[row], cat[f"hand.{hand}"], fmt_units(u)] for row, hand, u in r.royalties]
+        want = [[local(x, lang) for x in (rows[row], cat[f"hand.{hand}"], fmt_units(u))]
+                for row, hand, u in r.royalties]  # fmt: skip
         assert page.tables["bonus-rows"][1:] == want
         whole = "rules.p.bonusWhole" if r.royalty_replaces_row else "rules.p.bonusWinner"
-        assert cat[whole] in text
+        assert local(cat[whole], lang) in text
     else:
         assert "bonus-rows" not in page.tables
-        assert cat["rules.p.noBonus"] in text
+        assert local(cat["rules.p.noBonus"], lang) in text
     # the special hands: each natural of the preset, strongest first, and what it pays
     if r.naturals:
         # each by its name and what it is
         want = [
-            [cat[f"natural.{n}"] + cat[f"rules.p.nat.{n}"], fmt_units(u)] for n, u in r.naturals
+            [local(cat[f"natural.{n}"] + cat[f"rules.p.nat.{n}"], lang), local(fmt_units(u), lang)]
+            for n, u in r.naturals
         ]
         assert page.tables["naturals"][1:] == want
     else:
@@ -333,4 +344,15 @@ def test_the_rules_no_preset_plays_are_told_too(lang):
     for fields, said in cases:
         r = dataclasses.replace(base, name="house", **fields)
         said = fill(said, unit=cat["unit.generic"])  # a house ruleset: the language's unit
-        assert capital(said) in Page(pr.page_html(r, lang)).all_text, fields
+        assert local(capital(said), lang) in Page(pr.page_html(r, lang)).all_text, fields
+
+
+@pytest.mark.parametrize(("lang", "written"), [("en", "1.5"), ("vi", "1,5"), ("hr", "1,5"),
+                                               ("bn", "১.৫")])  # fmt: skip
+def test_a_fraction_is_written_as_the_language_writes_it(lang, written):
+    """A house ruleset's surrender at 1.5 units: the decimal mark and the digits are the
+    language's, as the page's own figures are (issue 53)."""
+    cat = catalogue(lang)
+    r = dataclasses.replace(PRESETS["chinese-1-6"], name="house", surrender_cost=1.5)
+    said = capital(fill(cat["rules.p.surrender"], n=written, unit=cat["unit.generic"]))
+    assert said in Page(pr.page_html(r, lang)).all_text

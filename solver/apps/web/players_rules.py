@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
@@ -75,6 +76,12 @@ def catalogue(lang: str) -> dict[str, str]:
     return data
 
 
+#: The languages that mark decimals with a comma (the page's locales: vi-VN, id-ID, hr-HR).
+DECIMAL_COMMA = ("vi", "id", "hr")
+_FIGURE = re.compile(r"[+\-−]?\d+(?:\.\d+)?")
+_BENGALI = str.maketrans("0123456789", "০১২৩৪৫৬৭৮৯")
+
+
 class Words:
     """A language's messages, filled and escaped: ``w("key", n=3)``."""
 
@@ -85,12 +92,27 @@ class Words:
         self.unit = self.messages["unit.generic"] if unit is None else unit
 
     def text(self, key: str, **values: Any) -> str:
-        """The message, its {placeholders} filled ({unit}: the table's); plain text (not
-        escaped)."""
+        """The message, its {placeholders} filled ({unit}: the table's), its numbers in
+        the language's decimal mark and digits (``number``); plain text (not escaped)."""
         text = self.messages[key].replace("{unit}", str(values.pop("unit", self.unit)))
         for name, value in values.items():
-            text = text.replace("{" + name + "}", str(value))
-        return text
+            text = text.replace("{" + name + "}", self.number(value))
+        return self.digits(text)
+
+    def number(self, value: Any) -> str:
+        """A figure (a number, or ``fmt_units``' text of one) as the language writes it:
+        a decimal comma in Tiếng Việt, Bahasa Indonesia and hrvatski, Bengali digits in
+        বাংলা (as the page's Intl.NumberFormat writes them); any other value as it is."""
+        text = str(value)
+        if not _FIGURE.fullmatch(text):
+            return text
+        if self.lang in DECIMAL_COMMA:
+            text = text.replace(".", ",")
+        return self.digits(text)
+
+    def digits(self, text: str) -> str:
+        """``text`` with its digits the language's (০-৯ in বাংলা), else as it is."""
+        return text.translate(_BENGALI) if self.lang == "bn" else text
 
     def __call__(self, key: str, **values: Any) -> str:
         return html.escape(self.text(key, **values))
@@ -211,7 +233,7 @@ def _bonus_rows(r: Rules, w: Words, rows: dict[str, str]) -> str:
     if r.royalties_dealt:
         lines.append(w("rules.royaltiesDealt"))
     table = [
-        (html.escape(rows[row]), w("hand." + hand), fmt_units(units))
+        (html.escape(rows[row]), w("hand." + hand), w.number(fmt_units(units)))
         for row in ROWS
         for rr, hand, units in r.royalties
         if rr == row
@@ -232,7 +254,7 @@ def _naturals(r: Rules, w: Words) -> str:
     table = [
         (
             f"<b>{w('natural.' + name)}</b><br><small>{w(f'rules.p.nat.{name}')}</small>",
-            fmt_units(units),
+            w.number(fmt_units(units)),
         )
         for name, units in r.naturals
     ]  # each special hand by its name, and what it is (rules.p.nat.NAME)

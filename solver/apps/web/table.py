@@ -9,10 +9,10 @@ figure for the player is the answer's ``units``. At a banker's table
 (docs/rules.md#the-bankers-table) the deal's number seats the banker (``banker``: the
 seed modulo the players), every other seat settles with it alone (a pair without it
 pays 0), each at a multiple of 1. Each pair is shown row by row (won,
-tied, lost), with what the player wins from that opponent; the pairs add up to
-``units``. Every row shown is named as ``POST /api/rows`` names it. With ``jokers`` (0 to
-2) the table's deck holds them (``add_jokers``): the opponents are dealt from it, and a
-joker is written ``X``.
+tied, lost, and what each row pays), with what the player wins from that opponent; the
+pairs add up to ``units``. Every row shown is named as ``POST /api/rows`` names it. With
+``jokers`` (0 to 2) the table's deck holds them (``add_jokers``): the opponents are dealt
+from it, and a joker is written ``X``.
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ from solver.apps.web.api import (
     natural_names,
 )
 from solver.apps.web.hands import ROW_SIZES, _name_one
+from solver.apps.web.row_points import pair_points
 from solver.engine.code_card import holds_code_card
 from solver.engine.errors import InputError
 from solver.engine.inputs import quote
@@ -188,7 +189,9 @@ def _showdown(
     if rows is not None and len(set(rows)) == 1 and rows[0] != 0:
         scoop = "you" if rows[0] == 1 else "them"
     units = _pair(0, j, seats, sums, hold, h, cr, banker)
-    return {"seat": j, "units": units, "rows": rows, "scoop": scoop}
+    points = pair_points(0, j, (seats, sums, hold, h), cr, units, banker)
+    return {"seat": j, "units": units, "rows": rows, "scoop": scoop,
+            "row_units": points["rows"], "extras": points["extras"]}  # fmt: skip
 
 
 def _seat(entry: Any, cards: np.ndarray, total: float, cr: Any) -> dict[str, Any]:
@@ -216,7 +219,9 @@ def play_table(body: Any, catalog: Any) -> dict[str, Any]:
     """POST /api/table: ``{"rules", "players", "jokers", "seed", "opponents", "units", "home_run":
     seat or null, "banker": seat or null, "seats": [{"units", "action", "rows", "natural"},
     ...] (seat 0 the player), "pairs": [{"seat", "units", "rows": [1|0|-1 front, middle,
-    back] or null, "scoop": "you" | "them" | null}, ...]}``."""
+    back] or null, "scoop": "you" | "them" | null, "row_units": [front, middle, back] or
+    null, "extras": [{"kind", "units"}, ...]}, ...]}``: ``row_units`` and ``extras`` the
+    pair's units row by row and beyond its rows (``row_points.pair_points``)."""
     from solver.engine.compiled import compile_rules
     from solver.engine.seating import seated
     from solver.engine.setting_cards import hand_faces

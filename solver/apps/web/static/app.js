@@ -1102,15 +1102,19 @@ function partsTable(parts, total, cls = "parts", sources = "") {
       h("td", { class: "num", text: fmtSigned(total) }))));
 }
 
-// The part that tells a runner-up from the best most: "royalties −5.000".
-function partsWhy(a, best) {
+// The part that tells a runner-up from the best most, in a sentence: "It gets 5.000
+// units less from royalties than the best setting."
+function partsWhy(a, best, unit) {
   if (!a.ev_parts || !best) return "";
   let top = null;
   for (const p of PARTS) {
     const d = a.ev_parts[p] - best[p];
     if (top === null || Math.abs(d) > Math.abs(top[1])) top = [p, d];
   }
-  return top && Math.abs(top[1]) >= 0.0005 ? `${partName(top[0])} ${fmtSigned(top[1])}` : "";
+  if (!top || Math.abs(top[1]) < 0.0005) return "";
+  // said in a sentence (issue 53): what it gets less (or more) of, and from what
+  const vars = { n: num(Math.abs(top[1])), part: partName(top[0]), unit };
+  return top[1] < 0 ? t("alt.whyLess", vars) : t("alt.whyMore", vars);
 }
 
 // hands: the rows named (nameSettings) of the best setting and of each runner-up.
@@ -1134,7 +1138,11 @@ function renderAnswer(d, timing, hands = null) {
     h("strong", { class: "ev-total", text: fmtSigned(d.ev_total) }),
     " ", tp("answer.table", nOpp, { unit }), declared ? h("span", { class: "declared-note", text: ` · ${declaredNote(d)}` }) : null);
   const advice = adviceText(d.action) + (declared ? `: ${naturalLabel(d.natural.name)}` : "");
-  const parts = [h("p", { class: `advice advice-${d.action}`, "data-action": d.action }, advice), declared ? null : rows, ev];
+  // a declared natural's 13 cards, drawn as its grouping (a dragon 2 to A, three
+  // flushes flush by flush): what the table sees when it is shown
+  const shown = declared ? h("div", { class: "natural-cards", "aria-label": naturalLabel(d.natural.name) },
+    ROWS.map((r) => h("div", { class: "natural-group", "data-row": r, "data-cards": d[r] }, cardsLine(d[r])))) : rows;
+  const parts = [h("p", { class: `advice advice-${d.action}`, "data-action": d.action }, advice), shown, ev];
   if (d.ev_by_opponent && d.ev_by_opponent.length > 1) {
     parts.push(h("p", { class: "note by-opponent" }, term(t("answer.byOpponent"), "g-seat"), " ",
       d.ev_by_opponent.map((x, i) => t("answer.seat", { n: i + 1, ev: fmtSigned(x) })).join(" · ")));
@@ -1164,7 +1172,7 @@ function renderAnswer(d, timing, hands = null) {
         ROWS.map((r) => h("td", { "data-label": rowName(r) }, cardsLine(a[r]), handTag(named(i + 1) && named(i + 1)[r]))),
         h("td", { class: "num", "data-label": t("answer.units", { unit }), text: fmtSigned(a.ev) }),
         h("td", { class: "num", "data-label": t("alt.vsBest"), text: fmtSigned(a.diff) + (a.diff_stderr ? ` ± ${num(a.diff_stderr)}` : "") }),
-        h("td", { class: "why", "data-label": t("alt.why"), text: partsWhy(a, d.ev_parts) || null })))))));
+        h("td", { class: "why", "data-label": t("alt.why"), text: partsWhy(a, d.ev_parts, unit) || null })))))));
   }
   parts.push(h("details", { class: "how-more" }, h("summary", { class: "note", text: t("answer.more") }),
     h("p", { class: "note how" },
@@ -1917,8 +1925,28 @@ const nextHandButton = () => h("button", { type: "button", class: "primary next-
 const resultText = (x) => (x > 0 ? t("table.win") : x < 0 ? t("table.loss") : t("table.tie"));
 const unitsText = (x) => t("table.units", { units: fmtSigned(x, Number.isInteger(x) ? 0 : 3) });
 
-// What a seat shows: its rows, named, or the natural it declared, or its surrender.
-function seatRows(seat, signs = null) {
+// A figure of units with only the digits it has (+1, −3, +2.5).
+const pointsText = (x) => fmtSigned(x, Number.isInteger(x) ? 0 : Math.min(3, String(x).split(".")[1].length));
+// What a pair pays beyond its rows, each named as the table says it (issue 53, item 6):
+// 打枪 / bắt sập 3 chi, the majority's unit, the dealt cards' royalties, the flat foul
+// payment, the pair cap, the home run, the code card; a natural or a surrender is said
+// beside the seat already.
+const EXTRA_WORDS = {
+  majority: () => t("table.majority"), dealt: () => t("rules.royaltiesDealt"), foul: () => t("parts.foul"),
+  cap: () => t("table.cap"), home_run: () => t("table.homeRunPart"), code_card: () => t("table.codeCard"),
+};
+function pairExtras(p) {
+  const items = p.extras.filter((e) => e.kind === "scoop" ? p.scoop : EXTRA_WORDS[e.kind]);
+  if (!items.length) return null;
+  const label = (e) => e.kind !== "scoop" ? EXTRA_WORDS[e.kind]() : p.scoop === "you" ? t("table.scoopYou") : t("table.scoopThem");
+  const parts = items.map((e) => h("span", { class: "extra", "data-kind": e.kind, "data-units": String(e.units) },
+    `${label(e)} `, h("strong", { class: e.units < 0 ? "l-text" : "w-text", text: pointsText(e.units) })));
+  return h("p", { class: "pair-extras" }, ...parts.flatMap((x, i) => (i ? [" · ", x] : [x])));
+}
+
+// What a seat shows: its rows, named, or the natural it declared, or its surrender;
+// against an opponent, each row's result said as the player's and what it pays them.
+function seatRows(seat, signs = null, points = null) {
   if (seat.action === "declare") {
     return h("p", { class: "declared" }, h("strong", { text: t("table.declares", { name: naturalLabel(seat.natural.name) }) }), " ", cardsLine(seat.cards));
   }
@@ -1926,7 +1954,8 @@ function seatRows(seat, signs = null) {
   return h("table", { class: "showdown-rows" }, h("tbody", {}, ROWS.map((r, i) => h("tr", {
     "data-row": r, "data-result": signs ? String(signs[i]) : null,
   }, h("th", { scope: "row", text: rowName(r) }), h("td", {}, cardsLine(seat.rows[r].cards), handTag(unroyal(seat.rows)[r])),
-  signs ? h("td", { class: `result r${signs[i]}`, text: resultText(signs[i]) }) : null))));
+  signs ? h("td", { class: `result r${signs[i]}`, text: resultText(signs[i]) }) : null,
+  points ? h("td", { class: `row-units r${Math.sign(points[i])}`, "data-units": String(points[i]), text: pointsText(points[i]) }) : null))));
 }
 
 function renderTable(d) {
@@ -1943,11 +1972,14 @@ function renderTable(d) {
   out.push(h("div", { class: "seat seat-you", "data-seat": "0" }, h("h4", {}, t("table.you"), ...banker(0)), seatRows(you)));
   for (const p of d.pairs) {
     const seat = d.seats[p.seat];
-    const scoop = p.scoop === "you" ? t("table.scoopYou") : p.scoop === "them" ? t("table.scoopThem") : "";
+    const extras = pairExtras(p);
+    // the scoop beside the opponent's name, unless it is paid (and said) under the rows
+    const said = p.extras.some((e) => e.kind === "scoop");
+    const scoop = said ? "" : p.scoop === "you" ? t("table.scoopYou") : p.scoop === "them" ? t("table.scoopThem") : "";
     out.push(h("div", { class: "seat", "data-seat": String(p.seat), "data-units": String(p.units), "data-scoop": p.scoop || "" },
       h("h4", {}, t("table.opponent", { n: plain(p.seat) }), ...banker(p.seat), " ", h("span", { class: `pair-units ${p.units < 0 ? "l-text" : "w-text"}`, text: unitsText(p.units) }),
         scoop ? h("span", { class: "scoop", text: ` · ${scoop}` }) : null),
-      seatRows(seat, p.rows)));
+      seatRows(seat, p.rows, p.row_units), extras));
   }
   out.push(h("p", { class: "note", text: t("table.note", { seed: d.seed, who: whoText(d.opponents) }) }));
   return h("div", { class: "table-result" }, out);
