@@ -38,6 +38,8 @@ import os
 import shutil
 import tempfile
 
+from tests.web_fixtures import browser, server  # noqa: F401 - the page tests', one a process
+
 #: Set by the first process of a run for the workers it starts: the user's own folders
 #: (``{folder: depth}``, see ``snapshot``).
 _REAL = "CAPSA_TESTS_GUARDED"

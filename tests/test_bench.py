@@ -21,29 +21,43 @@ EVALUATOR = {"eval5", "eval3", "subset_pass"}
 
 #: The measurements that build and draw from opponent pools (they share the pools one
 #: ``run`` builds), measured apart from the others in ``test_bench_quick_json_reports_
-#: every_measurement``: the two halves, each several minutes of CPU, run side by side on
-#: two pytest-xdist workers instead of one after the other.
+#: every_measurement``: three parts, the pooled ones, the others up to ``APPS`` and the
+#: others from it on. The pooled part builds a 300,000-hand pool for each preset (250 s
+#: of the slow run's 405, and the other half waited behind it on the same worker): it is
+#: ``-m long``, run by hand; what covers it in the slow run and the default one: each
+#: pooled measurement's own test at small sizes below, and the sizes ``--quick`` passes
+#: bound to each measurement's function (docs/architecture.md#tests).
 POOLED = {"mc_pool", "mc_presets", "pool_build", "batch_mc", "batch_mc_home_run"}
+#: The first measurement of the third part (the applications: batch, report, start-up,
+#: the web server's load).
+APPS = "batch"
+PARTS = ("pooled", "solving", "apps")
 
 
 def _part(part: str) -> list[str]:
-    """The measurements of one half of the quick run, in their registered order."""
-    return [m.name for m in bench.MEASUREMENTS if (m.name in POOLED) == (part == "pooled")]
+    """The measurements of one part of the quick run, in their registered order."""
+    names = [m.name for m in bench.MEASUREMENTS]
+    apps = set(names[names.index(APPS) :])
+    if part == "pooled":
+        return [n for n in names if n in POOLED]
+    return [n for n in names if n not in POOLED and (n in apps) == (part == "apps")]
 
 
-def test_the_two_halves_of_the_quick_run_are_every_measurement():
-    halves = _part("pooled"), _part("others")
-    assert set(halves[0]).isdisjoint(halves[1]) and set(halves[0]) == POOLED
-    assert sorted(halves[0] + halves[1]) == sorted(m.name for m in bench.MEASUREMENTS)
+def test_the_parts_of_the_quick_run_are_every_measurement():
+    parts = [_part(p) for p in PARTS]
+    assert all(parts) and set(parts[0]) == POOLED
+    assert sorted(sum(parts, [])) == sorted(m.name for m in bench.MEASUREMENTS)
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("part", ["pooled", "others"])
+@pytest.mark.parametrize(
+    "part", [pytest.param("pooled", marks=pytest.mark.long), "solving", "apps"]
+)
 def test_bench_quick_json_reports_every_measurement(part):
     """`capsa bench --quick` measures everything: a measurement skipped (its code
-    missing or refusing to run, as a broken batch would) fails this test. In two halves
-    (``--only`` each measurement of the half; together they are every measurement, the
-    test above), so that the slow run's two workers share them."""
+    missing or refusing to run, as a broken batch would) fails this test. In three
+    parts (``--only`` each measurement of the part; together they are every
+    measurement, the test above), so that the slow run's two workers share them."""
     only = [a for name in _part(part) for a in ("--only", name)]
     res = CliRunner().invoke(app, ["bench", "--quick", "--format", "json", *only])
     assert res.exit_code == 0, res.output
@@ -61,10 +75,11 @@ def test_bench_quick_json_reports_every_measurement(part):
         if r["ok"] is not None:
             assert r["ok"] == (r["rate"] >= r["target_rate"])
     assert d["machine"]["numba_threads"] >= 1
-    if part == "others":
+    if part == "solving":
         assert EVALUATOR <= set(names)
         eval5 = next(r for r in d["measurements"] if r["name"] == "eval5")
         assert eval5["target"] == "≥ 80 M/s" and eval5["items"] == 1_000_000
+    if part != "pooled":
         return
     by = {r["name"]: r for r in d["measurements"]}
     # the pooled measurements drew every hand's opponents from a pool (none dealt)
@@ -227,6 +242,25 @@ def test_batch_mc_measurement_runs():
     assert r.name == "batch_mc" and r.items == 30 and r.rate == 30.0
     assert r.target == "≥ 100 hands/s" and r.extra["pool_size"] == 20_000
     assert "(150 opponent hands from the pool)" in r.description
+
+
+def test_batch_mc_home_run_measurement_runs():
+    r = bench.batch_mc_home_run(n=20, runner=_once, pool_size=20_000, samples=150)
+    assert r.name == "batch_mc_home_run" and r.items == 20 and r.rate == 20.0
+    assert r.extra["pool_size"] == 20_000
+    assert "(150 opponent hands and whole tables from the pool)" in r.description
+
+
+@pytest.mark.parametrize("size", ["full", "quick"])
+def test_every_measurements_sizes_are_its_arguments(size):
+    """What ``capsa bench`` (``--quick``) passes each measurement is what its function
+    takes: the quick run's pooled part (``-m long``, minutes of pools) calls them with
+    no other arguments than these."""
+    import inspect
+
+    for m in bench.MEASUREMENTS:
+        kw = m.full if size == "full" else m.quick
+        inspect.signature(m.fn).bind(**kw, runner=None)
 
 
 def test_a_run_builds_each_rulesets_pool_once(tmp_path, monkeypatch):

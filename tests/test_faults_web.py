@@ -23,7 +23,6 @@ from pathlib import Path
 import httpx2 as httpx
 import pytest
 
-from tests.test_web_browser import browser  # noqa: F401 - the Chromium fixture
 from tests.web_server import serve
 
 HAND = "As Ks Qs Js Ts 9h 9d 9c 2s 3d 4c 5h 7d"

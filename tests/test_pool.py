@@ -395,6 +395,8 @@ def test_a_damaged_pool_is_never_used_and_is_built_again(pools, tmp_path, monkey
     assert solve(HAND, samples=240, seed=6).to_dict() == solve(
         HAND, samples=240, seed=6, pool=False
     ).to_dict()  # fmt: skip
+    if how != "flip a bit":
+        return  # building it again (5 CPU seconds) is the same whatever the damage was
     rebuilt = PL.build_pool(compile_rules(load_rules("chinese-1-6")), SIZE)
     again = PL.cached_pool(compile_rules(load_rules("chinese-1-6")))
     assert rebuilt.path == path and again is not None

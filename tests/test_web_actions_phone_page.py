@@ -13,7 +13,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from tests.test_web_browser import HAND, as_symbols, browser, open_page, server  # noqa: F401
+from tests.test_web_browser import HAND, as_symbols
 from tests.test_web_table import SIZES, table_page
 
 #: Whether the element is on screen and is what a tap at its centre reaches.

@@ -14,7 +14,7 @@ from collections import Counter
 
 from playwright.sync_api import expect
 
-from tests.test_web_browser import ROWS, as_symbols, browser, server  # noqa: F401 - fixtures
+from tests.test_web_browser import ROWS, as_symbols
 from tests.test_web_practice import post
 from tests.test_web_table import size, table_page  # noqa: F401 - the fixture, by name
 

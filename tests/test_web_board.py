@@ -19,7 +19,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from tests.test_web_browser import ROWS, browser, by_shape, open_page, server  # noqa: F401
+from tests.test_web_browser import ROWS, by_shape
 from tests.test_web_table import SIZES, size, table_page  # noqa: F401
 
 # a hand whose rows differ in every way: the back a flush, the middle two pair, the front

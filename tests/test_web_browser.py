@@ -2,7 +2,8 @@
 
 The real `capsa serve` runs in a subprocess; Debian's Chromium (``/usr/bin/chromium``, or
 ``CAPSA_CHROMIUM``) is launched by Playwright with a fresh, empty profile (never a
-browser downloaded by ``playwright install``). `.ci/run` installs Chromium when it is
+browser downloaded by ``playwright install``); both once a test process, shared by every
+page test (tests/web_fixtures.py). `.ci/run` installs Chromium when it is
 missing, and these tests fail, not skip, when it cannot start; a developer without
 Chromium may skip them on purpose with ``CAPSA_SKIP_BROWSER=1``.
 
@@ -26,18 +27,8 @@ from playwright.sync_api import expect
 
 import evaluator as ev
 from tests import reference as ref
-from tests.web_server import capsa_command, serve
+from tests.web_server import capsa_command
 
-CHROMIUM = os.environ.get("CAPSA_CHROMIUM", "/usr/bin/chromium")
-FLAGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 HAND = "As Ks Qs Js Ts 9h 9d 9c 2s 3d 4c 5h 7d"
 SORTED = "As Ks Qs Js Ts 9h 9d 9c 7d 5h 4c 3d 2s"
 ROWS = ("front", "middle", "back")
@@ -48,37 +39,6 @@ SYMBOL = {v: k for k, v in SUIT.items()}
 def as_symbols(cards: str) -> str:
     """Cards with suit symbols: read the same in every language (in Vietnamese c is cơ)."""
     return " ".join(c[:-1].replace("T", "10") + SYMBOL[c[-1]] for c in cards.split())
-
-
-@pytest.fixture(scope="module")
-def browser():
-    if os.environ.get("CAPSA_SKIP_BROWSER") == "1":
-        pytest.skip("CAPSA_SKIP_BROWSER=1: the browser tests are skipped on request")
-    if not Path(CHROMIUM).exists():
-        pytest.fail(
-            f"Chromium not found at {CHROMIUM}: install it (apt-get install -y chromium; .ci/run "
-            "does), point CAPSA_CHROMIUM at it, or set CAPSA_SKIP_BROWSER=1 to skip these tests",
-            pytrace=False,
-        )
-    from playwright.sync_api import sync_playwright
-
-    expect.set_options(timeout=120_000)
-    pw = sync_playwright().start()
-    try:
-        b = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
-    except Exception as exc:  # noqa: BLE001 - say why, and fail
-        pw.stop()
-        pytest.fail(f"Chromium at {CHROMIUM} did not start: {exc}", pytrace=False)
-    yield b
-    b.close()
-    pw.stop()
-
-
-@pytest.fixture(scope="module")
-def server():
-    s = serve()
-    yield s
-    s.stop()
 
 
 class Watch:

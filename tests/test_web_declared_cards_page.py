@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from tests import reference as ref
-from tests.test_web_browser import ROWS, as_symbols, browser, open_page, server  # noqa: F401
+from tests.test_web_browser import ROWS, as_symbols
 from tests.test_web_table import DRAGON, THREE_FLUSHES, size, table_page  # noqa: F401
 
 

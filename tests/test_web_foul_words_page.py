@@ -13,7 +13,7 @@ import re
 
 import pytest
 
-from tests.test_web_browser import HAND, ROWS, as_symbols, browser, open_page, server  # noqa: F401
+from tests.test_web_browser import HAND, ROWS, as_symbols
 from tests.test_web_table import LOCALE_LANG, catalogue, size, table_page  # noqa: F401
 
 # the royal flush in the middle over a high card at the back, three nines in front: fouled,

@@ -8,7 +8,7 @@ import json
 
 from playwright.sync_api import expect
 
-from tests.test_web_browser import HAND, browser, open_page, server  # noqa: F401 - fixtures
+from tests.test_web_browser import HAND, open_page
 
 KEY = "capsa.history"
 

@@ -17,7 +17,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.test_web_big_tables_page import no_sideways_scroll, options
-from tests.test_web_browser import ROWS, as_symbols, browser, server  # noqa: F401 - fixtures
+from tests.test_web_browser import ROWS, as_symbols
 from tests.test_web_jokers_api import small_field_tables, table
 from tests.test_web_practice import post
 from tests.test_web_table import size, table_page  # noqa: F401 - the fixture, by name

@@ -15,7 +15,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from tests.test_web_browser import HAND, as_symbols, browser, open_page, server  # noqa: F401
+from tests.test_web_browser import HAND, as_symbols
 from tests.test_web_table import LOCALE_LANG, catalogue, size, table_page  # noqa: F401
 
 LOCALES = ["zh-CN", "vi-VN", "hr-HR", "fil-PH", "bn-BD", "id-ID", "en-US"]

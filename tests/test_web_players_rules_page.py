@@ -13,7 +13,7 @@ from pathlib import Path
 from playwright.sync_api import expect
 
 from solver.engine.rules import PRESETS
-from tests.test_web_browser import Watch, browser, open_page, server  # noqa: F401 - fixtures
+from tests.test_web_browser import Watch, open_page
 from tests.test_web_table import SIZES, catalogue, size  # noqa: F401
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from tests.test_web_browser import ROWS, browser, open_page, server  # noqa: F401 - fixtures
+from tests.test_web_browser import ROWS, open_page
 from tests.test_web_table import SIZES, catalogue, size, table_page  # noqa: F401
 
 ROOT = Path(__file__).resolve().parent.parent

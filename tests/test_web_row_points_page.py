@@ -13,7 +13,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from tests.test_web_browser import ROWS, browser, open_page, server  # noqa: F401 - fixtures
+from tests.test_web_browser import ROWS
 from tests.test_web_practice import post
 from tests.test_web_table import LOCALE_LANG, catalogue, size, table_page  # noqa: F401
 

@@ -17,7 +17,6 @@ import pytest
 
 from solver.engine.rule_values import fmt_units
 from solver.engine.rules import PRESETS
-from tests.test_web_browser import browser, open_page, server  # noqa: F401 - fixtures
 from tests.test_web_table import LOCALE_LANG, size, table_page  # noqa: F401
 
 BENGALI = str.maketrans("0123456789", "০১২৩৪৫৬৭৮৯")

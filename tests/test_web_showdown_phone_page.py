@@ -12,7 +12,6 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from tests.test_web_browser import browser, open_page, server  # noqa: F401
 from tests.test_web_table import LOCALE_LANG, SIZES, catalogue, table_page
 
 

@@ -16,16 +16,7 @@ from playwright.sync_api import expect
 import evaluator as ev
 from solver.engine.rules import preset
 from tests import reference as ref
-from tests.test_web_browser import (  # noqa: F401 - the fixtures are used by name
-    FOULED,
-    HAND,
-    ROWS,
-    as_symbols,
-    browser,
-    open_page,
-    server,
-    shown_cards,
-)
+from tests.test_web_browser import FOULED, HAND, ROWS, as_symbols, open_page, shown_cards
 
 SIZES = {"desktop": (1280, 900), "phone": (375, 812)}
 I18N = Path(__file__).resolve().parent.parent / "solver" / "apps" / "web" / "static" / "i18n"

@@ -15,7 +15,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from tests.test_web_browser import HAND, ROWS, as_symbols, browser, open_page, server  # noqa: F401
+from tests.test_web_browser import HAND, ROWS, as_symbols
 from tests.test_web_table import (  # noqa: F401
     LOCALE_LANG,
     SIZES,

@@ -16,7 +16,7 @@ from playwright.sync_api import expect
 
 from evaluator import tables as ev_tables
 from solver.apps.web.training import TRAIN_ENV
-from tests.test_web_browser import HAND, ROWS, as_symbols, browser  # noqa: F401 - fixture
+from tests.test_web_browser import HAND, ROWS, as_symbols
 from tests.test_web_table import catalogue, size, table_page  # noqa: F401 - fixture
 from tests.web_server import serve
 

@@ -10,7 +10,7 @@ The browser, the server and the page helpers are tests/test_web_browser.py's.
 
 from __future__ import annotations
 
-from tests.test_web_browser import HAND, browser, open_page, server  # noqa: F401
+from tests.test_web_browser import HAND
 from tests.test_web_table import catalogue, size, table_page  # noqa: F401
 
 VI_LETTER = {"s": "b", "h": "c", "d": "r", "c": "t"}  # docs/serve.md#cards

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.test_web_browser import HAND, as_symbols, browser, open_page, server  # noqa: F401
+from tests.test_web_browser import HAND, as_symbols
 from tests.test_web_table import LOCALE_LANG, catalogue, local_number, size, table_page  # noqa: F401
 
 PARTS = ("rows", "bonus", "royalties", "naturals")

@@ -130,9 +130,10 @@ def batch_mc_home_run(
     seed: int = 0,
     runner: Runner | None = None,
     pool_size: int | None = None,
+    samples: int = 3_000,
 ) -> Result:
     """``batch_mc`` under shisanshui (4 players, the home run at the table: the workers
     draw whole tables from the pool). Target: ``TARGET_BATCH_MC``."""
-    res = batch_mc(n, rounds, seed, "shisanshui", runner, pool_size)
+    res = batch_mc(n, rounds, seed, "shisanshui", runner, pool_size, samples)
     told = res.description.replace("from the pool", "and whole tables from the pool")
     return dataclasses.replace(res, name="batch_mc_home_run", description=told)

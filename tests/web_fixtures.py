@@ -1,0 +1,64 @@
+"""The page tests' Chromium and `capsa serve`, one of each a test process (tests/conftest.py
+imports them, so every test file that names them shares them).
+
+Started once a process, not once a file: each of the twenty page-test files started its
+own browser and its own server (a `capsa serve` loads its kernels and tables before it
+answers), a few CPU seconds each time (docs/architecture.md#tests). A test that needs a
+server of its own (other options, one it stops) starts it with ``tests.web_server.serve``.
+
+Chromium is Debian's (``/usr/bin/chromium``, or ``CAPSA_CHROMIUM``), launched by
+Playwright with a fresh, empty profile (never a browser downloaded by ``playwright
+install``); `.ci/run` installs it when it is missing, and the page tests fail, not skip,
+when it cannot start; ``CAPSA_SKIP_BROWSER=1`` skips them on purpose.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.web_server import serve
+
+CHROMIUM = os.environ.get("CAPSA_CHROMIUM", "/usr/bin/chromium")
+FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+@pytest.fixture(scope="session")
+def browser():
+    if os.environ.get("CAPSA_SKIP_BROWSER") == "1":
+        pytest.skip("CAPSA_SKIP_BROWSER=1: the browser tests are skipped on request")
+    if not Path(CHROMIUM).exists():
+        pytest.fail(
+            f"Chromium not found at {CHROMIUM}: install it (apt-get install -y chromium; .ci/run "
+            "does), point CAPSA_CHROMIUM at it, or set CAPSA_SKIP_BROWSER=1 to skip these tests",
+            pytrace=False,
+        )
+    from playwright.sync_api import expect, sync_playwright
+
+    expect.set_options(timeout=120_000)
+    pw = sync_playwright().start()
+    try:
+        b = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
+    except Exception as exc:  # noqa: BLE001 - say why, and fail
+        pw.stop()
+        pytest.fail(f"Chromium at {CHROMIUM} did not start: {exc}", pytrace=False)
+    yield b
+    b.close()
+    pw.stop()
+
+
+@pytest.fixture(scope="session")
+def server():
+    s = serve()
+    yield s
+    s.stop()
