@@ -201,16 +201,7 @@ def field_tables(
     fx[..., 0], fx[..., 1], fx[..., 2] = fw, ft, fo
     if util is not None:
         fx[..., 3] = _f32(util)
-    of_a_rank = cr.rules.deck.of_a_rank + 1  # counts 0 .. R of a rank
-    ranks = 13 + (cr.rules.deck.jokers > 0)  # the jokers count as a fourteenth rank
-    rank = np.zeros((3, ranks, of_a_rank, 2)) if rank is None else _f32(rank)
-    suit = np.zeros((3, 14, rank.shape[3])) if suit is None else _f32(suit)
-    knots = rank.shape[3]
-    if rank.shape[1] == 13 < ranks:
-        raise ValueError("field table leaves the jokers out of its card removal (trained "
-                         "before capsa counted them): train it again")  # fmt: skip
-    if rank.shape[:3] != (3, ranks, of_a_rank) or knots < 2 or suit.shape != (3, 14, knots):
-        raise ValueError(f"card-removal shapes {rank.shape}, {suit.shape} do not fit")
+    rank, suit = _card_removal(cr, rank, suit)
     none = np.zeros((1, 1, 1))
     joint, jw, jl = none, none, none
     cop = np.zeros((3, 1, 1, 1)) if cop is None else _f32(cop)
@@ -247,6 +238,25 @@ def field_tables(
         fx=model.fx, dist=stored, meta=dict(meta or {}), rank=rank, suit=suit, cop=cop,
         model=model,
     )  # fmt: skip
+
+
+def _card_removal(
+    cr: CompiledRules, rank: np.ndarray | None, suit: np.ndarray | None
+) -> tuple[np.ndarray, np.ndarray]:
+    """The rank and suit shifts at float32 precision (None: none), checked against the
+    deck: counts 0 .. R of a rank, and at a deck with jokers a fourteenth rank, the
+    jokers held (a table without it, trained before capsa counted them, is refused)."""
+    of_a_rank = cr.rules.deck.of_a_rank + 1  # counts 0 .. R of a rank
+    ranks = 13 + (cr.rules.deck.jokers > 0)  # the jokers count as a fourteenth rank
+    rank = np.zeros((3, ranks, of_a_rank, 2)) if rank is None else _f32(rank)
+    suit = np.zeros((3, 14, rank.shape[3])) if suit is None else _f32(suit)
+    knots = rank.shape[3]
+    if rank.shape[1] == 13 < ranks:
+        raise ValueError("field table leaves the jokers out of its card removal (trained "
+                         "before capsa counted them): train it again")  # fmt: skip
+    if rank.shape[:3] != (3, ranks, of_a_rank) or knots < 2 or suit.shape != (3, 14, knots):
+        raise ValueError(f"card-removal shapes {rank.shape}, {suit.shape} do not fit")
+    return rank, suit
 
 
 @functools.cache
