@@ -1419,11 +1419,13 @@ def ref_field_model_value(hand13: Sequence[int], keys, royalties, model, rules) 
     ``ft`` P(tie), ``fo`` the royalty an opponent collects by beating the row, ``fe[row]``
     an opponent's expected royalty; ``rank[row][q][n][knot]`` and ``suit[row][n][knot]``
     the card-removal shift of P(win) at knots evenly spaced in P(win), when the hand holds
-    n cards of rank q / of a suit; ``cop[c][i][j][k]`` the joint corrections at the
+    n cards of rank q / of a suit (at a deck with jokers ``rank[row]`` has 14 ranks, the
+    last the jokers held); ``cop[c][i][j][k]`` the joint corrections at the
     midrank nodes: c = 0 E[s_f s_m s_b], 1 P(win all), 2 P(lose all).
 
-    1. Each row's P(win): the field's, plus the sum over the 13 ranks and the 4 suits of
-       the hand's shift curves at that P(win), kept within [0, 1 - P(tie)].
+    1. Each row's P(win): the field's, plus the sum over the 13 ranks (and the jokers,
+       at a deck with jokers) and the 4 suits of the hand's shift curves at that P(win),
+       kept within [0, 1 - P(tie)].
     2. The independent-rows value (``ref_field_value``) with those probabilities and the
        royalty terms (winner, cancel: P(win) x own royalty - fo; always: own - fe).
     3. The joint correction at the rows' midranks P(win) + P(tie) / 2: under 2-4,
@@ -1449,18 +1451,19 @@ def ref_field_model_value(hand13: Sequence[int], keys, royalties, model, rules) 
         float(x) - 1.0 if replaces and i < 3 and float(x) > 0 else float(x)
         for i, x in enumerate(royalties)
     ]
-    ranks = [rank_of(c) for c in hand13]
-    suits = [suit_of(c) for c in hand13]
-    rank_counts = [ranks.count(q) for q in range(13)]
-    suit_counts = [suits.count(s) for s in range(4)]
+    plain = [c for c in hand13 if not is_joker(c)]  # a joker is of no rank or suit of 52
+    ranks = [rank_of(c) for c in plain]
+    suits = [suit_of(c) for c in plain]
+    # at a deck with jokers the model's fourteenth rank counts the jokers the hand holds
+    rank_counts = [ranks.count(q) for q in range(13)] + [len(hand13) - len(plain)]
     win, tie, lose, mid, term = [], [], [], [], []
     for r in range(3):
         key = int(keys[r])
         w0, t = float(model.fw[r][key]), float(model.ft[r][key])
         nk = len(model.rank[r][0][0])
         curve = [
-            sum(float(model.rank[r][q][rank_counts[q]][x]) for q in range(13))
-            + sum(float(model.suit[r][suit_counts[s]][x]) for s in range(4))
+            sum(float(model.rank[r][q][rank_counts[q]][x]) for q in range(len(model.rank[r])))
+            + sum(float(model.suit[r][suits.count(s)][x]) for s in range(4))
             for x in range(nk)
         ]
         w = max(0.0, min(w0 + _interp(w0, curve), 1.0 - t))

@@ -13,7 +13,8 @@ import pytest
 from solver.engine.compiled import compile_rules
 from solver.engine.layout import NKEY
 from solver.engine.rules import load_rules
-from solver.engine.table_shape import DECKS
+from solver.engine.seating import with_jokers
+from solver.engine.table_shape import JOKER_FACE, deck_of
 from solver.strategy.field_model import field as FT
 from solver.strategy.field_model import train as T
 from solver.strategy.field_model import trained as TR
@@ -23,23 +24,27 @@ from solver.strategy.hands.splits import Candidates, candidates
 from solver.strategy.solving.scoring import deal_opponents, score_against
 
 
-@pytest.mark.parametrize("extra", ["", "h", "hc"])
-def test_field_stats_are_the_direct_counts(extra):
+@pytest.mark.parametrize("code", ["", "h", "hc", "X", "XX", "hXX"])
+def test_field_stats_are_the_direct_counts(code):
     """``_field_stats``: each hand adds the round's weight at its rows' keys, and for every
     rank (suit) and count n the probability that 13 of the cards the hand does not hold
     (39 of 52; 52 of 65, 65 of 78 with added suits, where a rank has 5 or 6 cards and a
-    suit dealt twice 26) hold n of that rank (suit), counted here the slow way from the
-    cards themselves (hands with a natural left out)."""
-    deck = DECKS[extra]
+    suit dealt twice 26; one or two more with jokers) hold n of that rank (suit), counted
+    here the slow way from the cards themselves (hands with a natural left out). At a
+    deck with jokers the jokers are a fourteenth rank (face 53: 53 // 4 = 13), as the
+    dealing deals them to the others, and of no suit."""
+    deck = deck_of(code)
     rng = np.random.default_rng(3)
-    hands = random_hands(rng, 40, deck)
-    nkey = compile_rules(replace(load_rules("chinese-1-6"), extra_suits=extra)).nkey
-    keys = rng.integers(0, nkey, (40, 3))
-    natural = np.where(rng.random(40) < 0.2, 1, -1)
+    hands = random_hands(rng, 120, deck)
+    rules = replace(load_rules("chinese-1-6"), extra_suits=deck.extra_letters)
+    nkey = compile_rules(with_jokers(rules, deck.jokers)).nkey
+    keys = rng.integers(0, nkey, (120, 3))
+    natural = np.where(rng.random(120) < 0.2, 1, -1)
     stats = T.FieldStats(nkey, deck)
     stats.add(hands, keys, natural, 2.5)
+    ranks = 13 + (deck.jokers > 0)
     dist = np.zeros((3, nkey))
-    rank = np.zeros((3, 13, deck.of_a_rank + 1, nkey))
+    rank = np.zeros((3, ranks, deck.of_a_rank + 1, nkey))
     suit = np.zeros((3, 14, nkey))
     cards = [deck.face(c) for c in deck.cards()]  # every card of the deck, as its face
     unseen = len(cards) - 13
@@ -48,13 +53,15 @@ def test_field_stats_are_the_direct_counts(extra):
             continue
         for r in range(3):
             dist[r, key[r]] += 2.5
-            for q in range(13):  # of rank q among the cards the hand does not hold
+            for q in range(ranks):  # of rank q among the cards the hand does not hold
                 left = sum(1 for c in cards if c // 4 == q) - sum(1 for c in hand if c // 4 == q)
                 for n in range(left + 1):
                     p = comb(left, n) * comb(unseen - left, 13 - n) / comb(unseen, 13)
                     rank[r, q, n, key[r]] += 2.5 * p
             for s in range(4):
-                left = sum(1 for c in cards if c % 4 == s) - sum(1 for c in hand if c % 4 == s)
+                left = sum(1 for c in cards if c % 4 == s and c // 4 < 13) - sum(
+                    1 for c in hand if c % 4 == s and c // 4 < 13
+                )
                 for n in range(min(left, 13) + 1):
                     p = comb(left, n) * comb(unseen - left, 13 - n) / comb(unseen, 13)
                     suit[r, n, key[r]] += 2.5 * p / 4
@@ -62,8 +69,11 @@ def test_field_stats_are_the_direct_counts(extra):
     assert np.allclose(stats.rank, rank, rtol=1e-12, atol=1e-15)
     assert np.allclose(stats.suit, suit, rtol=1e-12, atol=1e-15)
     assert np.allclose(T.hypergeometric(deck).sum(axis=1), 1.0)
-    if extra:  # some hand holds a face twice: the deck's copies are dealt
+    if deck.extra_suits or deck.jokers > 1:  # some hand holds a face twice: copies dealt
         assert any(len(set(h.tolist())) < 13 for h in hands)
+    if deck.jokers:  # hands holding 0, 1 (and 2) jokers were counted
+        held = {int((h == JOKER_FACE).sum()) for h in hands[natural < 0]}
+        assert held == set(range(deck.jokers + 1)), held
 
 
 def test_shift_knots_are_the_conditional_minus_the_base_probability():

@@ -356,24 +356,26 @@ def _candidates(hand, lk, ra, part, prune, k5, k3, r5, r3, f3, split, keys, roy)
 def _hand_shift(hand, rank, suit, shift):
     """Card-removal shift of the field's P(win) for one sorted hand uint8[13].
 
-    rank float64[3, 13, 5, K + 1] is the change of P(win) at the K + 1 knots (evenly
-    spaced in the field's own P(win)) when the hand holds n cards of rank q; suit
-    float64[3, 14, K + 1] when it holds n cards of one suit (each of the four suits adds
-    its term); both are FieldModel's. Out: shift float64[3, K + 1], their
-    sum for this hand (first-order: the ranks' and suits' effects add up).
+    rank float64[3, Q, R + 1, K + 1] is the change of P(win) at the K + 1 knots (evenly
+    spaced in the field's own P(win)) when the hand holds n cards of rank q (Q: 13, or
+    14 at a deck with jokers, whose rank 13 is the jokers: the hand's jokers count as
+    the dealing deals them, docs/rules.md#jokers); suit float64[3, 14, K + 1] when it
+    holds n cards of one suit (each of the four suits adds its term; a joker has none);
+    both are FieldModel's. Out: shift float64[3, K + 1], their sum for this hand
+    (first-order: the ranks' and suits' effects add up).
     """
-    nr = np.zeros(13, np.int64)
+    nr = np.zeros(14, np.int64)
     ns = np.zeros(4, np.int64)
     for i in range(13):
         c = np.int64(hand[i])
-        if c >> 2 <= 12:  # a joker (rank 13) is left out: first order (docs/rules.md#jokers)
-            nr[c >> 2] += 1
+        nr[min(c >> 2, 13)] += 1
+        if c >> 2 <= 12:
             ns[c & 3] += 1
     nk = shift.shape[1]
     for r in range(3):
         for x in range(nk):
             shift[r, x] = 0.0
-        for q in range(13):
+        for q in range(rank.shape[1]):
             for x in range(nk):
                 shift[r, x] += rank[r, q, nr[q], x]
         for s in range(4):
@@ -1182,17 +1184,19 @@ def _field_stats(hands, keys, natural, weight, hyp, groups, dist, rank, suit):
     (>= 0: the hand declares a natural and shows no rows: skipped), weight the round's
     weight, hyp float64[g + 1, 14]: hyp[a, n] the probability that 13 cards dealt from
     the cards a hand does not hold (39 of 52) include n of a group of a cards
-    (hypergeometric), groups int64[5]: the deck's cards of a rank (4; 5 or 6 with added
-    suits), then of each suit (13; 26 for a suit dealt twice).
+    (hypergeometric), groups int64[6]: the deck's cards of a rank (4; 5 or 6 with added
+    suits), then of each suit (13; 26 for a suit dealt twice), then its jokers.
     Adds, for each row r and its key: weight to dist float64[3, nkey]; weight x
-    hyp[R - c_q, n] to rank float64[3, 13, R + 1, nkey] at [r, q, n, key] (R: groups[0],
+    hyp[R - c_q, n] to rank float64[3, Q, R + 1, nkey] at [r, q, n, key] (R: groups[0],
     c_q: the hand's cards of rank q; another player's hand holds n of rank q with that
-    probability); and weight x hyp[S_s - c_s, n] / 4 to suit float64[3, 14, nkey] at
+    probability; at a deck with jokers, Q = 14 and rank 13 is the jokers, R - c_q their
+    count left: groups[5] - the hand's jokers); and weight x hyp[S_s - c_s, n] / 4 to
+    suit float64[3, 14, nkey] at
     [r, n, key] for each suit s (S_s: groups[1 + s]). So each hand counts towards the
     rows' distribution given what another player holds, without dealing that player
     (Rao-Blackwellised).
     """
-    nr = np.zeros(13, np.int64)
+    nr = np.zeros(14, np.int64)
     ns = np.zeros(4, np.int64)
     for h in range(hands.shape[0]):
         if natural[h] >= 0:
@@ -1201,8 +1205,8 @@ def _field_stats(hands, keys, natural, weight, hyp, groups, dist, rank, suit):
         ns[:] = 0
         for i in range(13):
             c = np.int64(hands[h, i])
-            if c >> 2 <= 12:  # a joker is left out, as in _hand_shift
-                nr[c >> 2] += 1
+            nr[min(c >> 2, 13)] += 1  # a joker's rank is 13, as in _hand_shift
+            if c >> 2 <= 12:
                 ns[c & 3] += 1
         k0 = keys[h, 0]
         k1 = keys[h, 1]
@@ -1210,8 +1214,8 @@ def _field_stats(hands, keys, natural, weight, hyp, groups, dist, rank, suit):
         dist[0, k0] += weight
         dist[1, k1] += weight
         dist[2, k2] += weight
-        for q in range(13):
-            a = groups[0] - nr[q]
+        for q in range(rank.shape[1]):
+            a = (groups[0] if q < 13 else groups[5]) - nr[q]
             for n in range(min(a, 13) + 1):
                 w = weight * hyp[a, n]
                 rank[0, q, n, k0] += w

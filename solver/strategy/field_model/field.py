@@ -10,7 +10,9 @@ setting wins against field opponents (a Monte Carlo settlement) much more closel
 - **card removal**: the opponent's 13 cards come from the 39 the hand does not hold. The
   change of each row's P(win) when the hand holds n cards of rank q (``rank``) or n of
   one suit (``suit``) is stored on knots evenly spaced in the field's P(win), and a
-  hand's shift is the sum over its ranks and suits (first order);
+  hand's shift is the sum over its ranks and suits (first order). At a deck with
+  jokers ``rank`` has a fourteenth rank, the jokers: n of them held (0, 1, 2) shifts
+  as the dealing deals the rest to the opponents (docs/rules.md#jokers);
 - **joint rows**: an opponent's three rows are strongly correlated, and the scoring's
   bonus (scoop, 2-4, multiplier) depends on all three. The difference between the true
   joint outcome and independent rows, as a function of the three rows' midranks (win +
@@ -57,8 +59,9 @@ class FieldModel(NamedTuple):
 
     fx: np.ndarray  # [3, nkey, 4] P(win), P(tie), royalty an opponent collects, row utility
     fe: np.ndarray  # [3] an opponent's expected row royalty
-    rank: np.ndarray  # [3, 13, R + 1, K + 1] P(win) shift when holding n of rank q (R: the
-    #                  deck's cards of a rank, 4 or 5 and 6 with added suits)
+    rank: np.ndarray  # [3, Q, R + 1, K + 1] P(win) shift when holding n of rank q (R: the
+    #                  deck's cards of a rank, 4 or 5 and 6 with added suits; Q: 13, and
+    #                  14 at a deck with jokers, rank 13 the jokers held)
     suit: np.ndarray  # [3, 14, K + 1] P(win) shift when holding n of one suit
     joint: np.ndarray  # [G + 1]^3 units the joint rows add ([1, 1, 1]: none)
     jslab: np.ndarray  # [G] largest ``joint`` node between the back midranks z/G, (z+1)/G
@@ -79,7 +82,8 @@ class FieldTables(NamedTuple):
     #                 (fw/ft/fo are views of it; the utility is 0 but in a learned model)
     dist: np.ndarray  # float64[3, nkey] the opponent's row-key distribution (as stored)
     meta: dict
-    rank: np.ndarray  # float64[3, 13, R + 1, K + 1] (stored) card-removal shift by rank count
+    rank: np.ndarray  # float64[3, Q, R + 1, K + 1] (stored) card-removal shift by rank count
+    #                   (Q = 14 at a deck with jokers: rank 13 counts the jokers)
     suit: np.ndarray  # float64[3, 14, K + 1] (stored) card-removal shift by suit count
     cop: np.ndarray  # float64[3, G + 1, G + 1, G + 1] (stored) E[s s s], P(win all),
     #                  P(lose all) corrections at the midrank nodes
@@ -197,12 +201,7 @@ def field_tables(
     fx[..., 0], fx[..., 1], fx[..., 2] = fw, ft, fo
     if util is not None:
         fx[..., 3] = _f32(util)
-    of_a_rank = cr.rules.deck.of_a_rank + 1  # counts 0 .. R of a rank
-    rank = np.zeros((3, 13, of_a_rank, 2)) if rank is None else _f32(rank)
-    suit = np.zeros((3, 14, rank.shape[3])) if suit is None else _f32(suit)
-    knots = rank.shape[3]
-    if rank.shape[:3] != (3, 13, of_a_rank) or knots < 2 or suit.shape != (3, 14, knots):
-        raise ValueError(f"card-removal shapes {rank.shape}, {suit.shape} do not fit")
+    rank, suit = _card_removal(cr, rank, suit)
     none = np.zeros((1, 1, 1))
     joint, jw, jl = none, none, none
     cop = np.zeros((3, 1, 1, 1)) if cop is None else _f32(cop)
@@ -239,6 +238,25 @@ def field_tables(
         fx=model.fx, dist=stored, meta=dict(meta or {}), rank=rank, suit=suit, cop=cop,
         model=model,
     )  # fmt: skip
+
+
+def _card_removal(
+    cr: CompiledRules, rank: np.ndarray | None, suit: np.ndarray | None
+) -> tuple[np.ndarray, np.ndarray]:
+    """The rank and suit shifts at float32 precision (None: none), checked against the
+    deck: counts 0 .. R of a rank, and at a deck with jokers a fourteenth rank, the
+    jokers held (a table without it, trained before capsa counted them, is refused)."""
+    of_a_rank = cr.rules.deck.of_a_rank + 1  # counts 0 .. R of a rank
+    ranks = 13 + (cr.rules.deck.jokers > 0)  # the jokers count as a fourteenth rank
+    rank = np.zeros((3, ranks, of_a_rank, 2)) if rank is None else _f32(rank)
+    suit = np.zeros((3, 14, rank.shape[3])) if suit is None else _f32(suit)
+    knots = rank.shape[3]
+    if rank.shape[1] == 13 < ranks:
+        raise ValueError("field table leaves the jokers out of its card removal (trained "
+                         "before capsa counted them): train it again")  # fmt: skip
+    if rank.shape[:3] != (3, ranks, of_a_rank) or knots < 2 or suit.shape != (3, 14, knots):
+        raise ValueError(f"card-removal shapes {rank.shape}, {suit.shape} do not fit")
+    return rank, suit
 
 
 @functools.cache

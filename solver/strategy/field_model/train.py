@@ -7,9 +7,10 @@ the early, far-from-equilibrium rounds fade fast (linear averaging: the newest r
 carries 2 / (rounds + 1) of the total). The next model is built from the statistics:
 
 - the distribution of each row's key (the per-row win, tie and royalty tables);
-- the card-removal shift of P(win) by the rank and suit counts of the hand being set,
-  from every hand shown with the exact (hypergeometric) probability that a hand dealt
-  from the other 39 cards holds each count (``_field_stats``);
+- the card-removal shift of P(win) by the rank and suit counts of the hand being set
+  (and by its jokers at a deck with jokers, counted as one more rank), from every hand
+  shown with the exact (hypergeometric) probability that a hand dealt from the other 39
+  cards holds each count (``_field_stats``);
 - the joint correction grids, from the three rows' midranks of every hand shown.
 
 Hands that declare a natural show no rows and are left out. Training stops when the win
@@ -97,11 +98,13 @@ class FieldStats:
     def __post_init__(self) -> None:
         deck = self.deck
         self.dist = np.zeros((3, self.nkey))
-        self.rank = np.zeros((3, deck.ranks, deck.of_a_rank + 1, self.nkey))
+        ranks = deck.ranks + (deck.jokers > 0)  # the jokers as one more rank
+        self.rank = np.zeros((3, ranks, deck.of_a_rank + 1, self.nkey))
         self.suit = np.zeros((3, HAND_SIZE + 1, self.nkey))
         self._hyp = hypergeometric(deck)
         self._groups = np.array(
-            [deck.of_a_rank, *(deck.of_a_suit(s) for s in range(deck.suits))], np.int64
+            [deck.of_a_rank, *(deck.of_a_suit(s) for s in range(deck.suits)), deck.jokers],
+            np.int64,
         )
 
     def add(self, hands: np.ndarray, keys: np.ndarray, natural: np.ndarray, weight: float):
