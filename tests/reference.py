@@ -1502,9 +1502,11 @@ def ref_field_model_value(hand13: Sequence[int], keys, royalties, model, rules) 
                 theirs = sum(float(x) for x in model.fe)
                 value += (mult - 1) * (own - theirs) * (p_win + p_lose)
             else:
-                theirs = sum(  # a row lost less often than 1e-6: no royalty collected
-                    float(model.fo[r][int(keys[r])]) / lose[r] for r in range(3) if lose[r] > 1e-6
-                )
+                theirs = 0.0  # what an opponent collects when it beats a row: the table's
+                for r in range(3):  # own average over its own chance of beating it
+                    k = int(keys[r])
+                    beat = 1.0 - float(model.fw[r][k]) - float(model.ft[r][k])
+                    theirs += float(model.fo[r][k]) / beat if beat > 1e-12 else 0.0
                 value += (mult - 1) * (own * p_win - theirs * p_lose)
     return value + float(royalties[3])
 

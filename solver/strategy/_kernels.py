@@ -487,33 +487,32 @@ def _field_value(wf, tf, lf, wm, tm, lm, wb, tb, lb, rsum, scoring, mult, add):
     return v + add * (sw - sl)
 
 
-#: A row's loss probability below which no opponent is taken to beat it for a royalty
-#: (``_scoop_royalties``): the card-removal shift can lift a row's win to 1 - tie, leaving
-#: a loss of rounding (1e-17), and a royalty divided by it was a value of -1e9 units,
-#: which kept the field (and a learned model) from settings with a sure row; the tables
-#: are float32, so no loss below this is told from none.
-LOSS_FLOOR = 1e-6
+@kernel(inline="always")
+def _given_beat(fx, r, key):
+    """The royalty an opponent collects when it beats row ``r`` of key ``key``: what it
+    collects on average (``fx[r, key, 2]``, over every opponent hand) over how often it
+    beats the row, both the table's own, before the card-removal shift. The shifted loss
+    is not its divisor: the shift can lift a win to 1 - tie, leaving a loss of rounding
+    (1e-17) or of a few millionths, and a royalty divided by it was tens to billions of
+    units, which kept the field and every learned model from settings with a row the
+    hand's cards make nearly sure (docs/rules.md#jokers)."""
+    lose = 1.0 - fx[r, key, 0] - fx[r, key, 1]
+    if lose > 1e-12:
+        return fx[r, key, 2] / lose
+    return 0.0
 
 
 @kernel(inline="always")
-def _scoop_royalties(pw, pl, mine, of, lf, om, lm, ob, lb, fe_sum, mult, mode):
+def _scoop_royalties(pw, pl, mine, cf, cm, cb, fe_sum, mult, mode):
     """What a scoop multiplier adds through the royalties it multiplies: pw, pl the
     probabilities of winning and losing all three rows, mine the setting's own row
-    royalties; of/om/ob the royalty an opponent collects by beating each row and lf/lm/lb
-    the probability it does (so of / lf is its royalty given it wins the row); fe_sum an
-    opponent's expected royalties (mode "always")."""
+    royalties; cf/cm/cb the royalty an opponent collects when it beats each row
+    (``_given_beat``); fe_sum an opponent's expected royalties (mode "always")."""
     pw = min(max(pw, 0.0), 1.0)
     pl = min(max(pl, 0.0), 1.0 - pw)
     if mode == MODE_ALWAYS:
         return (mult - 1.0) * (mine - fe_sum) * (pw + pl)
-    theirs = 0.0
-    if lf > LOSS_FLOOR:
-        theirs += of / lf
-    if lm > LOSS_FLOOR:
-        theirs += om / lm
-    if lb > LOSS_FLOOR:
-        theirs += ob / lb
-    return (mult - 1.0) * (mine * pw - theirs * pl)
+    return (mult - 1.0) * (mine * pw - (cf + cm + cb) * pl)
 
 
 @kernel
@@ -554,7 +553,7 @@ def _field_values(keys, roy, hands, fm, params, vals, wt):
             T[r, 1] = t
             T[r, 2] = l
             T[r, 3] = u
-            T[r, 4] = fx[r, keys[i, r], 2]
+            T[r, 4] = _given_beat(fx, r, keys[i, r])
             rsum += rt
             wt[i, r, 0] = w
             wt[i, r, 1] = t
@@ -567,16 +566,15 @@ def _field_values(keys, roy, hands, fm, params, vals, wt):
             pw = T[0, 0] * T[1, 0] * T[2, 0] + _trilinear(fm.jw, T[0, 3], T[1, 3], T[2, 3])
             pl = T[0, 2] * T[1, 2] * T[2, 2] + _trilinear(fm.jl, T[0, 3], T[1, 3], T[2, 3])
             mine = _extra(roy[i, 0], rr) + _extra(roy[i, 1], rr) + _extra(roy[i, 2], rr)
-            v += _scoop_royalties(pw, pl, mine, T[0, 4], T[0, 2], T[1, 4], T[1, 2], T[2, 4],
-                                  T[2, 2], fe_sum, mult, mode)  # fmt: skip
+            v += _scoop_royalties(pw, pl, mine, T[0, 4], T[1, 4], T[2, 4], fe_sum, mult, mode)
         vals[i] = v + roy[i, 3]
 
 
 @kernel
 def _field_terms(k3, k5, r3, r5, fx, fe, shift, mode, rr, ut, ng, F, M, B):
     """Per-subset terms for front, middle, back use: (win, tie, loss, royalty term, row
-    value, midrank, royalty the opponent collects by beating it, own royalty, and the
-    midrank's cell and fraction on a grid of ng cells (``_node``; ng >= 1)).
+    value, midrank, royalty an opponent collects when it beats it (``_given_beat``), own
+    royalty, and the midrank's cell and fraction on a grid of ng cells (``_node``; ng >= 1)).
     F float64[286, 10], M and B float64[1287, 10] (the back's cell columns unused).
     ``ut``: a learned model's row utility (``fx[..., 3]``) is added to the royalty term and
     the row value after the loops, which stay as fast as the field's without it.
@@ -592,7 +590,7 @@ def _field_terms(k3, k5, r3, r5, fx, fe, shift, mode, rr, ut, ng, F, M, B):
         F[j, 3] = rt
         F[j, 4] = w - l + rt
         F[j, 5] = u
-        F[j, 6] = fx[0, k3[j], 2]
+        F[j, 6] = _given_beat(fx, 0, k3[j])
         F[j, 7] = _extra(r3[j], rr)
     for i in range(1287):
         for r, out in ((1, M), (2, B)):
@@ -604,7 +602,7 @@ def _field_terms(k3, k5, r3, r5, fx, fe, shift, mode, rr, ut, ng, F, M, B):
             out[i, 3] = rt
             out[i, 4] = w - l + rt
             out[i, 5] = u
-            out[i, 6] = fx[r, k5[i], 2]
+            out[i, 6] = _given_beat(fx, r, k5[i])
             out[i, 7] = _extra(r5[r - 1, i], rr)
             out[i, 8] = c
             out[i, 9] = x
@@ -774,8 +772,7 @@ def _field_best(hand, k3, k5, r3, r5, st, fm, params, f3):
                     pw = F[f, 0] * M[m, 0] * B[b, 0] + _bilinear(sw, gi, gx, gj, gy)
                     pl = F[f, 2] * M[m, 2] * B[b, 2] + _bilinear(sl, gi, gx, gj, gy)
                     v += _scoop_royalties(pw, pl, F[f, 7] + M[m, 7] + B[b, 7], F[f, 6],
-                                          F[f, 2], M[m, 6], M[m, 2], B[b, 6], B[b, 2], fe_sum,
-                                          mult, mode)  # fmt: skip
+                                          M[m, 6], B[b, 6], fe_sum, mult, mode)  # fmt: skip
             if v > best:
                 best = v
                 bf = f
