@@ -92,19 +92,20 @@ def test_the_library_names_a_table_by_base_and_deck():
 
 
 def test_train_from_names_the_table_its_players_seat(tmp_path):
-    """``capsa train --from`` at six players with two jokers: refused in one line naming
-    ``shisanshui-6-jokers-2`` (before, ``shisanshui-jokers-2``: ``--players`` was not read);
-    at six players without jokers, the deck with added suits is refused the same way
-    (before, the model was learned for four players)."""
-    src = tmp_path / "seen.txt"
-    src.write_text(AGAINST)
-    res = capsa("train", "--from", str(src), "--rules", "shisanshui", "-p", "6", "--jokers",
-                "2", "-o", str(tmp_path / "m.npz"))  # fmt: skip
-    assert res.returncode == 2, res.stderr
-    assert res.stderr.count("\n") == 1, res.stderr
-    assert "(shisanshui-6-jokers-2)" in res.stderr
-    res = capsa("train", "--from", str(src), "--rules", "shisanshui", "-p", "6",
-                "-o", str(tmp_path / "m.npz"))  # fmt: skip
-    assert res.returncode == 2, res.stderr
-    assert res.stderr.count("\n") == 1 and "(shisanshui-6)" in res.stderr, res.stderr
-    assert not (tmp_path / "m.npz").exists()
+    """``capsa train --from`` at six players with two jokers learns the model of
+    ``shisanshui-6-jokers-2`` (before, ``shisanshui-jokers-2``: ``--players`` was not
+    read), and at six players without jokers that of ``shisanshui-6``, the deck with added
+    suits (before, the model was learned for four players); the settings are read with
+    the table's deck (docs/opponents.md#every-table)."""
+    from tests.test_learn_decks import dealt, greedy_lines, table
+
+    for jokers, name in ((2, "shisanshui-6-jokers-2"), (None, "shisanshui-6")):
+        rules = table(6, jokers)
+        src = tmp_path / f"seen-{name}.txt"
+        src.write_text(greedy_lines(rules, dealt(rules, 60, 3)))
+        given = ("--jokers", str(jokers)) if jokers else ()
+        res = capsa("train", "--from", str(src), "--rules", "shisanshui", "-p", "6", *given,
+                    "-o", str(tmp_path / f"{name}.npz"), "-f", "json")  # fmt: skip
+        assert res.returncode == 0, res.stderr
+        assert json.loads(res.stdout)["rules"] == name
+        assert (tmp_path / f"{name}.npz").exists()

@@ -1,10 +1,13 @@
-"""The page tests' Chromium and `capsa serve`, one of each a test process (tests/conftest.py
-imports them, so every test file that names them shares them).
+"""The page tests' `capsa serve`, one a test process, and Chromium, one a test file
+(tests/conftest.py imports them, so every test file that names them shares them).
 
-Started once a process, not once a file: each of the twenty page-test files started its
-own browser and its own server (a `capsa serve` loads its kernels and tables before it
-answers), a few CPU seconds each time (docs/architecture.md#tests). A test that needs a
-server of its own (other options, one it stops) starts it with ``tests.web_server.serve``.
+The server is started once a process, not once a file: each of the twenty page-test
+files started its own (a `capsa serve` loads its kernels and tables before it answers,
+a few CPU seconds each time; docs/architecture.md#tests). A test that needs a server of
+its own (other options, one it stops) starts it with ``tests.web_server.serve``. The
+browser stays one a file: Playwright's synchronous API keeps an event loop running on
+the test process's thread while it is open, and a later test's ``asyncio.run`` (the
+server's own tests, in process) refuses to start inside it.
 
 Chromium is Debian's (``/usr/bin/chromium``, or ``CAPSA_CHROMIUM``), launched by
 Playwright with a fresh, empty profile (never a browser downloaded by ``playwright
@@ -33,7 +36,7 @@ FLAGS = [
 ]
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser():
     if os.environ.get("CAPSA_SKIP_BROWSER") == "1":
         pytest.skip("CAPSA_SKIP_BROWSER=1: the browser tests are skipped on request")
