@@ -3,9 +3,9 @@
 The real `capsa serve` runs in a subprocess; Debian's Chromium (``/usr/bin/chromium``, or
 ``CAPSA_CHROMIUM``) is launched by Playwright with a fresh, empty profile (never a
 browser downloaded by ``playwright install``); the server once a test process, shared by
-every page test, the browser once a file (tests/web_fixtures.py). `.ci/run` installs Chromium when it is
-missing, and these tests fail, not skip, when it cannot start; a developer without
-Chromium may skip them on purpose with ``CAPSA_SKIP_BROWSER=1``.
+every page test, the browser once a file (tests/web_fixtures.py). `.ci/run` installs
+Chromium when it is missing, and these tests fail, not skip, when it cannot start; a
+developer without Chromium may skip them on purpose with ``CAPSA_SKIP_BROWSER=1``.
 
 Each test fails if the page logs an error, raises, or asks anything of another host.
 ``CAPSA_SCREENSHOT=docs/serve.png`` writes the screenshot of docs/serve.md and the README,
