@@ -82,9 +82,11 @@ def env(tmp_path) -> dict:
 def test_a_pool_rebuilt_while_a_batch_runs_never_reaches_it(tmp_path, env):
     """Probe 1: ``capsa pool --size 5000 --force`` while a batch draws from a pool of
     20,000: the batch goes on with its own pool (the records are a clean run's, its run
-    file names the pool it used) and the old pool stays beside the new one."""
+    file names the pool it used) and the old pool stays beside the new one. The batch is
+    stopped (SIGSTOP) after 20 of its 200 records while the pool is rebuilt, so some 180
+    hands are drawn after it (two hands a chunk, a few chunks in flight)."""
     assert capsa("pool", "--size", "20000", cwd=tmp_path, env=env).returncode == 0
-    write_hands(tmp_path / "h.txt", 1500)
+    write_hands(tmp_path / "h.txt", 200)
     opts = ("-n", "120", "-s", "3", "-w", "2")
     clean = capsa("batch", "h.txt", "-o", "clean.jsonl", *opts, cwd=tmp_path, env=env)
     assert clean.returncode == 0, clean.stderr
@@ -92,6 +94,7 @@ def test_a_pool_rebuilt_while_a_batch_runs_never_reaches_it(tmp_path, env):
     stop_after(proc, tmp_path / "out.jsonl", 20)
     rebuilt = capsa("pool", "--size", "5000", "--force", "-f", "json", cwd=tmp_path, env=env)
     assert rebuilt.returncode == 0, rebuilt.stderr
+    assert (tmp_path / "out.jsonl").read_bytes().count(b"\n") <= 100  # most drawn after it
     code, err = go_on(proc)
     assert code == 0, err
     assert (tmp_path / "out.jsonl").read_bytes() == (tmp_path / "clean.jsonl").read_bytes()
