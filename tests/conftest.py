@@ -155,6 +155,11 @@ def pytest_configure(config) -> None:  # noqa: ANN001 - pytest's hook
     # progress lines in a pipe only where a test asks for them (tests/test_first_hour.py):
     # the others count what stderr says
     os.environ.setdefault("CAPSA_PROGRESS_SECONDS", "3600")
+    # the tests' servers solve Monte Carlo answers on their threads: in processes of their
+    # own (as shipped) each server would warm two more processes, and at SCHED_IDLE on a
+    # machine the tests keep busy their answers would wait; the tests of those processes
+    # start their servers without it (tests.web_server.as_shipped)
+    os.environ.setdefault("CAPSA_SERVE_MC", "threads")
     for name, sub in (("CAPSA_CACHE_DIR", "cache"), ("CAPSA_POOL_DIR", "pools"),
                       ("XDG_CONFIG_HOME", "config")):  # fmt: skip
         os.environ[name] = os.path.join(folder, sub)

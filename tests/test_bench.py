@@ -21,26 +21,29 @@ EVALUATOR = {"eval5", "eval3", "subset_pass"}
 
 #: The measurements that build and draw from opponent pools (they share the pools one
 #: ``run`` builds), measured apart from the others in ``test_bench_quick_json_reports_
-#: every_measurement``: three parts, the pooled ones, the others up to ``APPS`` and the
-#: others from it on. The pooled part builds a 300,000-hand pool for each preset (250 s
+#: every_measurement``: four parts, the pooled ones and the others cut at ``STARTS``
+#: (below). The pooled part builds a 300,000-hand pool for each preset (250 s
 #: of the slow run's 405, and the other half waited behind it on the same worker): it is
 #: ``-m long``, run by hand; what covers it in the slow run and the default one: each
 #: pooled measurement's own test at small sizes below, and the sizes ``--quick`` passes
 #: bound to each measurement's function (docs/architecture.md#tests).
 POOLED = {"mc_pool", "mc_presets", "pool_build", "batch_mc", "batch_mc_home_run"}
-#: The first measurement of the third part (the applications: batch, report, start-up,
-#: the web server's load).
-APPS = "batch"
-PARTS = ("pooled", "solving", "apps")
+#: The first measurement of each part after the first (the others: the evaluator and
+#: one hand's solves; the solves at other tables; the applications: batch, report,
+#: start-up, the web server's load). The solves were one part of 182 s in the slow run
+#: while its other worker had finished: two halves share the two workers.
+STARTS = {"tables": "mc_opponents", "apps": "batch"}
+PARTS = ("pooled", "solving", "tables", "apps")
 
 
 def _part(part: str) -> list[str]:
     """The measurements of one part of the quick run, in their registered order."""
     names = [m.name for m in bench.MEASUREMENTS]
-    apps = set(names[names.index(APPS) :])
     if part == "pooled":
         return [n for n in names if n in POOLED]
-    return [n for n in names if n not in POOLED and (n in apps) == (part == "apps")]
+    bounds = [0, *(names.index(STARTS[p]) for p in PARTS[2:]), len(names)]
+    at = PARTS.index(part) - 1
+    return [n for n in names[bounds[at] : bounds[at + 1]] if n not in POOLED]
 
 
 def test_the_parts_of_the_quick_run_are_every_measurement():
@@ -51,11 +54,11 @@ def test_the_parts_of_the_quick_run_are_every_measurement():
 
 @pytest.mark.slow
 @pytest.mark.parametrize(
-    "part", [pytest.param("pooled", marks=pytest.mark.long), "solving", "apps"]
+    "part", [pytest.param("pooled", marks=pytest.mark.long), "solving", "tables", "apps"]
 )
 def test_bench_quick_json_reports_every_measurement(part):
     """`capsa bench --quick` measures everything: a measurement skipped (its code
-    missing or refusing to run, as a broken batch would) fails this test. In three
+    missing or refusing to run, as a broken batch would) fails this test. In four
     parts (``--only`` each measurement of the part; together they are every
     measurement, the test above), so that the slow run's two workers share them."""
     only = [a for name in _part(part) for a in ("--only", name)]

@@ -14,7 +14,8 @@ from typer.testing import CliRunner
 from solver.apps.bench.web_load import QUICK, address, web_load
 
 
-def test_players_are_served_while_a_flood_is_told_to_slow_down():
+def test_players_are_served_while_a_flood_is_told_to_slow_down(monkeypatch):
+    monkeypatch.delenv("CAPSA_SERVE_MC", raising=False)  # the server as shipped (conftest)
     r = web_load(players=6, seconds=5, think=0.5, flood=12, workers=1, mc_every=4)
     x = r.extra
     for phase in ("alone", "flooded"):

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import httpx2 as httpx
 
-from tests.web_server import capsa_command, serve
+from tests.web_server import as_shipped, capsa_command, serve
 
 HAND = "As Ks Qs Js Ts 9h 9d 9c 2s 3d 4c 5h 7d"
 
@@ -40,7 +40,7 @@ def _until(check, seconds: float = 300):
 
 
 def test_workers_serve_a_dead_one_is_replaced_and_sigterm_drains():
-    s = serve("--workers", "2")
+    s = serve("--workers", "2", env=as_shipped())
     try:
         ready = httpx.get(s.url + "healthz", timeout=300)
         assert ready.status_code == 200 and ready.json() == {"status": "ready"}
@@ -116,7 +116,7 @@ def _gone(pid: int) -> bool:
 def test_monte_carlo_answers_come_from_processes_below_the_worker():
     from solver import solve
 
-    s = serve()  # one worker: the server itself
+    s = serve(env=as_shipped())  # one worker: the server itself, its processes as shipped
     try:
         assert httpx.get(s.url + "healthz", timeout=300).status_code == 200
         pool = _workers(s.proc.pid)  # its Monte Carlo processes, started before it serves

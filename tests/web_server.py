@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import queue
 import re
 import shutil
@@ -45,16 +46,25 @@ class Served:
         return self.proc.returncode, "".join(self.lines)
 
 
-def serve(*args: str, timeout: float = 600) -> Served:
+def as_shipped() -> dict[str, str]:
+    """The tests' environment without ``CAPSA_SERVE_MC``: a server started with it
+    solves its Monte Carlo answers in processes of their own, as shipped (tests/conftest.py
+    puts them on the worker's threads for every other test)."""
+    return {k: v for k, v in os.environ.items() if k != "CAPSA_SERVE_MC"}
+
+
+def serve(*args: str, timeout: float = 600, env: dict[str, str] | None = None) -> Served:
     """Start `capsa serve --port 0 ARGS` and wait until it says where it listens.
 
-    The wait is long because a fresh machine compiles the numba kernels first.
+    The wait is long because a fresh machine compiles the numba kernels first. ``env``:
+    the server's environment (the test's own by default).
     """
     proc = subprocess.Popen(
         [*capsa_command(), "serve", "--port", "0", *args],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
+        env=dict(os.environ) if env is None else env,
     )
     said: queue.Queue[str | None] = queue.Queue()
     lines: list[str] = []
