@@ -126,12 +126,16 @@ class SolvePool:
     def solve(self, request: SolveRequest, deadline: float) -> dict[str, Any]:
         """The answer of ``request`` from a pool process (waited for on this thread).
         ``Stopped`` when the pool is closed (the server stops); a pool whose process
-        died is made again (warmed) for this answer, or, when one dies under this
-        answer, for the next, and this one is refused (503, ``Retry-After``)."""
+        died is made again (warmed) for this answer (also when the pool has not noticed
+        yet), or, when one dies under this answer, for the next, and this one is refused
+        (503, ``Retry-After``)."""
         from solver.strategy.threads import Stopped
 
         for _ in range(2):
             pool = self._pool_or_stopped()
+            if self._lost_one(pool):  # died before this answer: not this answer's loss
+                self._drop(pool)
+                continue
             try:
                 future: Future[dict[str, Any]] = pool.submit(_solve, request, deadline)
             except BrokenProcessPool:  # a process died while it waited: a new pool
@@ -147,6 +151,13 @@ class SolvePool:
                     "the process solving this answer stopped; ask again", 503, 1
                 ) from None
         raise Stopped
+
+    @staticmethod
+    def _lost_one(pool: ProcessPoolExecutor) -> bool:
+        """Whether a process of ``pool`` has already ended (the pool has not yet noticed:
+        an answer given to it now would be refused with the others)."""
+        procs = getattr(pool, "_processes", None) or {}
+        return any(p.exitcode is not None for p in list(procs.values()))
 
     def _pool_or_stopped(self) -> ProcessPoolExecutor:
         from solver.strategy.threads import Stopped
