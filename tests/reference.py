@@ -1427,7 +1427,10 @@ def ref_field_model_value(hand13: Sequence[int], keys, royalties, model, rules) 
        at a deck with jokers) and the 4 suits of the hand's shift curves at that P(win),
        kept within [0, 1 - P(tie)].
     2. The independent-rows value (``ref_field_value``) with those probabilities and the
-       royalty terms (winner, cancel: P(win) x own royalty - fo; always: own - fe).
+       royalty terms (winner, cancel: P(win) x own royalty - fo; always: own - fe). At a
+       deck with jokers fo and fe are those given the n jokers the hand holds
+       (``model.model.jx[n]``'s first column and ``je[n]``;
+       docs/strength.md#the-jokers-in-the-opponents-royalties).
     3. The joint correction at the rows' midranks P(win) + P(tie) / 2: under 2-4,
        -E[s s s] / 2 (the 2-4 bonus is (sum of s - s_f s_m s_b) / 2 when no row ties);
        under 1-6, 3 x (P(win all) - P(lose all)); plus (multiplier - 1) x the scoop's units
@@ -1437,8 +1440,8 @@ def ref_field_model_value(hand13: Sequence[int], keys, royalties, model, rules) 
     4. With a scoop multiplier and royalties: P(win all) = product of P(win) + its
        correction, P(lose all) likewise (each kept in [0, 1], their sum at most 1);
        (multiplier - 1) x (own royalties x P(win all) - sum over rows of fo / P(lose the
-       row) x P(lose all)); mode always: (multiplier - 1) x (own royalties - sum of fe) x
-       (P(win all) + P(lose all)).
+       row) x P(lose all), both given the jokers held: ``jx[n]``'s two columns); mode
+       always: (multiplier - 1) x (own royalties - sum of fe) x (P(win all) + P(lose all)).
     5. The dealt cards' royalty is added as it is.
 
     Where a royalty replaces the row's unit (``royalty_replaces_row``,
@@ -1456,6 +1459,17 @@ def ref_field_model_value(hand13: Sequence[int], keys, royalties, model, rules) 
     suits = [suit_of(c) for c in plain]
     # at a deck with jokers the model's fourteenth rank counts the jokers the hand holds
     rank_counts = [ranks.count(q) for q in range(13)] + [len(hand13) - len(plain)]
+    # the opponents' royalties given the jokers the hand holds (one entry without jokers)
+    jx, je = model.model.jx, model.model.je
+    held = min(len(hand13) - len(plain), len(jx) - 1)
+    fe = [float(x) for x in je[held]]
+
+    def fo(r: int, key: int) -> float:  # what it collects by beating the row
+        return float(jx[held][r][key][0])
+
+    def beaten(r: int, key: int) -> float:  # how often it beats the row
+        return float(jx[held][r][key][1])
+
     win, tie, lose, mid, term = [], [], [], [], []
     for r in range(3):
         key = int(keys[r])
@@ -1474,9 +1488,9 @@ def ref_field_model_value(hand13: Sequence[int], keys, royalties, model, rules) 
         own = float(royalties[r])
         util = float(model.fx[r][key][3])  # a learned model's row utility (0: the field)
         if rules.royalty_mode == "always":
-            term.append(own - float(model.fe[r]) + util)
+            term.append(own - fe[r] + util)
         else:
-            term.append(w * own - float(model.fo[r][key]) + util)
+            term.append(w * own - fo(r, key) + util)
     mult = float(rules.scoop_multiplier)
     value = ref_field_value(win, tie, term, rules.scoring, mult)
     # a scoop's added units (docs/rules.md#the-bankers-table; the pair cap is left out)
@@ -1499,14 +1513,14 @@ def ref_field_model_value(hand13: Sequence[int], keys, royalties, model, rules) 
             p_lose = min(max(p_lose, 0.0), 1.0 - p_win)
             own = sum(float(x) for x in royalties[:3])
             if rules.royalty_mode == "always":
-                theirs = sum(float(x) for x in model.fe)
+                theirs = sum(fe)
                 value += (mult - 1) * (own - theirs) * (p_win + p_lose)
             else:
                 theirs = 0.0  # what an opponent collects when it beats a row: the table's
                 for r in range(3):  # own average over its own chance of beating it
                     k = int(keys[r])
-                    beat = 1.0 - float(model.fw[r][k]) - float(model.ft[r][k])
-                    theirs += float(model.fo[r][k]) / beat if beat > 1e-12 else 0.0
+                    beat = beaten(r, k)
+                    theirs += fo(r, k) / beat if beat > 1e-12 else 0.0
                 value += (mult - 1) * (own * p_win - theirs * p_lose)
     return value + float(royalties[3])
 

@@ -14,7 +14,9 @@ tables per row r = 0 front, 1 middle, 2 back, indexed by key, interleaved in
 ``fx[r, k]``: P(win the row), P(tie), the expected royalty an opponent collects on that row by
 beating a row of key k, and the row utility a learned opponent model adds to a row of
 key k (0 for the field; docs/opponents.md#learned-models); ``fe[r]`` an opponent's
-expected row royalty (for royalty mode "always"). Two corrections refine the
+expected row royalty (for royalty mode "always"). The royalties the kernels charge are
+``jx[n]`` and ``je[n]``'s, the same given the n jokers the hand holds (at a deck without
+jokers, n = 0 and they are ``fx``'s and ``fe``'s). Two corrections refine the
 independent-rows value: the card-removal shift of P(win) for the hand being set
 (``rank``, ``suit``; see ``_hand_shift``) and the joint correction of the bonus for the
 opponent's correlated rows (``joint``, ``jw``, ``jl`` on the rows' midranks; see
@@ -362,7 +364,7 @@ def _hand_shift(hand, rank, suit, shift):
     the dealing deals them, docs/rules.md#jokers); suit float64[3, 14, K + 1] when it
     holds n cards of one suit (each of the four suits adds its term; a joker has none);
     both are FieldModel's. Out: shift float64[3, K + 1], their sum for this hand
-    (first-order: the ranks' and suits' effects add up).
+    (first-order: the ranks' and suits' effects add up). Returns the jokers the hand holds.
     """
     nr = np.zeros(14, np.int64)
     ns = np.zeros(4, np.int64)
@@ -381,15 +383,26 @@ def _hand_shift(hand, rank, suit, shift):
         for s in range(4):
             for x in range(nk):
                 shift[r, x] += suit[r, ns[s], x]
+    return nr[13]
 
 
 @kernel(inline="always")
-def _row_terms(key, myroy, fx, fe, shift, r, mode, rr):
+def _jokers_given(fm, held):
+    """The opponents' royalty tables (``jx``, ``je``: FieldModel's) given the jokers a hand
+    holds (``_hand_shift``): a deck without jokers has one entry."""
+    n = min(held, fm.jx.shape[0] - 1)
+    return fm.jx[n], fm.je[n]
+
+
+@kernel(inline="always")
+def _row_terms(key, myroy, fx, jo, je, shift, r, mode, rr):
     """(win, tie, loss, royalty term, midrank) of one row of key `key` against the field.
 
     fx float64[3, NKEY, 4]: (win, tie, royalty the opponent collects, row utility) by row
-    and key, interleaved so that one lookup is one cache line; fe float64[3]. The win probability is
-    moved by the hand's card-removal shift (float64[3, K + 1], ``_hand_shift``),
+    and key, interleaved so that one lookup is one cache line; jo float64[3, NKEY, 2], je
+    float64[3] the royalty an opponent collects (and how often it beats the row), and its
+    expected row royalty, given the jokers the hand holds (``_jokers_given``). The win
+    probability is moved by the hand's card-removal shift (float64[3, K + 1], ``_hand_shift``),
     interpolated linearly at the field's P(win), and kept within [0, 1 - tie]. The
     midrank win + tie / 2 places the row for the joint correction (``_trilinear``).
     ``myroy`` is the row's royalty as it adds to the row's unit (``_extra`` with rr). The
@@ -413,9 +426,9 @@ def _row_terms(key, myroy, fx, fe, shift, r, mode, rr):
     if w < 0.0:
         w = 0.0
     if mode == MODE_ALWAYS:
-        rt = myroy - fe[r]
+        rt = myroy - je[r]
     else:
-        rt = w * myroy - fx[r, key, 2]
+        rt = w * myroy - jo[r, key, 0]
     return w, t, 1.0 - w - t, rt, w + 0.5 * t
 
 
@@ -488,17 +501,18 @@ def _field_value(wf, tf, lf, wm, tm, lm, wb, tb, lb, rsum, scoring, mult, add):
 
 
 @kernel(inline="always")
-def _given_beat(fx, r, key):
+def _given_beat(jo, r, key):
     """The royalty an opponent collects when it beats row ``r`` of key ``key``: what it
-    collects on average (``fx[r, key, 2]``, over every opponent hand) over how often it
-    beats the row, both the table's own, before the card-removal shift. The shifted loss
+    collects on average (``jo[r, key, 0]``, over every opponent hand, given the jokers the
+    hand holds: ``_jokers_given``) over how often it beats the row (``jo[r, key, 1]``), both
+    the table's own, before the card-removal shift. The shifted loss
     is not its divisor: the shift can lift a win to 1 - tie, leaving a loss of rounding
     (1e-17) or of a few millionths, and a royalty divided by it was tens to billions of
     units, which kept the field and every learned model from settings with a row the
     hand's cards make nearly sure (docs/rules.md#jokers)."""
-    lose = 1.0 - fx[r, key, 0] - fx[r, key, 1]
+    lose = jo[r, key, 1]
     if lose > 1e-12:
-        return fx[r, key, 2] / lose
+        return jo[r, key, 0] / lose
     return 0.0
 
 
@@ -530,9 +544,9 @@ def _field_values(keys, roy, hands, fm, params, vals, wt):
     mode = np.int64(params[P_MODE])
     rr = params[P_RR]
     royal = mult != 1.0 and params[P_ROY] != 0.0 and fm.jw.shape[0] > 1
-    fx, fe = fm.fx, fm.fe
+    fx = fm.fx
     ut = fm.util[0] != 0.0
-    fe_sum = fe[0] + fe[1] + fe[2]
+    jo, je = _jokers_given(fm, 0)
     shift = np.empty((3, fm.rank.shape[3]))
     T = np.empty((3, 5))
     for i in range(keys.shape[0]):
@@ -543,17 +557,17 @@ def _field_values(keys, roy, hands, fm, params, vals, wt):
                     same = False
                     break
         if not same:
-            _hand_shift(hands[i], fm.rank, fm.suit, shift)
+            jo, je = _jokers_given(fm, _hand_shift(hands[i], fm.rank, fm.suit, shift))
         rsum = roy[i, 3]
         for r in range(3):
-            w, t, l, rt, u = _row_terms(keys[i, r], roy[i, r], fx, fe, shift, r, mode, rr)
+            w, t, l, rt, u = _row_terms(keys[i, r], roy[i, r], fx, jo, je, shift, r, mode, rr)
             if ut:  # a learned model's row utility
                 rt += fx[r, keys[i, r], 3]
             T[r, 0] = w
             T[r, 1] = t
             T[r, 2] = l
             T[r, 3] = u
-            T[r, 4] = _given_beat(fx, r, keys[i, r])
+            T[r, 4] = _given_beat(jo, r, keys[i, r])
             rsum += rt
             wt[i, r, 0] = w
             wt[i, r, 1] = t
@@ -566,12 +580,13 @@ def _field_values(keys, roy, hands, fm, params, vals, wt):
             pw = T[0, 0] * T[1, 0] * T[2, 0] + _trilinear(fm.jw, T[0, 3], T[1, 3], T[2, 3])
             pl = T[0, 2] * T[1, 2] * T[2, 2] + _trilinear(fm.jl, T[0, 3], T[1, 3], T[2, 3])
             mine = _extra(roy[i, 0], rr) + _extra(roy[i, 1], rr) + _extra(roy[i, 2], rr)
-            v += _scoop_royalties(pw, pl, mine, T[0, 4], T[1, 4], T[2, 4], fe_sum, mult, mode)
+            v += _scoop_royalties(pw, pl, mine, T[0, 4], T[1, 4], T[2, 4], je[0] + je[1] + je[2],
+                                  mult, mode)  # fmt: skip
         vals[i] = v + roy[i, 3]
 
 
 @kernel
-def _field_terms(k3, k5, r3, r5, fx, fe, shift, mode, rr, ut, ng, F, M, B):
+def _field_terms(k3, k5, r3, r5, fx, jo, je, shift, mode, rr, ut, ng, F, M, B):
     """Per-subset terms for front, middle, back use: (win, tie, loss, royalty term, row
     value, midrank, royalty an opponent collects when it beats it (``_given_beat``), own
     royalty, and the midrank's cell and fraction on a grid of ng cells (``_node``; ng >= 1)).
@@ -580,7 +595,7 @@ def _field_terms(k3, k5, r3, r5, fx, fe, shift, mode, rr, ut, ng, F, M, B):
     the row value after the loops, which stay as fast as the field's without it.
     Written out row by row: a helper kernel per row costs a third more time here."""
     for j in range(286):
-        w, t, l, rt, u = _row_terms(k3[j], r3[j], fx, fe, shift, 0, mode, rr)
+        w, t, l, rt, u = _row_terms(k3[j], r3[j], fx, jo, je, shift, 0, mode, rr)
         c, x = _node(u, ng)
         F[j, 8] = c
         F[j, 9] = x
@@ -590,11 +605,11 @@ def _field_terms(k3, k5, r3, r5, fx, fe, shift, mode, rr, ut, ng, F, M, B):
         F[j, 3] = rt
         F[j, 4] = w - l + rt
         F[j, 5] = u
-        F[j, 6] = _given_beat(fx, 0, k3[j])
+        F[j, 6] = _given_beat(jo, 0, k3[j])
         F[j, 7] = _extra(r3[j], rr)
     for i in range(1287):
         for r, out in ((1, M), (2, B)):
-            w, t, l, rt, u = _row_terms(k5[i], r5[r - 1, i], fx, fe, shift, r, mode, rr)
+            w, t, l, rt, u = _row_terms(k5[i], r5[r - 1, i], fx, jo, je, shift, r, mode, rr)
             c, x = _node(u, ng)
             out[i, 0] = w
             out[i, 1] = t
@@ -602,7 +617,7 @@ def _field_terms(k3, k5, r3, r5, fx, fe, shift, mode, rr, ut, ng, F, M, B):
             out[i, 3] = rt
             out[i, 4] = w - l + rt
             out[i, 5] = u
-            out[i, 6] = _given_beat(fx, r, k5[i])
+            out[i, 6] = _given_beat(jo, r, k5[i])
             out[i, 7] = _extra(r5[r - 1, i], rr)
             out[i, 8] = c
             out[i, 9] = x
@@ -644,7 +659,7 @@ def _field_best(hand, k3, k5, r3, r5, st, fm, params, f3):
     mult = params[P_MULT]
     add = params[P_SCOOP_ADD]
     mode = np.int64(params[P_MODE])
-    fx, fe = fm.fx, fm.fe
+    fx = fm.fx
     joint, jw, jl, jslab = fm.joint, fm.jw, fm.jl, fm.jslab
     has_joint = joint.shape[0] > 1
     royal = mult != 1.0 and params[P_ROY] != 0.0 and jw.shape[0] > 1
@@ -652,15 +667,15 @@ def _field_best(hand, k3, k5, r3, r5, st, fm, params, f3):
     sj = np.zeros((ng + 1, ng + 1))
     sw = np.zeros((ng + 1, ng + 1))
     sl = np.zeros((ng + 1, ng + 1))
-    fe_sum = fe[0] + fe[1] + fe[2]
     jw_max = fm.jmax[0]
     shift = np.empty((3, fm.rank.shape[3]))
-    _hand_shift(hand, fm.rank, fm.suit, shift)
+    jo, je = _jokers_given(fm, _hand_shift(hand, fm.rank, fm.suit, shift))
+    fe_sum = je[0] + je[1] + je[2]
     F = np.empty((286, 10))
     M = np.empty((1287, 10))
     B = np.empty((1287, 10))
-    _field_terms(k3, k5, r3, r5, fx, fe, shift, mode, params[P_RR], fm.util[0] != 0.0, max(ng, 1),
-                 F, M, B)  # fmt: skip
+    _field_terms(k3, k5, r3, r5, fx, jo, je, shift, mode, params[P_RR], fm.util[0] != 0.0,
+                 max(ng, 1), F, M, B)  # fmt: skip
     o5 = _radix_order(k5)
     o3 = _radix_order(f3)  # fronts by their keys in the foul check
     # prefix maxima over rows no stronger than each five (ties included)

@@ -252,7 +252,7 @@ def fast_records(job: Job, good: list[Good], bad: list[BadLine]) -> list[dict[st
         split, keys, roy, _ = set_sorted_hands(srt[play], cr, job.policy, setter, threads=1)
         vals, wt = field_values(keys, roy, srt[play], cr, field)
         no_fouls = np.zeros(len(play), np.bool_)  # the policies never foul
-        parts = field_parts(vals, wt, keys, roy, no_fouls, cr, field)  # one pass for the chunk
+        parts = field_parts(vals, wt, keys, roy, srt[play], no_fouls, cr, field)  # one pass
         for j, i in enumerate(play.tolist()):
             line, ident, _, played = good[i]
             one = Candidates(srt[i], split[j : j + 1], keys[j : j + 1], roy[j : j + 1], 0, False,

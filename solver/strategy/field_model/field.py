@@ -12,7 +12,10 @@ setting wins against field opponents (a Monte Carlo settlement) much more closel
   one suit (``suit``) is stored on knots evenly spaced in the field's P(win), and a
   hand's shift is the sum over its ranks and suits (first order). At a deck with
   jokers ``rank`` has a fourteenth rank, the jokers: n of them held (0, 1, 2) shifts
-  as the dealing deals the rest to the opponents (docs/rules.md#jokers);
+  as the dealing deals the rest to the opponents (docs/rules.md#jokers), and the
+  royalties the opponents collect are taken from their rows' keys given the n jokers
+  the hand holds (``jdist``): a hand holding both leaves them none to make their
+  royalty rows with (docs/strength.md#the-jokers-in-the-opponents-royalties);
 - **joint rows**: an opponent's three rows are strongly correlated, and the scoring's
   bonus (scoop, 2-4, multiplier) depends on all three. The difference between the true
   joint outcome and independent rows, as a function of the three rows' midranks (win +
@@ -38,6 +41,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from evaluator.cards import JOKER_FACE
 from solver.engine.compiled import CompiledRules
 from solver.engine.layout import ROWS
 from solver.engine.rules import Rules
@@ -69,6 +73,10 @@ class FieldModel(NamedTuple):
     jl: np.ndarray  # [G + 1]^3 P(lose all three) correction
     jmax: np.ndarray  # [1] largest jw node
     util: np.ndarray  # [1] 1.0 when fx[..., 3] holds a row utility (a learned model's), else 0.0
+    jx: np.ndarray  # [J + 1, 3, nkey, 2] by the jokers the hand holds (J: the deck's; 0 without
+    #                jokers): the royalty an opponent collects by beating a row of this key,
+    #                and how often it beats it, from its rows' keys given those jokers held
+    je: np.ndarray  # [J + 1, 3] an opponent's expected row royalty given those jokers held
 
 
 class FieldTables(NamedTuple):
@@ -88,6 +96,8 @@ class FieldTables(NamedTuple):
     cop: np.ndarray  # float64[3, G + 1, G + 1, G + 1] (stored) E[s s s], P(win all),
     #                  P(lose all) corrections at the midrank nodes
     model: FieldModel
+    jdist: np.ndarray  # float32[J + 1, 3, nkey] (stored at a deck with jokers, else [0, 3,
+    #                    nkey]) the opponent's row-key distribution given n jokers held
 
 
 def play_digest(rules: Rules) -> str:
@@ -172,6 +182,7 @@ def field_tables(
     cop: np.ndarray | None = None,
     meta: dict | None = None,
     util: np.ndarray | None = None,
+    jdist: np.ndarray | None = None,
 ) -> FieldTables:
     """The field model from the opponents' row-key distribution (each row is normalised)
     and the two corrections (None: none). Every array is taken at float32 precision, as a
@@ -180,23 +191,17 @@ def field_tables(
     opponent model's, solver.strategy.opposition.learn): units added to a setting's value for each
     row's key, kept beside the field's tables in ``fx[..., 3]`` (which the setting
     kernels add to each row's term, whatever the scoring, the scoop multiplier and the
-    royalty mode: docs/opponents.md#learned-models)."""
+    royalty mode: docs/opponents.md#learned-models). ``jdist`` float[J + 1, 3, nkey] (a
+    deck with J jokers): the opponent's row-key distribution given n jokers held, whose
+    royalties the opponents collect against a hand holding n (None: the distribution's
+    own for every n)."""
     stored = _f32(dist)
     dist = stored / stored.sum(axis=1, keepdims=True)
-    cdf = np.cumsum(dist, axis=1)
-    fw = np.zeros_like(dist)
-    fw[:, 1:] = cdf[:, :-1]
-    ft = dist.copy()
-    if cr.rules.suit_order is not None:
-        ft[:] = 0.0  # distinct cards never tie under a suit order
     rk = cr.royalty_by_key
     if cr.rules.royalty_replaces_row:  # what a row's royalty adds to its unit
         rk = np.where(rk > 0.0, rk - 1.0, rk)
-    paid = dist * rk
-    tail = np.cumsum(paid[:, ::-1], axis=1)[:, ::-1]  # sum over keys >= k
-    fo = np.zeros_like(dist)
-    fo[:, :-1] = tail[:, 1:]  # strictly stronger rows
-    fe = paid.sum(axis=1)
+    fw, ft, fo, fe = _row_tables(dist, cr, rk)
+    jdist, jx, je = _by_jokers(cr, dist, jdist, rk)
     fx = np.zeros((3, dist.shape[1], 4))
     fx[..., 0], fx[..., 1], fx[..., 2] = fw, ft, fo
     if util is not None:
@@ -231,13 +236,61 @@ def field_tables(
         fx=_frozen(fx), fe=_frozen(fe), rank=_frozen(rank), suit=_frozen(suit),
         joint=_frozen(joint), jslab=_frozen(jslab), jw=_frozen(jw), jl=_frozen(jl),
         jmax=_frozen(np.array([max(0.0, float(jw.max()))])),
-        util=_frozen(np.array([float(np.any(fx[..., 3] != 0.0))])),
+        util=_frozen(np.array([float(np.any(fx[..., 3] != 0.0))])), jx=_frozen(jx),
+        je=_frozen(je),
     )  # fmt: skip
     return FieldTables(
         fw=model.fx[..., 0], ft=model.fx[..., 1], fo=model.fx[..., 2], fe=model.fe,
         fx=model.fx, dist=stored, meta=dict(meta or {}), rank=rank, suit=suit, cop=cop,
-        model=model,
+        model=model, jdist=jdist,
     )  # fmt: skip
+
+
+def _row_tables(
+    dist: np.ndarray, cr: CompiledRules, rk: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """From normalised row-key distributions float64[..., nkey] and the royalty each key
+    adds to its row's unit: P(win) and P(tie) of a row of each key, the royalty an
+    opponent collects by beating it (its rows strictly stronger) and its expected row
+    royalty."""
+    cdf = np.cumsum(dist, axis=-1)
+    fw = np.zeros_like(dist)
+    fw[..., 1:] = cdf[..., :-1]
+    ft = dist.copy()
+    if cr.rules.suit_order is not None:
+        ft[:] = 0.0  # distinct cards never tie under a suit order
+    paid = dist * rk
+    tail = np.cumsum(paid[..., ::-1], axis=-1)[..., ::-1]  # sum over keys >= k
+    fo = np.zeros_like(dist)
+    fo[..., :-1] = tail[..., 1:]  # strictly stronger rows
+    return fw, ft, fo, paid.sum(axis=-1)
+
+
+def _by_jokers(
+    cr: CompiledRules, dist: np.ndarray, jdist: np.ndarray | None, rk: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The stored ``jdist`` (float32; [0, 3, nkey] without jokers) and the model's ``jx``,
+    ``je`` (``FieldModel``): the opponents' royalties by the jokers the hand holds, from
+    ``jdist`` (every entry the distribution ``dist``'s own when it is None, and the one
+    entry at a deck without jokers)."""
+    jokers = cr.rules.deck.jokers
+    nkey = dist.shape[1]
+    if jdist is None:
+        given = np.broadcast_to(dist, (jokers + 1, 3, nkey))
+        stored = np.zeros((0, 3, nkey), np.float32) if not jokers else _f32(given)
+    else:
+        stored = _f32(jdist)
+        if not jokers or stored.shape != (jokers + 1, 3, nkey):
+            raise ValueError(f"jokers' row-key tables have shape {stored.shape}, expected "
+                             f"({jokers + 1}, 3, {nkey})")  # fmt: skip
+        if not np.isfinite(stored).all() or (stored < 0).any():
+            raise ValueError("jokers' row-key tables are damaged")
+        if not (stored.sum(axis=2) > 0).all():
+            raise ValueError("jokers' row-key tables are empty")
+        given = stored.astype(np.float64)
+        given /= given.sum(axis=2, keepdims=True)
+    fw, ft, fo, fe = _row_tables(np.asarray(given, np.float64), cr, rk)
+    return stored, np.stack([fo, 1.0 - fw - ft], axis=-1), fe
 
 
 def _card_removal(
@@ -269,7 +322,8 @@ def empty_model() -> FieldModel:
         fx=_frozen(np.zeros((3, 1, 4))), fe=_frozen(np.zeros(3)),
         rank=_frozen(np.zeros((3, 13, of_a_rank, 2))), suit=_frozen(np.zeros((3, 14, 2))),
         joint=z, jslab=_frozen(np.zeros(1)), jw=z, jl=z, jmax=_frozen(np.zeros(1)),
-        util=_frozen(np.zeros(1)),
+        util=_frozen(np.zeros(1)), jx=_frozen(np.zeros((1, 3, 1, 2))),
+        je=_frozen(np.zeros((1, 3))),
     )  # fmt: skip
 
 
@@ -311,6 +365,7 @@ def save_field(
             "rank": tables.rank,
             "suit": tables.suit,
             "cop": tables.cop,
+            **({"jdist": tables.jdist} if len(tables.jdist) else {}),
             **(extra or {}),
         }.items()
     }
@@ -326,6 +381,7 @@ def load_field_file(path: Path, cr: CompiledRules) -> FieldTables:
         meta = json.loads(str(z["meta"]))
         dist = z["dist"]
         extra = {name: z[name] for name in ("rank", "suit", "cop") if name in z.files}
+        jdist = z["jdist"] if "jdist" in z.files else None
     if dist.shape != (3, cr.nkey):
         raise ValueError(f"{path}: field table has shape {dist.shape}, expected (3, {cr.nkey})")
     version = meta.get("version", 1)
@@ -334,8 +390,11 @@ def load_field_file(path: Path, cr: CompiledRules) -> FieldTables:
                          f"{FIELD_VERSION}")  # fmt: skip
     if version >= 2 and len(extra) != 3:
         raise ValueError(f"{path}: field table version {version} lacks its corrections")
+    if version >= 2 and cr.rules.deck.jokers and jdist is None:
+        raise ValueError(f"{path}: field table leaves the jokers out of the opponents' "
+                         "royalties (trained before capsa counted them): train it again")
     try:
-        return field_tables(dist, cr, meta=meta, **extra)
+        return field_tables(dist, cr, meta=meta, jdist=jdist, **extra)
     except ValueError as exc:
         raise ValueError(f"{path}: {exc}") from None
 
@@ -373,6 +432,20 @@ def field_values(
         np.ascontiguousarray(hands), f.model, cr.params, vals, wt,
     )  # fmt: skip
     return vals, wt
+
+
+def opponents_royalties(
+    field: FieldTables, keys: np.ndarray, hands: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """What the field's opponents collect against settings given by their row keys int[n,
+    3] of sorted hands uint8[n, 13] (or uint8[13] for all), as the kernels charge it: on
+    each row, the royalty an opponent collects by beating it, and its expected row
+    royalty (mode "always"), both given the jokers the hand holds. float64[n, 3] each."""
+    jx, je = field.model.jx, field.model.je
+    held = (np.asarray(hands).reshape(-1, 13) == JOKER_FACE).sum(axis=1)
+    held = np.broadcast_to(np.minimum(held, len(jx) - 1), (len(keys),))
+    rows = np.arange(len(ROWS))[None, :]
+    return jx[held[:, None], rows, np.asarray(keys, np.int64), 0], je[held]
 
 
 def field_row_stats(wt: np.ndarray) -> dict[str, dict[str, float]]:

@@ -193,7 +193,10 @@ def model_from_stats(
     )
     cop = joint_grids(stats.dist, keys, weights, grid)
     dist = stats.dist / stats.dist.sum(axis=1, keepdims=True)
-    return field_tables(dist, cr, rank.reshape(3, ranks, counts, knots + 1), suit, cop, meta)
+    jokers = cr.rules.deck.jokers  # the rows' keys given the jokers the hand holds
+    jdist = stats.rank[:, 13, : jokers + 1].transpose(1, 0, 2) if jokers else None
+    return field_tables(dist, cr, rank.reshape(3, ranks, counts, knots + 1), suit, cop, meta,
+                        jdist=jdist)  # fmt: skip
 
 
 def table_change(old: np.ndarray, new: np.ndarray) -> float:

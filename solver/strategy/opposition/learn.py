@@ -233,7 +233,8 @@ def model_tables(
     field: FieldTables, util: np.ndarray, cr: CompiledRules, meta: dict[str, Any]
 ) -> FieldTables:
     """A learned model's tables: the field's, with the row utility beside them."""
-    return field_tables(field.dist, cr, field.rank, field.suit, field.cop, meta=meta, util=util)
+    return field_tables(field.dist, cr, field.rank, field.suit, field.cop, meta=meta, util=util,
+                        jdist=field.jdist if len(field.jdist) else None)  # fmt: skip
 
 
 @dataclass

@@ -60,6 +60,8 @@ MODEL_VERSION = 1
 MAX_MODEL_BYTES = 16 << 20
 MAX_MODEL_ARRAYS = 64 << 20
 _ARRAYS = ("dist", "rank", "suit", "cop", "util", "meta")
+#: Arrays a model file may add: at a deck with jokers, its rows' keys given the jokers held.
+_OPTIONAL = ("jdist",)
 
 
 @dataclass(frozen=True, eq=False)
@@ -251,8 +253,9 @@ def _read_tables(data: bytes, where: str, cr: CompiledRules) -> FieldTables:
             raise InputError(f"{where}: its corrections are damaged")
         if extra["util"].shape != (3, cr.nkey):
             raise InputError(f"{where}: its row utility has shape {extra['util'].shape}")
+        jdist = arrays["jdist"].astype(np.float32) if "jdist" in arrays else None
         try:
-            tables = field_tables(dist, cr, meta=meta, **extra)
+            tables = field_tables(dist, cr, meta=meta, jdist=jdist, **extra)
         except ValueError as exc:
             raise InputError(f"{where}: {exc}") from None
         # the tables as the kernels read them: every value finite
@@ -293,7 +296,7 @@ def _check_deck(meta: dict, where: str, cr: CompiledRules) -> None:
 
 
 #: The dtype kinds each array of a model file may have (numbers; the metadata text).
-_KINDS = {"meta": "U", **{name: "fiu" for name in _ARRAYS if name != "meta"}}
+_KINDS = {"meta": "U", **{name: "fiu" for name in (*_ARRAYS, *_OPTIONAL) if name != "meta"}}
 
 
 def _arrays(data: bytes) -> dict[str, np.ndarray]:
@@ -304,7 +307,8 @@ def _arrays(data: bytes) -> dict[str, np.ndarray]:
     with zipfile.ZipFile(io.BytesIO(data)) as zf:
         infos = zf.infolist()
         names = sorted(i.filename for i in infos)
-        if names != sorted(f"{a}.npy" for a in _ARRAYS):
+        kept = sorted(set(names) - {f"{a}.npy" for a in _OPTIONAL})
+        if len(set(names)) != len(names) or kept != sorted(f"{a}.npy" for a in _ARRAYS):
             raise ValueError(f"it holds {', '.join(names)[:60]}")
         if sum(i.file_size for i in infos) > MAX_MODEL_ARRAYS:
             raise ValueError("its arrays are too large")
@@ -322,7 +326,7 @@ def _arrays(data: bytes) -> dict[str, np.ndarray]:
             if need > info.file_size:
                 raise ValueError(f"{name} declares {need:,} bytes in {info.file_size:,}")
     with np.load(io.BytesIO(data), allow_pickle=False) as z:
-        return {name: z[name] for name in _ARRAYS}
+        return {name: z[name] for name in (*_ARRAYS, *_OPTIONAL) if f"{name}.npy" in names}
 
 
 def _meta(raw: np.ndarray, where: str) -> dict:

@@ -43,7 +43,12 @@ from solver.engine.inputs import quote
 from solver.engine.layout import MAX_UNITS, P_FOUL, P_FOUL_NAT, P_HR_MIN, P_HR_MULT, ROWS
 from solver.engine.options import MIN_STAKE
 from solver.engine.settlement import find_naturals, settle_declared
-from solver.strategy.field_model.field import field_row_stats, field_values, foul_value
+from solver.strategy.field_model.field import (
+    field_row_stats,
+    field_values,
+    foul_value,
+    opponents_royalties,
+)
 from solver.strategy.field_model.policy import load_set_hands, set_sorted_hands
 from solver.strategy.field_model.trained import get_field
 from solver.strategy.hands.deal import deal_hands
@@ -479,7 +484,7 @@ def score_field(
     if fouls.any():
         vals[fouls] = foul_value(cr, f)
         wt[fouls] = 0.0
-    parts = field_parts(vals, wt, cands.keys, cands.roy, fouls, cr, f)
+    parts = field_parts(vals, wt, cands.keys, cands.roy, cands.hand, fouls, cr, f)
     return with_code_card(cands, cr, None, stakes,
                           field_scores(vals, wt, cr, method, n_opp, stakes, parts))  # fmt: skip
 
@@ -489,6 +494,7 @@ def field_parts(
     wt: np.ndarray,
     keys: np.ndarray,
     roy: np.ndarray,
+    hands: np.ndarray,
     fouls: np.ndarray,
     cr: CompiledRules,
     f: object,
@@ -503,16 +509,17 @@ def field_parts(
     out). A fouled setting: rows -3, royalties the field's expected royalties, lost; the
     rest bonus."""
     fx, fe = f.fx, f.fe  # type: ignore[attr-defined]
+    collected, expected = opponents_royalties(f, keys, hands)  # type: ignore[arg-type]
     n = len(vals)
     out = np.zeros((n, 4))
     win, tie = wt[:, :, 0], wt[:, :, 1]
     out[:, 0] = (2.0 * win + tie - 1.0).sum(axis=1)
     r = np.arange(3)
     if cr.rules.royalty_mode == "always":
-        terms = roy[:, :3] - fe[None, :] + fx[r[None, :], keys, 3]
+        terms = roy[:, :3] - expected + fx[r[None, :], keys, 3]
     else:  # what a row's royalty adds to its unit (docs/rules.md#tables-as-the-apps-pay-them)
         mine = roy[:, :3] - (roy[:, :3] > 0.0) * float(cr.rules.royalty_replaces_row)
-        terms = win * mine - fx[r[None, :], keys, 2] + fx[r[None, :], keys, 3]
+        terms = win * mine - collected + fx[r[None, :], keys, 3]
     out[:, 2] = terms.sum(axis=1) + roy[:, 3]
     flat = cr.rules.foul_penalty is not None  # a flat penalty is all bonus
     out[fouls, 0], out[fouls, 2] = (0.0, 0.0) if flat else (-3.0, -float(fe.sum()))
