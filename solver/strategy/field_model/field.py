@@ -151,15 +151,16 @@ def _play_suits(rules: Rules) -> str:
     return ("", "h", "hc")[len(rules.extra_suits)]
 
 
-def foul_value(cr: CompiledRules, f: FieldTables) -> float:
+def foul_value(cr: CompiledRules, f: FieldTables, hand: np.ndarray | None = None) -> float:
     """What a fouled setting is worth against one field opponent (who never fouls): it is
     scooped, paying the scoop and the opponent's expected royalties (rows at their whole
-    value where the ruleset says so), multiplied; or the flat penalty
-    (docs/rules.md#flat-foul-penalty)."""
+    value where the ruleset says so; given the jokers the sorted ``hand`` holds, when
+    given), multiplied; or the flat penalty (docs/rules.md#flat-foul-penalty)."""
     if cr.rules.foul_penalty is not None:
         return -float(cr.rules.foul_penalty)
     scoop = {"per-row": 3.0, "1-6": 6.0, "2-4": 4.0}[cr.rules.scoring]
-    paid = (scoop + float(f.fe.sum())) * float(cr.rules.scoop_multiplier)
+    theirs = f.fe if hand is None else opponents_royalties(f, np.zeros((1, 3)), hand)[1][0]
+    paid = (scoop + float(theirs.sum())) * float(cr.rules.scoop_multiplier)
     return -paid - float(cr.rules.scoop_bonus)  # docs/rules.md#the-bankers-table: no cap here
 
 

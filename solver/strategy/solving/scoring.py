@@ -482,7 +482,7 @@ def score_field(
     vals, wt = field_values(cands.keys, cands.roy, cands.hand, cr, f)
     fouls = cands.fouls
     if fouls.any():
-        vals[fouls] = foul_value(cr, f)
+        vals[fouls] = foul_value(cr, f, cands.hand)
         wt[fouls] = 0.0
     parts = field_parts(vals, wt, cands.keys, cands.roy, cands.hand, fouls, cr, f)
     return with_code_card(cands, cr, None, stakes,
@@ -506,9 +506,10 @@ def field_parts(
     "always" each side's own; a learned model's row utility; and the dealt cards'
     royalty); bonus, the rest (scoop or majority, the joint-rows correction, what a
     scoop multiplier adds); naturals 0 (the field model leaves the opponents' naturals
-    out). A fouled setting: rows -3, royalties the field's expected royalties, lost; the
-    rest bonus."""
-    fx, fe = f.fx, f.fe  # type: ignore[attr-defined]
+    out). The field's royalties are those given the jokers each setting's hand (``hands``,
+    sorted, uint8[n, 13] or uint8[13]) holds. A fouled setting: rows -3, royalties the
+    field's expected royalties, lost; the rest bonus."""
+    fx = f.fx  # type: ignore[attr-defined]
     collected, expected = opponents_royalties(f, keys, hands)  # type: ignore[arg-type]
     n = len(vals)
     out = np.zeros((n, 4))
@@ -522,7 +523,7 @@ def field_parts(
         terms = win * mine - collected + fx[r[None, :], keys, 3]
     out[:, 2] = terms.sum(axis=1) + roy[:, 3]
     flat = cr.rules.foul_penalty is not None  # a flat penalty is all bonus
-    out[fouls, 0], out[fouls, 2] = (0.0, 0.0) if flat else (-3.0, -float(fe.sum()))
+    out[fouls, 0], out[fouls, 2] = (0.0, 0.0) if flat else (-3.0, -expected[fouls].sum(axis=1))
     out[:, 1] = vals - out[:, 0] - out[:, 2]
     return out
 
