@@ -8,6 +8,11 @@ ranks of card-removal shift, the jokers left out; the jokers' row added as zeros
 the kernels then add as nothing: the values of then) and under the table shipped now, and
 print the share of hands set differently, among all, by the jokers they hold, and among
 the hands holding both (docs/strength.md#the-jokers-in-the-card-removal).
+
+``--before 795ff19`` compares, in the same way, the tables before the opponents'
+royalties were taken given the jokers the hand holds: their jokers' row of the shift
+as trained, their royalties the distribution's own whatever the hand holds
+(docs/strength.md#the-jokers-in-the-opponents-royalties).
 """
 
 from __future__ import annotations
@@ -43,13 +48,15 @@ def _file(table: str) -> str:
 
 
 def _before(table: str, commit: str, cr):
-    """The table shipped at ``commit``, its rank shift given the jokers' row as zeros."""
+    """The table shipped at ``commit``, its rank shift given the jokers' row as zeros
+    when it has none, its royalties the same whatever the hand holds."""
     blob = subprocess.run(["git", "-C", str(ROOT), "show", f"{commit}:solver/data/{_file(table)}"],
                           capture_output=True, check=True).stdout  # fmt: skip
     with np.load(io.BytesIO(blob), allow_pickle=False) as z:
         dist, rank, suit, cop = (z[k] for k in ("dist", "rank", "suit", "cop"))
-    pad = np.zeros((3, 1, *rank.shape[2:]), rank.dtype)
-    return field_tables(dist, cr, np.concatenate([rank, pad], axis=1), suit, cop)
+    if rank.shape[1] == 13:
+        rank = np.concatenate([rank, np.zeros((3, 1, *rank.shape[2:]), rank.dtype)], axis=1)
+    return field_tables(dist, cr, rank, suit, cop)
 
 
 def changed(table: str, hands: int, seed: int, commit: str) -> dict[str, tuple[int, int]]:
