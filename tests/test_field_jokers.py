@@ -154,3 +154,23 @@ def test_the_royalties_charged_a_hand_holding_both_jokers_are_what_dealt_opponen
     bias = {k: np.abs(np.mean(e, axis=(0, 1))) for k, e in errors.items()}
     assert bias["given"].max() < 0.02, bias
     assert bias["given"].sum() < bias["any"].sum() / 10, bias
+
+
+def test_a_fouled_setting_of_a_hand_holding_both_jokers_pays_the_royalties_dealt_opponents_make():
+    """A fouled setting is scooped and pays the opponent's royalties (``foul_value``): for
+    a hand holding both jokers at 十三水 with two jokers, the royalties of opponents who hold
+    none. What holding both saves against the table's royalties over every hand is what
+    3,000 dealt field opponents' royalties save, within 0.15 units (the saving is about
+    1.7 units, multiplied by the scoop's 2; the dealt mean's standard error, about 0.03,
+    doubled, is a twentieth of the tolerance's width)."""
+    rules = replace(with_jokers(load_rules("shisanshui"), 2), naturals=())
+    cr = compile_rules(rules)
+    f = TR.get_field(cr)
+    hand = _holding(np.random.default_rng(13), cr, 2)
+    opp = deal_opponents(hand, cr, 1, 3000, 300)
+    paid = opp.roy[:, :3] - (opp.roy[:, :3] > 0.0) * float(cr.rules.royalty_replaces_row)
+    mult = float(cr.rules.scoop_multiplier)
+    saved_dealt = (float(f.fe.sum()) - float(paid.sum(axis=1).mean())) * mult
+    saved = FT.foul_value(cr, f, hand) - FT.foul_value(cr, f)
+    assert saved > 0.5
+    assert saved == pytest.approx(saved_dealt, abs=0.15)
