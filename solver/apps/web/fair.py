@@ -156,21 +156,23 @@ class Lane:
         return max(1, min(60, math.ceil(ahead * self.seconds)))
 
     def admit(self, client: str | None) -> None:
-        """Take a place for ``client`` (None: not counted per client), else Refused."""
-        if self.held >= self.most:
-            n = self.held
-            raise Refused(
-                f"busy: this server is working on {n} answer{'s' * (n != 1)} of this kind "
-                "already; try again in a moment",
-                503,
-                self.retry_after(),
-            )
+        """Take a place for ``client`` (None: not counted per client), else Refused: 429
+        when the client holds its share (whether or not the lane is full: a flood is told
+        that it is the one to slow down), else 503 when the lane is full."""
         if client is not None and self.by_client[client] >= self.share:
             n = self.by_client[client]
             raise Refused(
                 f"slow down: {n} of your answers of this kind are under way already (at most "
                 f"{self.share} at once from one client); ask again when one is back",
                 429,
+                self.retry_after(),
+            )
+        if self.held >= self.most:
+            n = self.held
+            raise Refused(
+                f"busy: this server is working on {n} answer{'s' * (n != 1)} of this kind "
+                "already; try again in a moment",
+                503,
                 self.retry_after(),
             )
         self.held += 1
