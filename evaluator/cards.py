@@ -23,6 +23,7 @@ copy's is: a hand's faces are valid ids of its deck. ``faces_of`` turns ids into
 
 from __future__ import annotations
 
+import itertools
 import operator
 import re
 from collections.abc import Iterable, Iterator, Sequence
@@ -322,9 +323,10 @@ def parse_cards(
     ids = _parse_faces(text, allow_duplicates)
     if JOKER_FACE in ids:
         at = ids.index(JOKER_FACE) + 1
+        written = next(itertools.islice(_tokens(text), at - 1, None))  # as the text has it
         raise CardParseError(
-            f"bad card 'X' at position {at}: a joker, and {NO_JOKERS}",
-            JOKER,
+            f"bad card {_show(written)} at position {at}: a joker, and {NO_JOKERS}",
+            written,
             at,
         )
     return np.array(ids, dtype=np.uint8)
