@@ -279,22 +279,48 @@ def _straight_top(ranks: set[int], wheel: str) -> float | None:
     return None
 
 
+#: The wheel's orders (docs/rules.md): A-2-3-4-5 the lowest straight, or second to A-K.
+WHEELS = ("low", "second")
+
+
 def ref_key5(cards: Sequence[int], wheel: str = "low") -> tuple:
     """Comparable key of a 5-card row (middle or back). Higher is stronger. A joker
     takes the card that makes the row strongest (``_best_substitution``)."""
     cards = _ints(cards)
     if any(is_joker(c) for c in cards):
         return ref_key5(_best_substitution(cards, lambda r: ref_key5(r, wheel)), wheel)
+    if wheel not in WHEELS:
+        raise ValueError(f"wheel must be 'low' or 'second', got {wheel!r}")
+    return _key5(_read5(cards), wheel)
+
+
+def ref_key5_orders(cards: Sequence[int]) -> dict[str, tuple]:
+    """``ref_key5`` under each order of the wheel (``WHEELS``): {wheel: key}. A row
+    without a joker is read once (only a straight's height depends on the order)."""
+    cards = _ints(cards)
+    if any(is_joker(c) for c in cards):
+        return {w: ref_key5(cards, w) for w in WHEELS}
+    read = _read5(cards)
+    return {w: _key5(read, w) for w in WHEELS}
+
+
+def _read5(cards: tuple[int, ...]) -> tuple[tuple[int, ...], list[int], bool, set[int]]:
+    """What a 5-card row's key is made of: its rank groups (one rank per group, biggest
+    group first, then higher rank first), their sizes (biggest first), whether it is
+    one suit, and its ranks."""
     if len(cards) != 5 or len(set(cards)) != 5:
         raise ValueError(f"a 5-card row needs 5 distinct cards, got {cards}")
-    ranks = {rank_of(c) for c in cards}
+    counts = Counter(rank_of(c) for c in cards)
+    groups = tuple(sorted(counts, key=lambda r: (counts[r], r), reverse=True))
+    sizes = sorted(counts.values(), reverse=True)
     is_flush = len({suit_of(c) for c in cards}) == 1
-    top = _straight_top(ranks, wheel)
-    if top is None and wheel not in ("low", "second"):
-        raise ValueError(f"wheel must be 'low' or 'second', got {wheel!r}")
-    groups = tuple(_rank_groups(cards))  # one rank per group, biggest group first
-    sizes = _group_sizes(cards)
+    return groups, sizes, is_flush, set(counts)
 
+
+def _key5(read: tuple[tuple[int, ...], list[int], bool, set[int]], wheel: str) -> tuple:
+    """The key of a row ``_read5`` read, under ``wheel``."""
+    groups, sizes, is_flush, ranks = read
+    top = _straight_top(ranks, wheel)
     if sizes == [5]:
         return (FIVE_OF_A_KIND, groups)
     if top is not None and is_flush:

@@ -94,18 +94,24 @@ def test_a_home_run_batch_builds_its_pool_and_draws_whole_tables(folder, tmp_pat
     """Under shisanshui and mau-binh-rules (4 players: the home run at the table) a batch long
     enough to pay for a pool builds the ruleset's own and draws from it (whole tables,
     solver.strategy.solving.home_run): the run file keeps it, one worker and two write the same
-    records, and they differ from --no-pool's dealt ones."""
+    records, and they differ from --no-pool's dealt ones. The two workers and the dealt run
+    take the file's first 60 hands (a file shorter than a pool pays for draws from the
+    pool once it is there: test_a_short_input_deals_a_long_one_builds_the_pool), in
+    chunks of 5, so that both workers draw; all 700 again were two thirds of the test."""
     src = write_hands(tmp_path / "h.txt", 700)
     opts = {**MC, "rules": name}
     run_batch(src, tmp_path / "a.jsonl", workers=1, **opts)
     pool = PL.cached_pool(compile_rules(load_rules(name)))
     assert pool is not None and pool.size == SIZE
     assert json.loads(sidecar_path(tmp_path / "a.jsonl").read_text())["pool"] == pool.ident
-    run_batch(src, tmp_path / "b.jsonl", workers=2, **opts)
-    assert records(tmp_path / "b.jsonl") == records(tmp_path / "a.jsonl")
-    run_batch(src, tmp_path / "c.jsonl", workers=1, pool=False, **opts)
+    first = records(tmp_path / "a.jsonl")[:60]
+    short = write_hands(tmp_path / "short.txt", 60)  # the same hands as h.txt's first 60
+    run_batch(short, tmp_path / "b.jsonl", workers=2, chunk_size=5, **opts)
+    assert json.loads(sidecar_path(tmp_path / "b.jsonl").read_text())["pool"] == pool.ident
+    assert records(tmp_path / "b.jsonl") == first
+    run_batch(short, tmp_path / "c.jsonl", workers=1, pool=False, **opts)
     dealt = records(tmp_path / "c.jsonl")
-    assert len(dealt) == 700 and dealt != records(tmp_path / "a.jsonl")
+    assert len(dealt) == 60 and dealt != first
 
 
 def test_workers_and_dask_draw_from_the_same_pool(folder, tmp_path):

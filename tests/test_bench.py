@@ -295,11 +295,25 @@ def test_a_run_builds_each_rulesets_pool_once(tmp_path, monkeypatch):
     assert os.listdir(tmp_path) == []
 
 
-def _disjoint_share() -> float:
-    """The chance that a random 13-card hand shares no card with a given one."""
+def _disjoint_share(cards: int = 52) -> float:
+    """The chance that a random 13-card hand of a deck of ``cards`` card ids shares no
+    card with a given one."""
     from math import comb
 
-    return comb(39, 13) / comb(52, 13)
+    return comb(cards - 13, 13) / comb(cards, 13)
+
+
+def _smallest_deck(name: str) -> int:
+    """The fewest card ids of the decks measurement ``name`` solves at (the fewer, the
+    fewer hands of a pool share no card with a hand): the presets' 52, ``mc_tables``'s
+    tables of 4, 5 and 6 players and ``mc_jokers``'s with both jokers and without."""
+    from solver.apps.bench.tables import BIG_PRESET
+    from solver.engine.rules import PRESETS
+    from solver.engine.seating import at_table
+
+    seats = {"mc_tables": [(4, 0), (5, 0), (6, 0)], "mc_jokers": [(4, 0), (4, 2)]}
+    tables = seats.get(name, [(4, 0)])
+    return min(at_table(PRESETS[BIG_PRESET], p, j).deck.size for p, j in tables)
 
 
 @pytest.mark.parametrize("size", ["full", "quick"])
@@ -308,16 +322,17 @@ def test_every_pooled_measurement_has_a_pool_that_can_serve_it(size):
     not used: the solve deals (``OpponentPool.pick``), and the measurement times dealing
     under the pool's name. Each pooled measurement's pool (its own ``pool_size`` or
     ``BENCH_POOL_SIZE``) must hold its opponent hands with room: five standard
-    deviations under the mean count."""
+    deviations under the mean count, at the measurement's deck with the fewest cards
+    (``mc_tables`` and ``mc_jokers`` build one pool a table, of one size)."""
     from solver.apps.bench.timing import BENCH_POOL_SIZE
 
-    pooled = {"mc_pool", "mc_presets", "batch_mc", "batch_mc_home_run"}
-    p = _disjoint_share()
+    pooled = {"mc_pool", "mc_presets", "batch_mc", "batch_mc_home_run", "mc_tables", "mc_jokers"}
     seen = set()
     for m in bench.MEASUREMENTS:
         if m.name not in pooled:
             continue
         seen.add(m.name)
+        p = _disjoint_share(_smallest_deck(m.name))
         kw = m.full if size == "full" else m.quick
         pool = kw.get("pool_size") or BENCH_POOL_SIZE
         wanted = kw.get("opponents") or kw.get("samples") or 3_000

@@ -1,9 +1,10 @@
 """The page says nothing in English or in the solver's internal names outside English
 (issue 53, item 5), in a real browser at a desktop size (1280 × 900) and a phone size
-(375 × 812): the ruleset menu names each game in the page's language, the opponents are
-"typical players" in each language's words (never "field"), a special hand is named in
-the language alone, a bigger table is its game's name with its players, and the suits
-are ranked with their symbols.
+(375 × 812), or at the first alone where the width does not touch the claim
+(``tests.test_web_table.DESKTOP``): the ruleset menu names each game in the page's
+language, the opponents are "typical players" in each language's words (never
+"field"), a special hand is named in the language alone, a bigger table is its game's
+name with its players, and the suits are ranked with their symbols.
 
 The browser, the server and the page helpers are tests/test_web_browser.py's.
 """
@@ -16,7 +17,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.test_web_browser import HAND, as_symbols
-from tests.test_web_table import LOCALE_LANG, catalogue, size, table_page  # noqa: F401
+from tests.test_web_table import DESKTOP, LOCALE_LANG, catalogue, size, table_page  # noqa: F401
 
 LOCALES = ["zh-CN", "vi-VN", "hr-HR", "fil-PH", "bn-BD", "id-ID", "en-US"]
 INTERNAL = ("field", "greedy", "safe", "mc")  # the menus' values, the solver's names
@@ -52,10 +53,12 @@ def _everything_said(page) -> str:
 
 
 @pytest.mark.parametrize("locale", LOCALES)
-def test_the_games_are_named_in_the_pages_language(browser, server, size, locale):  # noqa: F811
+def test_the_games_are_named_in_the_pages_language(browser, server, locale):  # noqa: F811
+    """One size (``DESKTOP``): the names are the catalogue's, in the menu's options and
+    the settings' lines, which the page writes alike at every width."""
     lang = LOCALE_LANG[locale]
     words, en = catalogue(lang), catalogue("en")
-    ctx, page, watch = table_page(browser, server, size, locale=locale)
+    ctx, page, watch = table_page(browser, server, DESKTOP, locale=locale)
     options = _options(page, "#rules")
     assert len(options) >= 8
     for value, text in options:
@@ -105,11 +108,12 @@ def test_no_internal_name_or_english_word_is_shown(browser, server, size, locale
 
 
 @pytest.mark.parametrize("locale", ["zh-CN", "vi-VN", "en-US"])
-def test_a_bigger_table_is_its_games_name_and_its_players(browser, server, size, locale):  # noqa: F811
-    """十三水 at five players is "十三水，5 人", not "shisanshui-5, 5 人"."""
+def test_a_bigger_table_is_its_games_name_and_its_players(browser, server, locale):  # noqa: F811
+    """十三水 at five players is "十三水，5 人", not "shisanshui-5, 5 人". One size
+    (``DESKTOP``): the answer's words, alike at every width."""
     lang = LOCALE_LANG[locale]
     words = catalogue(lang)
-    ctx, page, watch = table_page(browser, server, size, locale=locale)
+    ctx, page, watch = table_page(browser, server, DESKTOP, locale=locale)
     page.select_option("#rules", "shisanshui")
     page.select_option("#players", "5")
     page.select_option("#policy", "field")
@@ -125,9 +129,10 @@ def test_a_bigger_table_is_its_games_name_and_its_players(browser, server, size,
 
 
 @pytest.mark.parametrize("locale", ["fil-PH", "id-ID", "en-US"])
-def test_the_suit_order_is_said_with_the_suits_symbols(browser, server, size, locale):  # noqa: F811
-    """Pusoy ranks d > c > h > s: the summary says ♦ > ♣ > ♥ > ♠, not its letters."""
-    ctx, page, watch = table_page(browser, server, size, locale=locale)
+def test_the_suit_order_is_said_with_the_suits_symbols(browser, server, locale):  # noqa: F811
+    """Pusoy ranks d > c > h > s: the summary says ♦ > ♣ > ♥ > ♠, not its letters. One size
+    (``DESKTOP``): the summary's words, alike at every width."""
+    ctx, page, watch = table_page(browser, server, DESKTOP, locale=locale)
     for game in ("pusoy", "capsa"):
         page.select_option("#rules", game)
         order = page.evaluate(f"state.rulesets.get('{game}').rules.suit_order")
@@ -139,11 +144,12 @@ def test_the_suit_order_is_said_with_the_suits_symbols(browser, server, size, lo
     assert watch.problems == []
 
 
-def test_the_hints_are_named_by_what_differs(browser, server, size):  # noqa: F811
+def test_the_hints_are_named_by_what_differs(browser, server):  # noqa: F811
     """Three suggestions with the same hands ("对子 · 对子 · 两对" three times) are told
-    apart by the cards of the rows each sets otherwise."""
+    apart by the cards of the rows each sets otherwise. One size (``DESKTOP``): the hints' words,
+    alike at every width."""
     words = catalogue("zh-Hans")
-    ctx, page, watch = table_page(browser, server, size, locale="zh-CN")
+    ctx, page, watch = table_page(browser, server, DESKTOP, locale="zh-CN")
     page.select_option("#rules", "shisanshui")
     page.select_option("#policy", "field")
     page.click("#tab-check")
@@ -165,10 +171,11 @@ def test_the_hints_are_named_by_what_differs(browser, server, size):  # noqa: F8
     assert watch.problems == []
 
 
-def test_a_seat_is_numbered_in_the_languages_digits(browser, server, size):  # noqa: F811
-    """বাংলা: "প্রতিপক্ষ ১", not "প্রতিপক্ষ 1" beside "+৫.২৬৮"."""
+def test_a_seat_is_numbered_in_the_languages_digits(browser, server):  # noqa: F811
+    """বাংলা: "প্রতিপক্ষ ১", not "প্রতিপক্ষ 1" beside "+৫.২৬৮". One size (``DESKTOP``): the
+    seats' headings, alike at every width."""
     words = catalogue("bn")
-    ctx, page, watch = table_page(browser, server, size, locale="bn-BD")
+    ctx, page, watch = table_page(browser, server, DESKTOP, locale="bn-BD")
     page.select_option("#policy", "field")
     page.click("#tab-practice")
     expect(page.locator("#pool button")).to_have_count(13)
@@ -185,9 +192,10 @@ def test_a_seat_is_numbered_in_the_languages_digits(browser, server, size):  # n
     assert watch.problems == []
 
 
-def test_traditional_chinese_names_the_game_as_taiwan_and_hong_kong_do(browser, server, size):  # noqa: F811
-    """十三支 in Taiwan, 十三張 in Hong Kong: 繁體中文 says the regions' names, not 十三水."""
-    ctx, page, watch = table_page(browser, server, size, locale="zh-TW")
+def test_traditional_chinese_names_the_game_as_taiwan_and_hong_kong_do(browser, server):  # noqa: F811
+    """十三支 in Taiwan, 十三張 in Hong Kong: 繁體中文 says the regions' names, not 十三水. One size
+    (``DESKTOP``): the catalogue's name, at every width."""
+    ctx, page, watch = table_page(browser, server, DESKTOP, locale="zh-TW")
     assert page.input_value("#rules") == "shisanshui"
     called = page.inner_text("#rules-summary .game-name")
     assert "十三支" in called and "十三張" in called and "十三水" not in called, called

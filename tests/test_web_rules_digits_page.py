@@ -2,7 +2,8 @@
 Bengali digits (০-৯), the rows' and the special hands' units, the counts of the deal and
 the rules' sentences alike, as the page itself writes them (before: Latin digits); and
 the page header's link to the rules is a 44 px target in every language (before: 27 × 19
-px in বাংলা), at 1280 × 900 and 375 × 812; and বাংলা names three and four of a kind and
+px in বাংলা), at 1280 × 900 and 375 × 812 (the digits at the first alone:
+``tests.test_web_table.DESKTOP``); and বাংলা names three and four of a kind and
 the scoop in Bengali words (তিন একই, চার একই, ধবলধোলাই), not English in Bengali letters
 (থ্রি অব আ কাইন্ড, স্কুপ).
 
@@ -17,14 +18,16 @@ import pytest
 
 from solver.engine.rule_values import fmt_units
 from solver.engine.rules import PRESETS
-from tests.test_web_table import LOCALE_LANG, size, table_page  # noqa: F401
+from tests.test_web_table import DESKTOP, LOCALE_LANG, size, table_page  # noqa: F401
 
 BENGALI = str.maketrans("0123456789", "০১২৩৪৫৬৭৮৯")
 
 
 @pytest.mark.parametrize("game", ["shisanshui", "chinese-1-6", "mau-binh", "capsa"])
-def test_the_bengali_rules_page_writes_bengali_digits(browser, server, size, game):  # noqa: F811
-    ctx, page, watch = table_page(browser, server, size, "bn-BD")
+def test_the_bengali_rules_page_writes_bengali_digits(browser, server, game):  # noqa: F811
+    """One size (``DESKTOP``): the rules page's words and digits are its text at every
+    width (the header's link, a target to tap, is measured at both below)."""
+    ctx, page, watch = table_page(browser, server, DESKTOP, "bn-BD")
     page.goto(f"{server.url.rstrip('/')}/rules/{game}?lang=bn")
     page.wait_for_selector("h1")
     text = page.inner_text("main")

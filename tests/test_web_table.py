@@ -1,6 +1,7 @@
 """The page as a card table (issue 34), in a real browser: hand names, numbers, cards,
-the game of the language, naturals, Check typed in. Each test runs at a desktop size
-(1280 × 900) and a phone size (375 × 812), in the languages the issue names.
+the game of the language, naturals, Check typed in, in the languages the issue names.
+A test runs at a desktop size (1280 × 900) and a phone size (375 × 812), but for one
+whose claim the page's width does not touch (``DESKTOP``).
 
 The browser, the server and the page helpers are tests/test_web_browser.py's.
 """
@@ -19,6 +20,13 @@ from tests import reference as ref
 from tests.test_web_browser import FOULED, HAND, ROWS, as_symbols, open_page, shown_cards
 
 SIZES = {"desktop": (1280, 900), "phone": (375, 812)}
+#: The one size of a test whose claim the width does not touch: what the page says (its
+#: words, its numbers, the cards it reads), not where, how big, or by a tap. At a phone's
+#: width the page hides its tagline and the answer's table heads and folds the table's
+#: settings (``max-width: 40rem`` in style.css and app.js), and a touch screen's board
+#: help is its own; a test that reads none of these runs once (each says why), which
+#: spares a page load and its solve (docs/architecture.md#tests).
+DESKTOP = SIZES["desktop"]
 I18N = Path(__file__).resolve().parent.parent / "solver" / "apps" / "web" / "static" / "i18n"
 LOCALE_LANG = {"en-US": "en", "zh-CN": "zh-Hans", "vi-VN": "vi", "id-ID": "id", "fil-PH": "fil",
                "hr-HR": "hr", "bn-BD": "bn"}  # fmt: skip
@@ -71,9 +79,13 @@ def units_text(x: float, lang: str = "en") -> str:
 
 
 @pytest.mark.parametrize("locale", ["en-US", "zh-CN", "vi-VN", "hr-HR", "bn-BD"])
-def test_every_row_is_named_in_the_players_words(browser, server, size, locale):  # noqa: F811
+def test_every_row_is_named_in_the_players_words(browser, server, locale):  # noqa: F811
+    """Each row of the best setting and of every runner-up is named in the language's
+    words, a paid royalty beside its name and in the royalties' part. One size
+    (``DESKTOP``): the names are in the tables' rows, which the page writes alike at
+    every width (the phone hides only their heads)."""
     words = catalogue(LOCALE_LANG[locale])
-    ctx, page, watch = table_page(browser, server, size, locale)
+    ctx, page, watch = table_page(browser, server, DESKTOP, locale)
     page.select_option("#rules", "shisanshui")
     page.select_option("#policy", "field")
     page.fill("#hand-input", as_symbols(HAND))
@@ -174,8 +186,11 @@ def local_number(x: float, digits: int, lang: str) -> str:
 @pytest.mark.parametrize(("locale", "chosen"), [("vi-VN", None), ("id-ID", None), ("en-US", "vi"),
                                                 ("vi-VN", "en"), ("hr-HR", None), ("bn-BD", None),
                                                 ("en-US", "hr"), ("en-US", "bn")])  # fmt: skip
-def test_one_number_format_the_page_languages(browser, server, size, locale, chosen):  # noqa: F811
-    ctx, page, watch = table_page(browser, server, size, locale)
+def test_one_number_format_the_page_languages(browser, server, locale, chosen):  # noqa: F811
+    """The answer's figures in the language's number format (or the chosen language's).
+    One size (``DESKTOP``): one formatter writes them at every width, into the answer's
+    lines and cells, which the phone's layout keeps."""
+    ctx, page, watch = table_page(browser, server, DESKTOP, locale)
     if chosen:
         page.select_option("#lang", chosen)
     lang = chosen or LOCALE_LANG[locale]
@@ -217,9 +232,12 @@ def test_one_number_format_the_page_languages(browser, server, size, locale, cho
         ("bn-BD", "As Ks Qs Js 10s 9h 9d 9c 2s 3d 4c 5h 7d", HAND),
     ],
 )
-def test_cards_are_read_as_the_languages_players_write_them(browser, server, size, locale,  # noqa: F811
+def test_cards_are_read_as_the_languages_players_write_them(browser, server, locale,  # noqa: F811
                                                             typed, read):  # fmt: skip
-    ctx, page, watch = table_page(browser, server, size, locale)
+    """A hand typed as the language's players write it is read, shown and solved.
+    One size (``DESKTOP``): reading is the page's parser, the same at every width (the
+    picker by tap on a phone: tests/test_web_board.py, test_web_browser.py)."""
+    ctx, page, watch = table_page(browser, server, DESKTOP, locale)
     page.fill("#hand-input", typed)
     assert page.get_attribute("#hand-status", "data-ok") == "true"
     want = sorted(read.split(), key=lambda c: -(ev.RANKS.index(c[0]) * 4 + ev.SUITS.index(c[1])))
@@ -243,8 +261,9 @@ def test_cards_are_read_as_the_languages_players_write_them(browser, server, siz
     assert watch.problems == []
 
 
-def test_a_vietnamese_c_is_hearts_and_the_page_says_what_it_read(browser, server, size):  # noqa: F811
-    ctx, page, watch = table_page(browser, server, size, "vi-VN")
+def test_a_vietnamese_c_is_hearts_and_the_page_says_what_it_read(browser, server):  # noqa: F811
+    """One size (``DESKTOP``): what is read and said is the parser's, at every width."""
+    ctx, page, watch = table_page(browser, server, DESKTOP, "vi-VN")
     page.fill("#hand-input", "Ac 10t Kr")
     assert "Ac 10t Kr = A♥ 10♣ K♦" in page.inner_text("#hand-read")  # its letters, its symbols
     assert page.get_attribute("#picked", "data-cards") == "Ah Kd Tc"
@@ -307,8 +326,10 @@ def test_the_game_follows_the_language_then_the_players_choice(browser, server, 
     assert watch.problems == []
 
 
-def test_a_language_chosen_on_a_first_visit_brings_its_game(browser, server, size):  # noqa: F811
-    ctx, page, watch = table_page(browser, server, size, "en-US")
+def test_a_language_chosen_on_a_first_visit_brings_its_game(browser, server):  # noqa: F811
+    """One size (``DESKTOP``): the game follows the language in the page's state, at
+    every width."""
+    ctx, page, watch = table_page(browser, server, DESKTOP, "en-US")
     assert page.input_value("#rules") == "chinese-1-6"
     page.select_option("#lang", "vi")
     expect(page.locator("#rules")).to_have_value("mau-binh")
@@ -332,10 +353,13 @@ THREE_FLUSHES = "2h 5h 9h 3s 6s 8s Ts Qs 4c 7c Jc Kc 2c"  # worth declaring, but
     [("en-US", "shisanshui", DRAGON, 52), ("zh-CN", "shisanshui", DRAGON, 52),
      ("vi-VN", "chinese-1-6", THREE_FLUSHES, None)],
 )  # fmt: skip
-def test_a_declared_natural_is_a_payment_not_a_play(browser, server, size, locale, rules,  # noqa: F811
+def test_a_declared_natural_is_a_payment_not_a_play(browser, server, locale, rules,  # noqa: F811
                                                     hand, fixed):  # fmt: skip
+    """A declared natural's answer is its payment; the rows are folded under "if you
+    played it". One size (``DESKTOP``): the fold is the answer's own ``details``, built
+    alike at every width (the phone hides only the tables' heads)."""
     words = catalogue(LOCALE_LANG[locale])
-    ctx, page, watch = table_page(browser, server, size, locale)
+    ctx, page, watch = table_page(browser, server, DESKTOP, locale)
     page.select_option("#rules", rules)
     d = solve_mc(page, hand, 2000)
     assert d["action"] == "declare" and d["stderr"] > 0
@@ -375,8 +399,10 @@ def test_a_declared_natural_is_a_payment_not_a_play(browser, server, size, local
         ),
     ],
 )
-def test_check_reads_a_typed_setting_and_a_loss_is_negative(browser, server, size, locale, typed):  # noqa: F811
-    ctx, page, watch = table_page(browser, server, size, locale)
+def test_check_reads_a_typed_setting_and_a_loss_is_negative(browser, server, locale, typed):  # noqa: F811
+    """One size (``DESKTOP``): the typed setting is read by the parser, and the loss
+    signed by the formatter, alike at every width."""
+    ctx, page, watch = table_page(browser, server, DESKTOP, locale)
     page.click("#tab-check")
     page.fill("#played-input", typed)
     assert page.get_attribute("#played-status", "data-ok") == "true"
@@ -408,8 +434,10 @@ def test_check_reads_a_typed_setting_and_a_loss_is_negative(browser, server, siz
         ("As Ks Qs | 9h 9d 9c 3d 2s | As 10s 7d 5h 4c", "duplicate card As (A♠)"),
     ],
 )
-def test_a_bad_typed_setting_is_one_line_naming_the_row(browser, server, size, typed, says):  # noqa: F811
-    ctx, page, watch = table_page(browser, server, size)
+def test_a_bad_typed_setting_is_one_line_naming_the_row(browser, server, typed, says):  # noqa: F811
+    """One size (``DESKTOP``): the message is the parser's, one line (no line break in
+    its text) at every width."""
+    ctx, page, watch = table_page(browser, server, DESKTOP)
     page.click("#tab-check")
     page.fill("#played-input", typed)
     status = page.locator("#played-status")

@@ -1,7 +1,8 @@
 """A runner-up's "why" is a sentence in the page's language (issue 53): what it gets less
 (or more) of than the best setting, how much, and from which part of the value, in the
-table's unit and the language's digits, at 1280 × 900 and 375 × 812 (before: numbers
-only, "bonus −0.347" under Capsa Susun for a royal flush split into two straights).
+table's unit and the language's digits, at 1280 × 900 (the width does not touch it:
+``tests.test_web_table.DESKTOP``) (before: numbers only, "bonus −0.347" under Capsa
+Susun for a royal flush split into two straights).
 
 The browser, the server and the page helpers are tests/test_web_browser.py's.
 """
@@ -11,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from tests.test_web_browser import HAND, as_symbols
-from tests.test_web_table import LOCALE_LANG, catalogue, local_number, size, table_page  # noqa: F401
+from tests.test_web_table import DESKTOP, LOCALE_LANG, catalogue, local_number, table_page
 
 PARTS = ("rows", "bonus", "royalties", "naturals")
 
@@ -32,10 +33,14 @@ TABLES = [("en-US", "capsa"), ("zh-CN", "shisanshui"), ("vi-VN", "mau-binh"), ("
 
 
 @pytest.mark.parametrize(("locale", "rules"), TABLES)
-def test_why_is_a_sentence(browser, server, size, locale, rules):  # noqa: F811
+def test_why_is_a_sentence(browser, server, locale, rules):  # noqa: F811
+    """Each runner-up's "why" is the catalogue's sentence for the part that tells it
+    from the best. One size (``DESKTOP``): the sentence is in the runners-up's cells, which
+    the page writes alike at every width (a runner-up's block on a phone:
+    tests/test_web_table_words_page.py)."""
     lang = LOCALE_LANG[locale]
     words = catalogue(lang)
-    ctx, page, watch = table_page(browser, server, size, locale)
+    ctx, page, watch = table_page(browser, server, DESKTOP, locale)
     page.select_option("#rules", rules)
     page.select_option("#policy", "field")
     page.fill("#hand-input", as_symbols(HAND))

@@ -34,6 +34,13 @@ from solver.engine.progress import Progress
 
 __all__ = ["COMPARE_SIZES", "MEASUREMENTS", "run"]
 
+#: The pools ``--quick`` builds for ``mc_tables`` and ``mc_jokers``, one a table (four
+#: pools: at ``BENCH_POOL_SIZE`` they took 180 of the quick run's CPU seconds), with
+#: their 1,000 opponent hands: a 52-card pool of this size holds 1,279 hands that share
+#: no card with a hand, five standard deviations 178 (the bigger decks' pools, and the
+#: jokers', hold more: tests/test_bench.py).
+QUICK_TABLE_POOL = 100_000
+
 MEASUREMENTS: tuple[Measurement, ...] = (
     Measurement("eval5", eval5, {"n": 1_000_000, "rounds": 9}, {"n": 1_000_000, "rounds": 3}),
     Measurement(
@@ -88,13 +95,13 @@ MEASUREMENTS: tuple[Measurement, ...] = (
         "mc_tables",
         mc_tables,
         {"opponents": 3000, "hands": 10, "rounds": 3},
-        {"opponents": 3000, "hands": 2, "rounds": 1},
+        {"opponents": 1000, "hands": 2, "rounds": 1, "pool_size": QUICK_TABLE_POOL},
     ),
     Measurement(
         "mc_jokers",
         mc_jokers,
         {"opponents": 3000, "hands": 20, "rounds": 3},
-        {"opponents": 3000, "hands": 2, "rounds": 1},
+        {"opponents": 1000, "hands": 2, "rounds": 1, "pool_size": QUICK_TABLE_POOL},
     ),
     Measurement("pool_build", pool_build, {"n": None, "rounds": 1}, {"n": 100_000, "rounds": 1}),
     Measurement(
