@@ -38,6 +38,19 @@ def _holding(rng: np.random.Generator, cr, jokers: int) -> np.ndarray:
     return np.sort(np.array(cards, np.uint8))
 
 
+def _best_against_dealt(cr, field, seed: int, deal_seed: int):
+    """8 random hands holding both jokers: (hand, its candidates, the 5 best by the field
+    tables ``field``, 3,000 field opponents dealt against it, who show rows: naturals off)."""
+    rng = np.random.default_rng(seed)
+    for i in range(8):
+        hand = _holding(rng, cr, 2)
+        cands = candidates(hand, cr)
+        vals, _ = FT.field_values(cands.keys, cands.roy, hand, cr, field)
+        opp = deal_opponents(hand, cr, 1, 3000, deal_seed + i)
+        assert (opp.nat < 0).all() and not opp.foul.any()
+        yield hand, cands, np.argsort(-vals)[:5], opp
+
+
 @pytest.mark.parametrize("preset", ["shisanshui", "chinese-2-4"])
 def test_the_jokers_shift_is_the_oracles(preset):
     """``field_values`` with random card-removal curves, the jokers' among them, and
@@ -81,15 +94,8 @@ def test_a_hand_holding_both_jokers_wins_its_rows_as_against_dealt_opponents():
     rank = full.rank.copy()
     rank[:, 13] = 0.0  # the jokers left out of the card removal
     left_out = FT.field_tables(full.dist, cr, rank, full.suit, full.cop)
-    rng = np.random.default_rng(11)
     errors: dict[str, list[np.ndarray]] = {"full": [], "left_out": []}
-    for i in range(8):
-        hand = _holding(rng, cr, 2)
-        cands = candidates(hand, cr)
-        vals, _ = FT.field_values(cands.keys, cands.roy, hand, cr, full)
-        best = np.argsort(-vals)[:5]
-        opp = deal_opponents(hand, cr, 1, 3000, 100 + i)
-        assert (opp.nat < 0).all() and not opp.foul.any()
+    for hand, cands, best, opp in _best_against_dealt(cr, full, 11, 100):
         # no suit order: equal keys tie, a higher key wins the row
         won = (cands.keys[best][:, None, :] > opp.keys[None, :, :]).mean(axis=1)
         for name, f in (("full", full), ("left_out", left_out)):
@@ -135,15 +141,8 @@ def test_the_royalties_charged_a_hand_holding_both_jokers_are_what_dealt_opponen
     full = TR.get_field(cr)
     unheld = FT.field_tables(full.dist, cr, full.rank, full.suit, full.cop)  # jokers not given
     replaces = float(cr.rules.royalty_replaces_row)
-    rng = np.random.default_rng(12)
     errors: dict[str, list[np.ndarray]] = {"given": [], "any": []}
-    for i in range(8):
-        hand = _holding(rng, cr, 2)
-        cands = candidates(hand, cr)
-        vals, _ = FT.field_values(cands.keys, cands.roy, hand, cr, full)
-        best = np.argsort(-vals)[:5]
-        opp = deal_opponents(hand, cr, 1, 3000, 200 + i)
-        assert (opp.nat < 0).all() and not opp.foul.any()
+    for hand, cands, best, opp in _best_against_dealt(cr, full, 12, 200):
         paid = opp.roy[:, :3] - (opp.roy[:, :3] > 0.0) * replaces  # what a row adds
         beats = opp.keys[None, :, :] > cands.keys[best][:, None, :]
         dealt = (beats * paid[None, :, :]).mean(axis=1)  # [5, 3]
