@@ -499,20 +499,29 @@ def test_the_host_header_is_checked_when_bound_to_localhost():
 # --------------------------------------------------------------------------- concurrency
 
 
-async def _post_all(app, bodies, path="/api/solve"):
-    """POST the bodies at once; the answers and the order they completed in."""
+async def _post_all(app, bodies, path="/api/solve", clients=1):
+    """POST the bodies at once, the i-th from client i % ``clients`` (each its own
+    address); the answers and the order they completed in."""
     done: list[int] = []
-    transport = httpx.ASGITransport(app=app)
-    async with httpx.AsyncClient(
-        transport=transport, base_url="http://testserver", timeout=120
-    ) as c:
+    cs = [
+        httpx.AsyncClient(
+            transport=httpx.ASGITransport(app=app, client=(f"127.0.0.{2 + k}", 4000)),
+            base_url="http://testserver",
+            timeout=120,
+        )
+        for k in range(clients)
+    ]
+    try:
 
         async def one(i, body):
-            res = await c.post(path, json=body)
+            res = await cs[i % clients].post(path, json=body)
             done.append(i)
             return res
 
         answers = await asyncio.gather(*(one(i, b) for i, b in enumerate(bodies)))
+    finally:
+        for c in cs:
+            await c.aclose()
     return answers, done
 
 
@@ -543,9 +552,11 @@ def test_an_instant_answer_is_not_held_up_by_long_ones():
 
 
 def test_a_full_lane_answers_busy():
+    """A lane of one place, taken by one client's answer: another client is answered 503
+    busy (the same client would be told 429, to slow down: tests/test_web_fair.py)."""
     app = create_app(limits=Limits(workers=1, pending=1))
     slow = {"hand": HAND, "seed": 1, "samples": 20_000}
-    answers, _ = asyncio.run(_post_all(app, [slow, slow]))
+    answers, _ = asyncio.run(_post_all(app, [slow, slow], clients=2))
     codes = sorted(a.status_code for a in answers)
     assert codes == [200, 503]
     busy = next(a for a in answers if a.status_code == 503).json()["error"]
