@@ -79,10 +79,11 @@ def capsa_in(
     docstring): ``env`` is added to ``os.environ`` and ``cwd`` entered for the run, and
     both put back after it, as is the ``capsa`` logger (the CLI points it at the stderr of
     its run); the program's caches (``solver.engine.caches``) are emptied before and after,
-    as a new process starts without them. Click's help is as wide as a process's terminal,
-    not the test runner's 80 columns. Text is read back as a subprocess's (UTF-8, universal
-    newlines). A run past ``timeout`` seconds raises ``subprocess.TimeoutExpired``, as
-    ``capsa`` does (a liveness bound; on the main thread, where a signal can stop it)."""
+    as a new process starts without them; Python's warnings are printed on its stderr as
+    a process prints them (not pytest's ``error``). Click's help is as wide as a process's
+    terminal, not the test runner's 80 columns. Text is read back as a subprocess's (UTF-8,
+    universal newlines). A run past ``timeout`` seconds raises ``subprocess.TimeoutExpired``
+    as ``capsa`` does (a liveness bound; on the main thread, where a signal can stop it)."""
     from typer._click import formatting
     from typer.main import get_command
     from typer.testing import CliRunner
@@ -104,7 +105,7 @@ def capsa_in(
             if cwd is not None:
                 os.chdir(cwd)
             try:
-                with _deadline(timeout):
+                with _deadline(timeout), _warnings_as_a_process():
                     get_command(app).main(list(args), prog_name="capsa")
             except SystemExit as exc:
                 code = exc.code if isinstance(exc.code, int) else int(exc.code is not None)
@@ -126,6 +127,22 @@ def capsa_in(
     if os.environ.get("CAPSA_TESTS_INPROC") == "check":
         _same(res, capsa(*args, input=input, cwd=cwd, env=env, text=text))
     return res
+
+
+@contextlib.contextmanager
+def _warnings_as_a_process() -> Iterator[None]:
+    """Python's warnings as a new ``capsa`` process has them: printed on its stderr
+    (not pytest's ``error``, nor kept by pytest), each place once, the categories Python
+    leaves out by default left out; put back after."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.resetwarnings()
+        for category in (DeprecationWarning, PendingDeprecationWarning, ImportWarning,
+                         ResourceWarning):  # fmt: skip
+            warnings.simplefilter("ignore", category)
+        warnings.showwarning = getattr(warnings, "_showwarning_orig", warnings.showwarning)
+        yield
 
 
 class _TimedOut(BaseException):
