@@ -515,7 +515,7 @@ def test_train_and_batch_never_write_over_their_ruleset(tmp_path):
     rules.write_text('base = "per-row"\nname = "house"\n')
     before = rules.read_bytes()
     res = capsa_in("train", "--rules", str(rules), "-o", str(rules), "--rounds", "1",
-                "--hands", "100")  # fmt: skip
+                   "--hands", "100")  # fmt: skip
     one_error_line(res, 2, "the ruleset file", "capsa train never writes over its input")
     hands = tmp_path / "hands.txt"
     hands.write_text(HAND + "\n")

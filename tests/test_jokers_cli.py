@@ -60,7 +60,7 @@ def trained():
     """``capsa train --jokers 2``: small field tables of shisanshui-jokers-2, cached for
     every later command of this file."""
     run = capsa_in("train", *TABLE, "--rounds", "1", "--min-rounds", "1", "--hands", "100",
-                "--tol", "10")  # fmt: skip
+                   "--tol", "10")  # fmt: skip
     assert run.returncode == 0, run.stderr
     rules = at_table(PRESETS["shisanshui"], None, 2)
     assert f"field-v{FIELD_VERSION}-{play_digest(rules)}.npz" in run.stderr  # its own tables
@@ -84,7 +84,7 @@ def test_solve_with_jokers_as_a_table_and_as_json(trained):
 
 def test_a_played_setting_and_opponents_with_jokers(trained, tmp_path):
     played = capsa_in("solve", ONE, *TABLE, "--policy", "field", "--played", PLAYED[0],
-                   "-f", "json")  # fmt: skip
+                      "-f", "json")  # fmt: skip
     assert played.returncode == 0, played.stderr
     p = json.loads(played.stdout)["played"]
     assert (p["front"], p["fouled"]) == ("X 2d 2c", True)  # trips before a high card
@@ -160,7 +160,7 @@ def test_batch_reads_and_writes_jokers(trained, tmp_path):
     assert _cards(records[2]["hand"])["X"] == 2
     assert records[6]["played"]["front"] == "X 2d 2c"
     again = capsa_in("batch", str(path), "--rules", "shisanshui", "--jokers", "1", "--policy",
-                  "field", "-o", str(out), "--resume")  # fmt: skip
+                     "field", "-o", str(out), "--resume")  # fmt: skip
     _one_line(again, "cannot resume", "shisanshui-jokers-1")
 
 
@@ -222,7 +222,7 @@ def test_duel_deals_jokers_to_every_strategy(trained, tmp_path):
     bot, log = tmp_path / "bot.py", tmp_path / "bot.log"
     bot.write_text(BOT)
     run = capsa_in("duel", "field", f"cmd:{sys.executable} {bot}", *TABLE, "--deals", "4",
-                "--seed", "1", "-f", "json", env={"BOT_LOG": str(log)})  # fmt: skip
+                   "--seed", "1", "-f", "json", env={"BOT_LOG": str(log)})  # fmt: skip
     assert run.returncode == 0, run.stderr
     d = json.loads(run.stdout)
     assert d["rules"] == "shisanshui-jokers-2"
@@ -235,7 +235,7 @@ def test_duel_deals_jokers_to_every_strategy(trained, tmp_path):
 
 def test_strength_with_jokers(trained):
     run = capsa_in("strength", *TABLE, "--hands", "3", "--samples", "20", "--eval-deals", "2",
-                "-f", "json")  # fmt: skip
+                   "-f", "json")  # fmt: skip
     assert run.returncode == 0, run.stderr
     d = json.loads(run.stdout)
     assert (d["rules"], d["hands"]) == ("shisanshui-jokers-2", 3)
@@ -253,7 +253,7 @@ def test_a_pool_holds_jokers(trained, tmp_path):
     src.write_text(ONE + "\n")
     out = tmp_path / "out.jsonl"
     run = capsa_in("batch", str(src), *TABLE, "--pool", "--samples", "30", "-w", "1", "-o",
-                str(out), env=env)  # fmt: skip
+                   str(out), env=env)  # fmt: skip
     assert run.returncode == 0, run.stderr
     (r,) = map(json.loads, out.read_text().splitlines())
     assert _cards(" ".join(r[k] for k in ("front", "middle", "back"))) == _cards(ONE)

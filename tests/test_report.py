@@ -408,14 +408,16 @@ def test_the_page_escapes_every_value(tmp_path):
 
 # --------------------------------------------------------------------------- the CLI
 
-#: Bytes in, bytes out.
+#: Bytes in, bytes out: ``capsa`` a subprocess (a pipe on stdin), ``capsa_in`` the command in
+#: the test's process (the claims are the report's text, files and exit codes).
 capsa = partial(helpers.capsa, text=False)
+capsa_in = partial(helpers.capsa_in, text=False)
 
 
 def test_cli_report_table_json_and_stdin(tmp_path):
     path = tmp_path / "results.jsonl"
     path.write_bytes(jsonl(KNOWN))
-    table = capsa("report", str(path), "--top", "2")
+    table = capsa_in("report", str(path), "--top", "2")
     assert table.returncode == 0, table.stderr
     out = table.stdout.decode()
     assert "capsa report" in out and "where the loss went" in out and "costliest" in out
@@ -433,7 +435,7 @@ def test_cli_report_html_file(tmp_path):
     path = tmp_path / "results.jsonl"
     path.write_bytes(jsonl(KNOWN))
     page = tmp_path / "report.html"
-    run = capsa("report", str(path), "-o", str(page))
+    run = capsa_in("report", str(path), "-o", str(page))
     assert run.returncode == 0, run.stderr
     assert run.stdout == b"" and b"wrote" in run.stderr
     parser = _Page()
@@ -445,20 +447,20 @@ def test_cli_report_html_file(tmp_path):
 def test_cli_report_bad_lines_exit_1_and_foreign_files_exit_2(tmp_path):
     path = tmp_path / "results.jsonl"
     path.write_bytes(jsonl([KNOWN[1], b"{oops", KNOWN[2]]))
-    run = capsa("report", str(path), "--format", "json")
+    run = capsa_in("report", str(path), "--format", "json")
     assert run.returncode == 1
     assert json.loads(run.stdout)["played"] == 2
     err = run.stderr.decode().splitlines()
     assert err[0].startswith("capsa: line 2: not JSON") and "1 unreadable line," in err[-1]
     foreign = tmp_path / "hands.txt"
     foreign.write_text("As Kd Qh Js Ts 9h 8h 7h 6h 5h 4h 3h 2h\n")
-    run = capsa("report", str(foreign))
+    run = capsa_in("report", str(foreign))
     assert run.returncode == 2 and run.stdout == b""
     assert run.stderr.decode().strip().splitlines() == [
         f"capsa: error: {foreign} is not a capsa batch output: line 1 is neither a JSON "
         "record nor a CSV header naming the columns line, hand, action, front, middle, back, ev"
     ]
-    assert capsa("report", str(tmp_path / "none.jsonl")).returncode == 2
+    assert capsa_in("report", str(tmp_path / "none.jsonl")).returncode == 2
 
 
 def test_a_natural_to_declare_is_named_as_players_call_it(tmp_path):
@@ -569,12 +571,12 @@ def test_the_page_in_another_language(known_report, tmp_path):
     path = tmp_path / "r.jsonl"
     path.write_bytes(jsonl(KNOWN))
     out = tmp_path / "r.html"
-    res = capsa("report", str(path), "-o", str(out), "--lang", "vi")
+    res = capsa_in("report", str(path), "-o", str(out), "--lang", "vi")
     assert res.returncode == 0, res.stderr
     assert "Thua ở đâu" in out.read_text(encoding="utf-8")
-    res = capsa("report", str(path), "-o", str(out), "--lang", "xx")
+    res = capsa_in("report", str(path), "-o", str(out), "--lang", "xx")
     assert res.returncode == 2 and b"--lang must be one of en, zh-Hans" in res.stderr
-    res = capsa("report", str(path), "--lang", "vi")
+    res = capsa_in("report", str(path), "--lang", "vi")
     assert res.returncode == 2 and b"--lang is the HTML page's language" in res.stderr
 
 

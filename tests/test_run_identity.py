@@ -133,7 +133,7 @@ def test_resume_refuses_a_pool_that_is_not_the_one_the_run_drew_from(tmp_path, e
     out = tmp_path / "out.jsonl"
     out.write_bytes(b"".join(out.read_bytes().splitlines(keepends=True)[:10]))
     res = capsa_in("batch", "h.txt", "-o", "out.jsonl", "-n", "60", "-w", "1", "--resume",
-                cwd=tmp_path, env=env)  # fmt: skip
+                   cwd=tmp_path, env=env)  # fmt: skip
     assert res.returncode == 2, res.stderr
     assert res.stderr.count("\n") == 1, res.stderr
     assert "is not the one the output was written with" in res.stderr
@@ -213,7 +213,7 @@ def test_resume_reports_every_bad_line_a_complete_run_reports(tmp_path, env):
     write_hands(tmp_path / "h.txt", 30, extra={4: "x: " + no_natural, 9: "As As"})
     opts = ("--policy", "field", "-w", "1")
     whole = capsa_in("batch", "h.txt", "-o", "whole.jsonl", "--errors", "whole.err", *opts,
-                  cwd=tmp_path, env=env)  # fmt: skip
+                     cwd=tmp_path, env=env)  # fmt: skip
     assert whole.returncode == 1, whole.stderr
     errors = [json.loads(x) for x in (tmp_path / "whole.err").read_text().splitlines()]
     assert [(e["line"], e["id"]) for e in errors] == [(4, "x"), (9, None)]
@@ -227,7 +227,7 @@ def test_resume_reports_every_bad_line_a_complete_run_reports(tmp_path, env):
             (tmp_path / "whole.jsonl.capsa-run.json").read_bytes()
         )
         res = capsa_in("batch", "h.txt", "-o", out.name, "--errors", f"cut{cut}.err", "--resume",
-                    *opts, cwd=tmp_path, env=env)  # fmt: skip
+                       *opts, cwd=tmp_path, env=env)  # fmt: skip
         assert res.returncode == 1, (cut, res.stderr)
         assert "2 bad lines" in res.stderr, (cut, res.stderr)
         assert out.read_bytes() == (tmp_path / "whole.jsonl").read_bytes(), cut
@@ -244,7 +244,7 @@ def test_a_pool_folder_that_cannot_be_written_fails_before_the_build(tmp_path):
     env = {**os.environ, "CAPSA_POOL_DIR": str(tmp_path / "file" / "pools")}
     write_hands(tmp_path / "h.txt", 3)
     res = capsa_in("batch", "h.txt", "-o", "out.jsonl", "-n", "30", "-w", "1", "--pool",
-                "--pool-size", "1000000", cwd=tmp_path, env=env)  # fmt: skip
+                   "--pool-size", "1000000", cwd=tmp_path, env=env)  # fmt: skip
     assert res.returncode == 1, res.stderr
     assert res.stderr.count("\n") == 1, res.stderr
     assert "cannot write the opponent pool in" in res.stderr and "building" not in res.stderr
