@@ -174,8 +174,9 @@ def _deadline(seconds: float) -> Iterator[None]:
 
 #: What only a cold process says on stderr (numba compiling, lookup tables built).
 _NOTICES = ("capsa: compiling ", "capsa: building lookup tables")
-#: Times and rates, which differ from run to run (``0.8 s``, ``1 min 05 s``, ``12 hands/s``).
-_TIMES = r"[0-9][0-9.,]*(?: h| min| s| ms| µs|\b \w+/s)\b"
+#: Times and rates, which differ from run to run (``0.8 s``, ``1 min 05 s``, ``12 hands/s``,
+#: JSON's ``"seconds": ...``).
+_TIMES = r"[0-9][0-9.,]*(?: h| min| s| ms| µs|\b \w+/s)\b|\"seconds\": (?:\{[^}]*\}|[^,}]*)"
 
 
 def _same(inproc: subprocess.CompletedProcess, sub: subprocess.CompletedProcess) -> None:
