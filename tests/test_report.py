@@ -8,7 +8,6 @@ import json
 import math
 import re
 import statistics
-import subprocess
 import sys
 from functools import partial
 from html.parser import HTMLParser
@@ -467,7 +466,6 @@ def test_a_natural_to_declare_is_named_as_players_call_it(tmp_path):
     """docs/rules.md#natural-names: a costly hand whose advice was to declare a natural
     shows it by its English and local names (terminal, HTML), and by its ruleset name in
     the JSON's ``best.natural`` (a JSON or a CSV batch output alike)."""
-    import os
 
     from solver.apps.batch.records import CSV_COLUMNS, csv_row, csv_text
 
@@ -480,11 +478,7 @@ def test_a_natural_to_declare_is_named_as_players_call_it(tmp_path):
     assert d["costliest"][0]["best"]["natural"] == "five_pairs_trips"
     assert "natural" not in d["costliest"][1]["best"]  # nothing to declare
     assert shown in render_html(make_report(path))
-    table = subprocess.run(
-        [sys.executable, "-m", "solver", "report", str(path)],
-        capture_output=True,
-        env={**os.environ, "COLUMNS": "200"},
-    )
+    table = capsa_in("report", str(path), env={"COLUMNS": "200"})
     assert table.returncode == 0, table.stderr
     assert shown in table.stdout.decode()
     csv_path = tmp_path / "results.csv"
@@ -634,7 +628,6 @@ def test_each_special_hand_not_declared_is_its_own_mistake(tmp_path):
     counted by the natural, the costliest first (JSON ``mistakes[].naturals``, a row of
     the terminal's table and of the page's each), named as players call it; a record
     naming no known natural counts as "a natural", so the breakdown stays bounded."""
-    import os
 
     def missed(line: int, name: object, loss: float) -> dict:
         nat = {"name": name, "declared": True, "ev_declare": 5.0, "ev_play": 1.0}
@@ -666,11 +659,7 @@ def test_each_special_hand_not_declared_is_its_own_mistake(tmp_path):
     page = render_html(make_report(path))
     assert "Six pairs (六对半, lục phé bôn) not declared" in page
     assert 'data-natural="five_pairs_trips"' in page
-    table = subprocess.run(
-        [sys.executable, "-m", "solver", "report", str(path)],
-        capture_output=True,
-        env={**os.environ, "COLUMNS": "200"},
-    )
+    table = capsa_in("report", str(path), env={"COLUMNS": "200"})
     assert table.returncode == 0, table.stderr
     lines = table.stdout.decode().splitlines()
     # a row for each, indented under "natural not declared", named as players call it
