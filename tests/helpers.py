@@ -84,7 +84,10 @@ def capsa_in(
     terminal, not the test runner's 80 columns. Text is read back as a subprocess's (UTF-8,
     universal newlines). A run past ``timeout`` seconds raises ``subprocess.TimeoutExpired``
     as ``capsa`` does (a liveness bound; on the main thread, where a signal can stop it)."""
-    from typer._click import formatting
+    try:  # typer >= 0.20 vendors click (solver/cli/app.py)
+        from typer._click import formatting
+    except ImportError:  # pragma: no cover - older typer on click
+        from click import formatting
     from typer.main import get_command
     from typer.testing import CliRunner
 
