@@ -3,6 +3,12 @@
 - ``capsa(*args, ...)``: ``python -m solver ARGS`` in a subprocess, this tree's code
   (its root first on ``PYTHONPATH``, whatever the working directory), stdout and
   stderr captured; text (UTF-8) unless ``input`` is bytes or ``text=False``;
+- ``capsa_in(*args, ...)``: the same command run inside the test's process (the Typer
+  app through ``typer.testing.CliRunner``), the same answer (a ``CompletedProcess``: the
+  exit code, stdout and stderr apart, the same text); for a test whose claim is not the
+  process itself (docs/architecture.md#tests). ``CAPSA_TESTS_INPROC=check`` also runs
+  each such command as a subprocess, after it, and fails where the two differ but for
+  the times taken (a command that writes files meets what the first run wrote);
 - ``random_hands(n, seed)``: ``n`` random 13-card hands, each sorted, uint8[n, 13]
   (the same hands for the same seed in every file that deals them); ``dealt=True``:
   unsorted, as dealt;
@@ -11,10 +17,15 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
+import logging
 import os
+import signal
 import subprocess
 import sys
-from collections.abc import Mapping
+import threading
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +35,7 @@ ROOT = Path(__file__).resolve().parents[1]
 #: The command line as a subprocess runs it.
 CAPSA = [sys.executable, "-m", "solver"]
 
-__all__ = ["CAPSA", "ROOT", "batch_job", "capsa", "random_hands"]
+__all__ = ["CAPSA", "ROOT", "batch_job", "capsa", "capsa_in", "random_hands"]
 
 
 def capsa(
@@ -54,6 +65,134 @@ def capsa(
         timeout=timeout,
         **run,
     )
+
+
+def capsa_in(
+    *args: str,
+    input: str | bytes | None = None,
+    cwd: str | os.PathLike[str] | None = None,
+    env: Mapping[str, str] | None = None,
+    text: bool | None = None,
+    timeout: float = 900,
+) -> subprocess.CompletedProcess:
+    """``capsa ARGS`` run in this process, answered as ``capsa`` answers (module
+    docstring): ``env`` is added to ``os.environ`` and ``cwd`` entered for the run, and
+    both put back after it, as is the ``capsa`` logger (the CLI points it at the stderr of
+    its run); the program's caches (``solver.engine.caches``) are emptied before and after,
+    as a new process starts without them; Python's warnings are printed on its stderr as
+    a process prints them (not pytest's ``error``). Click's help is as wide as a process's
+    terminal, not the test runner's 80 columns. Text is read back as a subprocess's (UTF-8,
+    universal newlines). A run past ``timeout`` seconds raises ``subprocess.TimeoutExpired``
+    as ``capsa`` does (a liveness bound; on the main thread, where a signal can stop it)."""
+    try:  # typer >= 0.20 vendors click (solver/cli/app.py)
+        from typer._click import formatting
+    except ImportError:  # pragma: no cover - older typer on click
+        from click import formatting
+    from typer.main import get_command
+    from typer.testing import CliRunner
+
+    from solver.cli import app
+    from solver.engine.caches import caches
+
+    text = not isinstance(input, bytes) if text is None else text
+    log = logging.getLogger("capsa")
+    kept = (log.handlers[:], log.level, log.propagate)
+    log.handlers.clear()
+    here = os.getcwd()
+    for cache in caches().values():
+        cache.clear()
+    code = 0
+    try:
+        with CliRunner().isolation(input=input, env=env) as (out, err, _both):
+            formatting.FORCED_WIDTH = None  # put back by the isolation's end
+            if cwd is not None:
+                os.chdir(cwd)
+            try:
+                with _deadline(timeout), _warnings_as_a_process():
+                    get_command(app).main(list(args), prog_name="capsa")
+            except SystemExit as exc:
+                code = exc.code if isinstance(exc.code, int) else int(exc.code is not None)
+            except _TimedOut:
+                raise subprocess.TimeoutExpired([*CAPSA, *args], timeout) from None
+            finally:
+                sys.stdout.flush()
+                sys.stderr.flush()
+                stdout, stderr = out.getvalue(), err.getvalue()
+    finally:
+        os.chdir(here)
+        log.handlers[:], log.propagate = kept[0], kept[2]
+        log.setLevel(kept[1])
+        for cache in caches().values():
+            cache.clear()
+    if text:
+        stdout, stderr = (io.TextIOWrapper(io.BytesIO(b), "utf-8").read() for b in (stdout, stderr))
+    res = subprocess.CompletedProcess([*CAPSA, *args], code, stdout, stderr)
+    if os.environ.get("CAPSA_TESTS_INPROC") == "check":
+        _same(res, capsa(*args, input=input, cwd=cwd, env=env, text=text))
+    return res
+
+
+@contextlib.contextmanager
+def _warnings_as_a_process() -> Iterator[None]:
+    """Python's warnings as a new ``capsa`` process has them: printed on its stderr
+    (not pytest's ``error``, nor kept by pytest), each place once, the categories Python
+    leaves out by default left out; put back after."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.resetwarnings()
+        for category in (DeprecationWarning, PendingDeprecationWarning, ImportWarning,
+                         ResourceWarning):  # fmt: skip
+            warnings.simplefilter("ignore", category)
+        warnings.showwarning = getattr(warnings, "_showwarning_orig", warnings.showwarning)
+        yield
+
+
+class _TimedOut(BaseException):
+    """Past ``capsa_in``'s timeout: a ``BaseException``, which the CLI's mapping of every
+    ``Exception`` to an exit code lets through."""
+
+
+@contextlib.contextmanager
+def _deadline(seconds: float) -> Iterator[None]:
+    """Raise ``_TimedOut`` in this thread after ``seconds`` (the main thread only)."""
+    if (
+        not hasattr(signal, "setitimer")
+        or threading.current_thread() is not threading.main_thread()
+    ):
+        yield
+        return
+
+    def late(signum: int, frame: object) -> None:
+        raise _TimedOut
+
+    before = signal.signal(signal.SIGALRM, late)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, before)
+
+
+#: What only a cold process says on stderr (numba compiling, lookup tables built).
+_NOTICES = ("capsa: compiling ", "capsa: building lookup tables")
+#: Times and rates, which differ from run to run (``0.8 s``, ``1 min 05 s``, ``12 hands/s``,
+#: JSON's ``"seconds": ...``).
+_TIMES = r"[0-9][0-9.,]*(?: h| min| s| ms| µs|\b \w+/s)\b|\"seconds\": (?:\{[^}]*\}|[^,}]*)"
+
+
+def _same(inproc: subprocess.CompletedProcess, sub: subprocess.CompletedProcess) -> None:
+    """``CAPSA_TESTS_INPROC=check``: the in-process answer is the subprocess's, but for
+    a cold process's notices and the times taken."""
+    import re
+
+    def seen(text: str | bytes) -> list[str]:
+        text = text if isinstance(text, str) else text.decode("utf-8", "backslashreplace")
+        return [re.sub(_TIMES, "T", ln) for ln in text.splitlines() if not ln.startswith(_NOTICES)]
+
+    got = (inproc.returncode, seen(inproc.stdout), seen(inproc.stderr))
+    assert got == (sub.returncode, seen(sub.stdout), seen(sub.stderr)), (inproc.args, got, sub)
 
 
 def random_hands(n: int, seed: int = 0, *, dealt: bool = False) -> np.ndarray:

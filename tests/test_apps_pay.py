@@ -14,7 +14,7 @@ import solver
 from solver.engine.rules import PRESETS, load_rules
 from solver.engine.ruleset_files import to_toml
 from tests import reference as R
-from tests.helpers import capsa
+from tests.helpers import capsa_in
 
 #: The case of the issue: A wins only the front, with trips
 #: (docs/rules.md#a-bonus-row-is-its-whole-value).
@@ -56,8 +56,8 @@ def test_the_constructed_case_through_capsa_solve_against(tmp_path):
     opp = tmp_path / "b.txt"
     opp.write_text(B_TEXT + "\n", encoding="utf-8")
     hand = " ".join(A)
-    res = capsa("solve", hand, "--rules", "shisanshui", "--against", str(opp),
-                "--played", A_TEXT, "--format", "json")  # fmt: skip
+    res = capsa_in("solve", hand, "--rules", "shisanshui", "--against", str(opp),
+                   "--played", A_TEXT, "--format", "json")  # fmt: skip
     assert res.returncode == 0, res.stderr
     out = json.loads(res.stdout)
     assert out["policy"] == "exact"
@@ -117,7 +117,7 @@ def test_capsa_rules_round_trips_the_new_keys(tmp_path):
         'natural_ties = "payout"\nfoul_penalty = 4.5\n',
         encoding="utf-8",
     )
-    res = capsa("rules", str(path), "--format", "toml")
+    res = capsa_in("rules", str(path), "--format", "toml")
     assert res.returncode == 0, res.stderr
     for line in ("royalty_replaces_row = true", 'natural_ties = "payout"', "foul_penalty = 4.5"):
         assert f"\n{line}\n" in res.stdout
@@ -125,11 +125,11 @@ def test_capsa_rules_round_trips_the_new_keys(tmp_path):
     again.write_text(res.stdout, encoding="utf-8")
     assert load_rules(again) == load_rules(path)
     assert to_toml(load_rules(again)) == res.stdout
-    shown = json.loads(capsa("rules", str(path), "--format", "json").stdout)
+    shown = json.loads(capsa_in("rules", str(path), "--format", "json").stdout)
     assert (shown["royalty_replaces_row"], shown["natural_ties"], shown["foul_penalty"]) == (
         True, "payout", 4.5,
     )  # fmt: skip
-    words = capsa("rules", "shisanshui").stdout
+    words = capsa_in("rules", "shisanshui").stdout
     assert "front three_of_a_kind wins 3" in words and "by payout" in words
 
 
@@ -147,7 +147,7 @@ def test_capsa_rules_round_trips_the_new_keys(tmp_path):
 def test_bad_keys_are_one_line_exit_2(tmp_path, body, keys):
     path = tmp_path / "bad.toml"
     path.write_text(body, encoding="utf-8")
-    res = capsa("rules", str(path))
+    res = capsa_in("rules", str(path))
     assert res.returncode == 2
     lines = res.stderr.strip().splitlines()
     assert len(lines) == 1, res.stderr

@@ -5,8 +5,6 @@ and what ``settle``, ``settle_table`` and their parts pay, against the oracle
 from __future__ import annotations
 
 import dataclasses
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -20,6 +18,7 @@ from solver.engine.rules import PRESETS, Rules, load_rules, rules_from_dict
 from solver.engine.ruleset_files import to_toml
 from solver.strategy.field_model.field import play_digest
 from tests import reference as R
+from tests.helpers import capsa_in
 from tests.test_home_run import random_tables, triple
 from tests.test_settlement import arrange
 
@@ -78,11 +77,10 @@ def test_the_preset_is_the_water_room():
     ],
 )  # fmt: skip
 def test_bad_values_are_one_line_exit_2(tmp_path, text, message):
-    """As a user meets it: ``capsa rules FILE`` in a subprocess, one line, exit 2."""
+    """As a user meets it: ``capsa rules FILE`` (in the test's process), one line, exit 2."""
     path = tmp_path / "bad.toml"
     path.write_text(text + "\n")
-    res = subprocess.run([sys.executable, "-m", "solver", "rules", str(path)],
-                         capture_output=True, text=True)  # fmt: skip
+    res = capsa_in("rules", str(path))
     assert res.returncode == 2 and res.stdout == "", res.stderr
     assert res.stderr.startswith(f"capsa: error: bad.toml: {message}"), res.stderr
     assert len(res.stderr.strip().splitlines()) == 1

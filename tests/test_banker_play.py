@@ -1,6 +1,6 @@
 """The banker's table played (docs/rules.md#the-bankers-table): ``capsa solve --seat``
-and ``capsa batch --seat`` in a subprocess, the API's ``seat``, and the practice table's
-banker, each against the oracle (tests/reference.py)."""
+and ``capsa batch --seat`` (in the test's process, ``helpers.capsa_in``), the API's
+``seat``, and the practice table's banker, each against the oracle (tests/reference.py)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import evaluator as ev
 from solver.apps.web import create_app
 from solver.engine.rules import PRESETS
 from tests import reference as R
-from tests.helpers import capsa
+from tests.helpers import capsa_in
 from tests.test_web_showdown import entry, random_setting
 
 BANKER = PRESETS["shisanshui-banker"]
@@ -34,8 +34,8 @@ def test_solve_as_the_banker_and_as_a_player(tmp_path):
     (``--stakes``), a player the banker alone; each value is the oracle's."""
     against = tmp_path / "table.txt"
     against.write_text("\n".join(OPPONENTS) + "\n")
-    res = capsa("solve", HAND, "-r", "shisanshui-banker", "--seat", "banker", "--against",
-                str(against), "--stakes", "2,3", "-k", "0", "-f", "json")  # fmt: skip
+    res = capsa_in("solve", HAND, "-r", "shisanshui-banker", "--seat", "banker", "--against",
+                   str(against), "--stakes", "2,3", "-k", "0", "-f", "json")  # fmt: skip
     assert res.returncode == 0, res.stderr
     d = json.loads(res.stdout)
     mine = rows(" | ".join(d[r] for r in ("front", "middle", "back")))
@@ -51,10 +51,10 @@ def test_solve_as_the_banker_and_as_a_player(tmp_path):
     # a player: the banker's setting alone, at the player's own multiple
     one = tmp_path / "banker.txt"
     one.write_text(OPPONENTS[1] + "\n")
-    res = capsa("solve", HAND, "-r", "shisanshui-banker", "--against", str(one), "-k", "0")
+    res = capsa_in("solve", HAND, "-r", "shisanshui-banker", "--against", str(one), "-k", "0")
     assert res.returncode == 0, res.stderr
     assert "as a player (vs the banker)" in res.stdout
-    res = capsa("solve", HAND, "-r", "shisanshui-banker", "--against", str(one), "-f", "json")
+    res = capsa_in("solve", HAND, "-r", "shisanshui-banker", "--against", str(one), "-f", "json")
     d = json.loads(res.stdout)
     mine = rows(" | ".join(d[r] for r in ("front", "middle", "back")))
     assert d["ev_total"] == d["ev"] == R.ref_settle(mine, rows(OPPONENTS[1]), BANKER)
@@ -73,7 +73,7 @@ def test_bad_seats_are_one_line_exit_2(tmp_path, args, says):
     two = tmp_path / "two.txt"
     two.write_text("\n".join(OPPONENTS) + "\n")
     args = [str(two) if a == "TWO" else a for a in args]
-    res = capsa("solve", HAND, *args, "--policy", "greedy")
+    res = capsa_in("solve", HAND, *args, "--policy", "greedy")
     assert res.returncode == 2 and res.stdout == "", res.stderr
     assert res.stderr.startswith(f"capsa: error: {says}"), res.stderr
     assert len(res.stderr.strip().splitlines()) == 1
@@ -153,9 +153,9 @@ def test_mc_and_field_at_both_seats():
     answers = {}
     for seat in ("player", "banker"):
         for policy in ("field", "mc"):
-            res = capsa("solve", HAND, "-r", "shisanshui-banker", "--seat", seat, "--policy",
-                        policy, "-n", "400", "-s", "3", "--no-pool", "-k", "0",
-                        "-f", "json")  # fmt: skip
+            res = capsa_in("solve", HAND, "-r", "shisanshui-banker", "--seat", seat, "--policy",
+                           policy, "-n", "400", "-s", "3", "--no-pool", "-k", "0",
+                           "-f", "json")  # fmt: skip
             assert res.returncode == 0, res.stderr
             answers[seat, policy] = d = json.loads(res.stdout)
             n = 1 if seat == "player" else 3
@@ -171,13 +171,13 @@ def test_batch_sets_each_hand_for_the_seat(tmp_path):
     hands = tmp_path / "hands.txt"
     hands.write_text(f"a: {HAND}\nb: 2c 5d 7h 9s Jc Kd Ah 3s 4d 6h 8c Ts Qd\n")
     out = tmp_path / "out.jsonl"
-    res = capsa("batch", str(hands), "-o", str(out), "-r", "shisanshui-banker", "--policy",
-                "field", "--seat", "banker", "--players", "3", "--stakes", "2,3")  # fmt: skip
+    res = capsa_in("batch", str(hands), "-o", str(out), "-r", "shisanshui-banker", "--policy",
+                   "field", "--seat", "banker", "--players", "3", "--stakes", "2,3")  # fmt: skip
     assert res.returncode == 0, res.stderr
     records = [json.loads(line) for line in out.read_text().splitlines()]
     for rec, cards in zip(records, (HAND, "2c 5d 7h 9s Jc Kd Ah 3s 4d 6h 8c Ts Qd"), strict=True):
-        one = capsa("solve", cards, "-r", "shisanshui-banker", "--policy", "field", "--seat",
-                    "banker", "-p", "3", "--stakes", "2,3", "-k", "0", "-f", "json")  # fmt: skip
+        one = capsa_in("solve", cards, "-r", "shisanshui-banker", "--policy", "field", "--seat",
+                       "banker", "-p", "3", "--stakes", "2,3", "-k", "0", "-f", "json")  # fmt: skip
         want = json.loads(one.stdout)
         assert [rec[r] for r in ("front", "middle", "back")] == [want[r] for r in
                                                                   ("front", "middle", "back")]
@@ -185,7 +185,7 @@ def test_batch_sets_each_hand_for_the_seat(tmp_path):
         assert len(rec["ev_by_opponent"]) == 2
     run = json.loads((tmp_path / "out.jsonl.capsa-run.json").read_text())
     assert run["seat"] == "banker"
-    res = capsa("batch", str(hands), "-r", "shisanshui", "--seat", "banker", "--policy", "field")
+    res = capsa_in("batch", str(hands), "-r", "shisanshui", "--seat", "banker", "--policy", "field")
     assert res.returncode == 2 and "seats no banker" in res.stderr
     assert len(res.stderr.strip().splitlines()) == 1
 

@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 from evaluator import format_cards
-from tests.helpers import capsa
+from tests.helpers import capsa_in
 
 #: A ruleset no shipped tables fit (the wheel ranks second), so its tables are the cache's.
 HOUSE = 'base = "per-row"\nname = "house"\nwheel = "second"\n'
@@ -27,13 +27,13 @@ SMALL = ("--rounds", "1", "--min-rounds", "1", "--hands", "100", "--tol", "10")
 
 
 def train(folder: Path, seed: int) -> None:
-    res = capsa("train", "--rules", "house.toml", *SMALL, "--seed", str(seed), cwd=folder)
+    res = capsa_in("train", "--rules", "house.toml", *SMALL, "--seed", str(seed), cwd=folder)
     assert res.returncode == 0, res.stderr
 
 
 def batch(folder: Path, out: str, *more: str):
-    return capsa("batch", "h.txt", "-o", out, "--rules", "house.toml", "--policy", "field",
-                 "-w", "1", *more, cwd=folder)  # fmt: skip
+    return capsa_in("batch", "h.txt", "-o", out, "--rules", "house.toml", "--policy", "field",
+                    "-w", "1", *more, cwd=folder)  # fmt: skip
 
 
 @pytest.fixture

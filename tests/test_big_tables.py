@@ -11,8 +11,6 @@ which plays these decks on its own (ids with copies, five of a kind, whole table
 from __future__ import annotations
 
 import itertools
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -25,6 +23,7 @@ from solver.engine.errors import RulesError
 from solver.engine.rules import rules_from_dict
 from solver.engine.settlement import find_natural, summarize
 from tests import reference as ref
+from tests.helpers import capsa_in
 
 #: (extra_suits, players): the apps' decks for five and six.
 TABLES = [("h", 5), ("hc", 6)]
@@ -277,9 +276,9 @@ def test_capsa_solve_against_four_opponents_at_a_five_player_table(tmp_path):
     ]
     against = tmp_path / "opponents.txt"
     against.write_text("\n".join(opps) + "\n", encoding="utf-8")
-    args = [sys.executable, "-m", "solver", "solve", hand, "--rules", str(path), "--format", "json"]
+    args = ["solve", hand, "--rules", str(path), "--format", "json"]
     args += ["--against", str(against)]
-    done = subprocess.run(args, capture_output=True, text=True, timeout=300)
+    done = capsa_in(*args, timeout=300)
     assert done.returncode == 0, done.stderr
     import json
 
@@ -287,8 +286,7 @@ def test_capsa_solve_against_four_opponents_at_a_five_player_table(tmp_path):
     assert answer["players"] == 5 and answer["policy"] == "exact"
     rows = " ".join(answer[r] for r in ("front", "middle", "back")).split()
     assert sorted(rows) == sorted(hand.split())
-    refused = subprocess.run([*args[:5], "--rules", "mau-binh", "--players", "5"],
-                             capture_output=True, text=True, timeout=300)  # fmt: skip
+    refused = capsa_in(*args[:2], "--rules", "mau-binh", "--players", "5", timeout=300)
     assert refused.returncode == 2
     lines = refused.stderr.strip().splitlines()
     assert len(lines) == 1 and "set extra_suits" in lines[0]

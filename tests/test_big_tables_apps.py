@@ -1,6 +1,7 @@
 """Batch, report, duel and strength at a five-player table (issue #31), as a user meets them:
-the real CLI in a subprocess, ``--rules shisanshui --players 5`` (the seated preset
-``shisanshui-5``, a 65-card deck with the hearts twice), hands rich in copies of a card.
+the real CLI (in the test's process, ``helpers.capsa_in``), ``--rules shisanshui --players
+5`` (the seated preset ``shisanshui-5``, a 65-card deck with the hearts twice), hands rich
+in copies of a card.
 
 Each batch output is checked record by record: every good line has one, its rows are
 exactly the hand's cards (copies included), the bad lines are reported with their line
@@ -23,7 +24,7 @@ from evaluator import format_cards
 from solver.engine.rules import PRESETS
 from solver.engine.seating import seated
 from tests import reference as ref
-from tests.helpers import capsa
+from tests.helpers import capsa_in
 from tests.test_big_tables import deal, some_setting
 
 RULES = seated(PRESETS["shisanshui"], 5)
@@ -105,13 +106,13 @@ def _check_bad(res, bad):
 def test_batch_field_jsonl_and_csv_at_five_players_with_copies_and_the_report(tmp_path):
     path, good, bad = _batch_file(tmp_path)
     out = tmp_path / "out.jsonl"
-    res = capsa("batch", str(path), *TABLE, "--policy", "field", "-w", "2", "-o", str(out))
+    res = capsa_in("batch", str(path), *TABLE, "--policy", "field", "-w", "2", "-o", str(out))
     _check_bad(res, bad)
     records = [json.loads(x) for x in out.read_text(encoding="utf-8").splitlines()]
     _check_records(records, good, bad, "field")
 
     csv_out = tmp_path / "out.csv"
-    res = capsa("batch", str(path), *TABLE, "--policy", "field", "-o", str(csv_out))
+    res = capsa_in("batch", str(path), *TABLE, "--policy", "field", "-o", str(csv_out))
     _check_bad(res, bad)
     rows = list(csv.DictReader(io.StringIO(csv_out.read_text(encoding="utf-8"))))
     header = csv_out.read_text(encoding="utf-8").splitlines()[0].split(",")
@@ -130,12 +131,12 @@ def test_batch_field_jsonl_and_csv_at_five_players_with_copies_and_the_report(tm
 
     # --resume on a finished output adds nothing
     before = csv_out.read_bytes()
-    res = capsa("batch", str(path), *TABLE, "--policy", "field", "-o", str(csv_out), "--resume")
+    res = capsa_in("batch", str(path), *TABLE, "--policy", "field", "-o", str(csv_out), "--resume")
     assert res.returncode == 1 and csv_out.read_bytes() == before
 
     # the report reads both, cards with copies included (the style counts them)
     for name in (out, csv_out):
-        rep = capsa("report", str(name), "--format", "json")
+        rep = capsa_in("report", str(name), "--format", "json")
         assert rep.returncode == 0, rep.stderr
         d = json.loads(rep.stdout.splitlines()[0])
         assert d["hands"] == len(good) and d["played"] == 2
@@ -153,7 +154,7 @@ def test_batch_mc_at_five_players_with_workers_resumes_without_repeating(tmp_pat
     path, good, bad = _batch_file(tmp_path)
     out = tmp_path / "mc.jsonl"
     args = ("batch", str(path), *TABLE, "--samples", "40", "-w", "2", "-o", str(out))
-    res = capsa(*args)
+    res = capsa_in(*args)
     _check_bad(res, bad)
     whole = out.read_bytes()
     records = [json.loads(x) for x in whole.decode("utf-8").splitlines()]
@@ -163,10 +164,10 @@ def test_batch_mc_at_five_players_with_workers_resumes_without_repeating(tmp_pat
     # killed part way: three records and half of the fourth kept
     kept = whole.splitlines(keepends=True)
     out.write_bytes(b"".join(kept[:3]) + kept[3][: len(kept[3]) // 2])
-    res = capsa(*args, "--resume")
+    res = capsa_in(*args, "--resume")
     _check_bad(res, bad)
     assert out.read_bytes() == whole  # each hand once, the same bytes
-    res = capsa(*args, "--resume")
+    res = capsa_in(*args, "--resume")
     assert res.returncode == 1 and out.read_bytes() == whole
 
 
@@ -181,7 +182,7 @@ for line in sys.stdin:
 def test_duel_and_strength_at_five_players(tmp_path):
     import sys
 
-    res = capsa("duel", "field", "greedy", *TABLE, "--deals", "12", "--seed", "5")
+    res = capsa_in("duel", "field", "greedy", *TABLE, "--deals", "12", "--seed", "5")
     assert res.returncode == 0, res.stderr
     assert "shisanshui-5, 5 players, 12 deals x 5 seatings" in res.stdout
     assert "fouls A" in res.stdout and "0 (0.0%)" in res.stdout  # the field never fouls
@@ -190,13 +191,13 @@ def test_duel_and_strength_at_five_players(tmp_path):
     # holding both copies are read as settings of the hand (none refused)
     prog = tmp_path / "echo.py"
     prog.write_text(ECHO, encoding="utf-8")
-    res = capsa("duel", "greedy", f"cmd:{sys.executable} {prog}", *TABLE, "--deals", "12",
-                "--seed", "5", "--format", "json")  # fmt: skip
+    res = capsa_in("duel", "greedy", f"cmd:{sys.executable} {prog}", *TABLE, "--deals", "12",
+                   "--seed", "5", "--format", "json")  # fmt: skip
     assert res.returncode == 0, res.stderr
     assert "not a setting" not in res.stdout + res.stderr
 
-    res = capsa("strength", *TABLE, "--hands", "4", "--samples", "200", "--eval-deals", "40",
-                "--format", "json")  # fmt: skip
+    res = capsa_in("strength", *TABLE, "--hands", "4", "--samples", "200", "--eval-deals", "40",
+                   "--format", "json")  # fmt: skip
     assert res.returncode == 0, res.stderr
     d = json.loads(res.stdout)
     assert (d["rules"], d["players"], d["hands"]) == ("shisanshui-5", 5, 4)

@@ -16,8 +16,9 @@ HAND = "As Ks Qs Js Ts 9h 9d 9c 2s 3d 4c 5h 7d"
 
 
 def capsa(*args: str, folder: Path, **kw) -> subprocess.CompletedProcess:
-    """``helpers.capsa`` with its pools in ``folder``."""
-    return helpers.capsa(*args, env={"CAPSA_POOL_DIR": str(folder)}, **kw)
+    """The command with its pools in ``folder``, in the test's process (``helpers.capsa_in``:
+    what is claimed is the answer and the pool files, not the process)."""
+    return helpers.capsa_in(*args, env={"CAPSA_POOL_DIR": str(folder)}, **kw)
 
 
 @pytest.fixture(scope="module")

@@ -13,7 +13,7 @@ from solver.cli import app
 from solver.engine.rules import PRESETS, load_rules
 from solver.engine.ruleset_files import to_toml
 from solver.engine.ruleset_text import describe_rules
-from tests.helpers import capsa
+from tests.helpers import capsa, capsa_in
 
 
 def run(*args: str, input: str | None = None):
@@ -147,18 +147,18 @@ def test_has_help_and_imports_no_numba():
 
 def test_royalties_dealt_is_shown_and_round_trips(tmp_path):
     """docs/rules.md#royalties-for-dealt-cards: `capsa rules` shows the key, off or on."""
-    res = capsa("rules", "chinese-1-6")
+    res = capsa_in("rules", "chinese-1-6")
     assert res.returncode == 0, res.stderr
     line = next(x for x in res.stdout.splitlines() if x.split()[:1] == ["royalties_dealt"])
     assert line.split()[1] == "no"
     path = tmp_path / "dealt.toml"
     path.write_text('base = "chinese-2-4"\nroyalties_dealt = true\n')
-    res = capsa("rules", str(path))
+    res = capsa_in("rules", str(path))
     assert res.returncode == 0, res.stderr
     line = next(x for x in res.stdout.splitlines() if x.split()[:1] == ["royalties_dealt"])
     assert line.split()[1] == "yes"
     assert load_rules(str(path)).digest() in res.stdout
-    res = capsa("rules", str(path), "--format", "json")
+    res = capsa_in("rules", str(path), "--format", "json")
     data = json.loads(res.stdout)
     assert data["royalties_dealt"] is True
     # the ruleset written as TOML (to_toml) and read back from stdin is the same ruleset
@@ -173,7 +173,7 @@ def test_royalties_dealt_is_shown_and_round_trips(tmp_path):
 def test_bad_royalties_dealt_is_one_line_exit_2(tmp_path, value, shown):
     path = tmp_path / "bad.toml"
     path.write_text(f"royalties_dealt = {value}\n")
-    res = capsa("rules", str(path))
+    res = capsa_in("rules", str(path))
     assert res.returncode == 2
     assert res.stdout == ""
     assert res.stderr.strip() == (

@@ -23,7 +23,7 @@ from solver.strategy.solving.against import parse_against
 from solver.strategy.solving.scoring import Opponents, score_against, score_exact
 from solver.strategy.solving.solve import solve
 from tests import reference as R
-from tests.helpers import capsa
+from tests.helpers import capsa, capsa_in
 from tests.test_home_run import RULESETS, crafted_opponents, random_tables, some_candidates, triple
 from tests.test_settlement import arrange
 
@@ -93,7 +93,7 @@ def test_card_texts(value, card):
 def test_bad_values_are_one_line_exit_2(tmp_path, line, key):
     path = tmp_path / "bad.toml"
     path.write_text(f'name = "bad"\n{line}\n', encoding="utf-8")
-    done = capsa("rules", str(path))
+    done = capsa_in("rules", str(path))
     assert done.returncode == 2
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and key in lines[0] and "Traceback" not in done.stderr
@@ -104,24 +104,24 @@ def test_bad_values_are_one_line_exit_2(tmp_path, line, key):
 def test_capsa_rules_in_players_words_and_round_trip(tmp_path):
     path = tmp_path / "mapai.toml"
     path.write_text('base = "shisanshui"\nname = "mapai"\ncode_card = "8h"\n', encoding="utf-8")
-    shown = capsa("rules", str(path))
+    shown = capsa_in("rules", str(path))
     assert shown.returncode == 0, shown.stderr
     text = " ".join(shown.stdout.split())
     assert "the 8♥ doubles its holder's scores (马牌)" in text
-    toml = capsa("rules", str(path), "--format", "toml")
+    toml = capsa_in("rules", str(path), "--format", "toml")
     assert 'code_card = "8h"' in toml.stdout and "code_card_multiplier = 2" in toml.stdout
     back = tmp_path / "back.toml"
     back.write_text(toml.stdout, encoding="utf-8")
     assert load_rules(back) == load_rules(path)
-    as_json = json.loads(capsa("rules", str(path), "--format", "json").stdout)
+    as_json = json.loads(capsa_in("rules", str(path), "--format", "json").stdout)
     assert json.dumps(as_json).count("code_card") >= 2
     three = tmp_path / "three.toml"
     three.write_text('name = "t"\ncode_card = "Qs"\ncode_card_multiplier = 3\n', encoding="utf-8")
-    text = " ".join(capsa("rules", str(three)).stdout.split())
+    text = " ".join(capsa_in("rules", str(three)).stdout.split())
     assert "the Q♠ multiplies by 3 its holder's scores" in text
     # a preset's file says the key is off, and reads back to the preset
     off = tmp_path / "off.toml"
-    off.write_text(capsa("rules", "chinese-1-6", "--format", "toml").stdout, encoding="utf-8")
+    off.write_text(capsa_in("rules", "chinese-1-6", "--format", "toml").stdout, encoding="utf-8")
     assert "code_card = false" in off.read_text(encoding="utf-8")
     assert load_rules(off).digest() == PRESETS["chinese-1-6"].digest()
 

@@ -1,7 +1,8 @@
 """Crafted pool and model files never reach a traceback, a hang or a wrong answer: every
 loaded table is checked as the kernels read it, every failure is one line and exit 2
 (a cached pool that fails is said once and not used), and no file opened for reading
-blocks. The real CLI in a subprocess."""
+blocks. The real CLI, in a subprocess where a FIFO could block it, else in the test's
+process (``helpers.capsa_in``)."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ from solver.engine.rules import load_rules
 from solver.strategy.opposition import pool as PL
 from solver.strategy.opposition import pool_file as PF
 from tests import shared
-from tests.helpers import capsa
+from tests.helpers import capsa, capsa_in
 from tests.test_run_identity import make_model
 
 DATA_FIELD = Path(__file__).resolve().parent.parent / "solver" / "data" / "field-chinese-1-6.npz"
@@ -87,11 +88,11 @@ def test_a_pool_sound_by_its_checksums_but_out_of_its_tables_is_not_used(
     folder = tmp_path / "pools"
     _crafted(pool_file, folder, name, how)
     env = {**os.environ, "CAPSA_POOL_DIR": str(folder)}
-    got = capsa("solve", ROYAL, "-n", "200", "-s", "1", "-f", "json", cwd=tmp_path, env=env)
+    got = capsa_in("solve", ROYAL, "-n", "200", "-s", "1", "-f", "json", cwd=tmp_path, env=env)
     assert got.returncode == 0, got.stderr
     assert said in got.stderr and "not used" in got.stderr and "bug" not in got.stderr
-    dealt = capsa("solve", ROYAL, "-n", "200", "-s", "1", "-f", "json", "--no-pool",
-                  cwd=tmp_path, env=env)  # fmt: skip
+    dealt = capsa_in("solve", ROYAL, "-n", "200", "-s", "1", "-f", "json", "--no-pool",
+                     cwd=tmp_path, env=env)  # fmt: skip
     assert json.loads(got.stdout) == json.loads(dealt.stdout)
     assert json.loads(got.stdout)["ev"] > 0
 
@@ -191,16 +192,16 @@ def test_a_crafted_model_is_one_line_and_exit_2_in_every_command(model, tmp_path
     }[case]
     _with(model, tmp_path, **change)
     for cmd in MODEL_COMMANDS:
-        res = capsa(*cmd, "--opponents", "m.npz", cwd=tmp_path)
+        res = capsa_in(*cmd, "--opponents", "m.npz", cwd=tmp_path)
         assert said in one_line(res), (cmd, res.stderr)
         assert "Warning" not in res.stderr
     (tmp_path / "h.txt").write_text(HAND + "\n")
-    res = capsa("batch", "h.txt", "-n", "60", "--opponents", "m.npz", cwd=tmp_path)
+    res = capsa_in("batch", "h.txt", "-n", "60", "--opponents", "m.npz", cwd=tmp_path)
     assert said in one_line(res)
 
 
 def test_a_good_model_still_loads(model, tmp_path):
-    res = capsa("solve", HAND, "-n", "60", "--opponents", str(model), "-f", "json", cwd=tmp_path)
+    res = capsa_in("solve", HAND, "-n", "60", "--opponents", str(model), "-f", "json", cwd=tmp_path)
     assert res.returncode == 0, res.stderr
     assert json.loads(res.stdout)["opponents"] == "good.npz"
 
@@ -212,8 +213,8 @@ def test_a_deeply_nested_json_line_in_train_from_is_a_bad_line(tmp_path):
 
     write_settings(tmp_path / "s.txt", random_hands(40, 3), "greedy",
                    extra='{"a":' + "[" * 2000 + "]" * 2000 + "}\n")  # fmt: skip
-    res = capsa("train", "--rules", "chinese-2-4", "--from", "s.txt", "-o", "m.npz",
-                "-f", "json", cwd=tmp_path)  # fmt: skip
+    res = capsa_in("train", "--rules", "chinese-2-4", "--from", "s.txt", "-o", "m.npz",
+                   "-f", "json", cwd=tmp_path)  # fmt: skip
     assert "Traceback" not in res.stderr and "bug in capsa" not in res.stderr, res.stderr
     assert res.returncode in (0, 1), res.stderr
     assert "line 41" in res.stderr + res.stdout
@@ -230,5 +231,5 @@ def test_strength_tables_that_are_a_fifo_or_not_finite_are_one_line(tmp_path):
         arrays = {k: z[k] for k in z.files}
     arrays["rank"] = np.full(arrays["rank"].shape, 1e39)
     np.savez_compressed(tmp_path / "inf.npz", **arrays)
-    res = capsa("strength", "--hands", "2", "--tables", "inf.npz", cwd=tmp_path)
+    res = capsa_in("strength", "--hands", "2", "--tables", "inf.npz", cwd=tmp_path)
     assert "not finite once converted" in one_line(res) and "Warning" not in res.stderr

@@ -1,4 +1,6 @@
-"""Faults, the way a user meets them: the real CLI (`python -m solver`) in a subprocess.
+"""Faults, the way a user meets them: the real CLI (`python -m solver`), in a subprocess
+where the claim is the process's (bots and their children killed, Ctrl-C, a full stdout,
+bytes on stdin, a bug's traceback, a warm process's silence), else in the test's process.
 
 Bad duel bots (a hanging one whose child keeps the pipes open, endless writers, Ctrl-C
 during a duel), a full stdout, bad UTF-8 on stdin, an unwritable `train -o`, values too
@@ -38,6 +40,10 @@ NOTICES = ("capsa: compiling ", "capsa: building lookup tables")
 
 #: ``python -m solver ARGS``, bytes in, bytes out, from the repository's root.
 capsa = partial(helpers.capsa, text=False, timeout=120, cwd=ROOT)
+#: The same command in the test's process, where the claim is not the process's: a bad
+#: value or usage, a file refused, what is written (the exit code and the one line are
+#: the CLI's mapping, the same in both; ``helpers.capsa_in``).
+capsa_in = partial(helpers.capsa_in, text=False, timeout=120, cwd=ROOT)
 
 
 def one_error_line(res: subprocess.CompletedProcess, code: int, *words: str) -> str:
@@ -269,7 +275,9 @@ def test_long_text_without_separators_stops_at_the_first_error():
 def test_train_output_is_checked_before_training(tmp_path, where):
     (tmp_path / "file").write_text("a file, not a folder")
     dest = tmp_path / where
-    res = capsa("train", "--rules", "per-row", "--rounds", "1", "--hands", "100", "-o", str(dest))
+    res = capsa_in(
+        "train", "--rules", "per-row", "--rounds", "1", "--hands", "100", "-o", str(dest)
+    )
     one_error_line(res, 2, "cannot write", str(dest))
 
 
@@ -292,7 +300,7 @@ def test_train_output_is_checked_before_training(tmp_path, where):
     ],
 )
 def test_values_beyond_the_limits_are_refused_before_any_work(args, words):
-    one_error_line(capsa(*args, timeout=60), 2, *words)
+    one_error_line(capsa_in(*args, timeout=60), 2, *words)
 
 
 @pytest.mark.parametrize(
@@ -309,7 +317,7 @@ def test_payouts_beyond_the_limit_are_refused(tmp_path, body, key):
     """A 400-digit or 1e308 payout used to overflow or print "ev_total": Infinity."""
     path = tmp_path / "big.toml"
     path.write_text(body)
-    res = capsa("solve", HAND, "--policy", "greedy", "--rules", str(path), "-f", "json")
+    res = capsa_in("solve", HAND, "--policy", "greedy", "--rules", str(path), "-f", "json")
     one_error_line(res, 2, key, f"{MAX_UNITS:,}")
 
 
@@ -327,7 +335,7 @@ def test_payouts_at_the_limit_give_finite_json(tmp_path, hand):
     )
     (tmp_path / "opp.txt").write_text("7c 7s 8c | 2d 2h 3c 3h 6h | Kc Kd Kh 5c 5d\n")
     args = ["--rules", str(path), "--against", str(tmp_path / "opp.txt"), "-f", "json"]
-    res = capsa("solve", hand, *args)
+    res = capsa_in("solve", hand, *args)
     assert res.returncode == 0, res.stderr
     d = json.loads(res.stdout, parse_constant=lambda c: pytest.fail(f"not JSON: {c}"))
     assert np.isfinite([d["ev"], d["ev_total"], d["ev_play"]]).all()
@@ -361,7 +369,7 @@ def test_json_is_written_without_nan_or_infinity():
     ],
 )
 def test_usage_errors_are_one_line(args, words):
-    one_error_line(capsa(*args, timeout=60), 2, *words)
+    one_error_line(capsa_in(*args, timeout=60), 2, *words)
 
 
 # ------------------------------------------------------------------ a bug is not the user's fault
@@ -402,20 +410,20 @@ def test_a_bug_is_exit_1_not_bad_input(debug):
 def test_a_ruleset_file_cannot_pass_for_a_preset(tmp_path):
     path = tmp_path / "capsa.toml"
     path.write_text('base = "capsa"\nscoop_multiplier = 3\n')
-    one_error_line(capsa("solve", HAND, "--rules", str(path)), 2, "'capsa' is a preset's")
+    one_error_line(capsa_in("solve", HAND, "--rules", str(path)), 2, "'capsa' is a preset's")
     path.write_text('base = "capsa"\nname = "friday"\n')  # the preset's rules, its own name
-    res = capsa("solve", HAND, "--policy", "greedy", "--rules", str(path), "-f", "json")
+    res = capsa_in("solve", HAND, "--policy", "greedy", "--rules", str(path), "-f", "json")
     assert res.returncode == 0, res.stderr
     assert json.loads(res.stdout)["rules"] == "friday"
 
 
 @pytest.mark.parametrize("name", list(PRESETS))
 def test_rules_toml_reads_back(tmp_path, name):
-    res = capsa("rules", name, "--format", "toml")
+    res = capsa_in("rules", name, "--format", "toml")
     assert res.returncode == 0, res.stderr
     path = tmp_path / "mine.toml"
     path.write_bytes(res.stdout)
-    back = capsa("rules", str(path), "--format", "json")
+    back = capsa_in("rules", str(path), "--format", "json")
     assert back.returncode == 0, back.stderr
     assert json.loads(back.stdout) == PRESETS[name].to_dict()
 
@@ -496,7 +504,7 @@ def test_report_never_writes_over_its_input(tmp_path, how):
             res = capsa("report", "-", "-o", str(src), "-f", "json", stdin=stdin)
         words = ["is stdin"]
     else:
-        res = capsa("report", str(src), "-o", str(out), "-f", "json")
+        res = capsa_in("report", str(src), "-o", str(out), "-f", "json")
         words = [f"'{out}' is the input file '{src}'", "capsa report never writes over its input"]
     one_error_line(res, 2, *words)
     assert src.read_bytes() == before
@@ -506,12 +514,14 @@ def test_train_and_batch_never_write_over_their_ruleset(tmp_path):
     rules = tmp_path / "house.toml"
     rules.write_text('base = "per-row"\nname = "house"\n')
     before = rules.read_bytes()
-    res = capsa("train", "--rules", str(rules), "-o", str(rules), "--rounds", "1",
-                "--hands", "100")  # fmt: skip
+    res = capsa_in("train", "--rules", str(rules), "-o", str(rules), "--rounds", "1",
+                   "--hands", "100")  # fmt: skip
     one_error_line(res, 2, "the ruleset file", "capsa train never writes over its input")
     hands = tmp_path / "hands.txt"
     hands.write_text(HAND + "\n")
-    res = capsa("batch", str(hands), "-o", str(rules), "--rules", str(rules), "--policy", "field")
+    res = capsa_in(
+        "batch", str(hands), "-o", str(rules), "--rules", str(rules), "--policy", "field"
+    )
     one_error_line(res, 2, "the ruleset file", "capsa batch never writes over its input")
     assert rules.read_bytes() == before
 
@@ -527,7 +537,7 @@ def test_a_failed_report_write_leaves_the_output_as_it_was(tmp_path):
     src = results_file(tmp_path, some_records(200))
     out = tmp_path / "report.json"
     # an earlier report (capsa replaces only a report it wrote: issue 51)
-    assert capsa("report", str(src), "-o", str(out), "--top", "0").returncode == 0
+    assert capsa_in("report", str(src), "-o", str(out), "--top", "0").returncode == 0
     earlier = out.read_text()
     res = subprocess.run(
         [sys.executable, "-m", "solver", "report", str(src), "-o", str(out), "--top", "200"],
@@ -536,7 +546,7 @@ def test_a_failed_report_write_leaves_the_output_as_it_was(tmp_path):
     one_error_line(res, 1, f"cannot write '{out}'", "File too large", "left as it was")
     assert out.read_text() == earlier
     assert sorted(p.name for p in tmp_path.iterdir()) == ["report.json", "results.jsonl"]
-    ok = capsa("report", str(src), "-o", str(out), "--top", "200")  # no limit: it is written
+    ok = capsa_in("report", str(src), "-o", str(out), "--top", "200")  # no limit: it is written
     assert ok.returncode == 0, ok.stderr
     assert json.loads(out.read_text())["played"] == 200
 
@@ -548,7 +558,7 @@ def test_report_shows_rows_that_are_not_cards_as_text(tmp_path):
     recs[0]["front"] = "xx [red]yy[/] Zz"
     recs[0]["played"]["middle"] = "Qc \x1b[31mJd"
     recs[0]["played"]["loss"] = 5.0
-    res = capsa("report", str(results_file(tmp_path, recs)), "--top", "3")
+    res = capsa_in("report", str(results_file(tmp_path, recs)), "--top", "3")
     out = res.stdout.decode()
     assert res.returncode == 0, res.stderr.decode()
     assert "xx [red]yy[/] Zz" in out and "\\x1b[31mJd" in out and "\x1b" not in out
@@ -580,24 +590,24 @@ def test_solve_reads_a_bounded_hand_from_stdin():
 def test_a_ruleset_file_is_read_within_bounds(tmp_path):
     big = tmp_path / "big.toml"
     big.write_text('base = "per-row"\n' + "# a comment\n" * 100_000)
-    one_error_line(capsa("rules", str(big)), 2, f"ruleset file '{big}' is larger than 16,384")
+    one_error_line(capsa_in("rules", str(big)), 2, f"ruleset file '{big}' is larger than 16,384")
     one_error_line(capsa("rules", "-", input=big.read_bytes()), 2, "stdin is larger than 16,384")
     deep = tmp_path / "deep.toml"
     deep.write_text("a = " + "[" * 3000 + "]" * 3000 + "\n")
-    one_error_line(capsa("rules", str(deep)), 2, "deep.toml", "nested more than 4 deep")
+    one_error_line(capsa_in("rules", str(deep)), 2, "deep.toml", "nested more than 4 deep")
     keys = tmp_path / "keys.toml"
     keys.write_text("".join(f"k{i} = {i}\n" for i in range(1000)))
-    one_error_line(capsa("rules", str(keys)), 2, "keys.toml", "more than 256 keys")
+    one_error_line(capsa_in("rules", str(keys)), 2, "keys.toml", "more than 256 keys")
 
 
 def test_against_is_read_within_bounds_and_quoted_short(tmp_path):
     huge = tmp_path / "huge.txt"
     huge.write_bytes(b"x" * 20_000_000)
-    line = one_error_line(capsa("solve", HAND, "--against", str(huge)), 2, "larger than 65,536")
+    line = one_error_line(capsa_in("solve", HAND, "--against", str(huge)), 2, "larger than 65,536")
     assert len(line) < 200
     bad = tmp_path / "bad.txt"
     bad.write_text("y" * 10_000 + "\n")
-    line = one_error_line(capsa("solve", HAND, "--against", str(bad)), 2, "opponent 1", "…")
+    line = one_error_line(capsa_in("solve", HAND, "--against", str(bad)), 2, "opponent 1", "…")
     assert len(line) < 200, line
 
 
@@ -615,7 +625,7 @@ def test_report_refuses_records_it_cannot_sum(tmp_path):
     src = tmp_path / "results.jsonl"
     src.write_text("".join(json.dumps(r) + "\n" for r in recs))  # ensure_ascii: "\ud800"
     for fmt in ("json", "table"):
-        res = capsa("report", str(src), "-f", fmt)
+        res = capsa_in("report", str(src), "-f", fmt)
         text = res.stderr.decode()
         assert res.returncode == 1 and "bug in capsa" not in text and "Traceback" not in text
         assert text.count("capsa: line ") == 4, text
@@ -627,14 +637,16 @@ def test_report_refuses_records_it_cannot_sum(tmp_path):
 
 
 def test_stakes_are_bounded_below_and_equal_stakes_change_nothing():
-    one_error_line(capsa("solve", HAND, "--stakes", "5e-324,1,1"), 2, "stake 1 must be from 1e-06")
-    one_error_line(capsa("solve", HAND, "--stakes", "1,0.0000009,1"), 2, "stake 2 must be from")
+    one_error_line(
+        capsa_in("solve", HAND, "--stakes", "5e-324,1,1"), 2, "stake 1 must be from 1e-06"
+    )
+    one_error_line(capsa_in("solve", HAND, "--stakes", "1,0.0000009,1"), 2, "stake 2 must be from")
     # a hand whose best setting a staked sum in floating point (3a + 3b + 3c) used to move
     hand = "3h 4s 5c 8h 8s 9c Tc Td Qh Qs Ks Ad As"
     args = ["solve", hand, "--samples", "200", "--seed", "1", "--top", "2", "-f", "json"]
-    plain = json.loads(capsa(*args).stdout)
+    plain = json.loads(capsa_in(*args).stdout)
     for stakes in ("3,3,3", "0.1,0.1,0.1", "1e-06,1e-06,1e-06", "1000000,1000000,1000000"):
-        res = capsa(*args, "--stakes", stakes)
+        res = capsa_in(*args, "--stakes", stakes)
         assert res.returncode == 0, res.stderr
         d = json.loads(res.stdout)
         s = float(stakes.split(",")[0])
@@ -680,9 +692,9 @@ def test_equal_stakes_never_change_the_setting(policy):
 def test_train_refuses_a_bad_seed_or_tolerance_before_training(tmp_path):
     out = str(tmp_path / "t.npz")
     base = ["train", "--rules", "per-row", "--rounds", "1", "--hands", "100", "-o", out]
-    one_error_line(capsa(*base, "--seed", "-1"), 2, "--seed must be from 0")
+    one_error_line(capsa_in(*base, "--seed", "-1"), 2, "--seed must be from 0")
     for tol in ("nan", "-1", "0", "inf"):
-        one_error_line(capsa(*base, "--tol", tol), 2, "--tol must be a number above 0")
+        one_error_line(capsa_in(*base, "--tol", tol), 2, "--tol must be a number above 0")
     assert not os.path.exists(out)
 
 
@@ -691,10 +703,10 @@ def test_no_negative_zero_in_tables_or_json():
     hand = "3d 5d 5h 6c 7s 8c Td Th Jh Qh Kc Kh Ah"
     played = "Kc Td 7s | 8c 6c 5h 5d 3d | Ah Kh Qh Jh Th"
     for policy in ("field", "greedy"):
-        table = capsa("solve", hand, "--policy", policy, "--played", played)
+        table = capsa_in("solve", hand, "--policy", policy, "--played", played)
         assert table.returncode == 0, table.stderr
         assert "-0.0%" not in table.stdout.decode(), table.stdout.decode()
-        res = capsa("solve", hand, "--policy", policy, "--played", played, "-f", "json")
+        res = capsa_in("solve", hand, "--policy", policy, "--played", played, "-f", "json")
         text = res.stdout.decode()
         assert not re.search(r"(?<![0-9.])-0\.0(?![0-9])", text), text
 
@@ -711,20 +723,22 @@ def test_ids_and_names_reach_the_terminal_as_text(tmp_path):
     recs[1]["id"] = "x\x1b[2Jy"
     recs[1]["rules"] = "[bold]house[/bold]"
     results_file(tmp_path, recs, "[red]results.jsonl")
-    res = capsa("report", "[red]results.jsonl", cwd=tmp_path, env={"COLUMNS": "200"})
+    res = capsa_in("report", "[red]results.jsonl", cwd=tmp_path, env={"COLUMNS": "200"})
     out = res.stdout.decode()
     assert res.returncode == 0, res.stderr
     assert link in out and "x\\x1b[2Jy" in out and "\x1b" not in out, out
     assert "[bold]house[/bold]" in out and "[red]results.jsonl" in out
     # error lines: the file name as given, its escape sequence visible
-    res = capsa("solve", HAND, "--rules", "evil\x1b[2J.toml")
+    res = capsa_in("solve", HAND, "--rules", "evil\x1b[2J.toml")
     line = one_error_line(res, 2, "evil\\x1b[2J.toml")
     assert "\x1b" not in res.stderr.decode()
     # a ruleset's name in the solve table
     toml = tmp_path / "named.toml"
     # (no / in it: a ruleset's name is never a path, issue 51)
     toml.write_text('base = "per-row"\nname = "[link=https:evil.example]n[bold red]\\u001b[31m"\n')
-    res = capsa("solve", HAND, "--policy", "greedy", "--rules", str(toml), env={"COLUMNS": "200"})
+    res = capsa_in(
+        "solve", HAND, "--policy", "greedy", "--rules", str(toml), env={"COLUMNS": "200"}
+    )
     out = res.stdout.decode()
     assert res.returncode == 0, res.stderr
     assert "[link=https:evil.example]n[bold red]\\x1b[31m" in out and "\x1b" not in out, out

@@ -1,4 +1,6 @@
-"""Faults of `capsa batch`, met the way a user meets them: the real CLI in subprocesses.
+"""Faults of `capsa batch`, met the way a user meets them: the real CLI, in subprocesses
+where the claim is the process's (signals, workers killed, stdin and stdout, the file size
+limit, the lock a second run meets), else in the test's process (``run_in``).
 
 Issue 9's batch items: an output that is an input (or another output), two runs on one
 output, classic Mac and mixed line endings, ids holding line breaks, the parent killed
@@ -26,6 +28,7 @@ import pytest
 
 from evaluator import format_cards
 from solver.engine.layout import MAX_SAMPLES
+from tests import helpers
 
 CAPSA = [sys.executable, "-m", "solver", "batch"]
 MC = ["--policy", "mc", "--samples", "24"]
@@ -43,6 +46,13 @@ def run(*args: str, **kw) -> subprocess.CompletedProcess:
     kw.setdefault("capture_output", True)
     kw.setdefault("timeout", 300)
     return subprocess.run([*CAPSA, *args], text=True, **kw)
+
+
+def run_in(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:
+    """``capsa batch ARGS`` in the test's process (``helpers.capsa_in``): where the claim
+    is what the command reads, writes and says, not the process (a signal, a pipe, a limit
+    of the process, a second run holding the lock)."""
+    return helpers.capsa_in("batch", *args, text=True, timeout=timeout)
 
 
 def talk(stderr: str) -> list[str]:
@@ -70,7 +80,7 @@ def small(tmp_path_factory) -> tuple[Path, bytes]:
     src = d / "hands.txt"
     src.write_text(hands_text(40, 1))
     ref = d / "ref.jsonl"
-    res = run(str(src), "-o", str(ref), "--policy", "field", "-w", "1")
+    res = run_in(str(src), "-o", str(ref), "--policy", "field", "-w", "1")
     assert res.returncode == 0, res.stderr
     return src, ref.read_bytes()
 
@@ -83,7 +93,7 @@ def slow(tmp_path_factory) -> tuple[Path, bytes]:
     src = d / "hands.txt"
     src.write_text(hands_text(1200, 2))
     ref = d / "ref.jsonl"
-    res = run(str(src), "-o", str(ref), *MC, "-w", "2")
+    res = run_in(str(src), "-o", str(ref), *MC, "-w", "2")
     assert res.returncode == 0, res.stderr
     return src, ref.read_bytes()
 
@@ -268,7 +278,7 @@ def test_second_run_on_the_same_output_is_refused(slow, tmp_path):
     finally:
         cleanup(first, [])
     assert out.read_bytes() == ref  # each hand once, in order
-    res = run(str(src), "-o", str(out), *MC, "-w", "2", "--resume")  # the lock is gone
+    res = run_in(str(src), "-o", str(out), *MC, "-w", "2", "--resume")  # the lock is gone
     assert res.returncode == 0 and "0 hands" in res.stderr, res.stderr
 
 
@@ -282,7 +292,7 @@ def test_every_line_ending_ends_a_line(small, tmp_path, end):
     src = tmp_path / "hands.txt"
     src.write_bytes(small[0].read_text().replace("\n", end).encode())
     out = tmp_path / "out.jsonl"
-    res = run(str(src), "-o", str(out), "--policy", "field", "-w", "1")
+    res = run_in(str(src), "-o", str(out), "--policy", "field", "-w", "1")
     assert res.returncode == 0, res.stderr
     assert out.read_bytes() == small[1]
     assert "capsa: 40 hands, 0 bad lines" in res.stderr
@@ -328,7 +338,7 @@ def test_ids_holding_line_breaks_read_back_and_resume(tmp_path, fmt):
     rows = "".join(f'{i},"{h}"\r' for i, h in zip(ids, hands, strict=True))
     src.write_bytes(("id,hand\r" + rows).encode())
     full = tmp_path / f"full.{fmt}"
-    res = run(str(src), "-o", str(full), "--policy", "field", "-w", "1")
+    res = run_in(str(src), "-o", str(full), "--policy", "field", "-w", "1")
     assert res.returncode == 0, res.stderr
     text = full.read_text(encoding="utf-8")
     body = text.splitlines()  # str.splitlines: one record a line, whatever it breaks on
@@ -349,7 +359,7 @@ def test_ids_holding_line_breaks_read_back_and_resume(tmp_path, fmt):
         cut = b"".join(lines[:keep]) + lines[keep][:9]  # a partial record at the end
         out.write_bytes(cut)
         out.with_name(out.name + ".capsa-run.json").write_bytes(side)
-        res = run(str(src), "-o", str(out), "--policy", "field", "-w", "1", "--resume")
+        res = run_in(str(src), "-o", str(out), "--policy", "field", "-w", "1", "--resume")
         assert res.returncode == 0, res.stderr
         assert out.read_bytes() == whole, keep
 
@@ -382,7 +392,7 @@ def test_killing_the_parent_leaves_no_worker(slow, tmp_path, sig):
         assert "Traceback" not in stderr, stderr
         assert "hands, 0 bad lines" in stderr and "run again with --resume" in stderr, stderr
         whole_prefix(partial, ref)  # stopped like Ctrl-C: whole records only
-    res = run(str(src), "-o", str(out), *MC, "-w", "2", "--resume")
+    res = run_in(str(src), "-o", str(out), *MC, "-w", "2", "--resume")
     assert res.returncode == 0, res.stderr
     assert out.read_bytes() == ref
 
@@ -431,7 +441,7 @@ def test_a_worker_killed_mid_batch_is_one_line(slow, tmp_path):
     line = one_line_error(res, 1)
     assert "worker" in line and "--resume" in line, line
     whole_prefix(out.read_bytes(), ref)
-    res = run(str(src), "-o", str(out), *MC, "-w", "2", "--resume")
+    res = run_in(str(src), "-o", str(out), *MC, "-w", "2", "--resume")
     assert res.returncode == 0, res.stderr
     assert out.read_bytes() == ref
 
@@ -484,12 +494,12 @@ def test_corrupt_resume_sidecar_is_one_line(small, tmp_path, content):
     out.write_bytes(ref[: len(ref) // 2])
     side = tmp_path / "out.jsonl.capsa-run.json"
     assert (
-        run(str(src), "-o", str(tmp_path / "x.jsonl"), "--policy", "field", "-w", "1").returncode
+        run_in(str(src), "-o", str(tmp_path / "x.jsonl"), "--policy", "field", "-w", "1").returncode
         == 0
     )
     good = (tmp_path / "x.jsonl.capsa-run.json").read_bytes()
     side.write_bytes(good[: len(good) // 2] if content == b"half" else content)
-    res = run(str(src), "-o", str(out), "--policy", "field", "-w", "1", "--resume")
+    res = run_in(str(src), "-o", str(out), "--policy", "field", "-w", "1", "--resume")
     line = one_line_error(res, 2)
     assert str(side) in line, line
     assert out.read_bytes() == ref[: len(ref) // 2]
@@ -499,7 +509,7 @@ def test_samples_above_the_limit_are_refused_before_any_work(small, tmp_path):
     src, _ = small
     out = tmp_path / "out.jsonl"
     started = time.monotonic()
-    res = run(str(src), "-o", str(out), "--samples", "100000000000", "-w", "1", timeout=60)
+    res = run_in(str(src), "-o", str(out), "--samples", "100000000000", "-w", "1", timeout=60)
     line = one_line_error(res, 2)
     assert str(MAX_SAMPLES) in line.replace(",", "") and "100000000000" in line, line
     assert not out.exists()
@@ -526,7 +536,7 @@ def test_csv_cells_never_start_a_formula_and_read_back(small, tmp_path):
     csv.writer(buf, lineterminator="\n").writerows([["id", "hand"], *zip(ids, hands, strict=True)])
     src.write_text(buf.getvalue())
     out = tmp_path / "out.csv"
-    res = run(str(src), "-o", str(out), "--policy", "field", "-w", "1")
+    res = run_in(str(src), "-o", str(out), "--policy", "field", "-w", "1")
     assert res.returncode == 0, res.stderr
     table = list(csv.DictReader(io.StringIO(out.read_text(encoding="utf-8"), newline="")))
     assert [r["id"] for r in table] == [*("'" + i for i in FORMULAS), "-5", "plain"]
@@ -544,7 +554,7 @@ def test_csv_cells_never_start_a_formula_and_read_back(small, tmp_path):
     for keep in (2, 4, len(lines) - 1):
         out.write_bytes(b"".join(lines[:keep]) + lines[keep][:7])
         out.with_name(out.name + ".capsa-run.json").write_bytes(side)
-        res = run(str(src), "-o", str(out), "--policy", "field", "-w", "1", "--resume")
+        res = run_in(str(src), "-o", str(out), "--policy", "field", "-w", "1", "--resume")
         assert res.returncode == 0, res.stderr
         assert out.read_bytes() == whole, keep
 
@@ -555,10 +565,9 @@ def test_csv_ids_read_back_in_the_report(tmp_path):
     fouled = "As Ks Qs | 9h 9d 9c 3d 2s | Js Ts 7d 5h 4c"
     src.write_text(f"=1+2: {fouled}\n")
     out = tmp_path / "out.csv"
-    assert run(str(src), "-o", str(out), "--policy", "field", "-w", "1").returncode == 0
+    assert run_in(str(src), "-o", str(out), "--policy", "field", "-w", "1").returncode == 0
     assert "'=1+2" in out.read_text()
-    rep = subprocess.run([sys.executable, "-m", "solver", "report", str(out), "-f", "json"],
-                         capture_output=True, text=True, timeout=300)  # fmt: skip
+    rep = helpers.capsa_in("report", str(out), "-f", "json", timeout=300)
     assert rep.returncode == 0, rep.stderr
     assert [c["id"] for c in json.loads(rep.stdout)["costliest"]] == ["=1+2"]
 
@@ -567,7 +576,7 @@ def test_ids_reach_stderr_as_text(small, tmp_path):
     """An id holding an escape sequence is reported with it visible, never sent raw."""
     src = tmp_path / "hands.txt"
     src.write_bytes(b"bad\x1b[2Jid\xe2\x80\xae: 2c 2c\n[link=https://evil.example]x[/link]: 2c\n")
-    res = run(str(src), "--policy", "field", "-w", "1")
+    res = run_in(str(src), "--policy", "field", "-w", "1")
     assert res.returncode == 1, res.stderr
     assert "\x1b" not in res.stderr and "\u202e" not in res.stderr, res.stderr
     said = talk(res.stderr)

@@ -14,8 +14,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -40,6 +38,7 @@ from solver.strategy.hands.splits import Candidates, candidates, split_cards, sp
 from solver.strategy.solving.scoring import Opponents, deal_opponents, score_against
 from solver.strategy.solving.solve import solve
 from tests import reference as R
+from tests.helpers import capsa_in
 from tests.test_settlement import arrange, rank_copies
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -145,12 +144,11 @@ LOW = "home_run_min_opponents must be a whole number from 1 to 3, got "
     ],
 )  # fmt: skip
 def test_bad_values_are_one_line_exit_2(tmp_path, key, value, message):
-    """As a user meets it: `capsa rules FILE` in a subprocess, one line, exit 2."""
+    """As a user meets it: `capsa rules FILE` (in the test's process, ``capsa_in``), one
+    line, exit 2."""
     path = tmp_path / "bad.toml"
     path.write_text(f"{key} = {value}\n")
-    res = subprocess.run(
-        [sys.executable, "-m", "solver", "rules", str(path)], capture_output=True, text=True
-    )
+    res = capsa_in("rules", str(path))
     assert res.returncode == 2 and res.stdout == ""
     assert res.stderr.startswith(f"capsa: error: bad.toml: {message}")
     assert len(res.stderr.strip().splitlines()) == 1
@@ -204,18 +202,12 @@ def test_shown_by_capsa_rules_and_the_page_summary(tmp_path):
     path.write_text('base = "capsa"\nhome_run_multiplier = 2\n')
     r = load_rules(path)
     assert summary(r) == rules_summary(r) and summary(r).endswith("home run x2 (3+ opponents)")
-    res = subprocess.run(
-        [sys.executable, "-m", "solver", "rules", str(path)], capture_output=True, text=True
-    )
+    res = capsa_in("rules", str(path))
     assert res.returncode == 0, res.stderr
     line = next(x for x in res.stdout.splitlines() if x.split()[:1] == ["home_run"])
     assert line.split()[1] == "x2:" and "scoops every opponent (at least 3)" in line
     assert r.digest() in res.stdout
-    res = subprocess.run(
-        [sys.executable, "-m", "solver", "rules", str(path), "-f", "json"],
-        capture_output=True,
-        text=True,
-    )
+    res = capsa_in("rules", str(path), "-f", "json")
     assert json.loads(res.stdout)["home_run_multiplier"] == 2
 
 
@@ -688,7 +680,7 @@ def test_surrender_is_advised_against_a_home_run():
 
 
 def test_solve_against_under_a_home_run_file(tmp_path):
-    """The user's way: `capsa solve --rules FILE --against FILE`, in a subprocess."""
+    """The user's way: `capsa solve --rules FILE --against FILE` (in the test's process)."""
     rules = tmp_path / "hr.toml"
     rules.write_text('base = "chinese-1-6"\nhome_run_multiplier = 2\n')
     junk = np.sort(parse_hand(JUNK))
@@ -698,10 +690,8 @@ def test_solve_against_under_a_home_run_file(tmp_path):
 
     against = tmp_path / "against.txt"
     against.write_text("".join(" | ".join(format_cards(row) for row in o) + "\n" for o in opps))
-    res = subprocess.run(
-        [sys.executable, "-m", "solver", "solve", JUNK, "--rules", str(rules), "--against",
-         str(against), "--format", "json"], capture_output=True, text=True
-    )  # fmt: skip
+    res = capsa_in("solve", JUNK, "--rules", str(rules), "--against", str(against), "--format",
+                   "json")  # fmt: skip
     assert res.returncode == 0, res.stderr
     d = json.loads(res.stdout)
     assert d["ev_play"] == pytest.approx(-26 / 3) and d["rules"] == "hr"
@@ -756,11 +746,8 @@ def test_strength_under_a_home_run_ruleset(tmp_path):
 
     path = tmp_path / "hr.toml"
     path.write_text('base = "chinese-1-6"\nhome_run_multiplier = 3\nplayers = 4\n')
-    res = subprocess.run(
-        [sys.executable, "-m", "solver", "strength", "--rules", str(path), "--hands", "3",
-         "--samples", "150", "--eval-deals", "40", "--format", "json"],
-        capture_output=True, text=True,
-    )  # fmt: skip
+    res = capsa_in("strength", "--rules", str(path), "--hands", "3", "--samples", "150",
+                   "--eval-deals", "40", "--format", "json")  # fmt: skip
     assert res.returncode == 0, res.stderr
     d = json.loads(res.stdout)
     assert d["rules"] == "hr" and set(d["policies"]) == {"mc", "field"}

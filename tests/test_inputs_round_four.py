@@ -1,7 +1,8 @@
-"""Issue 51 (the fourth hardening round), inputs and messages, through the real CLI in a
-subprocess: one stdin for one input (``solve - --rules -``), a ruleset saved with a byte
-order mark, a ruleset's name that is never a path, the presets that seat five named
-where a newcomer asks for five."""
+"""Issue 51 (the fourth hardening round), inputs and messages, through the real CLI (in
+the test's process, ``helpers.capsa_in``: stdin is given whole, and the claims are which
+input reads it and how): one stdin for one input (``solve - --rules -``), a ruleset saved
+with a byte order mark, a ruleset's name that is never a path, the presets that seat
+five named where a newcomer asks for five."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import json
 
 import pytest
 
-from tests.helpers import capsa
+from tests.helpers import capsa_in
 
 HAND = "As Ks Qs Js Ts 9h 9d 9c 2s 3d 4c 5h 7d"
 
@@ -38,7 +39,7 @@ def error_line(res, code: int = 2) -> str:
     ],
 )  # fmt: skip
 def test_two_inputs_cannot_both_come_from_stdin(tmp_path, args, named):
-    res = capsa(*args, input="jokers = 1\n", cwd=tmp_path)
+    res = capsa_in(*args, input="jokers = 1\n", cwd=tmp_path)
     line = error_line(res)
     assert named in line and "give one of them as a file" in line, line
     assert not list(tmp_path.iterdir())
@@ -46,8 +47,8 @@ def test_two_inputs_cannot_both_come_from_stdin(tmp_path, args, named):
 
 def test_the_hand_on_stdin_with_rules_from_a_file_still_reads(tmp_path):
     (tmp_path / "one.toml").write_text("jokers = 1\n", encoding="utf-8")
-    res = capsa("solve", "-", "--rules", "one.toml", "--policy", "greedy", "-f", "json",
-                input="X Ks Qs Js Ts 9h 9d 9c 2s 3d 4c 5h 7d\n", cwd=tmp_path)  # fmt: skip
+    res = capsa_in("solve", "-", "--rules", "one.toml", "--policy", "greedy", "-f", "json",
+                   input="X Ks Qs Js Ts 9h 9d 9c 2s 3d 4c 5h 7d\n", cwd=tmp_path)  # fmt: skip
     assert res.returncode == 0, res.stderr
     assert json.loads(res.stdout)["rules"] == "one"
 
@@ -61,19 +62,19 @@ HOUSE = 'name = "house"\nbase = "per-row"\nplayers = 3\n'
 def test_a_ruleset_file_saved_with_a_byte_order_mark_is_read(tmp_path):
     (tmp_path / "house.toml").write_text(BOM + HOUSE, encoding="utf-8")
     assert (tmp_path / "house.toml").read_bytes().startswith(b"\xef\xbb\xbf")
-    res = capsa("rules", "house.toml", "-f", "json", cwd=tmp_path)
+    res = capsa_in("rules", "house.toml", "-f", "json", cwd=tmp_path)
     assert res.returncode == 0, res.stderr
     got = json.loads(res.stdout)
     assert (got["name"], got["scoring"], got["players"]) == ("house", "per-row", 3)
     # and the same ruleset without the mark is the same ruleset
     (tmp_path / "plain.toml").write_text(HOUSE, encoding="utf-8")
-    plain = capsa("rules", "plain.toml", "-f", "json", cwd=tmp_path)
+    plain = capsa_in("rules", "plain.toml", "-f", "json", cwd=tmp_path)
     assert json.loads(plain.stdout) == got
 
 
 def test_a_ruleset_on_stdin_with_a_byte_order_mark_is_read(tmp_path):
-    res = capsa("solve", HAND, "--rules", "-", "--policy", "greedy", "-f", "json",
-                input=BOM + HOUSE, cwd=tmp_path)  # fmt: skip
+    res = capsa_in("solve", HAND, "--rules", "-", "--policy", "greedy", "-f", "json",
+                   input=BOM + HOUSE, cwd=tmp_path)  # fmt: skip
     assert res.returncode == 0, res.stderr
     got = json.loads(res.stdout)
     assert got["rules"] == "house" and got["players"] == 3
@@ -81,7 +82,7 @@ def test_a_ruleset_on_stdin_with_a_byte_order_mark_is_read(tmp_path):
 
 def test_a_byte_order_mark_inside_a_ruleset_is_still_not_toml(tmp_path):
     (tmp_path / "mid.toml").write_text(HOUSE + BOM + "jokers = 1\n", encoding="utf-8")
-    line = error_line(capsa("rules", "mid.toml", cwd=tmp_path))
+    line = error_line(capsa_in("rules", "mid.toml", cwd=tmp_path))
     assert "mid.toml: not valid TOML" in line, line
 
 
@@ -99,8 +100,8 @@ def test_train_ship_refuses_a_name_that_is_a_path(tmp_path):
     climb = os.path.relpath(tmp_path / "x", data / "field-..")
     (tmp_path / "n.toml").write_text(f'name = "../{climb}"\nbase = "per-row"\n')
     before = sorted(p.name for p in data.iterdir())
-    res = capsa("train", "--rules", "n.toml", "--ship", "--rounds", "1", "--hands", "100",
-                "--min-rounds", "1", cwd=tmp_path)  # fmt: skip
+    res = capsa_in("train", "--rules", "n.toml", "--ship", "--rounds", "1", "--hands", "100",
+                   "--min-rounds", "1", cwd=tmp_path)  # fmt: skip
     created = sorted(p.name for p in data.iterdir())
     for name in set(created) - set(before):  # today's code made field-.. there: undo it
         import shutil
@@ -115,9 +116,9 @@ def test_train_ship_refuses_a_name_that_is_a_path(tmp_path):
 @pytest.mark.parametrize("name", ["a/b", "a\\\\b", "..", "."])
 def test_a_name_with_a_path_in_it_is_refused_wherever_a_ruleset_is_read(tmp_path, name):
     (tmp_path / "n.toml").write_text(f'name = "{name}"\n')
-    line = error_line(capsa("rules", "n.toml", cwd=tmp_path))
+    line = error_line(capsa_in("rules", "n.toml", cwd=tmp_path))
     assert "n.toml: name " in line and "is a path" in line, line
-    line = error_line(capsa("solve", HAND, "--rules", "-", input=f'name = "{name}"\n'))
+    line = error_line(capsa_in("solve", HAND, "--rules", "-", input=f'name = "{name}"\n'))
     assert "stdin: name " in line and "is a path" in line, line
 
 
@@ -130,12 +131,12 @@ def test_five_players_under_a_preset_of_four_names_the_preset_that_seats_five(ru
     option that seats five (``--rules shisanshui``) before the ruleset file's key, and
     that option does seat five."""
     given = ["--rules", rules] if rules else []
-    line = error_line(capsa("solve", HAND, *given, "--players", "5"))
+    line = error_line(capsa_in("solve", HAND, *given, "--players", "5"))
     assert 'players = 5 needs a bigger deck than extra_suits = ""' in line, line
     assert "(--rules shisanshui: it adds a suit)" in line, line
     assert 'or set extra_suits = "h" (65 cards) or "hc" (78 cards) in a ruleset file' in line
     hand = "As Ks Qs Js Ts 9h 9d 9c 2s 3d 4c 5h 5h"  # a second 5♥: the 65-card deck
-    res = capsa("solve", hand, "--rules", "shisanshui", "--players", "5", "--policy",
-                "greedy", "-f", "json")  # fmt: skip
+    res = capsa_in("solve", hand, "--rules", "shisanshui", "--players", "5", "--policy",
+                   "greedy", "-f", "json")  # fmt: skip
     assert res.returncode == 0, res.stderr
     assert json.loads(res.stdout)["rules"] == "shisanshui-5"

@@ -26,7 +26,7 @@ from solver.engine.seating import seated, with_jokers
 from solver.engine.settlement import natural_of, natural_setting, summarize
 from tests import reference as ref
 from tests import rich_hands as RH
-from tests.helpers import capsa
+from tests.helpers import capsa, capsa_in
 
 #: The issue's hands: five pairs and trips, a joker pairing the ace. The first holds no
 #: 2d (the back was written with one), the second holds it (the setting was refused).
@@ -146,8 +146,8 @@ def test_batch_writes_the_jokers_of_a_declared_natural(hand):
 def test_solve_writes_the_jokers_of_a_declared_natural(hand):
     """``capsa solve`` (JSON) declares the natural and shows it with the hand's cards
     (before, the hand holding 2d was refused: exit 2, duplicate card '2d')."""
-    got = capsa("solve", hand, "--rules", "shisanshui", "--jokers", "2", "--policy", "field",
-                "-f", "json")  # fmt: skip
+    got = capsa_in("solve", hand, "--rules", "shisanshui", "--jokers", "2", "--policy", "field",
+                   "-f", "json")  # fmt: skip
     assert got.returncode == 0, got.stderr
     record = json.loads(got.stdout)
     assert record["action"] == "declare"

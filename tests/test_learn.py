@@ -19,7 +19,7 @@ from solver.strategy.field_model.setting import set_hands
 from solver.strategy.field_model.trained import get_field
 from solver.strategy.opposition import learn as L
 from solver.strategy.opposition.opponents import load_model
-from tests.helpers import capsa, random_hands
+from tests.helpers import capsa_in, random_hands
 
 RULES = "chinese-2-4"
 
@@ -37,7 +37,7 @@ def greedy_model(tmp_path_factory):
     folder = tmp_path_factory.mktemp("learn")
     extra = "bad: As Ks | Qd\nx: As Kd Qh Jc 9s 8d 7h 6c 5s 4d 3h 2c 2s | declare\n"
     write_settings(folder / "greedy.txt", random_hands(2500, 5), "greedy", extra=extra)
-    res = capsa("train", "--rules", RULES, "--from", "greedy.txt", "-f", "json", cwd=folder)
+    res = capsa_in("train", "--rules", RULES, "--from", "greedy.txt", "-f", "json", cwd=folder)
     return folder, res
 
 
@@ -170,8 +170,8 @@ def test_a_model_loads_and_damaged_foreign_or_other_files_are_refused(greedy_mod
         load_model(folder / "bomb.npz", cr)
     with pytest.raises(InputError, match="another ruleset"):
         load_model(folder / "greedy.npz", compile_rules(load_rules("chinese-1-6")))
-    res = capsa("solve", "As Kd Qh Jc 9s 8d 7h 6c 5s 4d 3h 2c 2s", "--opponents",
-                str(folder / "other.npz"), "-r", RULES)  # fmt: skip
+    res = capsa_in("solve", "As Kd Qh Jc 9s 8d 7h 6c 5s 4d 3h 2c 2s", "--opponents",
+                   str(folder / "other.npz"), "-r", RULES)  # fmt: skip
     assert res.returncode == 2 and res.stderr.count("\n") == 1, res.stderr
     assert "was learned for another ruleset ('capsa'), not 'chinese-2-4'" in res.stderr
 
@@ -205,13 +205,13 @@ def test_train_from_reads_its_lines_as_batch_does(tmp_path):
 
 def test_train_from_bad_input_is_one_line(tmp_path):
     (tmp_path / "few.txt").write_text("As Kd Qh | Jc 9s 8d 7h 6c | 5s 4d 3h 2c 2s\n")  # fouled
-    res = capsa("train", "--rules", RULES, "--from", "few.txt", cwd=tmp_path)
+    res = capsa_in("train", "--rules", RULES, "--from", "few.txt", cwd=tmp_path)
     assert res.returncode == 2 and "0 legal settings read; a model needs at least 10" in res.stderr
-    res = capsa("train", "--from", "missing.txt", cwd=tmp_path)
+    res = capsa_in("train", "--from", "missing.txt", cwd=tmp_path)
     assert res.returncode == 2 and "cannot read --from file 'missing.txt'" in res.stderr
-    res = capsa("train", "--from", "few.txt", "-o", "few.txt", cwd=tmp_path)
+    res = capsa_in("train", "--from", "few.txt", "-o", "few.txt", cwd=tmp_path)
     assert res.returncode == 2 and res.stderr.count("\n") == 1
-    res = capsa("train", "--from", "-", cwd=tmp_path)
+    res = capsa_in("train", "--from", "-", cwd=tmp_path)
     assert res.returncode == 2 and "-o" in res.stderr
 
 
@@ -223,7 +223,7 @@ def test_batch_records_are_read_as_their_settings(tmp_path):
     hands = "As Kd Qh Jc 9s 8d 7h 6c 5s 4d 3h 2c 2s\nAh Ad Kc Ks 7d 7c 9h Th Jh Qs 2d 3c 4s\n"
     played = "p: 2c 3h 4d | Jc 9s 8d 7h 6c | As Kd Qh 5s 2s\n"
     (tmp_path / "h.txt").write_text(hands + played)
-    res = capsa("batch", "h.txt", "--policy", "greedy", "-o", "g.jsonl", "-w", "1", cwd=tmp_path)
+    res = capsa_in("batch", "h.txt", "--policy", "greedy", "-o", "g.jsonl", "-w", "1", cwd=tmp_path)
     assert res.returncode == 0, res.stderr
     seen = read_seen(str(tmp_path / "g.jsonl"))
     assert len(seen.settings) == 3 and not seen.bad
@@ -245,8 +245,8 @@ def test_a_model_has_a_pool_of_its_own(greedy_model, tmp_path, monkeypatch):
     monkeypatch.setenv("CAPSA_POOL_DIR", str(tmp_path))
     cr = compile_rules(load_rules(RULES))
     field_pool = PL.build_pool(cr, 20_000)
-    res = capsa("pool", "--rules", RULES, "--opponents", str(folder / "greedy.npz"), "--size",
-                "20000", "-f", "json", cwd=tmp_path)  # fmt: skip
+    res = capsa_in("pool", "--rules", RULES, "--opponents", str(folder / "greedy.npz"), "--size",
+                   "20000", "-f", "json", cwd=tmp_path)  # fmt: skip
     assert res.returncode == 0, res.stderr
     built = json.loads(res.stdout)
     assert field_pool.path.exists() and built["path"] != str(field_pool.path)

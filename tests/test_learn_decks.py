@@ -3,7 +3,7 @@
 players (the added suit; ``capsa batch`` records, a card of the added suit written twice
 where a hand holds both copies), what the model predicts of the held-out settings, the
 model played by ``solve``, ``batch`` and ``duel`` at its table, and refused in one line
-at a table of another deck. The real CLI in a subprocess."""
+at a table of another deck. The real CLI, in the test's process (``helpers.capsa_in``)."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from solver.strategy.field_model.policy import set_sorted_hands, settings_of
 from solver.strategy.field_model.trained import get_field
 from solver.strategy.hands.deal import random_hands
 from solver.strategy.hands.splits import candidates
-from tests.helpers import capsa
+from tests.helpers import capsa_in
 from tests.test_crafted_files import _members, _npy, _npz
 from tests.test_run_identity import make_model
 
@@ -61,7 +61,7 @@ def jokers_model(tmp_path_factory):
     text = greedy_lines(table(None, 2), dealt(table(None, 2), LEARN, 5))
     assert "X" in text  # the jokers as capsa writes them
     (folder / "g.txt").write_text(text)
-    res = capsa("train", *JOKERS, "--from", "g.txt", "-f", "json", cwd=folder)
+    res = capsa_in("train", *JOKERS, "--from", "g.txt", "-f", "json", cwd=folder)
     return folder / "g.npz", res
 
 
@@ -76,10 +76,10 @@ def five_model(tmp_path_factory):
     (folder / "h.txt").write_text(
         "".join(f"h{i}: {format_cards(h, rules.deck_code)}\n" for i, h in enumerate(hands))
     )
-    made = capsa("batch", "h.txt", *FIVE, "--policy", "greedy", "-w", "1", "-o", "g5.jsonl",
-                 cwd=folder)  # fmt: skip
+    made = capsa_in("batch", "h.txt", *FIVE, "--policy", "greedy", "-w", "1", "-o", "g5.jsonl",
+                    cwd=folder)  # fmt: skip
     assert made.returncode == 0, made.stderr
-    res = capsa("train", *FIVE, "--from", "g5.jsonl", "-f", "json", cwd=folder)
+    res = capsa_in("train", *FIVE, "--from", "g5.jsonl", "-f", "json", cwd=folder)
     return folder / "g5.npz", res
 
 
@@ -117,8 +117,8 @@ def test_the_model_is_what_solve_assumes_at_its_table(jokers_model, five_model):
                                    (five_model, FIVE, FIVE_HAND)):  # fmt: skip
         got = {}
         for opp in (str(model), "field"):
-            res = capsa("solve", hand, *args, "-n", "300", "-s", "1", "--opponents", opp,
-                        "-f", "json")  # fmt: skip
+            res = capsa_in("solve", hand, *args, "-n", "300", "-s", "1", "--opponents", opp,
+                           "-f", "json")  # fmt: skip
             assert res.returncode == 0, res.stderr
             got[opp] = json.loads(res.stdout)
         assert got[str(model)]["opponents"] == model.name
@@ -128,12 +128,12 @@ def test_the_model_is_what_solve_assumes_at_its_table(jokers_model, five_model):
 def test_batch_and_duel_play_the_model_at_five_players(five_model, tmp_path):
     model, _ = five_model
     (tmp_path / "h.txt").write_text(f"a: {FIVE_HAND}\n")
-    res = capsa("batch", "h.txt", *FIVE, "-n", "60", "--opponents", str(model), cwd=tmp_path)
+    res = capsa_in("batch", "h.txt", *FIVE, "-n", "60", "--opponents", str(model), cwd=tmp_path)
     assert res.returncode == 0, res.stderr
     assert json.loads(res.stdout)["opponents"] == model.name
     for a in ("mc:60", str(model)):  # mc assuming it, and the model as a strategy
-        res = capsa("duel", a, "greedy", *FIVE, "-d", "2", "-s", "1", "--opponents", str(model),
-                    "-f", "json", cwd=tmp_path)  # fmt: skip
+        res = capsa_in("duel", a, "greedy", *FIVE, "-d", "2", "-s", "1", "--opponents", str(model),
+                       "-f", "json", cwd=tmp_path)  # fmt: skip
         assert res.returncode == 0, res.stderr
 
 
@@ -158,7 +158,7 @@ def test_a_model_of_one_deck_is_refused_at_another(jokers_model, five_model, tmp
     for model, args, learned, here in cases:
         hand = JOKER_HAND if "--jokers" in args else FIVE_HAND if "-p" in " ".join(args) else None
         hand = hand or "As Kd Qh Jc 9s 8d 7h 6c 5s 4d 3h 2c 2s"
-        said = _refused(capsa("solve", hand, *args, "-n", "60", "--opponents", str(model)))
+        said = _refused(capsa_in("solve", hand, *args, "-n", "60", "--opponents", str(model)))
         assert f"learned at {learned}" in said and f"not at {here}" in said, said
 
 
@@ -180,8 +180,8 @@ def test_crafted_deck_models_are_refused(five_model, tmp_path):
         crafted = dict(members)
         crafted.update({k: _npy(v) for k, v in change.items()})
         _npz(tmp_path / "m.npz", crafted)
-        got = _refused(capsa("solve", FIVE_HAND, *FIVE, "-n", "60", "--opponents", "m.npz",
-                             cwd=tmp_path))  # fmt: skip
+        got = _refused(capsa_in("solve", FIVE_HAND, *FIVE, "-n", "60", "--opponents", "m.npz",
+                                cwd=tmp_path))  # fmt: skip
         assert said in got, (name, got)
 
 
@@ -209,8 +209,8 @@ def test_old_model_files_are_of_the_52_cards(tmp_path):
     with np.load(model, allow_pickle=False) as z:
         assert "deck" not in json.loads(str(z["meta"]))
     hand = "As Kd Qh Jc 9s 8d 7h 6c 5s 4d 3h 2c 2s"
-    assert capsa("solve", hand, "--rules", "shisanshui", "-n", "60", "--opponents",
-                 str(model)).returncode == 0  # fmt: skip
+    assert capsa_in("solve", hand, "--rules", "shisanshui", "-n", "60", "--opponents",
+                    str(model)).returncode == 0  # fmt: skip
     assert "the 52-card deck" in _refused(
-        capsa("solve", JOKER_HAND, *JOKERS, "-n", "60", "--opponents", str(model))
+        capsa_in("solve", JOKER_HAND, *JOKERS, "-n", "60", "--opponents", str(model))
     )

@@ -20,7 +20,7 @@ from solver.engine.rules import PRESETS
 from solver.engine.settlement import find_natural, settle_natural, settle_table, summarize
 from solver.strategy.hands.splits import candidates
 from tests import reference as R
-from tests.helpers import capsa
+from tests.helpers import capsa_in
 
 NEW = PRESETS["mau-binh"]
 OLD = PRESETS["mau-binh-rules"]
@@ -190,8 +190,8 @@ def test_capsa_solve_against_pays_the_new_numbers(tmp_path):
     """``capsa solve --against --played`` values the played front-trips setting -8."""
     opp = tmp_path / "b.txt"
     opp.write_text(" | ".join(FH_SF) + "\n", encoding="utf-8")
-    res = capsa("solve", " ".join(TRIPS), "--rules", "mau-binh", "--against", str(opp),
-                "--played", " | ".join(TRIPS), "--format", "json")  # fmt: skip
+    res = capsa_in("solve", " ".join(TRIPS), "--rules", "mau-binh", "--against", str(opp),
+                   "--played", " | ".join(TRIPS), "--format", "json")  # fmt: skip
     assert res.returncode == 0, res.stderr
     out = json.loads(res.stdout)
     assert out["played"]["ev"] == pytest.approx(-8.0)

@@ -1,5 +1,6 @@
 """Issue 51: no command replaces a file it did not write without ``--force``, through the
-real CLI in a subprocess. A file already at an output path is replaced when it is one
+real CLI (in the test's process, ``helpers.capsa_in``, but for a write cut short by the
+file size limit and SIGTERM on stdin). A file already at an output path is replaced when it is one
 capsa wrote of the same kind (field tables by field tables, a report by a report, bad
 lines by bad lines), and otherwise refused in one line, exit 2, the file left as it was;
 ``--force`` replaces it. (``capsa batch -o`` keeps its own rule: a file holding records
@@ -12,7 +13,7 @@ import zipfile
 
 import pytest
 
-from tests.helpers import capsa
+from tests.helpers import capsa_in
 
 HANDS = "a: As Ks Qs Js Ts 9h 9d 9c 2s 3d 4c 5h 7d\nb: 2c 3c 4c 5d 6d 7h 8h 9h Ts Js Qs Kd Ad\n"
 NOTES = "my notes: do not lose them\n"
@@ -40,22 +41,22 @@ def kept(path) -> bool:
 @pytest.fixture
 def played(tmp_path):
     (tmp_path / "hands.txt").write_text(HANDS + "bad line\n", encoding="utf-8")
-    res = capsa("batch", "hands.txt", "-o", "played.jsonl", "--policy", "greedy", cwd=tmp_path)
+    res = capsa_in("batch", "hands.txt", "-o", "played.jsonl", "--policy", "greedy", cwd=tmp_path)
     assert res.returncode == 1, res.stderr  # the bad line
     return tmp_path
 
 
 def test_train_does_not_replace_a_file_that_is_not_field_tables(tmp_path):
     note = notes(tmp_path / "notes.txt")
-    line = refused(capsa("train", "-o", "notes.txt", *TRAIN, cwd=tmp_path), "notes.txt")
+    line = refused(capsa_in("train", "-o", "notes.txt", *TRAIN, cwd=tmp_path), "notes.txt")
     assert "a field tables file" in line, line
     assert kept(note)
     # field tables it wrote are replaced by a new training, and --force replaces the rest
-    first = capsa("train", "-o", "tables.npz", *TRAIN, cwd=tmp_path)
+    first = capsa_in("train", "-o", "tables.npz", *TRAIN, cwd=tmp_path)
     assert first.returncode in (0, 1), first.stderr  # 1: not converged in one round
-    again = capsa("train", "-o", "tables.npz", *TRAIN, "--seed", "7", cwd=tmp_path)
+    again = capsa_in("train", "-o", "tables.npz", *TRAIN, "--seed", "7", cwd=tmp_path)
     assert again.returncode in (0, 1), again.stderr
-    forced = capsa("train", "-o", "notes.txt", *TRAIN, "--force", cwd=tmp_path)
+    forced = capsa_in("train", "-o", "notes.txt", *TRAIN, "--force", cwd=tmp_path)
     assert forced.returncode in (0, 1), forced.stderr
     assert zipfile.is_zipfile(note)
 
@@ -63,7 +64,7 @@ def test_train_does_not_replace_a_file_that_is_not_field_tables(tmp_path):
 def test_train_from_does_not_replace_a_file_that_is_not_a_model(tmp_path):
     (tmp_path / "seen.txt").write_text("a: 2s 3d 4c | 5h 7d 9c Ts Js | Qs Ks As 9h 9d\n")
     note = notes(tmp_path / "seen.npz")  # the default -o: FILE with .npz
-    line = refused(capsa("train", "--from", "seen.txt", cwd=tmp_path), "seen.npz")
+    line = refused(capsa_in("train", "--from", "seen.txt", cwd=tmp_path), "seen.npz")
     assert "an opponent model" in line, line
     assert kept(note)
 
@@ -71,16 +72,16 @@ def test_train_from_does_not_replace_a_file_that_is_not_a_model(tmp_path):
 def test_report_does_not_replace_a_file_that_is_not_a_report(played):
     for name in ("notes.html", "notes.json", "notes.txt"):
         note = notes(played / name)
-        line = refused(capsa("report", "played.jsonl", "-o", name, cwd=played), name)
+        line = refused(capsa_in("report", "played.jsonl", "-o", name, cwd=played), name)
         assert "a report" in line, line
         assert kept(note)
     # a report it wrote, in each format, is replaced by the next one
     for name, fmt in (("r.html", "html"), ("r.json", "json"), ("r.txt", "table")):
         for _ in range(2):
-            res = capsa("report", "played.jsonl", "-o", name, "-f", fmt, cwd=played)
+            res = capsa_in("report", "played.jsonl", "-o", name, "-f", fmt, cwd=played)
             assert res.returncode == 0, res.stderr
     assert json.loads((played / "r.json").read_text())["hands"] == 2
-    res = capsa("report", "played.jsonl", "-o", "notes.html", "--force", cwd=played)
+    res = capsa_in("report", "played.jsonl", "-o", "notes.html", "--force", cwd=played)
     assert res.returncode == 0, res.stderr
     assert "<!DOCTYPE html>" in (played / "notes.html").read_text(encoding="utf-8")
 
@@ -88,21 +89,21 @@ def test_report_does_not_replace_a_file_that_is_not_a_report(played):
 def test_batch_does_not_replace_an_errors_file_or_a_run_file_it_did_not_write(played):
     note = notes(played / "notes.txt")
     args = ["batch", "hands.txt", "-o", "out.jsonl", "--policy", "greedy"]
-    line = refused(capsa(*args, "--errors", "notes.txt", cwd=played), "notes.txt")
+    line = refused(capsa_in(*args, "--errors", "notes.txt", cwd=played), "notes.txt")
     assert "a file of bad lines" in line, line
     assert kept(note) and not (played / "out.jsonl").exists()
     # the run file beside -o is capsa's name, but a file there may be the user's
     run = notes(played / "new.jsonl.capsa-run.json")
-    res = capsa("batch", "hands.txt", "-o", "new.jsonl", "--policy", "greedy", cwd=played)
+    res = capsa_in("batch", "hands.txt", "-o", "new.jsonl", "--policy", "greedy", cwd=played)
     refused(res, "new.jsonl.capsa-run.json")
     assert kept(run)
     # bad lines it wrote are replaced by the next run's
     for out in ("one.jsonl", "two.jsonl"):
-        res = capsa("batch", "hands.txt", "-o", out, "--policy", "greedy", "--errors", "bad.jsonl",
-                    cwd=played)  # fmt: skip
+        res = capsa_in("batch", "hands.txt", "-o", out, "--policy", "greedy", "--errors",
+                       "bad.jsonl", cwd=played)  # fmt: skip
         assert res.returncode == 1, res.stderr
     assert json.loads((played / "bad.jsonl").read_text())["line"] == 3
-    res = capsa(*args, "--errors", "notes.txt", "--force", cwd=played)
+    res = capsa_in(*args, "--errors", "notes.txt", "--force", cwd=played)
     assert res.returncode == 1, res.stderr
     assert json.loads(note.read_text())["reason"]
 
@@ -139,7 +140,7 @@ def test_a_write_that_fails_part_way_says_the_records_written_are_kept(tmp_path)
     assert whole and all(json.loads(x)["id"] for x in whole)  # records were kept ...
     assert "no record is kept" not in errors[0]  # ... and the line does not deny it
     assert "the records written are kept; run again with --resume" in errors[0], errors[0]
-    again = capsa("batch", *args, "--resume", cwd=tmp_path)
+    again = capsa_in("batch", *args, "--resume", cwd=tmp_path)
     assert again.returncode == 0, again.stderr
     done = [json.loads(x)["id"] for x in (tmp_path / "out.jsonl").read_text().splitlines()]
     assert done == [f"h{i}" for i in range(300)]

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -14,6 +12,7 @@ import solver
 from evaluator import CardParseError, parse_cards
 from solver.engine.rules import load_rules
 from tests import reference as R
+from tests.helpers import capsa_in
 
 HAND = "Ah Kd Qc Jd Ts 9s 9d 7h 6c 5s 4d 3h 2c"
 OPPONENTS = [
@@ -117,16 +116,14 @@ def test_a_played_setting_of_other_cards_is_refused(played, message):
 
 
 def test_cli_played(tmp_path):
-    cmd = [sys.executable, "-m", "solver", "solve", HAND, "--samples", "300", "--seed", "1"]
-    run = subprocess.run([*cmd, "--played", FOULED, "--format", "json"],
-                         capture_output=True, text=True)  # fmt: skip
+    cmd = ["solve", HAND, "--samples", "300", "--seed", "1"]
+    run = capsa_in(*cmd, "--played", FOULED, "--format", "json")
     assert run.returncode == 0, run.stderr
     p = json.loads(run.stdout)["played"]
     assert p["fouled"] and p["loss"] > 6
-    table = subprocess.run([*cmd, "--played", FOULED], capture_output=True, text=True)
+    table = capsa_in(*cmd, "--played", FOULED)
     assert table.returncode == 0 and "played" in table.stdout and "fouled" in table.stdout
-    bad = subprocess.run([*cmd, "--played", "As Kd Qc | Jd Ts 9s 9d 7h | 6c 5s 4d 3h 2c"],
-                         capture_output=True, text=True)  # fmt: skip
+    bad = capsa_in(*cmd, "--played", "As Kd Qc | Jd Ts 9s 9d 7h | 6c 5s 4d 3h 2c")
     assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1
     assert "not in the hand" in bad.stderr
 
@@ -213,14 +210,13 @@ def test_declare_and_surrender_the_hand_cannot_make_are_refused(hand, rules, wor
 
 
 def test_cli_played_declare_and_surrender():
-    cmd = [sys.executable, "-m", "solver", "solve", WEAK, "--policy", "field"]
-    run = subprocess.run([*cmd, "--played", "surrender", "--format", "json"],
-                         capture_output=True, text=True)  # fmt: skip
+    cmd = ["solve", WEAK, "--policy", "field"]
+    run = capsa_in(*cmd, "--played", "surrender", "--format", "json")
     assert run.returncode == 0, run.stderr
     assert json.loads(run.stdout)["played"]["loss"] == 0.0
-    table = subprocess.run([*cmd, "--played", "surrender"], capture_output=True, text=True)
+    table = capsa_in(*cmd, "--played", "surrender")
     assert table.returncode == 0 and "played: surrender" in table.stdout
-    bad = subprocess.run([*cmd, "--played", "declare"], capture_output=True, text=True)
+    bad = capsa_in(*cmd, "--played", "declare")
     assert bad.returncode == 2 and "holds no natural" in bad.stderr
 
 

@@ -40,7 +40,7 @@ from solver.strategy.solving.drawn import pool_opponents
 from solver.strategy.solving.solve import solve
 from tests import reference as ref
 from tests import shared
-from tests.helpers import capsa
+from tests.helpers import capsa, capsa_in
 
 SIZE = 150_000
 #: (preset, jokers) of the two pools.
@@ -60,8 +60,8 @@ def _jokers(hands: np.ndarray) -> np.ndarray:
 def folder(tmp_path_factory) -> Path:
     """A folder holding a pool of ``SIZE`` hands of each table (the one-joker field
     trained small into the tests' cache first)."""
-    run = capsa("train", "--rules", "chinese-1-6", "--jokers", "1", "--rounds", "1",
-                "--min-rounds", "1", "--hands", "100", "--tol", "10")  # fmt: skip
+    run = capsa_in("train", "--rules", "chinese-1-6", "--jokers", "1", "--rounds", "1",
+                   "--min-rounds", "1", "--hands", "100", "--tol", "10")  # fmt: skip
     assert run.returncode == 0, run.stderr
     where = tmp_path_factory.mktemp("pools")
     for j in TABLES:

@@ -1,6 +1,6 @@
 """The regional presets through the real command line (docs/rules.md#presets): batch,
-report, duel, strength and train under 十三水, Mậu Binh and Pusoy, each in a subprocess as
-a user runs it (the page's presets menu is tests/test_web_browser.py's, its API's
+report, duel, strength and train under 十三水, Mậu Binh and Pusoy, each as a user runs it
+(in the test's process) (the page's presets menu is tests/test_web_browser.py's, its API's
 answers tests/test_web_api.py's)."""
 
 from __future__ import annotations
@@ -24,8 +24,9 @@ PLAYED = "2c 2d 5h | 7c 7d 9h 9s Jc | Kh Ks Kc 5s Jd"
 PLAIN = "Ah Kd Qc Jd Ts 9s 9d 7h 6c 5s 4d 3h 2c"
 
 
-#: Bytes in, bytes out, tables 200 columns wide.
-capsa = partial(helpers.capsa, text=False, env={"COLUMNS": "200"}, timeout=600)
+#: Bytes in, bytes out, tables 200 columns wide, in the test's process (``helpers.capsa_in``:
+#: the claims are the presets' answers, not the process).
+capsa_in = partial(helpers.capsa_in, text=False, env={"COLUMNS": "200"}, timeout=600)
 
 
 @pytest.fixture(scope="module")
@@ -35,7 +36,7 @@ def mau_binh_batch(tmp_path_factory) -> Path:
     hands = tmp / "hands.txt"
     hands.write_text(f"fpt: {PLAYED}\nplain: {PLAIN}\n", encoding="utf-8")
     out = tmp / "out.jsonl"
-    run = capsa("batch", str(hands), "--rules", "mau-binh", "--policy", "field", "-o", str(out))
+    run = capsa_in("batch", str(hands), "--rules", "mau-binh", "--policy", "field", "-o", str(out))
     assert run.returncode == 0, run.stderr.decode()
     return out
 
@@ -61,14 +62,14 @@ def test_batch_declares_the_special_hand_under_mau_binh(mau_binh_batch):
 
 
 def test_report_names_the_special_hand_not_declared(mau_binh_batch):
-    run = capsa("report", str(mau_binh_batch), "--format", "json")
+    run = capsa_in("report", str(mau_binh_batch), "--format", "json")
     assert run.returncode == 0, run.stderr.decode()
     d = json.loads(run.stdout)
     assert d["setups"] == [{"rules": "mau-binh", "policy": "field", "players": 4, "hands": 2}]
     entry = next(m for m in d["mistakes"] if m["category"] == "natural_not_declared")
     assert entry["hands"] == 1
     assert [n["natural"] for n in entry["naturals"]] == ["six_pairs"]
-    table = capsa("report", str(mau_binh_batch))
+    table = capsa_in("report", str(mau_binh_batch))
     assert table.returncode == 0, table.stderr.decode()
     lines = table.stdout.decode().splitlines()
     at = next(
@@ -83,13 +84,13 @@ def test_batch_under_shisanshui_pays_the_apps_special_hands(tmp_path):
     dragon = "2c 3d 4h 5s 6c 7d 8h 9s Tc Jd Qh Ks Ac"
     hands = tmp_path / "hands.txt"
     hands.write_text(f"{FIVE_PAIRS_TRIPS}\n{dragon}\n", encoding="utf-8")
-    run = capsa("batch", str(hands), "-r", "shisanshui", "--policy", "field", "--format", "csv")
+    run = capsa_in("batch", str(hands), "-r", "shisanshui", "--policy", "field", "--format", "csv")
     assert run.returncode == 0, run.stderr.decode()
     text = run.stdout.decode()
     assert text.count("five_pairs_trips") == 1 and text.count("dragon") == 1
     records = [
         json.loads(x)
-        for x in capsa("batch", str(hands), "-r", "shisanshui", "--policy", "field")
+        for x in capsa_in("batch", str(hands), "-r", "shisanshui", "--policy", "field")
         .stdout.decode()
         .splitlines()
     ]
@@ -101,7 +102,7 @@ def test_batch_under_shisanshui_pays_the_apps_special_hands(tmp_path):
 
 @pytest.mark.parametrize(("rules", "players"), [("mau-binh", 4), ("pusoy", 3)])
 def test_duel_under_a_regional_preset(rules, players):
-    run = capsa(
+    run = capsa_in(
         "duel", "field", "greedy", "--rules", rules, "--players", str(players),
         "--deals", "25", "--seed", "2", "--format", "json",
     )  # fmt: skip
@@ -113,7 +114,7 @@ def test_duel_under_a_regional_preset(rules, players):
 
 
 def test_strength_under_mau_binh():
-    run = capsa(
+    run = capsa_in(
         "strength", "--rules", "mau-binh", "--hands", "6", "--samples", "200",
         "--eval-deals", "8", "--seed", "3", "--format", "json",
     )  # fmt: skip
@@ -128,7 +129,7 @@ def test_train_under_pusoy_writes_tables_for_its_play(tmp_path):
     """``capsa train --rules pusoy`` (a short run) writes tables keyed by pusoy's play
     digest, which ``capsa strength --tables`` then plays."""
     out = tmp_path / "pusoy-short.npz"
-    run = capsa(
+    run = capsa_in(
         "train", "--rules", "pusoy", "--hands", "300", "--rounds", "2", "--min-rounds", "1",
         "--tol", "0.9", "-o", str(out),
     )  # fmt: skip
@@ -136,7 +137,7 @@ def test_train_under_pusoy_writes_tables_for_its_play(tmp_path):
     with np.load(out, allow_pickle=False) as z:
         meta = json.loads(str(z["meta"]))
     assert meta["rules"] == "pusoy" and meta["play_digest"] == play_digest(PRESETS["pusoy"])
-    run = capsa(
+    run = capsa_in(
         "strength", "--rules", "pusoy", "--hands", "4", "--samples", "150", "--eval-deals", "6",
         "--tables", str(out), "--format", "json",
     )  # fmt: skip

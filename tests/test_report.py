@@ -8,7 +8,6 @@ import json
 import math
 import re
 import statistics
-import subprocess
 import sys
 from functools import partial
 from html.parser import HTMLParser
@@ -408,14 +407,16 @@ def test_the_page_escapes_every_value(tmp_path):
 
 # --------------------------------------------------------------------------- the CLI
 
-#: Bytes in, bytes out.
+#: Bytes in, bytes out: ``capsa`` a subprocess (a pipe on stdin), ``capsa_in`` the command in
+#: the test's process (the claims are the report's text, files and exit codes).
 capsa = partial(helpers.capsa, text=False)
+capsa_in = partial(helpers.capsa_in, text=False)
 
 
 def test_cli_report_table_json_and_stdin(tmp_path):
     path = tmp_path / "results.jsonl"
     path.write_bytes(jsonl(KNOWN))
-    table = capsa("report", str(path), "--top", "2")
+    table = capsa_in("report", str(path), "--top", "2")
     assert table.returncode == 0, table.stderr
     out = table.stdout.decode()
     assert "capsa report" in out and "where the loss went" in out and "costliest" in out
@@ -433,7 +434,7 @@ def test_cli_report_html_file(tmp_path):
     path = tmp_path / "results.jsonl"
     path.write_bytes(jsonl(KNOWN))
     page = tmp_path / "report.html"
-    run = capsa("report", str(path), "-o", str(page))
+    run = capsa_in("report", str(path), "-o", str(page))
     assert run.returncode == 0, run.stderr
     assert run.stdout == b"" and b"wrote" in run.stderr
     parser = _Page()
@@ -445,27 +446,26 @@ def test_cli_report_html_file(tmp_path):
 def test_cli_report_bad_lines_exit_1_and_foreign_files_exit_2(tmp_path):
     path = tmp_path / "results.jsonl"
     path.write_bytes(jsonl([KNOWN[1], b"{oops", KNOWN[2]]))
-    run = capsa("report", str(path), "--format", "json")
+    run = capsa_in("report", str(path), "--format", "json")
     assert run.returncode == 1
     assert json.loads(run.stdout)["played"] == 2
     err = run.stderr.decode().splitlines()
     assert err[0].startswith("capsa: line 2: not JSON") and "1 unreadable line," in err[-1]
     foreign = tmp_path / "hands.txt"
     foreign.write_text("As Kd Qh Js Ts 9h 8h 7h 6h 5h 4h 3h 2h\n")
-    run = capsa("report", str(foreign))
+    run = capsa_in("report", str(foreign))
     assert run.returncode == 2 and run.stdout == b""
     assert run.stderr.decode().strip().splitlines() == [
         f"capsa: error: {foreign} is not a capsa batch output: line 1 is neither a JSON "
         "record nor a CSV header naming the columns line, hand, action, front, middle, back, ev"
     ]
-    assert capsa("report", str(tmp_path / "none.jsonl")).returncode == 2
+    assert capsa_in("report", str(tmp_path / "none.jsonl")).returncode == 2
 
 
 def test_a_natural_to_declare_is_named_as_players_call_it(tmp_path):
     """docs/rules.md#natural-names: a costly hand whose advice was to declare a natural
     shows it by its English and local names (terminal, HTML), and by its ruleset name in
     the JSON's ``best.natural`` (a JSON or a CSV batch output alike)."""
-    import os
 
     from solver.apps.batch.records import CSV_COLUMNS, csv_row, csv_text
 
@@ -478,11 +478,7 @@ def test_a_natural_to_declare_is_named_as_players_call_it(tmp_path):
     assert d["costliest"][0]["best"]["natural"] == "five_pairs_trips"
     assert "natural" not in d["costliest"][1]["best"]  # nothing to declare
     assert shown in render_html(make_report(path))
-    table = subprocess.run(
-        [sys.executable, "-m", "solver", "report", str(path)],
-        capture_output=True,
-        env={**os.environ, "COLUMNS": "200"},
-    )
+    table = capsa_in("report", str(path), env={"COLUMNS": "200"})
     assert table.returncode == 0, table.stderr
     assert shown in table.stdout.decode()
     csv_path = tmp_path / "results.csv"
@@ -569,12 +565,12 @@ def test_the_page_in_another_language(known_report, tmp_path):
     path = tmp_path / "r.jsonl"
     path.write_bytes(jsonl(KNOWN))
     out = tmp_path / "r.html"
-    res = capsa("report", str(path), "-o", str(out), "--lang", "vi")
+    res = capsa_in("report", str(path), "-o", str(out), "--lang", "vi")
     assert res.returncode == 0, res.stderr
     assert "Thua ở đâu" in out.read_text(encoding="utf-8")
-    res = capsa("report", str(path), "-o", str(out), "--lang", "xx")
+    res = capsa_in("report", str(path), "-o", str(out), "--lang", "xx")
     assert res.returncode == 2 and b"--lang must be one of en, zh-Hans" in res.stderr
-    res = capsa("report", str(path), "--lang", "vi")
+    res = capsa_in("report", str(path), "--lang", "vi")
     assert res.returncode == 2 and b"--lang is the HTML page's language" in res.stderr
 
 
@@ -632,7 +628,6 @@ def test_each_special_hand_not_declared_is_its_own_mistake(tmp_path):
     counted by the natural, the costliest first (JSON ``mistakes[].naturals``, a row of
     the terminal's table and of the page's each), named as players call it; a record
     naming no known natural counts as "a natural", so the breakdown stays bounded."""
-    import os
 
     def missed(line: int, name: object, loss: float) -> dict:
         nat = {"name": name, "declared": True, "ev_declare": 5.0, "ev_play": 1.0}
@@ -664,11 +659,7 @@ def test_each_special_hand_not_declared_is_its_own_mistake(tmp_path):
     page = render_html(make_report(path))
     assert "Six pairs (六对半, lục phé bôn) not declared" in page
     assert 'data-natural="five_pairs_trips"' in page
-    table = subprocess.run(
-        [sys.executable, "-m", "solver", "report", str(path)],
-        capture_output=True,
-        env={**os.environ, "COLUMNS": "200"},
-    )
+    table = capsa_in("report", str(path), env={"COLUMNS": "200"})
     assert table.returncode == 0, table.stderr
     lines = table.stdout.decode().splitlines()
     # a row for each, indented under "natural not declared", named as players call it

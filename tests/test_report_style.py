@@ -14,7 +14,7 @@ import pytest
 
 from solver.apps.report import make_report, render_html
 from solver.apps.report import style as S
-from tests.helpers import capsa
+from tests.helpers import capsa_in
 from tests.reference import ref_cards, ref_category3, ref_category5, ref_key, ref_key3
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -289,10 +289,10 @@ def test_the_session_file_through_the_cli(tmp_path):
     and the terminal and the page show it; a CSV batch output gives the same style."""
     session = ROOT / "docs" / "examples" / "session.txt"
     for out in ("session.jsonl", "session.csv"):
-        run = capsa("batch", str(session), "-o", out, "--policy", "field", "--workers", "1",
-                    cwd=tmp_path)  # fmt: skip
+        run = capsa_in("batch", str(session), "-o", out, "--policy", "field", "--workers", "1",
+                       cwd=tmp_path)  # fmt: skip
         assert run.returncode == 0, run.stderr
-    got = capsa("report", "session.jsonl", "--format", "json", cwd=tmp_path)
+    got = capsa_in("report", "session.jsonl", "--format", "json", cwd=tmp_path)
     assert got.returncode == 0, got.stderr
     s = json.loads(got.stdout)["style"]
     records = [json.loads(x) for x in (tmp_path / "session.jsonl").read_text().splitlines()]
@@ -314,14 +314,14 @@ def test_the_session_file_through_the_cli(tmp_path):
             assert s[side][row]["win_mean"] == pytest.approx(mean, abs=1e-6)
     fouled = sum(bool(x["played"] and x["played"]["fouled"]) for x in records)
     assert s["played"]["fouled"] == fouled and fouled > 0
-    csv = capsa("report", "session.csv", "--format", "json", cwd=tmp_path)
+    csv = capsa_in("report", "session.csv", "--format", "json", cwd=tmp_path)
     assert csv.returncode == 0, csv.stderr
     assert json.loads(csv.stdout)["style"] == s
-    table = capsa("report", "session.jsonl", "--top", "0", cwd=tmp_path)
+    table = capsa_in("report", "session.jsonl", "--top", "0", cwd=tmp_path)
     assert table.returncode == 0, table.stderr
     assert "your style against the field" in table.stdout
     assert "front: pair or better" in table.stdout and "the stronger back" in table.stdout
-    page = capsa("report", "session.jsonl", "-o", "report.html", cwd=tmp_path)
+    page = capsa_in("report", "session.jsonl", "-o", "report.html", cwd=tmp_path)
     assert page.returncode == 0, page.stderr
     parsed = _Style()
     parsed.feed((tmp_path / "report.html").read_text(encoding="utf-8"))
@@ -395,7 +395,7 @@ def test_the_policies_named_are_bounded_and_shown_as_text(tmp_path):
     evil = [{**r, "policy": "[red]x\x1b[2J"} for r in CRAFTED[:4]]
     path = tmp_path / "evil.jsonl"
     path.write_bytes(jsonl(evil))
-    run = capsa("report", str(path), "--top", "0", cwd=tmp_path)
+    run = capsa_in("report", str(path), "--top", "0", cwd=tmp_path)
     assert run.returncode == 0, run.stderr
     assert "your style against the advice ([red]x\\x1b[2J)" in run.stdout
     assert "\x1b" not in run.stdout

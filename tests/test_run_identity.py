@@ -1,7 +1,8 @@
 """A run's pool and models never change under it, and ``--resume`` reports what a
-complete run reports (solver.apps.batch.pinned, pooling, resume): the real CLI in a
-subprocess, the pool rebuilt and the model cut short while a batch runs (the batch
-stopped with SIGSTOP meanwhile, so the change lands mid-run every time)."""
+complete run reports (solver.apps.batch.pinned, pooling, resume): the real CLI, the pool
+rebuilt and the model cut short while a batch runs in a subprocess (the batch stopped
+with SIGSTOP meanwhile, so the change lands mid-run every time); the runs before and
+after it, and the others, in the test's process (``helpers.capsa_in``)."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ from evaluator import format_cards
 from solver.engine.rules import load_rules
 from solver.strategy.field_model.field import play_digest
 from solver.strategy.opposition.opponents import MODEL_KIND, MODEL_VERSION
-from tests.helpers import batch_job, capsa
+from tests.helpers import batch_job, capsa_in
 
 HERE = Path(__file__).resolve().parent.parent
 DATA = HERE / "solver" / "data"
@@ -85,14 +86,14 @@ def test_a_pool_rebuilt_while_a_batch_runs_never_reaches_it(tmp_path, env):
     file names the pool it used) and the old pool stays beside the new one. The batch is
     stopped (SIGSTOP) after 20 of its 200 records while the pool is rebuilt, so some 180
     hands are drawn after it (two hands a chunk, a few chunks in flight)."""
-    assert capsa("pool", "--size", "20000", cwd=tmp_path, env=env).returncode == 0
+    assert capsa_in("pool", "--size", "20000", cwd=tmp_path, env=env).returncode == 0
     write_hands(tmp_path / "h.txt", 200)
     opts = ("-n", "120", "-s", "3", "-w", "2")
-    clean = capsa("batch", "h.txt", "-o", "clean.jsonl", *opts, cwd=tmp_path, env=env)
+    clean = capsa_in("batch", "h.txt", "-o", "clean.jsonl", *opts, cwd=tmp_path, env=env)
     assert clean.returncode == 0, clean.stderr
     proc = start("batch", "h.txt", "-o", "out.jsonl", *opts, cwd=tmp_path, env=env)
     stop_after(proc, tmp_path / "out.jsonl", 20)
-    rebuilt = capsa("pool", "--size", "5000", "--force", "-f", "json", cwd=tmp_path, env=env)
+    rebuilt = capsa_in("pool", "--size", "5000", "--force", "-f", "json", cwd=tmp_path, env=env)
     assert rebuilt.returncode == 0, rebuilt.stderr
     assert (tmp_path / "out.jsonl").read_bytes().count(b"\n") <= 100  # most drawn after it
     code, err = go_on(proc)
@@ -104,7 +105,7 @@ def test_a_pool_rebuilt_while_a_batch_runs_never_reaches_it(tmp_path, env):
     pools = sorted(p.name for p in (tmp_path / "pools").iterdir())
     assert len(pools) == 2 and json.loads(rebuilt.stdout)["hands"] == 5000
     # the newest pool is the one later runs draw from
-    again = capsa("batch", "h.txt", "-o", "new.jsonl", *opts, cwd=tmp_path, env=env)
+    again = capsa_in("batch", "h.txt", "-o", "new.jsonl", *opts, cwd=tmp_path, env=env)
     assert again.returncode == 0, again.stderr
     assert json.loads((tmp_path / "new.jsonl.capsa-run.json").read_text())["pool"].split("/")[1] \
         == "5000"  # fmt: skip
@@ -116,9 +117,11 @@ def test_resume_refuses_a_pool_that_is_not_the_one_the_run_drew_from(tmp_path, e
     from solver.strategy.opposition import pool as PL
     from solver.strategy.opposition import pool_file as PF
 
-    assert capsa("pool", "--size", "5000", cwd=tmp_path, env=env).returncode == 0
+    assert capsa_in("pool", "--size", "5000", cwd=tmp_path, env=env).returncode == 0
     write_hands(tmp_path / "h.txt", 40)
-    res = capsa("batch", "h.txt", "-o", "out.jsonl", "-n", "60", "-w", "1", cwd=tmp_path, env=env)
+    res = capsa_in(
+        "batch", "h.txt", "-o", "out.jsonl", "-n", "60", "-w", "1", cwd=tmp_path, env=env
+    )
     assert res.returncode == 0, res.stderr
     (path,) = (tmp_path / "pools").iterdir()
     pool = PL.open_pool(path)
@@ -129,8 +132,8 @@ def test_resume_refuses_a_pool_that_is_not_the_one_the_run_drew_from(tmp_path, e
     os.replace(tmp, path)
     out = tmp_path / "out.jsonl"
     out.write_bytes(b"".join(out.read_bytes().splitlines(keepends=True)[:10]))
-    res = capsa("batch", "h.txt", "-o", "out.jsonl", "-n", "60", "-w", "1", "--resume",
-                cwd=tmp_path, env=env)  # fmt: skip
+    res = capsa_in("batch", "h.txt", "-o", "out.jsonl", "-n", "60", "-w", "1", "--resume",
+                   cwd=tmp_path, env=env)  # fmt: skip
     assert res.returncode == 2, res.stderr
     assert res.stderr.count("\n") == 1, res.stderr
     assert "is not the one the output was written with" in res.stderr
@@ -143,7 +146,7 @@ def test_a_model_cut_short_while_a_batch_runs_changes_nothing(tmp_path, env):
     model = make_model(tmp_path / "m.npz")
     write_hands(tmp_path / "h.txt", 120)
     opts = ("-r", "chinese-2-4", "-n", "60", "-s", "2", "-w", "2", "--opponents", "m.npz")
-    clean = capsa("batch", "h.txt", "-o", "clean.jsonl", *opts, cwd=tmp_path, env=env)
+    clean = capsa_in("batch", "h.txt", "-o", "clean.jsonl", *opts, cwd=tmp_path, env=env)
     assert clean.returncode == 0, clean.stderr
     good = model.read_bytes()
     proc = start("batch", "h.txt", "-o", "out.jsonl", "--errors", "bad.jsonl", *opts,
@@ -158,11 +161,11 @@ def test_a_model_cut_short_while_a_batch_runs_changes_nothing(tmp_path, env):
     make_model(model, seed=2)
     out = tmp_path / "out.jsonl"
     out.write_bytes(b"".join(out.read_bytes().splitlines(keepends=True)[:50]))
-    res = capsa("batch", "h.txt", "-o", "out.jsonl", "--resume", *opts, cwd=tmp_path, env=env)
+    res = capsa_in("batch", "h.txt", "-o", "out.jsonl", "--resume", *opts, cwd=tmp_path, env=env)
     assert res.returncode == 2 and res.stderr.count("\n") == 1, res.stderr
     assert "opponents_digest" in res.stderr and "Traceback" not in res.stderr
     model.write_bytes(good)  # the model restored: the run goes on to a clean run's end
-    res = capsa("batch", "h.txt", "-o", "out.jsonl", "--resume", *opts, cwd=tmp_path, env=env)
+    res = capsa_in("batch", "h.txt", "-o", "out.jsonl", "--resume", *opts, cwd=tmp_path, env=env)
     assert res.returncode == 0, res.stderr
     assert out.read_bytes() == (tmp_path / "clean.jsonl").read_bytes()
     run = json.loads((tmp_path / "clean.jsonl.capsa-run.json").read_text())
@@ -209,8 +212,8 @@ def test_resume_reports_every_bad_line_a_complete_run_reports(tmp_path, env):
     no_natural = "As Kd Qh Jc 9s 8d 7h 6c 5s 4d 3h 2c 2s | declare"
     write_hands(tmp_path / "h.txt", 30, extra={4: "x: " + no_natural, 9: "As As"})
     opts = ("--policy", "field", "-w", "1")
-    whole = capsa("batch", "h.txt", "-o", "whole.jsonl", "--errors", "whole.err", *opts,
-                  cwd=tmp_path, env=env)  # fmt: skip
+    whole = capsa_in("batch", "h.txt", "-o", "whole.jsonl", "--errors", "whole.err", *opts,
+                     cwd=tmp_path, env=env)  # fmt: skip
     assert whole.returncode == 1, whole.stderr
     errors = [json.loads(x) for x in (tmp_path / "whole.err").read_text().splitlines()]
     assert [(e["line"], e["id"]) for e in errors] == [(4, "x"), (9, None)]
@@ -223,8 +226,8 @@ def test_resume_reports_every_bad_line_a_complete_run_reports(tmp_path, env):
         (tmp_path / f"cut{cut}.jsonl.capsa-run.json").write_bytes(
             (tmp_path / "whole.jsonl.capsa-run.json").read_bytes()
         )
-        res = capsa("batch", "h.txt", "-o", out.name, "--errors", f"cut{cut}.err", "--resume",
-                    *opts, cwd=tmp_path, env=env)  # fmt: skip
+        res = capsa_in("batch", "h.txt", "-o", out.name, "--errors", f"cut{cut}.err", "--resume",
+                       *opts, cwd=tmp_path, env=env)  # fmt: skip
         assert res.returncode == 1, (cut, res.stderr)
         assert "2 bad lines" in res.stderr, (cut, res.stderr)
         assert out.read_bytes() == (tmp_path / "whole.jsonl").read_bytes(), cut
@@ -240,11 +243,11 @@ def test_a_pool_folder_that_cannot_be_written_fails_before_the_build(tmp_path):
     (tmp_path / "file").write_text("not a folder")
     env = {**os.environ, "CAPSA_POOL_DIR": str(tmp_path / "file" / "pools")}
     write_hands(tmp_path / "h.txt", 3)
-    res = capsa("batch", "h.txt", "-o", "out.jsonl", "-n", "30", "-w", "1", "--pool",
-                "--pool-size", "1000000", cwd=tmp_path, env=env)  # fmt: skip
+    res = capsa_in("batch", "h.txt", "-o", "out.jsonl", "-n", "30", "-w", "1", "--pool",
+                   "--pool-size", "1000000", cwd=tmp_path, env=env)  # fmt: skip
     assert res.returncode == 1, res.stderr
     assert res.stderr.count("\n") == 1, res.stderr
     assert "cannot write the opponent pool in" in res.stderr and "building" not in res.stderr
-    res = capsa("pool", "--size", "1000000", cwd=tmp_path, env=env)
+    res = capsa_in("pool", "--size", "1000000", cwd=tmp_path, env=env)
     assert res.returncode == 1 and res.stderr.count("\n") == 1, res.stderr
     assert "hands/s" not in res.stderr and "Not a directory" in res.stderr

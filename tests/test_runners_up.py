@@ -4,8 +4,6 @@ seed a solve picks when none is given."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -14,6 +12,7 @@ import evaluator as ev
 from solver import solve
 from solver.strategy.hands.deal import random_hands
 from tests import reference as ref
+from tests.helpers import capsa_in
 
 HAND = "As Ks Qs Js Ts 9h 9d 9c 2s 3d 4c 5h 7d"
 CLASSES = {"high card": 0, "pair": 1, "two pair": 2, "three of a kind": 3, "straight": 4,
@@ -62,9 +61,10 @@ def test_top_by_is_checked_and_offered_by_the_cli():
 
     with pytest.raises(InputError, match="top_by must be one of shape, value"):
         solve(HAND, policy="field", top_by="kickers")
-    cmd = [sys.executable, "-m", "solver", "solve", HAND, "--policy", "field", "--format", "json"]
-    a = json.loads(subprocess.run([*cmd, "--top-by", "value"], capture_output=True,
-                                  text=True, check=True).stdout)  # fmt: skip
+    cmd = ["solve", HAND, "--policy", "field", "--format", "json"]
+    ran = capsa_in(*cmd, "--top-by", "value")
+    ran.check_returncode()
+    a = json.loads(ran.stdout)
     assert (
         a["alternatives"] == solve(HAND, policy="field", top_by="value").to_dict()["alternatives"]
     )
@@ -84,8 +84,10 @@ def test_a_solve_without_a_seed_picks_one_and_records_it():
 
 
 def test_the_cli_shows_the_seed_it_picked():
-    cmd = [sys.executable, "-m", "solver", "solve", HAND, "--samples", "300"]
-    res = subprocess.run([*cmd, "--format", "json"], capture_output=True, text=True, check=True)
+    cmd = ["solve", HAND, "--samples", "300"]
+    res = capsa_in(*cmd, "--format", "json")
+    res.check_returncode()
     seed = json.loads(res.stdout)["seed"]
-    table = subprocess.run([*cmd, "--seed", str(seed)], capture_output=True, text=True, check=True)
+    table = capsa_in(*cmd, "--seed", str(seed))
+    table.check_returncode()
     assert f"seed {seed}" in table.stdout

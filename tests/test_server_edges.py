@@ -31,7 +31,7 @@ from solver.engine.layout import P_XX_FOUL
 from solver.engine.rules import PRESETS, Rules, RulesError, rules_from_dict
 from solver.engine.seating import seated, with_jokers
 from tests import reference as R
-from tests.helpers import capsa
+from tests.helpers import capsa_in
 from tests.test_big_tables import deal, some_setting
 
 SHISANSHUI = PRESETS["shisanshui"]
@@ -119,8 +119,8 @@ def test_two_holders_through_solve_against_in_a_subprocess(tmp_path):
     for both in ("neither", "once"):
         path = tmp_path / f"{both}.toml"
         path.write_text(body.format(both) + "\n")
-        out = capsa("solve", " ".join(A), "--rules", str(path), "--against", str(against),
-                    "--format", "json")  # fmt: skip
+        out = capsa_in("solve", " ".join(A), "--rules", str(path), "--against", str(against),
+                       "--format", "json")  # fmt: skip
         assert out.returncode == 0, out.stderr
         got[both] = json.loads(out.stdout)
     r = {b: coded(rules_from_dict({"base": "shisanshui", "players": 2, "extra_suits": "h"}), b)
@@ -185,8 +185,8 @@ def test_six_of_a_rank_beside_two_trips_is_four_trips_the_servers_figure():
 
 
 def test_the_natural_through_the_command_line():
-    out = capsa("solve", SIX_TWOS, "--rules", "shisanshui", "--players", "6", "--policy",
-                "field", "--format", "json")  # fmt: skip
+    out = capsa_in("solve", SIX_TWOS, "--rules", "shisanshui", "--players", "6", "--policy",
+                   "field", "--format", "json")  # fmt: skip
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout)["natural"]["name"] == "four_trips"
 
@@ -257,8 +257,8 @@ def test_extra_suits_name_the_apps_suits_in_their_order():
         assert "\n" not in str(err.value)
     with pytest.raises(RulesError, match="diamonds"):
         clubs_table("dc")
-    out = capsa("rank", "Ac Ac Ad As Ah", "--rules", "-", input='base = "shisanshui"\n'
-                'extra_suits = "d"\n')  # fmt: skip
+    out = capsa_in("rank", "Ac Ac Ad As Ah", "--rules", "-", input='base = "shisanshui"\n'
+                   'extra_suits = "d"\n')  # fmt: skip
     assert out.returncode == 2 and out.stderr.count("\n") == 1 and "extra_suits" in out.stderr
 
 
@@ -318,14 +318,14 @@ def test_a_solve_deals_the_opponents_from_the_clubs_deck(tmp_path):
         "[royalties.back]\nfour_of_a_kind = 4\nstraight_flush = 5\nfive_of_a_kind = 10\n"
     )
     hand = "Ac Ac Kc Qc Jc 2d 3d 4d 5d 6h 9s 9d 9c"
-    out = capsa("solve", hand, "--rules", str(path), "--seed", "1", "--samples", "300",
-                "--format", "json")  # fmt: skip
+    out = capsa_in("solve", hand, "--rules", str(path), "--seed", "1", "--samples", "300",
+                   "--format", "json")  # fmt: skip
     assert out.returncode == 0, out.stderr
     sol = json.loads(out.stdout)
     assert sol["players"] == 5 and sol["policy"] != "exact"
     rows = " ".join((sol["front"], sol["middle"], sol["back"])).split()
     assert sorted(rows) == sorted(hand.split())
-    out = capsa("solve", hand.replace("Ac Ac", "Ah Ah"), "--rules", str(path))
+    out = capsa_in("solve", hand.replace("Ac Ac", "Ah Ah"), "--rules", str(path))
     assert out.returncode == 2 and "holds one Ah" in out.stderr
 
 
@@ -409,8 +409,8 @@ def test_both_jokers_in_front_through_the_command_line(tmp_path):
     against = tmp_path / "b.txt"
     against.write_text(" | ".join(XX_OPPONENT) + "\n")
     hand = " ".join(XX)
-    out = capsa("solve", hand, "--rules", "shisanshui", "--jokers", "2", "--against",
-                str(against), "--played", " | ".join(XX), "--format", "json")  # fmt: skip
+    out = capsa_in("solve", hand, "--rules", "shisanshui", "--jokers", "2", "--against",
+                   str(against), "--played", " | ".join(XX), "--format", "json")  # fmt: skip
     assert out.returncode == 0, out.stderr
     sol = json.loads(out.stdout)
     assert sol["played"]["fouled"] is False and sol["played"]["ev"] == 17.0

@@ -23,7 +23,7 @@ from solver.engine.rules import PRESETS
 from solver.engine.seating import seated, with_jokers
 from solver.strategy.field_model.field import DATA_DIR, play_digest
 from solver.strategy.field_model.trained import field_ready, forget_fields
-from tests.helpers import capsa
+from tests.helpers import capsa_in
 
 HAND = "As Ks Qs Js Ts 9h 9d 9c 2s 3d 4c 5h 7d"
 
@@ -87,8 +87,8 @@ def test_a_joker_table_solves_from_an_empty_cache_without_training(tmp_path):
     """The real CLI, from a user cache with nothing in it: the first field solve at a
     table with jokers answers from the shipped tables and says nothing of training."""
     cache = tmp_path / "cache"
-    run = capsa("solve", HAND, "--rules", "mau-binh", "--jokers", "1", "--policy", "field",
-                "-f", "json", env={"CAPSA_CACHE_DIR": str(cache)})  # fmt: skip
+    run = capsa_in("solve", HAND, "--rules", "mau-binh", "--jokers", "1", "--policy", "field",
+                   "-f", "json", env={"CAPSA_CACHE_DIR": str(cache)})  # fmt: skip
     assert run.returncode == 0, run.stderr
     assert "train" not in run.stderr.lower(), run.stderr
     assert json.loads(run.stdout)["rules"] == "mau-binh-jokers-1"

@@ -40,7 +40,7 @@ from solver.engine.rules import NATURAL_NAMES as ALL_NATURAL_NAMES
 from solver.engine.ruleset_files import to_toml
 from tests import reference as R
 from tests import rich_hands as RH
-from tests.helpers import capsa
+from tests.helpers import capsa_in
 
 #: The naturals a 52-card hand can hold (tests/test_big_tables.py plays the others).
 NATURAL_NAMES = tuple(n for n in ALL_NATURAL_NAMES if n not in BIG_DECK_NATURALS)
@@ -699,7 +699,7 @@ def test_an_unknown_natural_is_one_line_naming_it_exit_2(tmp_path, command):
         "solve": ("solve", "As Ks Qs Js Ts 9h 9d 9c 2s 3d 4c 5h 7d", "--rules", str(path)),
         "batch": ("batch", str(hands), "--rules", str(path), "--policy", "field"),
     }[command]
-    run = capsa(*args)
+    run = capsa_in(*args)
     assert run.returncode == 2, run.stderr
     assert run.stdout == ""
     line = run.stderr.strip()
@@ -718,7 +718,7 @@ def test_capsa_rules_shows_every_natural_by_name(tmp_path):
     """docs/rules.md#natural-names: the English name with the local ones, in the
     ruleset's order; the JSON keeps the ruleset's names and order."""
     path = write_table(tmp_path, ORDERS["shuffled-1"])
-    run = capsa("rules", str(path))
+    run = capsa_in("rules", str(path))
     assert run.returncode == 0, run.stderr
     flat = " ".join(run.stdout.split())
     assert "natural names" in flat
@@ -726,9 +726,9 @@ def test_capsa_rules_shows_every_natural_by_name(tmp_path):
     at = [names.index(f"{n}: {natural_label(n)}") for n, _ in ORDERS["shuffled-1"]]
     assert at == sorted(at)
     assert "Royal dragon (至尊清龙, rồng cuốn)" in flat and "Three quads (三分天下)" in flat
-    data = json.loads(capsa("rules", str(path), "--format", "json").stdout)
+    data = json.loads(capsa_in("rules", str(path), "--format", "json").stdout)
     assert list(data["naturals"].items()) == list(ORDERS["shuffled-1"])
-    none = capsa("rules", "per-row")
+    none = capsa_in("rules", "per-row")
     assert none.returncode == 0 and "natural names" not in none.stdout
 
 
@@ -739,7 +739,7 @@ def test_capsa_solve_and_batch_name_the_special_hands(tmp_path):
     table = write_table(tmp_path)
     hand = RH.natural_hand("three_straight_flushes", rng)
     text = R.ref_format(hand)
-    run = capsa("solve", text, "--rules", str(table), "--policy", "field")
+    run = capsa_in("solve", text, "--rules", str(table), "--policy", "field")
     assert run.returncode == 0, run.stderr
     want = oracle_best(hand, house("chinese-1-6", TABLE))[0]
     assert f"natural: {natural_label(want)}: declaring is worth" in " ".join(run.stdout.split())
@@ -749,7 +749,7 @@ def test_capsa_solve_and_batch_name_the_special_hands(tmp_path):
     hands += [RH.near_miss(n, rng) for n in NATURAL_NAMES]
     src = tmp_path / "hands.txt"
     src.write_text("".join(R.ref_format(h) + "\n" for h in hands))
-    run = capsa("batch", str(src), "--rules", str(path), "--policy", "field", "--workers", "1")
+    run = capsa_in("batch", str(src), "--rules", str(path), "--policy", "field", "--workers", "1")
     assert run.returncode == 0, run.stderr
     records = [json.loads(x) for x in run.stdout.splitlines()]
     rules = house("chinese-1-6", order)

@@ -10,8 +10,6 @@ import itertools
 import json
 import random
 import re
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -22,6 +20,7 @@ from solver.engine.compiled import compile_rules
 from solver.engine.errors import InputError
 from solver.engine.rules import load_rules, rules_from_dict
 from tests import reference as R
+from tests.helpers import capsa_in
 from tests.rich_hands import rich_pairs
 
 
@@ -218,38 +217,26 @@ def test_bad_stakes_are_input_errors(stakes, message):
 
 # ---------------------------------------------------------------------------- the CLI
 
-CAPSA = [sys.executable, "-m", "solver"]
-
-
 def test_cli_stakes_and_dealt_rules(tmp_path):
     against = tmp_path / "opps.txt"
     against.write_text("\n".join(STAKES_OPPONENTS) + "\n")
-    run = subprocess.run(
-        [*CAPSA, "solve", STAKES_HAND, "--against", str(against), "--stakes", "100,10,10",
-         "--format", "json"],
-        capture_output=True, text=True,
-    )  # fmt: skip
+    run = capsa_in("solve", STAKES_HAND, "--against", str(against), "--stakes", "100,10,10",
+                   "--format", "json")  # fmt: skip
     assert run.returncode == 0, run.stderr
     d = json.loads(run.stdout)
     assert d["ev_staked"] == 720 and d["stakes"] == [100, 10, 10]
     assert d["ev_by_opponent"] == [6, 6, 6]
     for bad, message in (("100,10", "one per opponent"), ("100,0,1", "from 1e-06 to"),
                          ("1,x,1", "not a number")):  # fmt: skip
-        run = subprocess.run(
-            [*CAPSA, "solve", STAKES_HAND, "--against", str(against), "--stakes", bad],
-            capture_output=True, text=True,
-        )  # fmt: skip
+        run = capsa_in("solve", STAKES_HAND, "--against", str(against), "--stakes", bad)
         assert run.returncode == 2, run.stderr
         assert message in run.stderr and len(run.stderr.strip().splitlines()) == 1
     toml = tmp_path / "dealt.toml"
     toml.write_text('base = "chinese-1-6"\nroyalties_dealt = true\n')
     opp = tmp_path / "one.txt"
     opp.write_text(OPP_FLUSH_FH + "\n")
-    run = subprocess.run(
-        [*CAPSA, "solve", FOUR_SEVENS_HAND, "--rules", str(toml), "--against", str(opp),
-         "--format", "json"],
-        capture_output=True, text=True,
-    )  # fmt: skip
+    run = capsa_in("solve", FOUR_SEVENS_HAND, "--rules", str(toml), "--against", str(opp),
+                   "--format", "json")  # fmt: skip
     assert run.returncode == 0, run.stderr
     assert json.loads(run.stdout)["ev"] == 6
 

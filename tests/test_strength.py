@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
 
@@ -12,8 +10,10 @@ from solver.apps.strength import compare_policies
 from solver.engine.errors import InputError
 from solver.engine.options import SolveOptions
 from solver.engine.rules import load_rules
+from tests.helpers import capsa, capsa_in
 
-CAPSA = [sys.executable, "-m", "solver", "strength"]
+#: ``capsa strength`` (``helpers.capsa_in``: in the test's process).
+STRENGTH = ["strength"]
 
 
 def test_gains_are_paired_differences_of_the_policies_values():
@@ -40,16 +40,12 @@ def test_gains_are_paired_differences_of_the_policies_values():
 
 
 def test_cli_strength_json_and_bad_input():
-    run = subprocess.run(
-        [*CAPSA, "--hands", "4", "--samples", "100", "--eval-deals", "10", "--players", "2",
-         "--against", "greedy", "--format", "json"],
-        capture_output=True, text=True,
-    )  # fmt: skip
+    run = capsa_in(*STRENGTH, "--hands", "4", "--samples", "100", "--eval-deals", "10",
+                   "--players", "2", "--against", "greedy", "--format", "json")  # fmt: skip
     assert run.returncode == 0, run.stderr
     d = json.loads(run.stdout)
     assert set(d["gains"]) == {"mc-greedy"} and d["hands"] == 4 and d["samples"] == 100
-    bad = subprocess.run([*CAPSA, "--hands", "4", "--against", "best"],
-                         capture_output=True, text=True)  # fmt: skip
+    bad = capsa_in(*STRENGTH, "--hands", "4", "--against", "best")
     assert bad.returncode == 2 and "policies must be" in bad.stderr
     assert len(bad.stderr.strip().splitlines()) == 1
     with pytest.raises(InputError, match="hands must be"):
@@ -68,12 +64,10 @@ def test_tables_compare_field_tables_on_the_same_hands(tmp_path):
     own = get_field(cr)
     save_field(own, tmp_path / "same.npz")
     save_field(tables_from_dist(own.dist, cr, meta=dict(own.meta)), tmp_path / "plain.npz")
-    run = subprocess.run(
-        [*CAPSA, "--rules", "chinese-2-4", "--hands", "12", "--samples", "100",
-         "--eval-deals", "20", "--players", "2", "--tables", str(tmp_path / "same.npz"),
-         "--tables", str(tmp_path / "plain.npz"), "--format", "json"],
-        capture_output=True, text=True,
-    )  # fmt: skip
+    # a process: in this one, get_field's tables must stay the ones read above (below)
+    run = capsa(*STRENGTH, "--rules", "chinese-2-4", "--hands", "12", "--samples", "100",
+                "--eval-deals", "20", "--players", "2", "--tables", str(tmp_path / "same.npz"),
+                "--tables", str(tmp_path / "plain.npz"), "--format", "json")  # fmt: skip
     assert run.returncode == 0, run.stderr
     d = json.loads(run.stdout)
     assert set(d["policies"]) == {"mc", "field", "field@same", "field@plain"}
@@ -90,7 +84,6 @@ def test_tables_compare_field_tables_on_the_same_hands(tmp_path):
     (tmp_path / "junk.npz").write_text("not a table")
     for path, says in ((tmp_path / "junk.npz", "is not a field table file"),
                        (tmp_path / "missing.npz", "cannot read")):  # fmt: skip
-        bad = subprocess.run([*CAPSA, "--hands", "2", "--tables", str(path)],
-                             capture_output=True, text=True)  # fmt: skip
+        bad = capsa_in(*STRENGTH, "--hands", "2", "--tables", str(path))
         assert bad.returncode == 2 and says in bad.stderr, bad.stderr
         assert len(bad.stderr.strip().splitlines()) == 1

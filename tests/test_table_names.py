@@ -1,4 +1,5 @@
-"""A table's name follows its deck (issue #51, item 5): the real ``capsa`` in a subprocess.
+"""A table's name follows its deck (issue #51, item 5): the real ``capsa`` command
+(in the test's process, ``helpers.capsa_in``).
 
 ``capsa rules shisanshui --jokers 2 -f toml`` writes a file named
 ``shisanshui-jokers-2``; that file given ``--jokers 0`` kept the name for a table
@@ -18,7 +19,7 @@ import pytest
 
 from solver.engine.rules import PRESETS
 from solver.engine.seating import at_table, with_jokers
-from tests.helpers import capsa
+from tests.helpers import capsa_in
 
 HAND = "As Kd Qh Jc 9s 8d 7h 6c 5s 4d 3h 2c 2s"
 AGAINST = "Ad Ac Kc | Qd Qc Td Tc 9d | Ks 8s 7s 6s 4s\n"
@@ -28,7 +29,7 @@ AGAINST = "Ad Ac Kc | Qd Qc Td Tc 9d | Ks 8s 7s 6s 4s\n"
 def sj2(tmp_path_factory) -> Path:
     """The file ``capsa rules shisanshui --jokers 2 -f toml`` writes."""
     folder = tmp_path_factory.mktemp("names")
-    res = capsa("rules", "shisanshui", "--jokers", "2", "-f", "toml")
+    res = capsa_in("rules", "shisanshui", "--jokers", "2", "-f", "toml")
     assert res.returncode == 0, res.stderr
     path = folder / "sj2.toml"
     path.write_text(res.stdout)
@@ -42,14 +43,14 @@ def test_a_file_given_other_jokers_is_named_for_its_deck(sj2, jokers, name):
     """``capsa rules FILE --jokers N``: the table's name is the base name and its deck,
     and the table is the preset's at that deck (what the file paid for two jokers, the
     front of both jokers and six of a kind, is not paid at a table without them)."""
-    res = capsa("rules", str(sj2), "--jokers", str(jokers), "-f", "json")
+    res = capsa_in("rules", str(sj2), "--jokers", str(jokers), "-f", "json")
     assert res.returncode == 0, res.stderr
     shown = json.loads(res.stdout)
     assert (shown["name"], shown.get("jokers", 0)) == (name, jokers)
-    preset = capsa("rules", "shisanshui", "--jokers", str(jokers), "-f", "json")
+    preset = capsa_in("rules", "shisanshui", "--jokers", str(jokers), "-f", "json")
     assert preset.returncode == 0, preset.stderr
     assert shown == json.loads(preset.stdout)
-    table = capsa("rules", str(sj2), "--jokers", str(jokers))
+    table = capsa_in("rules", str(sj2), "--jokers", str(jokers))
     assert table.returncode == 0, table.stderr
     assert table.stdout.splitlines()[0].split() == ["name", name]
 
@@ -59,8 +60,8 @@ def test_an_answer_names_the_table_it_was_played_at(sj2, tmp_path, jokers, name)
     """``capsa solve`` at that table (against a known opponent: no field tables needed)
     names it in its answer."""
     (tmp_path / "opp.txt").write_text(AGAINST)
-    res = capsa("solve", HAND, "--rules", str(sj2), "--jokers", str(jokers), "--against",
-                str(tmp_path / "opp.txt"), "-f", "json")  # fmt: skip
+    res = capsa_in("solve", HAND, "--rules", str(sj2), "--jokers", str(jokers), "--against",
+                   str(tmp_path / "opp.txt"), "-f", "json")  # fmt: skip
     assert res.returncode == 0, res.stderr
     assert json.loads(res.stdout)["rules"] == name
 
@@ -104,8 +105,8 @@ def test_train_from_names_the_table_its_players_seat(tmp_path):
         src = tmp_path / f"seen-{name}.txt"
         src.write_text(greedy_lines(rules, dealt(rules, 60, 3)))
         given = ("--jokers", str(jokers)) if jokers else ()
-        res = capsa("train", "--from", str(src), "--rules", "shisanshui", "-p", "6", *given,
-                    "-o", str(tmp_path / f"{name}.npz"), "-f", "json")  # fmt: skip
+        res = capsa_in("train", "--from", str(src), "--rules", "shisanshui", "-p", "6", *given,
+                       "-o", str(tmp_path / f"{name}.npz"), "-f", "json")  # fmt: skip
         assert res.returncode == 0, res.stderr
         assert json.loads(res.stdout)["rules"] == name
         assert (tmp_path / f"{name}.npz").exists()
