@@ -77,6 +77,10 @@ class FieldModel(NamedTuple):
     #                jokers): the royalty an opponent collects by beating a row of this key,
     #                and how often it beats it, from its rows' keys given those jokers held
     je: np.ndarray  # [J + 1, 3] an opponent's expected row royalty given those jokers held
+    hr: np.ndarray  # [4] the home run at the table (``field_model.home_run``): the multiplier
+    #                less 1 (0: none, as every table file's and learned model's), the
+    #                opponents, the chance none declares a natural, the chance an opponent
+    #                who scooped the setting scoops the others too
 
 
 class FieldTables(NamedTuple):
@@ -101,14 +105,15 @@ class FieldTables(NamedTuple):
 
 
 def play_digest(rules: Rules) -> str:
-    """Digest of the settings that change how the field sets hands (not players,
-    surrender, naturals and their ties, nor the home run: the field is pairwise,
-    docs/rules.md#the-field-strategy-is-pairwise; nor the flat foul penalty: the field
-    sets legal hands against legal hands; nor the code card: the field ignores it,
-    docs/rules.md#the-field-and-the-code-card; nor ``split_ranks``, a natural's rule;
-    nor which suits a deck adds, when no suit order tells them apart: ``_play_suits``;
-    nor the banker's seat and the pair cap: the field plays a pair, and leaves the cap
-    out of its values, docs/rules.md#the-field-at-a-bankers-table)."""
+    """Digest of the settings that change the field's tables (not players, surrender,
+    naturals and their ties, nor the home run: the tables are pairwise, and the home run
+    at the table is added to their value, docs/rules.md#the-field-and-the-home-run; nor
+    the flat foul penalty: the field sets legal hands against legal hands; nor the code
+    card: the field ignores it, docs/rules.md#the-field-and-the-code-card; nor
+    ``split_ranks``, a natural's rule; nor which suits a deck adds, when no suit order
+    tells them apart: ``_play_suits``; nor the banker's seat and the pair cap: the field
+    plays a pair, and leaves the cap out of its values,
+    docs/rules.md#the-field-at-a-bankers-table)."""
     return replace(
         rules,
         name="play",
@@ -175,6 +180,10 @@ def _frozen(a: np.ndarray) -> np.ndarray:
     return a
 
 
+#: ``FieldModel.hr`` of a pairwise value: no home run (docs/rules.md#the-field-and-the-home-run).
+NO_HOME_RUN = _frozen(np.zeros(4))
+
+
 def field_tables(
     dist: np.ndarray,
     cr: CompiledRules,
@@ -227,7 +236,9 @@ def field_tables(
             joint = (mult - 1.0) * 3.0 * scoop
         if cr.rules.scoop_bonus:  # the units a scoop adds (docs/rules.md#the-bankers-table)
             joint = joint + float(cr.rules.scoop_bonus) * scoop
-        if mult != 1.0 and cr.rules.royalties:
+        # P(win all), P(lose all) corrected where the royalties are multiplied on a scoop,
+        # or a scoop of the table is a home run (docs/rules.md#the-field-and-the-home-run)
+        if (mult != 1.0 and cr.rules.royalties) or cr.rules.home_run_multiplier != 1:
             jw, jl = c_w, c_l
     jslab = np.zeros(1)
     if joint.shape[0] > 1:
@@ -238,7 +249,7 @@ def field_tables(
         joint=_frozen(joint), jslab=_frozen(jslab), jw=_frozen(jw), jl=_frozen(jl),
         jmax=_frozen(np.array([max(0.0, float(jw.max()))])),
         util=_frozen(np.array([float(np.any(fx[..., 3] != 0.0))])), jx=_frozen(jx),
-        je=_frozen(je),
+        je=_frozen(je), hr=NO_HOME_RUN,
     )  # fmt: skip
     return FieldTables(
         fw=model.fx[..., 0], ft=model.fx[..., 1], fo=model.fx[..., 2], fe=model.fe,
@@ -324,7 +335,7 @@ def empty_model() -> FieldModel:
         rank=_frozen(np.zeros((3, 13, of_a_rank, 2))), suit=_frozen(np.zeros((3, 14, 2))),
         joint=z, jslab=_frozen(np.zeros(1)), jw=z, jl=z, jmax=_frozen(np.zeros(1)),
         util=_frozen(np.zeros(1)), jx=_frozen(np.zeros((1, 3, 1, 2))),
-        je=_frozen(np.zeros((1, 3))),
+        je=_frozen(np.zeros((1, 3))), hr=NO_HOME_RUN,
     )  # fmt: skip
 
 
@@ -419,20 +430,35 @@ def field_values(
     cannot hold those cards), per opponent under the ruleset's scoring; and each row's
     (win, tie) probabilities float64[n, 3, 2] (``field``: the tables,
     ``solver.strategy.field_model.trained.get_field``)."""
+    vals, wt, _ = _values(keys, roy, hands, cr, field)
+    return vals, wt
+
+
+def scoop_chances(
+    keys: np.ndarray, roy: np.ndarray, hands: np.ndarray, cr: CompiledRules, field: FieldTables
+) -> np.ndarray:
+    """float64[n, 2]: each setting's chances of winning and of losing all three rows
+    against one field opponent, as ``field_values`` reckons them (its arguments)."""
+    return _values(keys, roy, hands, cr, field)[2]
+
+
+def _values(
+    keys: np.ndarray, roy: np.ndarray, hands: np.ndarray, cr: CompiledRules, field: FieldTables
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     from solver.strategy import _kernels as k
 
-    f = field
     n = len(keys)
     hands = np.asarray(hands, np.uint8)
     if hands.ndim == 1:
         hands = np.broadcast_to(hands, (n, 13))
     vals = np.empty(n)
     wt = np.empty((n, 3, 2))
+    sc = np.empty((n, 2))
     k._field_values(
         np.ascontiguousarray(keys, np.int64), np.ascontiguousarray(roy, np.float64),
-        np.ascontiguousarray(hands), f.model, cr.params, vals, wt,
+        np.ascontiguousarray(hands), field.model, cr.params, vals, wt, sc,
     )  # fmt: skip
-    return vals, wt
+    return vals, wt, sc
 
 
 def opponents_royalties(
