@@ -1,11 +1,13 @@
 """The home run in the field's value (docs/rules.md#the-field-and-the-home-run).
 
-The field's tables are pairwise and shared by every number of players; ``get_field`` gives
-them with ``FieldModel.hr`` set for the ruleset's table, which the kernels add
+The field's tables are pairwise and shared by every number of players; their file keeps
+the moments of the field's chance of scooping (``FieldTables.scoop``), from which loading
+them for a ruleset sets ``FieldModel.hr`` at its table, which the kernels add
 (``_home_run``; the value term for term against the oracle, and the branch and bound's
 allowance, are in tests/test_solver.py's ``_field_configs``). Here: where it is set, what
-it holds, that its chances are what dealt tables of field players make, and that the
-pools of two tables of one ruleset do not replace each other.
+it holds, that its chances are what dealt tables of field players make, that training
+keeps the moments and an old file without them is refused, and that the pools of two
+tables of one ruleset do not replace each other.
 """
 
 from __future__ import annotations
@@ -18,7 +20,8 @@ import pytest
 from solver.engine.compiled import compile_rules
 from solver.engine.rules import load_rules
 from solver.engine.settlement import find_naturals
-from solver.strategy.field_model import home_run as HR
+from solver.strategy.field_model import field as FT
+from solver.strategy.field_model import train as TRAIN
 from solver.strategy.field_model.field import play_digest, scoop_chances
 from solver.strategy.field_model.policy import set_sorted_hands
 from solver.strategy.field_model.trained import get_field
@@ -47,7 +50,7 @@ def test_the_field_adds_the_home_run_only_where_the_table_plays_it():
     assert play_digest(at("shisanshui", players=3).rules) == play_digest(at("shisanshui").rules)
     for cr in (at("shisanshui-banker", players=3), at("chinese-1-6"), at("mau-binh", players=3)):
         assert not get_field(cr).model.hr.any(), cr.rules.name
-    assert not HR.pairwise(three).model.hr.any()  # how training and learned models value
+    assert not FT.pairwise(three).model.hr.any()  # how training and learned models value
     assert three.model.jw.shape[0] > 1  # scoop chances corrected for the home run
 
 
@@ -91,3 +94,34 @@ def test_the_pools_of_two_tables_of_one_ruleset_are_two_families():
     assert P._family(three) != P._family(four)
     assert P._family(at("shisanshui", players=2)) == P._family(at("shisanshui", players=2))
     assert P._family(at("chinese-1-6", players=2)) == P._family(at("chinese-1-6", players=3))
+
+
+def test_training_keeps_the_scoop_moments_and_an_old_file_without_them_is_refused(tmp_path):
+    """What training returns carries E[pw^k] of its own settings (``scoop_moments``: the
+    same numbers again from the same tables), saved and loaded with the tables; a file
+    without them loads at a table without the home run, and at one with it is refused in
+    one line naming the file and saying to train it again (a cached one is then trained
+    again by ``ensure_field``); damaged moments (a crafted file) are refused too."""
+    two = at("per-row", players=2)
+    tables = TRAIN.train(two, rounds=1, hands_per_round=400, min_rounds=1)
+    assert tables.scoop.shape == (5,)
+    again = TRAIN.scoop_moments(two, tables)
+    assert np.allclose(tables.scoop, again.astype(np.float32), rtol=1e-6)
+    assert 0.0 < tables.scoop[4] < tables.scoop[0] < 1.0  # moments of a chance, falling
+    FT.save_field(tables, tmp_path / "new.npz")
+    hr_rules = dataclasses.replace(load_rules("per-row"), home_run_multiplier=2,
+                                   home_run_min_opponents=1, players=3)  # fmt: skip
+    hr = compile_rules(hr_rules)
+    loaded = FT.load_field_file(tmp_path / "new.npz", hr)
+    assert np.array_equal(loaded.scoop, tables.scoop)
+    assert loaded.model.hr[1] == 2.0
+    assert loaded.model.hr[3] == pytest.approx(tables.scoop[1] / tables.scoop[0])  # no naturals
+    old = tables._replace(scoop=np.zeros(0))
+    FT.save_field(old, tmp_path / "old.npz")
+    assert not FT.load_field_file(tmp_path / "old.npz", two).model.hr.any()
+    with pytest.raises(ValueError, match=r"old\.npz: .*leaves the home run out.*train it again"):
+        FT.load_field_file(tmp_path / "old.npz", hr)
+    for bad in ([0.1, 0.2], [0.1, 0.05, np.nan, 0.0, 0.0], [1.5, 0.5, 0.2, 0.1, 0.0]):
+        FT.save_field(old, tmp_path / "bad.npz", extra={"scoop": np.array(bad)})
+        with pytest.raises(ValueError, match=r"bad\.npz: .*scoop moments are damaged"):
+            FT.load_field_file(tmp_path / "bad.npz", two)

@@ -6,8 +6,7 @@ model's store (``solver.strategy.field_model.field``) and below the trainer
 that has none (minutes) and puts them here. The front ends (``solve``, ``set_hands``, every
 command) call ``ensure_field`` once; what they call below reads the tables with ``get_field``,
 so the modules that read tables never import the trainer (docs/architecture.md, "Floors").
-Tables are held in memory per ruleset (``FIELDS``; ``forget_fields`` drops them), each with
-the home run at the ruleset's table (``solver.strategy.field_model.home_run.at_table``);
+Tables are held in memory per ruleset (``FIELDS``; ``forget_fields`` drops them);
 ``field_override`` puts other tables in a ruleset's place for a while (``capsa strength
 --tables``).
 """
@@ -29,7 +28,6 @@ from solver.strategy.field_model.field import (
     play_digest,
     shipped_index,
 )
-from solver.strategy.field_model.home_run import at_table
 
 __all__ = [
     "FieldNotReady",
@@ -72,20 +70,19 @@ def find_field(cr: CompiledRules) -> FieldTables | None:
     if _OVERRIDES:
         override = _OVERRIDES.get(play_digest(cr.rules))
         if override is not None:
-            return at_table(cr, override)
+            return override
     tables = FIELDS.get(cr.rules)
     if tables is None:
         found = _find(cr)
         if found is None:
             return None
-        tables = FIELDS.put(cr.rules, at_table(cr, found))
+        tables = FIELDS.put(cr.rules, found)
     return tables
 
 
 def keep_field(cr: CompiledRules, tables: FieldTables) -> FieldTables:
-    """Hold tables just trained for a ruleset, as ``get_field`` finds them from now on
-    (with the home run at its table: ``field_model.home_run``)."""
-    return FIELDS.put(cr.rules, at_table(cr, tables))
+    """Hold tables just trained for a ruleset, as ``get_field`` finds them from now on."""
+    return FIELDS.put(cr.rules, tables)
 
 
 @contextlib.contextmanager
