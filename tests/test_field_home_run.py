@@ -54,6 +54,20 @@ def test_the_field_adds_the_home_run_only_where_the_table_plays_it():
     assert three.model.jw.shape[0] > 1  # scoop chances corrected for the home run
 
 
+def test_a_table_of_fewer_players_is_seated_with_its_players():
+    """The table size is a front end's (``--players``), not the ruleset's: ``seated``
+    gives a ruleset that plays the home run the table's ``players``, so the field's value
+    counts it at 3 players over 2 opponents and not at all at 2; a ruleset without the
+    home run keeps its own (its digest with it)."""
+    from solver.engine.seating import seated
+
+    shisanshui, chinese = load_rules("shisanshui"), load_rules("chinese-1-6")
+    assert seated(shisanshui, 3).players == 3 and seated(shisanshui, 4) is shisanshui
+    assert seated(chinese, 2) is chinese
+    assert not get_field(compile_rules(seated(shisanshui, 2))).model.hr.any()
+    assert list(get_field(compile_rules(seated(shisanshui, 3))).model.hr[:2]) == [1.0, 2.0]
+
+
 def test_the_chances_of_the_home_run_are_what_dealt_tables_make():
     """At 十三水 tables of 3 players, every seat set by the field: how often a seat scoops
     the table with none declaring a natural, beside the mean of pw^m times the chance
