@@ -1469,6 +1469,7 @@ def ref_field_model_value(hand13: Sequence[int], keys, royalties, model, rules) 
        row) x P(lose all), both given the jokers held: ``jx[n]``'s two columns); mode
        always: (multiplier - 1) x (own royalties - sum of fe) x (P(win all) + P(lose all)).
     5. The dealt cards' royalty is added as it is.
+    6. With the home run at the table (``model.model.hr``): ``_ref_field_home_run``.
 
     Where a royalty replaces the row's unit (``royalty_replaces_row``,
     docs/rules.md#a-bonus-row-is-its-whole-value) a row's own royalty R adds R - 1 to
@@ -1548,7 +1549,54 @@ def ref_field_model_value(hand13: Sequence[int], keys, royalties, model, rules) 
                     beat = beaten(r, k)
                     theirs += fo(r, k) / beat if beat > 1e-12 else 0.0
                 value += (mult - 1) * (own * p_win - theirs * p_lose)
+    hr = getattr(model.model, "hr", None)
+    if hr is not None and float(hr[0]) != 0.0:
+        value += _ref_field_home_run((win, lose, mid), keys, royalties, (fe, fo, beaten), hr,
+                                     model, rules)  # fmt: skip
     return value + float(royalties[3])
+
+
+def _ref_field_home_run(rows, keys, royalties, theirs_by, hr, model, rules):
+    """Step 6 of ``ref_field_model_value``: the home run at the table
+    (docs/rules.md#the-field-and-the-home-run). ``hr``: (multiplier - 1, opponents m, the
+    chance none of them declares a natural, the chance an opponent who scooped the
+    setting scoops the others too). P(win all) and P(lose all) as in step 4 (corrected
+    when the model keeps their grid); a scooped pair is worth its three rows and the
+    scoring's scoop bonus (1-6: 3, 2-4: 1) times the multiplier, the scoop's added units,
+    and the royalties times the multiplier: the setting's own when it scoops (less the
+    opponent's expected ones in mode always), the opponent's (fo over how often it beats
+    each row) when it is scooped (mode always: the setting's own less the opponent's
+    expected ones). The setting's home run: that, times P(win all) to the power m, times
+    the chance none declares; an opponent's: the scooped pair, times P(lose all), times
+    the last factor. ``rows``: each row's (P(win), P(lose), midrank); ``theirs_by``: the
+    opponent's expected royalties, and what it collects by beating a row and how often
+    it beats it (functions of row and key)."""
+    win, lose, mid = rows
+    fe, fo, beaten = theirs_by
+    x, m, clear, others = (float(v) for v in hr)
+    p_win = win[0] * win[1] * win[2]
+    p_lose = lose[0] * lose[1] * lose[2]
+    cop = model.cop
+    if len(cop[0]) > 1 and len(model.model.jw) > 1:  # the model corrects them
+        p_win += _trilinear(cop[1], mid)
+        p_lose += _trilinear(cop[2], mid)
+    p_win = min(max(p_win, 0.0), 1.0)
+    p_lose = min(max(p_lose, 0.0), 1.0 - p_win)
+    mult = float(rules.scoop_multiplier)
+    rows = {"per-row": 3.0, "1-6": 6.0, "2-4": 4.0}[rules.scoring]
+    scooped = rows * mult + float(getattr(rules, "scoop_bonus", 0))
+    own = sum(float(v) for v in royalties[:3])
+    if rules.royalty_mode == "always":
+        won = scooped + (own - sum(fe)) * mult
+        lost = -scooped + (own - sum(fe)) * mult
+    else:
+        theirs = 0.0
+        for r in range(3):
+            k = int(keys[r])
+            theirs += fo(r, k) / beaten(r, k) if beaten(r, k) > 1e-12 else 0.0
+        won = scooped + own * mult
+        lost = -scooped - theirs * mult
+    return x * (won * p_win**m * clear + lost * p_lose * others)
 
 
 # --------------------------------------------------------------- opponent styles

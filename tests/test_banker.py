@@ -89,7 +89,7 @@ def test_bad_values_are_one_line_exit_2(tmp_path, text, message):
 
 
 def test_the_field_plays_the_pairs_not_the_seats():
-    """The field is pairwise (docs/rules.md#the-field-strategy-is-pairwise): the banker
+    """The field's tables are pairwise (docs/rules.md#the-field-and-the-home-run): the banker
     and the cap leave its play as it is; the scoop's units do not."""
     r = BANKER
     assert play_digest(dataclasses.replace(r, banker=False, pair_cap=None)) == play_digest(r)

@@ -212,7 +212,7 @@ def test_shown_by_capsa_rules_and_the_page_summary(tmp_path):
 
 
 def test_the_field_tables_ignore_the_home_run():
-    """docs/rules.md#the-field-strategy-is-pairwise: the same tables as without it."""
+    """docs/rules.md#the-field-and-the-home-run: the same tables as without it."""
     from solver.strategy.field_model.field import play_digest
     from solver.strategy.field_model.trained import field_ready
 

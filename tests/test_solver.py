@@ -174,6 +174,25 @@ def _field_configs():
         util = np.cumsum(rng.exponential(3.0 / NKEY, (3, NKEY)), axis=1)
         out.append((rules, FT.field_tables(shipped.dist, cr, shipped.rank, shipped.suit,
                                            shipped.cop, util=util)))  # fmt: skip
+    # the home run at the table (docs/rules.md#the-field-and-the-home-run): the shipped
+    # 十三水 tables at three players, as get_field gives them, and random factors on random
+    # corrections under a multiplier with royalties (winner, always), 1-6 (factors of six
+    # players), 2-4 and per-row (no multiplier: its scoop chances corrected for the home run alone)
+    three = rules_from_dict({**load_rules("shisanshui").to_dict(), "players": 3, "name": "x"}, "x")
+    out.append((three, TR.get_field(compile_rules(three))))
+    for preset, change, hr in (
+        ("shisanshui", {}, (1.0, 2, 0.97, 0.26)),
+        ("shisanshui", ALWAYS, (2.0, 3, 0.9, 0.4)),
+        ("chinese-1-6", {"home_run_multiplier": 2}, (1.0, 5, 0.8, 0.3)),
+        ("chinese-2-4", {"home_run_multiplier": 3}, (2.0, 3, 0.95, 0.5)),
+        ("per-row", {"home_run_multiplier": 2, "home_run_min_opponents": 1}, (1.0, 1, 1.0, 1.0)),
+    ):
+        base = load_rules(preset)
+        rules = rules_from_dict({**base.to_dict(), **change, "name": "x"}, "x") if change else base
+        shipped, cr = TR.get_field(compile_rules(base)), compile_rules(rules)
+        f = FT.field_tables(shipped.dist, cr, shipped.rank, shipped.suit,
+                            rng.normal(0, 0.5, (3, 5, 5, 5)))  # fmt: skip
+        out.append((rules, f._replace(model=f.model._replace(hr=np.array(hr, float)))))
     return out
 
 

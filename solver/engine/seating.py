@@ -66,10 +66,14 @@ SAME_GAME: dict[str, str] = {"shisanshui-banker": "shisanshui"}
 
 
 def seated(rules: Rules, players: int) -> Rules:
-    """``rules`` at a table of ``players``: the same ruleset while its deck deals them,
-    else the bigger table its preset names (``BIG_TABLES``, named ``shisanshui-5``);
-    RulesError, one line naming ``extra_suits``, for a ruleset that names none."""
+    """``rules`` at a table of ``players``: the same ruleset while its deck deals them
+    (with ``players`` set to the table's where it plays the home run, whose value the
+    field reckons at the table: docs/rules.md#the-field-and-the-home-run), else the bigger
+    table its preset names (``BIG_TABLES``, named ``shisanshui-5``); RulesError, one line
+    naming ``extra_suits``, for a ruleset that names none."""
     if players <= rules.deck.most_players():
+        if rules.home_run_multiplier != 1 and rules.players != players:
+            return dataclasses.replace(rules, players=players)
         return rules
     table = BIG_TABLES.get(rules.name)
     if table is None or PRESETS.get(rules.name) != rules or players not in table.extra_suits:

@@ -529,21 +529,78 @@ def _scoop_royalties(pw, pl, mine, cf, cm, cb, fe_sum, mult, mode):
     return (mult - 1.0) * (mine * pw - (cf + cm + cb) * pl)
 
 
+@kernel(inline="always")
+def _scooped_pair(scoring, mult, add):
+    """The units a scooped pair settles for before royalties: three rows and the
+    scoring's scoop bonus, times the scoop multiplier, and the scoop's added units."""
+    rows = 3.0
+    if scoring == SCORING_16:
+        rows = 6.0
+    elif scoring == SCORING_24:
+        rows = 4.0
+    return rows * mult + add
+
+
+@kernel(inline="always")
+def _home_run(pw, pl, mine, theirs, fe_sum, scoring, mult, add, mode, hr):
+    """What the home run adds to a setting's value per opponent
+    (docs/rules.md#the-field-and-the-home-run). pw, pl: the chances of winning and losing
+    all three rows against one opponent; mine: the setting's own row royalties; theirs:
+    the royalties an opponent collects when it beats all three (``_given_beat``); fe_sum
+    an opponent's expected royalties (mode "always"). hr float64[4] (``FieldModel.hr``):
+    the multiplier less 1 (0: no home run at this table), the opponents m, the chance
+    that none of them declares a natural, and the chance that an opponent who scooped
+    this setting scoops the m - 1 others too (times the chance that none of those
+    declares one). The setting's own home run: every pair scooped, pw to the power m,
+    each paying the multiplier less 1 times a scooped pair's units; an opponent's home
+    run against it: this pair scooped (pl) and the opponent's others too."""
+    x = hr[0]
+    if x == 0.0:
+        return 0.0
+    pw = min(max(pw, 0.0), 1.0)
+    pl = min(max(pl, 0.0), 1.0 - pw)
+    base = _scooped_pair(scoring, mult, add)
+    if mode == MODE_ALWAYS:
+        won = base + (mine - fe_sum) * mult
+        lost = -base + (mine - fe_sum) * mult
+    else:
+        won = base + mine * mult
+        lost = -base - theirs * mult
+    return x * (won * pw ** hr[1] * hr[2] + lost * pl * hr[3])
+
+
+@kernel(inline="always")
+def _home_run_most(mine, fe_sum, pw_most, scoring, mult, add, mode, hr):
+    """The most ``_home_run`` can add to a split with own royalties at most ``mine`` and
+    a chance of winning all three rows at most ``pw_most`` (``_field_best``'s bound)."""
+    base = _scooped_pair(scoring, mult, add)
+    gain = max(0.0, mine - fe_sum) if mode == MODE_ALWAYS else mine
+    most = max(0.0, base + gain * mult) * pw_most ** hr[1] * hr[2]
+    if mode == MODE_ALWAYS:  # royalties the scooped setting still collects
+        most += max(0.0, -base + gain * mult) * hr[3]
+    return hr[0] * most
+
+
 @kernel
-def _field_values(keys, roy, hands, fm, params, vals, wt):
+def _field_values(keys, roy, hands, fm, params, vals, wt, sc):
     """Field value of settings given by their row keys int64[n, 3], royalties
     float64[n, 4] (rows, dealt cards) and sorted hands uint8[n, 13] (whose cards the
-    opponents cannot hold) -> vals float64[n], and wt float64[n, 3, 2] each row's (win,
-    tie). The same value ``_field_best`` maximises: the independent-rows value, the joint
-    correction (``fm.joint`` at the rows' midranks) and, under a scoop multiplier with
-    royalties, the multiplied royalties (``_scoop_royalties``). The dealt cards' royalty
-    is added as it is (approximation: the field model leaves it out of the scoop
-    multiplier, and the opponents' out)."""
+    opponents cannot hold) -> vals float64[n], wt float64[n, 3, 2] each row's (win,
+    tie), and sc float64[n, 2] the chances of winning and losing all three rows. The
+    same value ``_field_best`` maximises: the independent-rows value, the joint
+    correction (``fm.joint`` at the rows' midranks), under a scoop multiplier with
+    royalties the multiplied royalties (``_scoop_royalties``), and the home run at the
+    table (``_home_run``). The dealt cards' royalty is added as it is (approximation:
+    the field model leaves it out of the scoop multiplier and the home run, and the
+    opponents' out)."""
     scoring = np.int64(params[P_SCORING])
     mult = params[P_MULT]
+    add = params[P_SCOOP_ADD]
     mode = np.int64(params[P_MODE])
     rr = params[P_RR]
-    royal = mult != 1.0 and params[P_ROY] != 0.0 and fm.jw.shape[0] > 1
+    cor = fm.jw.shape[0] > 1  # P(win all), P(lose all) corrected
+    royal = mult != 1.0 and params[P_ROY] != 0.0 and cor
+    hr_on = fm.hr[0] != 0.0
     fx = fm.fx
     ut = fm.util[0] != 0.0
     jo, je = _jokers_given(fm, 0)
@@ -572,16 +629,25 @@ def _field_values(keys, roy, hands, fm, params, vals, wt):
             wt[i, r, 0] = w
             wt[i, r, 1] = t
         v = _field_value(T[0, 0], T[0, 1], T[0, 2], T[1, 0], T[1, 1], T[1, 2], T[2, 0],
-                         T[2, 1], T[2, 2], rsum - roy[i, 3], scoring, mult,
-                         params[P_SCOOP_ADD])  # fmt: skip
+                         T[2, 1], T[2, 2], rsum - roy[i, 3], scoring, mult, add)  # fmt: skip
         if fm.joint.shape[0] > 1:
             v += _trilinear(fm.joint, T[0, 3], T[1, 3], T[2, 3])
-        if royal:
-            pw = T[0, 0] * T[1, 0] * T[2, 0] + _trilinear(fm.jw, T[0, 3], T[1, 3], T[2, 3])
-            pl = T[0, 2] * T[1, 2] * T[2, 2] + _trilinear(fm.jl, T[0, 3], T[1, 3], T[2, 3])
+        pw = T[0, 0] * T[1, 0] * T[2, 0]
+        pl = T[0, 2] * T[1, 2] * T[2, 2]
+        if cor:
+            pw += _trilinear(fm.jw, T[0, 3], T[1, 3], T[2, 3])
+            pl += _trilinear(fm.jl, T[0, 3], T[1, 3], T[2, 3])
+        sc[i, 0] = pw
+        sc[i, 1] = pl
+        if royal or hr_on:
             mine = _extra(roy[i, 0], rr) + _extra(roy[i, 1], rr) + _extra(roy[i, 2], rr)
-            v += _scoop_royalties(pw, pl, mine, T[0, 4], T[1, 4], T[2, 4], je[0] + je[1] + je[2],
-                                  mult, mode)  # fmt: skip
+            fe_sum = je[0] + je[1] + je[2]
+            if royal:
+                v += _scoop_royalties(pw, pl, mine, T[0, 4], T[1, 4], T[2, 4], fe_sum, mult,
+                                      mode)  # fmt: skip
+            if hr_on:
+                v += _home_run(pw, pl, mine, T[0, 4] + T[1, 4] + T[2, 4], fe_sum, scoring,
+                               mult, add, mode, fm.hr)  # fmt: skip
         vals[i] = v + roy[i, 3]
 
 
@@ -662,7 +728,10 @@ def _field_best(hand, k3, k5, r3, r5, st, fm, params, f3):
     fx = fm.fx
     joint, jw, jl, jslab = fm.joint, fm.jw, fm.jl, fm.jslab
     has_joint = joint.shape[0] > 1
-    royal = mult != 1.0 and params[P_ROY] != 0.0 and jw.shape[0] > 1
+    cor = jw.shape[0] > 1  # P(win all), P(lose all) corrected
+    royal = mult != 1.0 and params[P_ROY] != 0.0 and cor
+    hr = fm.hr
+    hr_on = hr[0] != 0.0
     ng = max(joint.shape[0], jw.shape[0]) - 1
     sj = np.zeros((ng + 1, ng + 1))
     sw = np.zeros((ng + 1, ng + 1))
@@ -715,7 +784,7 @@ def _field_best(hand, k3, k5, r3, r5, st, fm, params, f3):
     # the multiplied royalties add at most (mult - 1) x own royalties x P(win all)
     roy_m = 0.0
     roy_f = 0.0
-    if royal:
+    if royal or hr_on:
         for i in range(1287):
             roy_m = max(roy_m, M[i, 7])
         for i in range(286):
@@ -747,6 +816,9 @@ def _field_best(hand, k3, k5, r3, r5, st, fm, params, f3):
                 extra += (mult - 1.0) * max(0.0, mine - fe_sum)
             else:
                 extra += (mult - 1.0) * mine * min(1.0, wb + jw_max)
+        if hr_on:  # the home run adds at most its own, and the opponents' in mode always
+            extra += _home_run_most(B[b, 7] + roy_m + roy_f, fe_sum, min(1.0, wb + jw_max),
+                                    scoring, mult, add, mode, hr)  # fmt: skip
         if ub + extra <= best:
             continue
         # the same bound for one split: its own middle and front row values in place of
@@ -767,13 +839,13 @@ def _field_best(hand, k3, k5, r3, r5, st, fm, params, f3):
                 F[f, 0], F[f, 1], F[f, 2], M[m, 0], M[m, 1], M[m, 2], B[b, 0], B[b, 1], B[b, 2],
                 F[f, 3] + M[m, 3] + B[b, 3], scoring, mult, add,
             )  # fmt: skip
-            if has_joint or royal:
+            if has_joint or royal or hr_on:
                 if v + extra <= best:
                     continue  # the corrections cannot lift it above the best
                 if not cut:
                     if has_joint:
                         _slab(joint, B[b, 5], sj)
-                    if royal:
+                    if cor and (royal or hr_on):
                         _slab(jw, B[b, 5], sw)
                         _slab(jl, B[b, 5], sl)
                     cut = True
@@ -783,11 +855,19 @@ def _field_best(hand, k3, k5, r3, r5, st, fm, params, f3):
                 gy = M[m, 9]
                 if has_joint:
                     v += _bilinear(sj, gi, gx, gj, gy)
-                if royal:
-                    pw = F[f, 0] * M[m, 0] * B[b, 0] + _bilinear(sw, gi, gx, gj, gy)
-                    pl = F[f, 2] * M[m, 2] * B[b, 2] + _bilinear(sl, gi, gx, gj, gy)
-                    v += _scoop_royalties(pw, pl, F[f, 7] + M[m, 7] + B[b, 7], F[f, 6],
-                                          M[m, 6], B[b, 6], fe_sum, mult, mode)  # fmt: skip
+                if royal or hr_on:
+                    pw = F[f, 0] * M[m, 0] * B[b, 0]
+                    pl = F[f, 2] * M[m, 2] * B[b, 2]
+                    if cor:
+                        pw += _bilinear(sw, gi, gx, gj, gy)
+                        pl += _bilinear(sl, gi, gx, gj, gy)
+                    mine = F[f, 7] + M[m, 7] + B[b, 7]
+                    if royal:
+                        v += _scoop_royalties(pw, pl, mine, F[f, 6], M[m, 6], B[b, 6], fe_sum,
+                                              mult, mode)  # fmt: skip
+                    if hr_on:
+                        v += _home_run(pw, pl, mine, F[f, 6] + M[m, 6] + B[b, 6], fe_sum,
+                                       scoring, mult, add, mode, hr)  # fmt: skip
             if v > best:
                 best = v
                 bf = f

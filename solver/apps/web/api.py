@@ -457,7 +457,7 @@ def _seated(rules: Rules, options: SolveOptions) -> Rules:
 
     against = options.against
     players = options.players or (len(against) + 1 if against is not None else 0)
-    return seated(rules, players) if players > rules.deck.most_players() else rules
+    return seated(rules, players) if players else rules
 
 
 def _same(value: Any) -> Any:

@@ -42,6 +42,7 @@ from typing import NamedTuple
 import numpy as np
 
 from evaluator.cards import JOKER_FACE
+from solver.engine.caches import Cache
 from solver.engine.compiled import CompiledRules
 from solver.engine.layout import ROWS
 from solver.engine.rules import Rules
@@ -77,6 +78,10 @@ class FieldModel(NamedTuple):
     #                jokers): the royalty an opponent collects by beating a row of this key,
     #                and how often it beats it, from its rows' keys given those jokers held
     je: np.ndarray  # [J + 1, 3] an opponent's expected row royalty given those jokers held
+    hr: np.ndarray  # [4] the home run at the table (``field_model.home_run``): the multiplier
+    #                less 1 (0: none, as every table file's and learned model's), the
+    #                opponents, the chance none declares a natural, the chance an opponent
+    #                who scooped the setting scoops the others too
 
 
 class FieldTables(NamedTuple):
@@ -98,17 +103,21 @@ class FieldTables(NamedTuple):
     model: FieldModel
     jdist: np.ndarray  # float32[J + 1, 3, nkey] (stored at a deck with jokers, else [0, 3,
     #                    nkey]) the opponent's row-key distribution given n jokers held
+    scoop: np.ndarray  # float64[5] (stored; [0] when not) E[pw^k], k = 1..5, over the field's
+    #                    own settings (pw: a setting's chance of scooping one field opponent),
+    #                    from which the home run at a table is reckoned (``home_run_at``)
 
 
 def play_digest(rules: Rules) -> str:
-    """Digest of the settings that change how the field sets hands (not players,
-    surrender, naturals and their ties, nor the home run: the field is pairwise,
-    docs/rules.md#the-field-strategy-is-pairwise; nor the flat foul penalty: the field
-    sets legal hands against legal hands; nor the code card: the field ignores it,
-    docs/rules.md#the-field-and-the-code-card; nor ``split_ranks``, a natural's rule;
-    nor which suits a deck adds, when no suit order tells them apart: ``_play_suits``;
-    nor the banker's seat and the pair cap: the field plays a pair, and leaves the cap
-    out of its values, docs/rules.md#the-field-at-a-bankers-table)."""
+    """Digest of the settings that change the field's tables (not players, surrender,
+    naturals and their ties, nor the home run: the tables are pairwise, and the home run
+    at the table is added to their value, docs/rules.md#the-field-and-the-home-run; nor
+    the flat foul penalty: the field sets legal hands against legal hands; nor the code
+    card: the field ignores it, docs/rules.md#the-field-and-the-code-card; nor
+    ``split_ranks``, a natural's rule; nor which suits a deck adds, when no suit order
+    tells them apart: ``_play_suits``; nor the banker's seat and the pair cap: the field
+    plays a pair, and leaves the cap out of its values,
+    docs/rules.md#the-field-at-a-bankers-table)."""
     return replace(
         rules,
         name="play",
@@ -175,6 +184,79 @@ def _frozen(a: np.ndarray) -> np.ndarray:
     return a
 
 
+#: ``FieldModel.hr`` of a pairwise value: no home run (docs/rules.md#the-field-and-the-home-run).
+NO_HOME_RUN = _frozen(np.zeros(4))
+#: Hands the home run's chances are measured on, and their seed (``home_run_at``, and
+#: ``scoop`` in training: solver.strategy.field_model.train).
+HOME_RUN_SAMPLE = 4000
+HOME_RUN_SEED = 20261206
+
+
+def plays_home_run(rules: Rules) -> bool:
+    """Whether the ruleset's table plays the home run: its multiplier above 1, enough
+    opponents, and no banker (docs/rules.md#home-run)."""
+    return (
+        rules.home_run_multiplier != 1
+        and rules.players - 1 >= rules.home_run_min_opponents
+        and not rules.banker
+    )
+
+
+def home_run_at(cr: CompiledRules, scoop: np.ndarray) -> np.ndarray:
+    """float64[4] ``FieldModel.hr`` at the ruleset's table
+    (docs/rules.md#the-field-and-the-home-run): the multiplier less 1 (0: no home run),
+    the opponents m, the chance none of them declares a natural, and the chance that an
+    opponent who scooped a setting scoops the m - 1 others too with none of the table
+    declaring: E[pw^m] / E[pw] (``scoop``, the trained tables' moments: an opponent
+    weighed by its chance of scooping one player) times the chance of no natural among
+    the m."""
+    rules = cr.rules
+    if not plays_home_run(rules):
+        return NO_HOME_RUN
+    m = rules.players - 1
+    scoop = np.asarray(scoop, np.float64)
+    clear = _shows(cr) ** m
+    others = float(scoop[m - 1] / scoop[0]) if scoop[0] > 0.0 else 0.0
+    return _frozen(np.array([float(rules.home_run_multiplier) - 1.0, m, clear, others * clear]))
+
+
+def _shows(cr: CompiledRules) -> float:
+    """The share of hands that declare no natural, of ``HOME_RUN_SAMPLE`` dealt from the
+    ruleset's deck (a field player declares the natural it holds); once per ruleset."""
+    from solver.engine.settlement import find_naturals
+    from solver.strategy.hands.deal import random_hands
+
+    def measure() -> float:
+        if not cr.rules.naturals:
+            return 1.0
+        rng = np.random.default_rng(HOME_RUN_SEED)
+        hands = random_hands(rng, HOME_RUN_SAMPLE, cr.rules.deck)
+        return float((find_naturals(hands, cr)[0] < 0).mean())
+
+    got = _SHOWS.get(cr.rules, measure)
+    assert got is not None
+    return got
+
+
+#: ``_shows`` by ruleset.
+_SHOWS: Cache[Rules, float] = Cache("hands without a natural", 64)
+
+
+def with_scoop(tables: FieldTables, cr: CompiledRules, scoop: np.ndarray) -> FieldTables:
+    """``tables`` keeping the moments of the field's own scoop chances (``scoop`` float[5],
+    at float32 as a file keeps them: ``FieldTables.scoop``) and, from them, the home run
+    at the ruleset's table in their value (``FieldModel.hr``, ``home_run_at``)."""
+    kept = _f32(scoop)
+    return tables._replace(scoop=kept, model=tables.model._replace(hr=home_run_at(cr, kept)))
+
+
+def pairwise(tables: FieldTables) -> FieldTables:
+    """``tables`` without the home run (how training and learned models value a setting)."""
+    if not tables.model.hr.any():
+        return tables
+    return tables._replace(model=tables.model._replace(hr=NO_HOME_RUN))
+
+
 def field_tables(
     dist: np.ndarray,
     cr: CompiledRules,
@@ -195,7 +277,8 @@ def field_tables(
     royalty mode: docs/opponents.md#learned-models). ``jdist`` float[J + 1, 3, nkey] (a
     deck with J jokers): the opponent's row-key distribution given n jokers held, whose
     royalties the opponents collect against a hand holding n (None: the distribution's
-    own for every n)."""
+    own for every n). The value is pairwise: ``with_scoop`` adds the home run at the
+    ruleset's table."""
     stored = _f32(dist)
     dist = stored / stored.sum(axis=1, keepdims=True)
     rk = cr.royalty_by_key
@@ -218,16 +301,18 @@ def field_tables(
         c_t, c_w, c_l = cop
         mult = float(cr.rules.scoop_multiplier)
         scoring = cr.rules.scoring
-        scoop = c_w - c_l  # correction of P(win all) - P(lose all)
+        swing = c_w - c_l  # correction of P(win all) - P(lose all)
         if scoring == "2-4":  # bonus = (S - s_f s_m s_b) / 2 without ties
-            joint = -0.5 * c_t + (mult - 1.0) * 4.0 * scoop
+            joint = -0.5 * c_t + (mult - 1.0) * 4.0 * swing
         elif scoring == "1-6":
-            joint = 3.0 * scoop + (mult - 1.0) * 6.0 * scoop
+            joint = 3.0 * swing + (mult - 1.0) * 6.0 * swing
         elif mult != 1.0:
-            joint = (mult - 1.0) * 3.0 * scoop
+            joint = (mult - 1.0) * 3.0 * swing
         if cr.rules.scoop_bonus:  # the units a scoop adds (docs/rules.md#the-bankers-table)
-            joint = joint + float(cr.rules.scoop_bonus) * scoop
-        if mult != 1.0 and cr.rules.royalties:
+            joint = joint + float(cr.rules.scoop_bonus) * swing
+        # P(win all), P(lose all) corrected where the royalties are multiplied on a scoop,
+        # or a scoop of the table is a home run (docs/rules.md#the-field-and-the-home-run)
+        if (mult != 1.0 and cr.rules.royalties) or cr.rules.home_run_multiplier != 1:
             jw, jl = c_w, c_l
     jslab = np.zeros(1)
     if joint.shape[0] > 1:
@@ -238,12 +323,12 @@ def field_tables(
         joint=_frozen(joint), jslab=_frozen(jslab), jw=_frozen(jw), jl=_frozen(jl),
         jmax=_frozen(np.array([max(0.0, float(jw.max()))])),
         util=_frozen(np.array([float(np.any(fx[..., 3] != 0.0))])), jx=_frozen(jx),
-        je=_frozen(je),
+        je=_frozen(je), hr=NO_HOME_RUN,
     )  # fmt: skip
     return FieldTables(
         fw=model.fx[..., 0], ft=model.fx[..., 1], fo=model.fx[..., 2], fe=model.fe,
         fx=model.fx, dist=stored, meta=dict(meta or {}), rank=rank, suit=suit, cop=cop,
-        model=model, jdist=jdist,
+        model=model, jdist=jdist, scoop=np.zeros(0),
     )  # fmt: skip
 
 
@@ -324,7 +409,7 @@ def empty_model() -> FieldModel:
         rank=_frozen(np.zeros((3, 13, of_a_rank, 2))), suit=_frozen(np.zeros((3, 14, 2))),
         joint=z, jslab=_frozen(np.zeros(1)), jw=z, jl=z, jmax=_frozen(np.zeros(1)),
         util=_frozen(np.zeros(1)), jx=_frozen(np.zeros((1, 3, 1, 2))),
-        je=_frozen(np.zeros((1, 3))),
+        je=_frozen(np.zeros((1, 3))), hr=NO_HOME_RUN,
     )  # fmt: skip
 
 
@@ -367,6 +452,7 @@ def save_field(
             "suit": tables.suit,
             "cop": tables.cop,
             **({"jdist": tables.jdist} if len(tables.jdist) else {}),
+            **({"scoop": tables.scoop} if len(tables.scoop) else {}),
             **(extra or {}),
         }.items()
     }
@@ -383,6 +469,7 @@ def load_field_file(path: Path, cr: CompiledRules) -> FieldTables:
         dist = z["dist"]
         extra = {name: z[name] for name in ("rank", "suit", "cop") if name in z.files}
         jdist = z["jdist"] if "jdist" in z.files else None
+        scoop = z["scoop"] if "scoop" in z.files else None
     if dist.shape != (3, cr.nkey):
         raise ValueError(f"{path}: field table has shape {dist.shape}, expected (3, {cr.nkey})")
     version = meta.get("version", 1)
@@ -394,10 +481,20 @@ def load_field_file(path: Path, cr: CompiledRules) -> FieldTables:
     if version >= 2 and cr.rules.deck.jokers and jdist is None:
         raise ValueError(f"{path}: field table leaves the jokers out of the opponents' "
                          "royalties (trained before capsa counted them): train it again")
+    if scoop is not None and (
+        scoop.shape != (5,) or not np.isfinite(scoop).all() or ((scoop < 0) | (scoop > 1)).any()
+    ):
+        raise ValueError(f"{path}: field table's scoop moments are damaged")
     try:
-        return field_tables(dist, cr, meta=meta, jdist=jdist, **extra)
+        tables = field_tables(dist, cr, meta=meta, jdist=jdist, **extra)
     except ValueError as exc:
         raise ValueError(f"{path}: {exc}") from None
+    if scoop is not None:
+        tables = with_scoop(tables, cr, scoop)
+    if version >= 2 and scoop is None and plays_home_run(cr.rules):
+        raise ValueError(f"{path}: field table leaves the home run out (trained before capsa "
+                         "counted it at a table): train it again")
+    return tables
 
 
 def field_cache_path(cr: CompiledRules) -> Path:
@@ -419,20 +516,35 @@ def field_values(
     cannot hold those cards), per opponent under the ruleset's scoring; and each row's
     (win, tie) probabilities float64[n, 3, 2] (``field``: the tables,
     ``solver.strategy.field_model.trained.get_field``)."""
+    vals, wt, _ = _values(keys, roy, hands, cr, field)
+    return vals, wt
+
+
+def scoop_chances(
+    keys: np.ndarray, roy: np.ndarray, hands: np.ndarray, cr: CompiledRules, field: FieldTables
+) -> np.ndarray:
+    """float64[n, 2]: each setting's chances of winning and of losing all three rows
+    against one field opponent, as ``field_values`` reckons them (its arguments)."""
+    return _values(keys, roy, hands, cr, field)[2]
+
+
+def _values(
+    keys: np.ndarray, roy: np.ndarray, hands: np.ndarray, cr: CompiledRules, field: FieldTables
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     from solver.strategy import _kernels as k
 
-    f = field
     n = len(keys)
     hands = np.asarray(hands, np.uint8)
     if hands.ndim == 1:
         hands = np.broadcast_to(hands, (n, 13))
     vals = np.empty(n)
     wt = np.empty((n, 3, 2))
+    sc = np.empty((n, 2))
     k._field_values(
         np.ascontiguousarray(keys, np.int64), np.ascontiguousarray(roy, np.float64),
-        np.ascontiguousarray(hands), f.model, cr.params, vals, wt,
+        np.ascontiguousarray(hands), field.model, cr.params, vals, wt, sc,
     )  # fmt: skip
-    return vals, wt
+    return vals, wt, sc
 
 
 def opponents_royalties(

@@ -42,12 +42,17 @@ from solver.engine.table_shape import HAND_SIZE, STANDARD_DECK, Deck
 from solver.strategy.field_model.field import (
     FIELD_VERSION,
     GRID,
+    HOME_RUN_SAMPLE,
+    HOME_RUN_SEED,
     KNOTS,
     FieldTables,
     field_cache_path,
     field_tables,
+    pairwise,
     play_digest,
     save_field,
+    scoop_chances,
+    with_scoop,
 )
 from solver.strategy.field_model.policy import set_sorted_hands
 from solver.strategy.field_model.trained import find_field, keep_field
@@ -310,7 +315,20 @@ def train(
         "converged": bool(changes and changes[-1] < tol),
         "seconds": round(time.perf_counter() - t0, 1),
     }
-    return tables._replace(meta=meta)
+    return with_scoop(tables._replace(meta=meta), cr, scoop_moments(cr, tables))
+
+
+def scoop_moments(cr: CompiledRules, tables: FieldTables) -> np.ndarray:
+    """float64[5]: E[pw^k], k = 1..5, over ``HOME_RUN_SAMPLE`` hands (seeded) dealt from
+    the ruleset's deck and set by the field with ``tables`` valued pair by pair, pw each
+    setting's chance of winning all three rows against one field opponent: what the home
+    run at a table is reckoned from (``FieldTables.scoop``,
+    docs/rules.md#the-field-and-the-home-run)."""
+    field = pairwise(tables)
+    hands = random_hands(np.random.default_rng(HOME_RUN_SEED), HOME_RUN_SAMPLE, cr.rules.deck)
+    _, keys, roy, _ = set_sorted_hands(hands, cr, "field", field)
+    pw = np.clip(scoop_chances(keys, roy, hands, cr, field)[:, 0], 0.0, 1.0)
+    return np.array([float(np.mean(pw**k)) for k in range(1, 6)])
 
 
 log = logging.getLogger("capsa")

@@ -354,4 +354,6 @@ def save_model(path: Any, learned: Learned, field: FieldTables) -> None:
 
     from solver.strategy.field_model.field import save_field
 
-    save_field(field, Path(path), extra={"util": learned.util}, meta=learned.tables.meta)
+    # pairwise, as a learned model values (its file keeps no scoop moments)
+    pairwise = field._replace(scoop=np.zeros(0))
+    save_field(pairwise, Path(path), extra={"util": learned.util}, meta=learned.tables.meta)

@@ -254,7 +254,8 @@ def pool_key(cr: CompiledRules, tables: FieldTables | None = None) -> str:
     for name, a in cr.lookup._asdict().items():
         _update(h, f"lookup.{name}", a)
     params = cr.arrays.params.copy()
-    params[[P_HR_MULT, P_HR_MIN, P_CODE, P_CODE_BOTH]] = 0.0  # they set no hand
+    # they set no hand (the home run at the table is the field model's ``hr``, below)
+    params[[P_HR_MULT, P_HR_MIN, P_CODE, P_CODE_BOTH]] = 0.0
     for name, a in cr.arrays._asdict().items():
         if name == "nat_units":  # payouts decide no setting and no natural
             continue
@@ -277,6 +278,9 @@ def _family(cr: CompiledRules, tables: FieldTables | None = None) -> str:
     a family of their own (building one never removes the field's)."""
     names = ",".join(name for name, _ in cr.rules.naturals)
     model = "" if tables is None else ";" + hashlib.sha256(tables.model.fx.tobytes()).hexdigest()
+    hr = (tables if tables is not None else get_field(cr)).model.hr
+    if hr.any():  # the field at a table of its players (field_model.home_run): one family each
+        model += ";hr:" + hr.tobytes().hex()
     return hashlib.sha256(f"{play_digest(cr.rules)};{names}{model}".encode()).hexdigest()[:8]
 
 

@@ -21,7 +21,8 @@ Scores into a ``Solution``; nothing else does.
 home run, ``score_against`` runs ``_mc_pairs``, which gives the same numbers pair by
 pair, vectorised): with the home run on, a candidate's value at a table counts its own
 home run and an opponent's home run against it (docs/rules.md#home-run). The field
-model stays pairwise (docs/rules.md#the-field-strategy-is-pairwise). What declaring a
+model's tables stay pairwise; its value adds the home run at the table from the chances
+of scooping (docs/rules.md#the-field-and-the-home-run). What declaring a
 natural is worth does not change with the home run: a declared natural stops every
 home run at the table (docs/rules.md#surrender-and-naturals-under-the-home-run).
 """

@@ -344,7 +344,7 @@ def _seated(rules: Rules, opts: SolveOptions) -> Rules:
     from solver.engine.seating import seated
 
     players = opts.players or (len(opts.against) + 1 if opts.against is not None else 0)
-    return seated(rules, players) if players > rules.deck.most_players() else rules
+    return seated(rules, players) if players else rules
 
 
 #: The names of ``solve``'s keyword form: the fields of SolveOptions.
