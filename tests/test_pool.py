@@ -22,6 +22,7 @@ import pytest
 import evaluator as ev
 from solver.engine.compiled import compile_rules
 from solver.engine.rules import load_rules, rules_from_dict
+from solver.engine.seating import seated
 from solver.engine.settlement import find_naturals
 from solver.strategy import _kernels as K
 from solver.strategy.field_model.policy import set_sorted_hands
@@ -51,6 +52,14 @@ def pools_in(tmp_path_factory, names: tuple[str, ...], size: int) -> Path:
     for name in names:
         shared.pool(compile_rules(load_rules(name)), size, folder)
     return folder
+
+
+def seated_pool(rules, players: int, folder: Path, size: int = SIZE) -> Path:
+    """A pool of ``size`` hands for ``rules`` (a name or Rules) at a table of ``players``,
+    added to ``folder``: where the home run is played, the field values it over the
+    table's opponents, so each table size has a pool of its own (docs/pool.md#table-size)."""
+    rules = load_rules(rules) if isinstance(rules, str) else rules
+    return shared.pool(compile_rules(seated(rules, players)), size, folder)
 
 
 @pytest.fixture(scope="module")
@@ -285,12 +294,16 @@ def test_home_run_tables_are_drawn_and_no_pool_still_deals(with_pools):
     """With the home run at the table, a solve draws whole tables from the pool
     (solver.strategy.solving.home_run; tests/test_pool_tables.py checks them), and ``pool=False``
     deals them as before. Below its minimum of opponents the table settles pair by pair:
-    the plain pool's answer."""
+    the plain pool's answer. A pool is of one table size (the field values the home run
+    over the table's opponents): the 4-player pool is not drawn at 3 or 2 players."""
     hr = rules_from_dict({"base": "shisanshui", "home_run_multiplier": 2,
                           "home_run_min_opponents": 2}, "shisanshui-hr")  # fmt: skip
-    # the home run sets no hand
+    # the multiplier's own key sets no hand: the same table's pool
     plain = compile_rules(load_rules("shisanshui"))
     assert PL.pool_key(compile_rules(load_rules(hr))) == PL.pool_key(plain)
+    for players in (3, 2):  # the 4-player pool is of another table
+        assert not solve(HAND, rules=hr, players=players, samples=240, seed=1).pooled
+        seated_pool(hr, players, with_pools)
     for players in (3, 4):
         a = solve(HAND, rules=hr, players=players, samples=240, seed=1)
         assert a.pooled

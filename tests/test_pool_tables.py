@@ -29,7 +29,7 @@ from solver.strategy.solving.drawn import pool_opponents
 from solver.strategy.solving.solve import solve
 from tests import reference as ref
 from tests.helpers import random_hands
-from tests.test_pool import pools_in
+from tests.test_pool import pools_in, seated_pool
 
 SIZE = 150_000
 RULES = ("shisanshui", "mau-binh-rules")
@@ -200,7 +200,8 @@ def test_pooled_tables_agree_with_dealt_tables(with_pools):
 def test_solve_draws_whole_tables_from_the_pool(with_pools):
     """With the home run at a 4-player table, solve draws from the pool (and says so),
     the same answer for the same seed, and ``pool=False`` still deals; below the home
-    run's minimum of opponents the plain pool; one opponent, whose pairs are tables."""
+    run's minimum of opponents the plain pool; one opponent, whose pairs are tables. The
+    tables of 2 and 3 players draw from pools of their own size (docs/pool.md#table-size)."""
     a = solve(HAND, rules="shisanshui", samples=600, seed=3)
     assert a.pooled and a.to_dict() == solve(HAND, rules="shisanshui", samples=600,
                                              seed=3).to_dict()  # fmt: skip
@@ -208,6 +209,8 @@ def test_solve_draws_whole_tables_from_the_pool(with_pools):
     assert not b.pooled and b.to_dict() != a.to_dict()
     assert solve(HAND, rules="mau-binh-rules", samples=600, seed=3).pooled
     hr1 = rules_from_dict({"base": "shisanshui", "home_run_min_opponents": 1}, "hr1")
+    seated_pool(hr1, 2, with_pools)
+    seated_pool("shisanshui", 3, with_pools)
     one = solve(HAND, rules=hr1, players=2, samples=200, seed=1)
     assert one.pooled and one.to_dict() != solve(HAND, rules=hr1, players=2, samples=200,
                                                  seed=1, pool=False).to_dict()  # fmt: skip

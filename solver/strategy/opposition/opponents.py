@@ -60,8 +60,9 @@ MODEL_VERSION = 1
 MAX_MODEL_BYTES = 16 << 20
 MAX_MODEL_ARRAYS = 64 << 20
 _ARRAYS = ("dist", "rank", "suit", "cop", "util", "meta")
-#: Arrays a model file may add: at a deck with jokers, its rows' keys given the jokers held.
-_OPTIONAL = ("jdist",)
+#: Arrays a model file may add: at a deck with jokers, its rows' keys given the jokers held;
+#: the scoop moments a field table file carries (read by no model: a model values pairwise).
+_OPTIONAL = ("jdist", "scoop")
 
 
 @dataclass(frozen=True, eq=False)
