@@ -64,7 +64,9 @@ def cpu(path: str, top: int) -> int:
             row = json.loads(line)
             phases = tests[row["test"]]
             phases[row["phase"]] = phases.get(row["phase"], 0.0) + row["cpu"]
-            busy[row["test"]] += row["cpu"] + row.get("other", 0.0)
+            # a server or browser ending in the phase moves what it took into "cpu" (or
+            # loses it): "other" below 0 counts as none
+            busy[row["test"]] += row["cpu"] + max(0.0, row.get("other", 0.0))
             if "wall" in row:
                 wall[row["test"]] = wall.get(row["test"], 0.0) + row["wall"]
     total = {t: sum(p.values()) for t, p in tests.items()}
