@@ -34,11 +34,11 @@ PYTHON_WORDS = ("invalid literal", "Exceeds the limit", "RecursionError", "Trace
                 "object of type", "NoneType", "internal error")  # fmt: skip
 
 
-@pytest.fixture(scope="module")
-def served():
-    s = serve()
-    yield s
-    s.stop()
+@pytest.fixture
+def served(server):  # noqa: ANN001, ANN201 - the run's server fixture (tests/conftest.py)
+    """The test process's `capsa serve` (tests/web_fixtures.py), started as a test of its
+    own would start it: these tests ask it only what any client may, and leave it serving."""
+    return server
 
 
 def origin_of(url: str) -> str:
