@@ -169,6 +169,25 @@ def pytest_configure(config) -> None:  # noqa: ANN001 - pytest's hook
         _CHECKED.append(True)
 
 
+#: ``pytest -n auto``'s worker count when set (a whole number of at least 1).
+WORKERS = "CAPSA_TESTS_WORKERS"
+
+
+def pytest_xdist_auto_num_workers(config):  # noqa: ANN001, ANN201, ARG001 - xdist's hook
+    """``-n auto``: ``CAPSA_TESTS_WORKERS`` workers when set, else xdist's count (one a
+    core): more workers than cores were not shown faster on an idle machine, and the
+    tests whose servers solve at the lowest priority (``SCHED_IDLE``) starve on cores the
+    tests keep busier (docs/architecture.md#tests: workers)."""
+    text = os.environ.get(WORKERS, "").strip()
+    if not text:
+        return None  # xdist's own hook decides
+    if not text.isdigit() or int(text) < 1:
+        import pytest
+
+        raise pytest.UsageError(f"{WORKERS} must be a whole number of at least 1, got {text!r}")
+    return int(text)
+
+
 def _cpu() -> float:
     """CPU seconds of this process (every thread) and of the processes it has waited for."""
     t = os.times()
