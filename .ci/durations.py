@@ -15,7 +15,9 @@ it.
 ``--cpu FILE``: what a run with ``CAPSA_TESTS_CPU=FILE`` wrote (tests/conftest.py: each
 test phase's CPU seconds, the processes it started included): the run's CPU seconds, the
 files that took most and the slowest tests by CPU, which the machine's load does not
-inflate as it does wall time.
+inflate as it does wall time; then the files and tests that waited most: their wall
+seconds less the CPU seconds of the test and of the processes it started (``other``:
+servers, Chromium), the time no core worked for them.
 """
 
 from __future__ import annotations
@@ -55,11 +57,18 @@ def cpu(path: str, top: int) -> int:
     import json
 
     tests: dict[str, dict[str, float]] = defaultdict(dict)
+    busy: dict[str, float] = defaultdict(float)  # the test's and its running processes' CPU
+    wall: dict[str, float] = {}
     with open(path, encoding="utf-8") as f:
         for line in f:
             row = json.loads(line)
             phases = tests[row["test"]]
             phases[row["phase"]] = phases.get(row["phase"], 0.0) + row["cpu"]
+            # a server or browser ending in the phase moves what it took into "cpu" (or
+            # loses it): "other" below 0 counts as none
+            busy[row["test"]] += row["cpu"] + max(0.0, row.get("other", 0.0))
+            if "wall" in row:
+                wall[row["test"]] = wall.get(row["test"], 0.0) + row["wall"]
     total = {t: sum(p.values()) for t, p in tests.items()}
     files: dict[str, float] = defaultdict(float)
     for test, seconds in total.items():
@@ -72,7 +81,31 @@ def cpu(path: str, top: int) -> int:
     print("  the slowest tests:")
     for test in sorted(total, key=total.__getitem__, reverse=True)[:top]:
         print(f"  {total[test]:8.1f} s  (setup {tests[test].get('setup', 0.0):6.1f})  {test}")
+    if wall:
+        idle(wall, busy, top)
     return 0
+
+
+def idle(wall: dict[str, float], busy: dict[str, float], top: int) -> None:
+    """The tests that waited most: wall seconds that neither the test's process and the
+    processes it waited for (``cpu``) nor those it started that still run (``other``:
+    servers, Chromium) spent on a core (sleeps, timeouts, page loads, locks, or the
+    machine's other work)."""
+    waited = {t: max(0.0, w - busy[t]) for t, w in wall.items()}
+    files: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0, 0.0])
+    for test, w in wall.items():
+        row = files[test.split("::")[0]]
+        row[0] += w
+        row[1] += busy[test]
+        row[2] += waited[test]
+    print(f"idle: {sum(wall.values()):.0f} wall s, {sum(waited.values()):.0f} of it waiting")
+    print("  the files that waited most:        wall       busy       idle")
+    for name in sorted(files, key=lambda n: files[n][2], reverse=True)[:top]:
+        w, b, i = files[name]
+        print(f"  {w:8.1f} s {b:8.1f} s {i:8.1f} s  {name}")
+    print("  the tests that waited most:        wall       busy       idle")
+    for test in sorted(waited, key=waited.__getitem__, reverse=True)[:top]:
+        print(f"  {wall[test]:8.1f} s {busy[test]:8.1f} s {waited[test]:8.1f} s  {test}")
 
 
 def main(argv: list[str]) -> int:

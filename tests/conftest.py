@@ -169,27 +169,83 @@ def pytest_configure(config) -> None:  # noqa: ANN001 - pytest's hook
         _CHECKED.append(True)
 
 
+#: ``pytest -n auto``'s worker count when set (a whole number of at least 1).
+WORKERS = "CAPSA_TESTS_WORKERS"
+
+
+def pytest_xdist_auto_num_workers(config):  # noqa: ANN001, ANN201, ARG001 - xdist's hook
+    """``-n auto``: ``CAPSA_TESTS_WORKERS`` workers when set, else xdist's count (one a
+    core): more workers than cores were not shown faster on an idle machine, and the
+    tests whose servers solve at the lowest priority (``SCHED_IDLE``) starve on cores the
+    tests keep busier (docs/architecture.md#tests: workers)."""
+    text = os.environ.get(WORKERS, "").strip()
+    if not text:
+        return None  # xdist's own hook decides
+    if not text.isdigit() or int(text) < 1:
+        import pytest
+
+        raise pytest.UsageError(f"{WORKERS} must be a whole number of at least 1, got {text!r}")
+    return int(text)
+
+
 def _cpu() -> float:
     """CPU seconds of this process (every thread) and of the processes it has waited for."""
     t = os.times()
     return t.user + t.system + t.children_user + t.children_system
 
 
+def _descendants_cpu() -> float:
+    """CPU seconds of the processes this one started that are still running (a server,
+    Playwright's driver and Chromium), with what their own finished children took: what
+    ``_cpu`` leaves out until they end (Linux's ``/proc``; 0 elsewhere)."""
+    tick = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+    parents: dict[int, int] = {}
+    times: dict[int, int] = {}
+    try:
+        pids = [int(p) for p in os.listdir("/proc") if p.isdigit()]
+    except OSError:
+        return 0.0
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as f:
+                fields = f.read().rsplit(b")", 1)[1].split()
+        except OSError:  # gone while listed
+            continue
+        parents[pid] = int(fields[1])  # after the name: state, ppid, ..., utime at 12
+        times[pid] = sum(int(x) for x in fields[11:15])  # utime, stime, cutime, cstime
+    own: set[int] = {os.getpid()}
+    grew = True
+    while grew:
+        found = {pid for pid, parent in parents.items() if parent in own} - own
+        own |= found
+        grew = bool(found)
+    own.discard(os.getpid())
+    return sum(times[pid] for pid in own) / tick
+
+
 def _measured(phase: str):  # noqa: ANN202 - a pytest hook wrapper
-    """``CAPSA_TESTS_CPU=FILE``: each test's phase appends a line to FILE, its CPU seconds
+    """``CAPSA_TESTS_CPU=FILE``: each test's phase appends a line to FILE: its CPU seconds
     (the subprocesses it ran included), which the load of the machine does not change as
-    it changes wall time (.ci/durations.py --cpu FILE sums them up)."""
+    it changes wall time; ``other``, the CPU seconds in that time of the processes it had
+    started that still run (servers, Chromium; below 0 in the phase where one ends and is
+    waited for, as what it took moves into ``cpu``); and ``wall``, its wall seconds. What wall
+    time is neither is time the test waited: sleeps, timeouts, a page's load, a lock, or
+    the machine's other work (.ci/durations.py --cpu FILE sums them up)."""
+    import time
+
     import pytest
 
     @pytest.hookimpl(hookwrapper=True)
     def hook(item):  # noqa: ANN001, ANN202
         where = os.environ.get("CAPSA_TESTS_CPU")
-        start = _cpu() if where else 0.0
+        start = (_cpu(), _descendants_cpu(), time.perf_counter()) if where else (0.0, 0.0, 0.0)
         yield
         if where:
-            line = json.dumps({"test": item.nodeid, "phase": phase, "cpu": _cpu() - start})
+            row = {"test": item.nodeid, "phase": phase, "cpu": _cpu() - start[0],
+                   "other": _descendants_cpu() - start[1],
+                   "wall": time.perf_counter() - start[2]}  # fmt: skip
             with open(where, "a", encoding="utf-8") as f:
-                f.write(line + "\n")  # one short write: lines of workers do not mix
+                f.write(json.dumps(row) + "\n")  # one short write: lines of workers do not mix
 
     return hook
 

@@ -20,11 +20,11 @@ def capsa(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([*capsa_command(), *args], capture_output=True, text=True, timeout=600)
 
 
-@pytest.fixture(scope="module")
-def served():
-    s = serve()
-    yield s
-    s.stop()
+@pytest.fixture
+def served(server):  # noqa: ANN001, ANN201 - the run's server fixture (tests/conftest.py)
+    """The test process's `capsa serve` (tests/web_fixtures.py), started as a test of its
+    own would start it: what it said when it started and how it answers."""
+    return server
 
 
 def test_it_says_where_it_listens_and_answers_as_the_cli_does(served):
