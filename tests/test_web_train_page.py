@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 HOUSE_FILE = ROOT / "docs" / "examples" / "house.toml"
 #: Long enough for the page to see the bar between 0 and 1 (it asks every 0.7 s), short
 #: enough for a test: seconds.
-SIZE = "8,8000"
+SIZE = "6,4000"
 
 
 @pytest.fixture
