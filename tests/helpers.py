@@ -12,7 +12,11 @@
 - ``random_hands(n, seed)``: ``n`` random 13-card hands, each sorted, uint8[n, 13]
   (the same hands for the same seed in every file that deals them); ``dealt=True``:
   unsorted, as dealt;
-- ``batch_job(**kw)``: a batch ``Job`` from flat keywords, its solve options checked.
+- ``batch_job(**kw)``: a batch ``Job`` from flat keywords, its solve options checked;
+- ``cpu_seconds(pid)``: the CPU seconds a process (every thread) has used, read from
+  ``/proc`` (a process that ended but is not yet waited for still answers): a test of a
+  signal waits for work done and bounds the work after it, which a loaded machine does
+  not stretch as it stretches wall time.
 """
 
 from __future__ import annotations
@@ -35,7 +39,7 @@ ROOT = Path(__file__).resolve().parents[1]
 #: The command line as a subprocess runs it.
 CAPSA = [sys.executable, "-m", "solver"]
 
-__all__ = ["CAPSA", "ROOT", "batch_job", "capsa", "capsa_in", "random_hands"]
+__all__ = ["CAPSA", "ROOT", "batch_job", "capsa", "capsa_in", "cpu_seconds", "random_hands"]
 
 
 def capsa(
@@ -221,3 +225,11 @@ def batch_job(**kw: Any) -> Any:
     kw.setdefault("skip_upto", 0)
     options = SolveOptions(top=0, pool=False, **solve).check()
     return Job(options=options, **kw)
+
+
+def cpu_seconds(pid: int) -> float:
+    """User and system CPU seconds of process ``pid``, all its threads (``/proc/PID/stat``:
+    fields 14 and 15, after the command's closing parenthesis)."""
+    text = Path(f"/proc/{pid}/stat").read_text()
+    fields = text[text.rindex(")") + 2 :].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")

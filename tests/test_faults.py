@@ -216,11 +216,11 @@ def test_interrupted_duel_kills_the_bot_and_its_child(tmp_path):
             time.sleep(0.1)
         time.sleep(0.5)
         proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=30)
+        out, err = proc.communicate(timeout=120)  # a loaded machine: seconds, not 30
     finally:
         if proc.poll() is None:
             proc.kill()
-            proc.wait()
+            proc.communicate()  # its pipes closed too, not left to a later test
         for pid in read_pids(pids) if pids.exists() else []:
             kill_if_alive(pid)
     assert proc.returncode == 130, err
