@@ -1502,11 +1502,11 @@ def ref_field_model_value(hand13: Sequence[int], keys, royalties, model, rules) 
         key = int(keys[r])
         w0, t = float(model.fw[r][key]), float(model.ft[r][key])
         nk = len(model.rank[r][0][0])
-        curve = [
-            sum(float(model.rank[r][q][rank_counts[q]][x]) for q in range(len(model.rank[r])))
-            + sum(float(model.suit[r][suits.count(s)][x]) for s in range(4))
-            for x in range(nk)
-        ]
+        # the hand's curves, each read once as floats (not indexed a knot at a time)
+        by_rank = [[float(v) for v in model.rank[r][q][rank_counts[q]]]
+                   for q in range(len(model.rank[r]))]  # fmt: skip
+        by_suit = [[float(v) for v in model.suit[r][suits.count(s)]] for s in range(4)]
+        curve = [sum(c[x] for c in by_rank) + sum(c[x] for c in by_suit) for x in range(nk)]
         w = max(0.0, min(w0 + _interp(w0, curve), 1.0 - t))
         win.append(w)
         tie.append(t)

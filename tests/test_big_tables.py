@@ -210,18 +210,21 @@ def test_monte_carlo_at_five_and_six_equals_the_oracle_deal_by_deal(extra, playe
     def as_ids(faces) -> list[int]:  # the oracle's ids: a face's second appearance, its copy
         return copies_of([int(x) for x in faces], extra)
 
+    tables = []  # each deal's opponents as the oracle seats them: once, not once a candidate
+    for d in range(deals):
+        table = []
+        for j in range(d * n_opp, (d + 1) * n_opp):
+            nat = ref.ref_best_natural(as_ids(hands[j]), rules)
+            assert (opp.nat[j] >= 0) == (nat is not None)
+            s = as_ids(settings[j])
+            table.append(ref.ref_declare(nat) if nat else (s[:3], s[3:8], s[8:]))
+        tables.append(table)
     homeruns = 0
     for c in range(len(cands)):
         m = as_ids(np.concatenate(split_cards(hand, cands.split[c])))
         mine = (tuple(m[:3]), tuple(m[3:8]), tuple(m[8:]))
         for d in range(deals):
-            table = []
-            for j in range(d * n_opp, (d + 1) * n_opp):
-                nat = ref.ref_best_natural(as_ids(hands[j]), rules)
-                assert (opp.nat[j] >= 0) == (nat is not None)
-                s = as_ids(settings[j])
-                table.append(ref.ref_declare(nat) if nat else (s[:3], s[3:8], s[8:]))
-            players_at = [mine, *table]
+            players_at = [mine, *tables[d]]
             entries = [ref._table_entry(p, rules) for p in players_at]
             homeruns += ref._home_run_player(entries, rules) is not None
             units = ref.ref_table_units(players_at, rules)[0][1:]

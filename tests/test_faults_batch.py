@@ -2,6 +2,12 @@
 where the claim is the process's (signals, workers killed, stdin and stdout, the file size
 limit, the lock a second run meets), else in the test's process (``run_in``).
 
+The runs a test signals or kills (a Monte Carlo run of 120 hands on two workers) are
+stopped (SIGSTOP, their whole process group) once they have written some records, and
+signalled while stopped, then let go on (SIGCONT): the signal lands mid-run, with chunks in
+flight, whatever the machine's load, so the input can be short (the CPU of these tests is
+the hands solved, before the signal and in the resumed run).
+
 Issue 9's batch items: an output that is an input (or another output), two runs on one
 output, classic Mac and mixed line endings, ids holding line breaks, the parent killed
 (SIGKILL, SIGTERM, SIGHUP) with workers running, a second Ctrl-C, a worker killed, a
@@ -85,15 +91,21 @@ def small(tmp_path_factory) -> tuple[Path, bytes]:
     return src, ref.read_bytes()
 
 
+#: Hands of the runs the tests signal: about 90 KB of records, of which a run has written
+#: 20 KB (27 records) when it is stopped to be signalled.
+SLOW_HANDS = 120
+
+
 @pytest.fixture(scope="module")
 def slow(tmp_path_factory) -> tuple[Path, bytes]:
-    """1,200 hands and their Monte Carlo output at 24 deals: a run of several seconds
-    on two workers, long enough to be killed in the middle."""
+    """120 hands and their Monte Carlo output at 24 deals (in the test's process, one
+    worker: the same bytes as any number of workers, tests/test_batch.py): the runs the
+    tests stop mid-way (``running_with_workers``) and the output they must resume to."""
     d = tmp_path_factory.mktemp("slow")
     src = d / "hands.txt"
-    src.write_text(hands_text(1200, 2))
+    src.write_text(hands_text(SLOW_HANDS, 2))
     ref = d / "ref.jsonl"
-    res = run_in(str(src), "-o", str(ref), *MC, "-w", "2")
+    res = run_in(str(src), "-o", str(ref), *MC, "-w", "1")
     assert res.returncode == 0, res.stderr
     return src, ref.read_bytes()
 
@@ -143,9 +155,24 @@ def wait_gone(pids: list[int], seconds: float) -> list[int]:
 
 
 def start(args: list[str], **kw) -> subprocess.Popen:
+    """``capsa batch ARGS`` in a process group of its own (``pause`` stops the group)."""
     return subprocess.Popen(
-        [*CAPSA, *args], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, **kw
-    )
+        [*CAPSA, *args], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        start_new_session=True, **kw,
+    )  # fmt: skip
+
+
+def pause(proc: subprocess.Popen) -> None:
+    """Stop the run, its workers and helpers (SIGSTOP to its process group)."""
+    os.killpg(proc.pid, signal.SIGSTOP)
+
+
+def go_on(proc: subprocess.Popen) -> None:
+    """Let a paused run go on (SIGCONT to its group, if any of it is left)."""
+    try:
+        os.killpg(proc.pid, signal.SIGCONT)
+    except ProcessLookupError:
+        pass
 
 
 def wait_for(cond, seconds: float, proc: subprocess.Popen) -> None:
@@ -161,15 +188,18 @@ def wait_for(cond, seconds: float, proc: subprocess.Popen) -> None:
 
 
 def running_with_workers(src: Path, out: Path, n: int = 2) -> tuple[subprocess.Popen, list[int]]:
-    """A two-worker Monte Carlo run that has written some records."""
+    """A two-worker Monte Carlo run that has written some records, paused (``pause``):
+    the caller signals it, then lets it go on (``go_on``)."""
     proc = start([str(src), "-o", str(out), *MC, "-w", str(n)])
     wait_for(lambda: out.exists() and out.stat().st_size > 20_000, 120, proc)
+    pause(proc)
     wait_for(lambda: len(workers_of(proc.pid)) == n, 30, proc)
     return proc, workers_of(proc.pid)
 
 
 def cleanup(proc: subprocess.Popen, pids: list[int]) -> None:
     """Kill what a failed test leaves behind (only the processes it started)."""
+    go_on(proc)
     for pid in [proc.pid, *pids]:
         if alive(pid):
             try:
@@ -268,17 +298,20 @@ def test_second_run_on_the_same_output_is_refused(slow, tmp_path):
     first = start([str(src), "-o", str(out), *MC, "-w", "2"])
     try:
         wait_for(lambda: out.exists() and out.stat().st_size > 2_000, 120, first)
+        pause(first)  # still running, with its workers, while the second runs start
         for extra in ([], ["--resume"]):
             res = run(str(src), "-o", str(out), *MC, "-w", "1", *extra)
             line = one_line_error(res, 2)
             assert f"pid {first.pid}" in line and "started" in line, line
         assert json.loads(side.read_text())["seed"] == 0  # the first run's sidecar stands
+        assert out.read_bytes() != ref  # the second runs met it mid-run
+        go_on(first)
         _, stderr = first.communicate(timeout=240)
         assert first.returncode == 0, stderr
     finally:
         cleanup(first, [])
     assert out.read_bytes() == ref  # each hand once, in order
-    res = run_in(str(src), "-o", str(out), *MC, "-w", "2", "--resume")  # the lock is gone
+    res = run_in(str(src), "-o", str(out), *MC, "-w", "1", "--resume")  # the lock is gone
     assert res.returncode == 0 and "0 hands" in res.stderr, res.stderr
 
 
@@ -377,7 +410,8 @@ def test_killing_the_parent_leaves_no_worker(slow, tmp_path, sig):
     proc, workers = running_with_workers(src, out)
     helpers = [c for c in children(proc.pid) if c not in workers]  # resource tracker
     try:
-        os.kill(proc.pid, getattr(signal, sig))
+        os.kill(proc.pid, getattr(signal, sig))  # mid-run: the run is paused
+        go_on(proc)
         _, stderr = proc.communicate(timeout=30)  # the workers held the stderr pipe too
         left = wait_gone(workers + helpers, 5)
         assert not left, [cmdline(p) for p in left]
@@ -392,7 +426,7 @@ def test_killing_the_parent_leaves_no_worker(slow, tmp_path, sig):
         assert "Traceback" not in stderr, stderr
         assert "hands, 0 bad lines" in stderr and "run again with --resume" in stderr, stderr
         whole_prefix(partial, ref)  # stopped like Ctrl-C: whole records only
-    res = run_in(str(src), "-o", str(out), *MC, "-w", "2", "--resume")
+    res = run_in(str(src), "-o", str(out), *MC, "-w", "1", "--resume")
     assert res.returncode == 0, res.stderr
     assert out.read_bytes() == ref
 
@@ -433,7 +467,8 @@ def test_a_worker_killed_mid_batch_is_one_line(slow, tmp_path):
     out = tmp_path / "out.jsonl"
     proc, workers = running_with_workers(src, out)
     try:
-        os.kill(workers[0], signal.SIGKILL)
+        os.kill(workers[0], signal.SIGKILL)  # mid-run: the run is paused
+        go_on(proc)
         _, stderr = proc.communicate(timeout=60)
     finally:
         cleanup(proc, workers)
@@ -441,7 +476,7 @@ def test_a_worker_killed_mid_batch_is_one_line(slow, tmp_path):
     line = one_line_error(res, 1)
     assert "worker" in line and "--resume" in line, line
     whole_prefix(out.read_bytes(), ref)
-    res = run_in(str(src), "-o", str(out), *MC, "-w", "2", "--resume")
+    res = run_in(str(src), "-o", str(out), *MC, "-w", "1", "--resume")
     assert res.returncode == 0, res.stderr
     assert out.read_bytes() == ref
 

@@ -258,10 +258,11 @@ def random_tables(n: int, seed: int, r: Rules, extras: bool = True) -> list[tupl
 
 
 @pytest.mark.parametrize("name", list(RULESETS))
-def test_settle_table_equals_the_oracle(name):
+def test_settle_table_equals_the_oracle(name, monkeypatch):
     """Random tables of 2 to 4: settle_table equals ref_settle_table, sums to zero, and
     the home run happened on many of them."""
     r = RULESETS[name]
+    summaries_kept(monkeypatch, r)  # the home run's count reads what the settlement read
     events = 0
     for mine, ref in random_tables(1500, seed=len(name), r=r):
         got = solver.settle_table(mine, r)
@@ -438,6 +439,22 @@ def crafted_opponents(hand: np.ndarray, r: Rules, n_opp: int, deals: int, seed: 
     return opp, entries
 
 
+def summaries_kept(monkeypatch, rules: Rules) -> None:
+    """The oracle's summary of a setting (``reference._hand_summary``: its rows' keys and
+    royalties, a pure function of the setting) worked out once a test, not again for each
+    candidate a deal's opponents are seated against: the same function, its answers kept."""
+    summarise, kept = R._hand_summary, {}
+
+    def summary(setting, r):
+        assert r is rules
+        key = tuple(tuple(int(c) for c in row) for row in setting)
+        if key not in kept:
+            kept[key] = summarise(setting, r)
+        return kept[key]
+
+    monkeypatch.setattr(R, "_hand_summary", summary)
+
+
 def oracle_units(cand_setting, deal: list, r: Rules) -> tuple[list[float], int | None]:
     """What the candidate wins from each opponent at this table, and who has the home run."""
     players = [cand_setting, *deal]
@@ -456,12 +473,13 @@ def oracle_units(cand_setting, deal: list, r: Rules) -> tuple[list[float], int |
         "whole-row cancel flat-foul payout-ties x2 min2",
     ],
 )
-def test_mc_values_equal_the_oracle_on_crafted_tables(name):
+def test_mc_values_equal_the_oracle_on_crafted_tables(name, monkeypatch):
     """``_mc_values`` (``score_against``) on opponents with fouls, naturals and strong
     settings, against ``ref_settle_table`` deal by deal: plain units, stakes, and each
     seat's value; the candidate's own home runs and opponents' home runs against it both
     happen."""
     r = RULESETS[name]
+    summaries_kept(monkeypatch, r)
     n_opp = 3
     rng = np.random.default_rng(11)
     stakes = np.array([1.0, 10.0, 0.5])

@@ -2,7 +2,8 @@
 complete run reports (solver.apps.batch.pinned, pooling, resume): the real CLI, the pool
 rebuilt and the model cut short while a batch runs in a subprocess (the batch stopped
 with SIGSTOP meanwhile, so the change lands mid-run every time); the runs before and
-after it, and the others, in the test's process (``helpers.capsa_in``)."""
+after it, and the others, in the test's process (``helpers.capsa_in``), at one worker
+(a batch's records are the same bytes for any number of workers: tests/test_batch.py)."""
 
 from __future__ import annotations
 
@@ -18,9 +19,11 @@ import numpy as np
 import pytest
 
 from evaluator import format_cards
+from solver.engine.compiled import compile_rules
 from solver.engine.rules import load_rules
 from solver.strategy.field_model.field import play_digest
 from solver.strategy.opposition.opponents import MODEL_KIND, MODEL_VERSION
+from tests import shared
 from tests.helpers import batch_job, capsa_in
 
 HERE = Path(__file__).resolve().parent.parent
@@ -82,20 +85,23 @@ def env(tmp_path) -> dict:
 
 def test_a_pool_rebuilt_while_a_batch_runs_never_reaches_it(tmp_path, env):
     """Probe 1: ``capsa pool --size 5000 --force`` while a batch draws from a pool of
-    20,000: the batch goes on with its own pool (the records are a clean run's, its run
-    file names the pool it used) and the old pool stays beside the new one. The batch is
-    stopped (SIGSTOP) after 20 of its 200 records while the pool is rebuilt, so some 180
-    hands are drawn after it (two hands a chunk, a few chunks in flight)."""
-    assert capsa_in("pool", "--size", "20000", cwd=tmp_path, env=env).returncode == 0
-    write_hands(tmp_path / "h.txt", 200)
-    opts = ("-n", "120", "-s", "3", "-w", "2")
-    clean = capsa_in("batch", "h.txt", "-o", "clean.jsonl", *opts, cwd=tmp_path, env=env)
+    20,000 (the ruleset's cached pool, as ``capsa pool --size 20000`` builds it; built once
+    a run, tests/shared.py): the batch goes on with its own pool (the records are a clean
+    run's, its run file names the pool it used) and the old pool stays beside the new
+    one. The two-worker batch is stopped (SIGSTOP) after 6 of its 40 records while the
+    pool is rebuilt, so some 30 hands are drawn after it (two hands a chunk, at most five
+    chunks in flight)."""
+    shared.pool(compile_rules(load_rules("chinese-1-6")), 20_000, tmp_path / "pools")
+    write_hands(tmp_path / "h.txt", 40)
+    opts = ("-n", "120", "-s", "3")
+    clean = capsa_in("batch", "h.txt", "-o", "clean.jsonl", *opts, "-w", "1", cwd=tmp_path,
+                     env=env)  # fmt: skip
     assert clean.returncode == 0, clean.stderr
-    proc = start("batch", "h.txt", "-o", "out.jsonl", *opts, cwd=tmp_path, env=env)
-    stop_after(proc, tmp_path / "out.jsonl", 20)
+    proc = start("batch", "h.txt", "-o", "out.jsonl", *opts, "-w", "2", cwd=tmp_path, env=env)
+    stop_after(proc, tmp_path / "out.jsonl", 6)
     rebuilt = capsa_in("pool", "--size", "5000", "--force", "-f", "json", cwd=tmp_path, env=env)
     assert rebuilt.returncode == 0, rebuilt.stderr
-    assert (tmp_path / "out.jsonl").read_bytes().count(b"\n") <= 100  # most drawn after it
+    assert (tmp_path / "out.jsonl").read_bytes().count(b"\n") <= 20  # most drawn after it
     code, err = go_on(proc)
     assert code == 0, err
     assert (tmp_path / "out.jsonl").read_bytes() == (tmp_path / "clean.jsonl").read_bytes()
@@ -105,7 +111,9 @@ def test_a_pool_rebuilt_while_a_batch_runs_never_reaches_it(tmp_path, env):
     pools = sorted(p.name for p in (tmp_path / "pools").iterdir())
     assert len(pools) == 2 and json.loads(rebuilt.stdout)["hands"] == 5000
     # the newest pool is the one later runs draw from
-    again = capsa_in("batch", "h.txt", "-o", "new.jsonl", *opts, cwd=tmp_path, env=env)
+    write_hands(tmp_path / "few.txt", 2)
+    again = capsa_in("batch", "few.txt", "-o", "new.jsonl", *opts, "-w", "1", cwd=tmp_path,
+                     env=env)  # fmt: skip
     assert again.returncode == 0, again.stderr
     assert json.loads((tmp_path / "new.jsonl.capsa-run.json").read_text())["pool"].split("/")[1] \
         == "5000"  # fmt: skip
@@ -142,14 +150,17 @@ def test_resume_refuses_a_pool_that_is_not_the_one_the_run_drew_from(tmp_path, e
 def test_a_model_cut_short_while_a_batch_runs_changes_nothing(tmp_path, env):
     """Probe 3: the model file replaced by a truncated copy mid-run: every worker keeps
     the model it loaded and checked, so the run ends as a clean run, exit 0, no bad
-    line. Resuming after the model file changed is refused in one line."""
+    line. Resuming after the model file changed is refused in one line. The two-worker
+    batch is stopped (SIGSTOP) after 5 of its 30 records while the model is cut, so some
+    15 hands are solved after it (two hands a chunk, at most five chunks in flight)."""
     model = make_model(tmp_path / "m.npz")
-    write_hands(tmp_path / "h.txt", 120)
-    opts = ("-r", "chinese-2-4", "-n", "60", "-s", "2", "-w", "2", "--opponents", "m.npz")
-    clean = capsa_in("batch", "h.txt", "-o", "clean.jsonl", *opts, cwd=tmp_path, env=env)
+    write_hands(tmp_path / "h.txt", 30)
+    opts = ("-r", "chinese-2-4", "-n", "60", "-s", "2", "--opponents", "m.npz")
+    one = (*opts, "-w", "1")
+    clean = capsa_in("batch", "h.txt", "-o", "clean.jsonl", *one, cwd=tmp_path, env=env)
     assert clean.returncode == 0, clean.stderr
     good = model.read_bytes()
-    proc = start("batch", "h.txt", "-o", "out.jsonl", "--errors", "bad.jsonl", *opts,
+    proc = start("batch", "h.txt", "-o", "out.jsonl", "--errors", "bad.jsonl", *opts, "-w", "2",
                  cwd=tmp_path, env=env)  # fmt: skip
     stop_after(proc, tmp_path / "out.jsonl", 5)
     model.write_bytes(good[: len(good) // 3])
@@ -160,12 +171,12 @@ def test_a_model_cut_short_while_a_batch_runs_changes_nothing(tmp_path, env):
     # another model at the same path: --resume refuses it, in one line
     make_model(model, seed=2)
     out = tmp_path / "out.jsonl"
-    out.write_bytes(b"".join(out.read_bytes().splitlines(keepends=True)[:50]))
-    res = capsa_in("batch", "h.txt", "-o", "out.jsonl", "--resume", *opts, cwd=tmp_path, env=env)
+    out.write_bytes(b"".join(out.read_bytes().splitlines(keepends=True)[:10]))
+    res = capsa_in("batch", "h.txt", "-o", "out.jsonl", "--resume", *one, cwd=tmp_path, env=env)
     assert res.returncode == 2 and res.stderr.count("\n") == 1, res.stderr
     assert "opponents_digest" in res.stderr and "Traceback" not in res.stderr
     model.write_bytes(good)  # the model restored: the run goes on to a clean run's end
-    res = capsa_in("batch", "h.txt", "-o", "out.jsonl", "--resume", *opts, cwd=tmp_path, env=env)
+    res = capsa_in("batch", "h.txt", "-o", "out.jsonl", "--resume", *one, cwd=tmp_path, env=env)
     assert res.returncode == 0, res.stderr
     assert out.read_bytes() == (tmp_path / "clean.jsonl").read_bytes()
     run = json.loads((tmp_path / "clean.jsonl.capsa-run.json").read_text())
