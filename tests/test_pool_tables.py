@@ -197,9 +197,11 @@ def test_pooled_tables_agree_with_dealt_tables(with_pools):
     pooled value of each of the five best settings is within four standard errors of the
     dealt whole tables'. A difference's standard error is 0.17 to 0.49 units here (0.08 to
     0.24 at the 500 pooled and 2,000 dealt deals a 150,000-hand pool allowed), so a bias
-    of 4.84 of them, 0.8 to 2.4 units, fails it with a power of 80% (0.4 to 1.2 before); a
-    draw blind to the hand's cards moves the values by less (at most 2.2 standard errors
-    here). Smaller biases are the ``-m long`` test's (1,000 hands, a 500,000-hand pool);
+    of 4.84 of them, 0.8 to 2.4 units, fails it with a power of 80% (0.4 to 1.2 before):
+    the pool hands' middles and backs read swapped (0.78 units, 6.4 standard errors)
+    fails it; a draw blind to the hand's cards moves the values by less (at most 2.2
+    standard errors here: ``test_tables_are_whole_tables_set_by_the_field`` fails on
+    it). Smaller biases are the ``-m long`` test's (1,000 hands, a 500,000-hand pool);
     what the pool seats hold and how they are set and settled is checked exactly above."""
     cr = compile_rules(load_rules("shisanshui"))
     pool = PL.cached_pool(cr)
