@@ -23,7 +23,9 @@ from solver.strategy.opposition import pool as PL
 from tests import shared
 from tests.helpers import batch_job
 
-SIZE = 20_000
+#: A pool's hands: about 64 share no card with a hand, of which a solve of 30 samples draws
+#: 30 (and the 2 whole tables' first seats; at least 40 fit each of the 170 hands here).
+SIZE = 5_000
 MC = {"policy": "mc", "samples": 30, "pool_size": SIZE}
 
 
@@ -45,10 +47,10 @@ def records(path: Path) -> list[dict]:
 
 
 def test_a_short_input_deals_a_long_one_builds_the_pool(folder, tmp_path, caplog):
-    """20,000 pool hands: 600 lines x 30 opponent hands (18,000) are dealt; 700 (21,000)
-    pay for the pool, which is built first and said so."""
+    """5,000 pool hands: 160 lines x 30 opponent hands (4,800) are dealt; 170 (5,100) pay
+    for the pool, which is built first and said so."""
     caplog.set_level(logging.WARNING, logger="capsa")
-    short = write_hands(tmp_path / "short.txt", 600)
+    short = write_hands(tmp_path / "short.txt", 160)
     run_batch(short, tmp_path / "a.jsonl", workers=1, **MC)
     assert not folder.exists() or not list(folder.iterdir())
     assert json.loads(sidecar_path(tmp_path / "a.jsonl").read_text())["pool"] is None
@@ -57,22 +59,22 @@ def test_a_short_input_deals_a_long_one_builds_the_pool(folder, tmp_path, caplog
     assert (tmp_path / "b.jsonl").read_bytes() == dealt
     assert "building the opponent pool" not in caplog.text
 
-    long = write_hands(tmp_path / "long.txt", 700)
+    long = write_hands(tmp_path / "long.txt", 170)
     seen: list[tuple[int, int]] = []
     run_batch(long, tmp_path / "c.jsonl", workers=1,
               on_pool=lambda d, t=None, **_: seen.append((d, t)), **MC)  # fmt: skip
-    assert "building the opponent pool for chinese-1-6 first (20,000 hands" in caplog.text
-    assert "700 lines x 30 opponent hands" in caplog.text
+    assert "building the opponent pool for chinese-1-6 first (5,000 hands" in caplog.text
+    assert "170 lines x 30 opponent hands" in caplog.text
     assert seen[0] == (0, SIZE) and seen[-1] == (SIZE, SIZE)
     pool = PL.cached_pool(compile_rules(load_rules("chinese-1-6")))
     assert pool is not None and pool.size == SIZE
     stored = json.loads(sidecar_path(tmp_path / "c.jsonl").read_text())
     assert stored["pool"] == f"{pool.key}/{SIZE}/{pool.digest}" == pool.ident
     pooled = records(tmp_path / "c.jsonl")
-    # the short file's hands are the long one's first 600: now drawn from the pool
+    # the short file's hands are the long one's first 160: now drawn from the pool
     run_batch(short, tmp_path / "d.jsonl", workers=1, **MC)
     again = records(tmp_path / "d.jsonl")
-    assert again == pooled[:600] and again != records(tmp_path / "a.jsonl")
+    assert again == pooled[:160] and again != records(tmp_path / "a.jsonl")
     # --pool builds whatever the length, --no-pool never draws
     run_batch(short, tmp_path / "e.jsonl", workers=1, pool=False, **MC)
     assert (tmp_path / "e.jsonl").read_bytes() == dealt
@@ -97,8 +99,9 @@ def test_a_home_run_batch_builds_its_pool_and_draws_whole_tables(folder, tmp_pat
     records, and they differ from --no-pool's dealt ones. The two workers and the dealt run
     take the file's first 60 hands (a file shorter than a pool pays for draws from the
     pool once it is there: test_a_short_input_deals_a_long_one_builds_the_pool), in
-    chunks of 5, so that both workers draw; all 700 again were two thirds of the test."""
-    src = write_hands(tmp_path / "h.txt", 700)
+    chunks of 5, so that both workers draw; all 700 of a 20,000-hand pool's run again
+    were two thirds of the test."""
+    src = write_hands(tmp_path / "h.txt", 170)
     opts = {**MC, "rules": name}
     run_batch(src, tmp_path / "a.jsonl", workers=1, **opts)
     pool = PL.cached_pool(compile_rules(load_rules(name)))

@@ -23,14 +23,22 @@ def capsa(*args: str, folder: Path, **kw) -> subprocess.CompletedProcess:
 
 @pytest.fixture(scope="module")
 def folder(tmp_path_factory) -> Path:
-    """A pool of 40,000 hands for chinese-1-6, built by `capsa pool`."""
+    """A pool of 40,000 hands for chinese-1-6 (tests/test_pool.py's and
+    tests/test_opponents.py's, built once a run: tests/shared.py): what `capsa pool
+    --size 40000` builds (``test_capsa_pool_builds_once_and_says_what_it_built``)."""
+    from solver.engine.compiled import compile_rules
+    from solver.engine.rules import load_rules
+    from tests import shared
+
     folder = tmp_path_factory.mktemp("pools")
-    res = capsa("pool", "--size", "40000", "--format", "json", folder=folder)
-    assert res.returncode == 0, res.stderr
+    shared.pool(compile_rules(load_rules("chinese-1-6")), 40_000, folder)
     return folder
 
 
-def test_capsa_pool_builds_once_and_says_what_it_built(folder):
+def test_capsa_pool_builds_once_and_says_what_it_built(folder, tmp_path):
+    """`capsa pool` finds the pool cached and says so; `--force` builds it again (a
+    pool of 2,000 hands in a folder of its own, where a first `capsa pool` built it:
+    building 40,000 again showed nothing more)."""
     res = capsa("pool", "--size", "40000", "--format", "json", folder=folder)
     assert res.returncode == 0, res.stderr
     d = json.loads(res.stdout)
@@ -39,10 +47,16 @@ def test_capsa_pool_builds_once_and_says_what_it_built(folder):
     path = Path(d["path"])
     assert path.parent == folder and d["bytes"] == path.stat().st_size
     assert 20 * 40_000 < d["bytes"] < 30 * 40_000 and d["natural_hands"] > 300
-    again = capsa("pool", "--size", "40000", "--force", folder=folder)
-    assert again.returncode == 0, again.stderr
-    assert "built  in" in again.stdout and "40,000" in again.stdout
     assert sorted(p.name for p in folder.iterdir()) == [path.name]
+    small = tmp_path / "small"
+    first = capsa("pool", "--size", "2000", "--format", "json", folder=small)
+    assert first.returncode == 0 and json.loads(first.stdout)["built"] is True, first.stderr
+    built = Path(json.loads(first.stdout)["path"]).read_bytes()
+    again = capsa("pool", "--size", "2000", "--force", folder=small)
+    assert again.returncode == 0, again.stderr
+    assert "built  in" in again.stdout and "2,000" in again.stdout
+    assert [p.name for p in small.iterdir()] == [Path(json.loads(first.stdout)["path"]).name]
+    assert len(next(small.iterdir()).read_bytes()) == len(built)
 
 
 def test_capsa_pool_refuses_bad_sizes_in_one_line(folder):

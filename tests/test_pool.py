@@ -39,8 +39,11 @@ from tests import reference as ref
 from tests import shared
 from tests.helpers import random_hands
 
-#: Hands in the test pools: about 1.28% of them (500) share no card with a given hand.
+#: Hands in the test pools: about 1.28% of them (512) share no card with a given hand.
 SIZE = 40_000
+#: Hands in the pools of other table sizes, which solves draw from at 150 samples (at
+#: most 150 opponent hands and their 19 whole tables, of about 256 apart from a hand).
+SEATED = 20_000
 POOL_RULES = ("chinese-1-6", "shisanshui", "capsa")
 HAND = "Ah Kd Qc 9s 9d 7h 6c 5s 4d 3h 2c Jd Ts"
 
@@ -54,7 +57,7 @@ def pools_in(tmp_path_factory, names: tuple[str, ...], size: int) -> Path:
     return folder
 
 
-def seated_pool(rules, players: int, folder: Path, size: int = SIZE) -> Path:
+def seated_pool(rules, players: int, folder: Path, size: int = SEATED) -> Path:
     """A pool of ``size`` hands for ``rules`` (a name or Rules) at a table of ``players``,
     added to ``folder``: where the home run is played, the field values it over the
     table's opponents, so each table size has a pool of its own (docs/pool.md#table-size)."""
@@ -302,16 +305,16 @@ def test_home_run_tables_are_drawn_and_no_pool_still_deals(with_pools):
     plain = compile_rules(load_rules("shisanshui"))
     assert PL.pool_key(compile_rules(load_rules(hr))) == PL.pool_key(plain)
     for players in (3, 2):  # the 4-player pool is of another table
-        assert not solve(HAND, rules=hr, players=players, samples=240, seed=1).pooled
+        assert not solve(HAND, rules=hr, players=players, samples=150, seed=1).pooled
         seated_pool(hr, players, with_pools)
     for players in (3, 4):
-        a = solve(HAND, rules=hr, players=players, samples=240, seed=1)
+        a = solve(HAND, rules=hr, players=players, samples=150, seed=1)
         assert a.pooled
-        b = solve(HAND, rules=hr, players=players, samples=240, seed=1, pool=False)
+        b = solve(HAND, rules=hr, players=players, samples=150, seed=1, pool=False)
         assert not b.pooled and a.to_dict() != b.to_dict()
-    two = solve(HAND, rules=hr, players=2, samples=200, seed=1).to_dict()
-    assert two != solve(HAND, rules=hr, players=2, samples=200, seed=1, pool=False).to_dict()
-    plain = solve(HAND, rules="shisanshui", players=2, samples=200, seed=1).to_dict()
+    two = solve(HAND, rules=hr, players=2, samples=150, seed=1).to_dict()
+    assert two != solve(HAND, rules=hr, players=2, samples=150, seed=1, pool=False).to_dict()
+    plain = solve(HAND, rules="shisanshui", players=2, samples=150, seed=1).to_dict()
     assert {k: v for k, v in two.items() if k != "rules"} == {
         k: v for k, v in plain.items() if k != "rules"
     }
