@@ -1082,20 +1082,27 @@ def _best_three_rows(hand: tuple[int, ...], front_ok, five_ok, wheel: str):
     best = None
     five_keys: dict[tuple[int, ...], tuple] = {}  # each 5-card row's key, computed once
 
+    fits: dict[tuple[int, ...], bool] = {}  # whether a 5-card row qualifies, found once
+
     def key5(cards: tuple[int, ...]) -> tuple:
         if cards not in five_keys:
             five_keys[cards] = ref_key5(cards, wheel)
         return five_keys[cards]
+
+    def fit5(cards: tuple[int, ...]) -> bool:
+        if cards not in fits:
+            fits[cards] = five_ok(cards)
+        return fits[cards]
 
     for front in itertools.combinations(hand, 3):
         if not front_ok(front):
             continue
         rest = [c for c in hand if c not in front]
         for middle in itertools.combinations(rest, 5):
-            if not five_ok(middle):
+            if not fit5(middle):
                 continue
             back = tuple(c for c in rest if c not in middle)
-            if not five_ok(back):
+            if not fit5(back):
                 continue
             key = (key5(back), key5(middle), ref_key3(front))
             if best is None or key > best:

@@ -107,10 +107,10 @@ def greedy(hands: np.ndarray) -> np.ndarray:
         back = masks[np.argmax(s5, axis=1)]
         free = (masks[None, :] & back[:, None]) == 0
         middle = masks[np.argmax(np.where(free, s5, -1), axis=1)]
-        for i, (m, b) in enumerate(zip(middle, back, strict=True)):
-            pos = [p for p in range(13) if not (m | b) >> p & 1]
-            pos += [p for p in range(13) if m >> p & 1] + [p for p in range(13) if b >> p & 1]
-            out[lo + i] = h[i, pos]
+        # the front's positions, then the middle's, then the back's, each in order
+        p = np.arange(13)
+        row = (middle[:, None] >> p & 1) + 2 * (back[:, None] >> p & 1)
+        out[lo : lo + len(h)] = np.take_along_axis(h, np.argsort(row * 16 + p, axis=1), axis=1)
     return out
 
 
