@@ -27,6 +27,7 @@ from playwright.sync_api import expect
 
 import evaluator as ev
 from tests import reference as ref
+from tests.web_fixtures import SHARED
 from tests.web_server import capsa_command
 
 HAND = "As Ks Qs Js Ts 9h 9d 9c 2s 3d 4c 5h 7d"
@@ -47,14 +48,10 @@ class Watch:
     def __init__(self, page, base: str) -> None:
         self.problems: list[str] = []
         self.api_calls: list[str] = []
-        page.on("pageerror", lambda e: self.problems.append(f"page error: {e}"))
-        page.on(
-            "console",
-            lambda m: (
-                m.type in ("error", "warning")
-                and self.problems.append(f"console {m.type}: {m.text}")
-            ),
-        )
+
+        def console(m) -> None:  # noqa: ANN001 - playwright.sync_api.ConsoleMessage
+            if m.type in ("error", "warning"):
+                self.problems.append(f"console {m.type}: {m.text}")
 
         def request(r) -> None:  # noqa: ANN001 - playwright.sync_api.Request
             if not r.url.startswith(base):
@@ -62,23 +59,87 @@ class Watch:
             elif "/api/" in r.url:
                 self.api_calls.append(r.url.removeprefix(base))
 
-        page.on("request", request)
+        self._page = page
+        self._listening = {
+            "pageerror": lambda e: self.problems.append(f"page error: {e}"),
+            "console": console,
+            "request": request,
+        }
+        for event, listener in self._listening.items():
+            page.on(event, listener)
+
+    def stop(self) -> None:
+        """Stop watching (a shared page goes on to the next test: what it does there is
+        that test's)."""
+        for event, listener in self._listening.items():
+            self._page.remove_listener(event, listener)
+        self._listening = {}
+
+
+#: At most this many pages are kept for the next test (tests/web_fixtures.py's ``SHARED``).
+_KEPT = 32
+
+
+class Lease:
+    """The context of a page a test borrows: ``close()`` gives the page back, cleaned (its
+    site's storage and cookies cleared, routes removed, left on a blank page), for the next
+    test with the same options; a test that does anything else with the context itself
+    (another page, a CDP session, a permission) gets it closed for good instead."""
+
+    def __init__(self, key: tuple, ctx, page, watch: Watch, base: str) -> None:
+        self._key, self._ctx, self._page, self._watch, self._base = key, ctx, page, watch, base
+        self._whole = True
+
+    def __getattr__(self, name: str):  # noqa: ANN204 - the real context's attributes
+        self._whole = False
+        return getattr(self._ctx, name)
+
+    def close(self) -> None:
+        self._watch.stop()
+        page, ctx = self._page, self._ctx
+        try:
+            if not self._whole or page.is_closed() or len(ctx.pages) != 1:
+                raise RuntimeError("not as lent")
+            page.unroute_all(behavior="ignoreErrors")
+            if not page.url.startswith(self._base):
+                raise RuntimeError("left the site: its storage is out of reach")
+            page.evaluate("() => { localStorage.clear(); sessionStorage.clear(); }")
+            ctx.clear_cookies()
+            page.goto("about:blank")  # nothing of the page goes on into the next test
+        except Exception:  # noqa: BLE001 - not fit to lend again: closed for good
+            ctx.close()
+            return
+        kept = SHARED.setdefault(self._key, (ctx, page))
+        if kept[0] is not ctx:
+            ctx.close()  # another of the same options is kept already
+        while len(SHARED) > _KEPT:
+            SHARED.pop(next(iter(SHARED)))[0].close()  # the least recently lent
 
 
 def open_page(browser, server, advanced=True, **context):
-    """A fresh page, ready; ``advanced``: with the table's settings (folded on a phone)
-    and the solver's options (under "Advanced") unfolded, as the tests that set the
-    ruleset, policy, samples or seed need them."""
-    ctx = browser.new_context(**{"viewport": {"width": 1100, "height": 900}, **context})
-    page = ctx.new_page()
-    page.set_default_timeout(120_000)
+    """A page, ready; ``advanced``: with the table's settings (folded on a phone) and the
+    solver's options (under "Advanced") unfolded, as the tests that set the ruleset,
+    policy, samples or seed need them.
+
+    The page is one a test before lent back (``Lease``) when one with the same options is
+    free: loaded again from the server with its storage and cookies cleared, as a first
+    visit sees it; a test that needs a browser context of its own makes one."""
+    options = {"viewport": {"width": 1100, "height": 900}, **context}
+    key = (id(browser), server.url, json.dumps(options, sort_keys=True))
+    kept = SHARED.pop(key, None)
+    if kept is not None and kept[0].browser is browser and not kept[1].is_closed():
+        ctx, page = kept
+    else:
+        ctx = browser.new_context(**options)
+        page = ctx.new_page()
+        page.set_default_timeout(120_000)
     watch = Watch(page, server.url)
     page.goto(server.url)
     page.wait_for_selector("body[data-ready=true]")
     if advanced:  # the table's settings too (folded on a phone), and the solver's
         page.evaluate("document.querySelector('#table-settings').open = true")
         page.evaluate("document.querySelector('#advanced').open = true")
-    return ctx, page, watch
+    return Lease(key, ctx, page, watch, server.url), page, watch
 
 
 @pytest.fixture
@@ -741,6 +802,30 @@ def test_the_page_speaks_the_browsers_language(browser, server, locale, solve, r
         page.screenshot(path=os.environ["CAPSA_SCREENSHOT_ZH"], full_page=True)
     ctx.close()
     assert watch.problems == []
+
+
+def test_a_page_lent_again_is_a_first_visit(browser, server):
+    """A page a test gave back (``Lease``) is the next test's as a first visit sees it:
+    the same page, its storage, cookies and routes gone, the page loaded again; a test
+    that used the context for more gets a fresh one."""
+    options = {"viewport": {"width": 1000, "height": 700}}  # no other test's
+    ctx, page, watch = open_page(browser, server, **options)
+    page.select_option("#lang", "fil")  # remembered in localStorage
+    page.evaluate("() => { sessionStorage.setItem('x', '1'); document.cookie = 'c=1'; }")
+    page.route("**/api/rules", lambda route: route.abort())
+    ctx.close()
+    again, page2, watch2 = open_page(browser, server, **options)
+    assert page2 is page and watch.problems == []
+    assert page2.inner_text("#tab-solve") == "Solve"  # the browser's language, not fil
+    assert page2.evaluate("[localStorage.length, sessionStorage.length, document.cookie]") == [
+        0, 0, ""]  # fmt: skip
+    assert "api/rules" in watch2.api_calls  # not aborted by the last test's route
+    again.new_page().close()  # the context itself used: closed for good, not lent again
+    again.close()
+    third, page3, watch3 = open_page(browser, server, **options)
+    assert page3 is not page and page.is_closed()
+    third.close()
+    assert watch2.problems == watch3.problems == []
 
 
 def test_the_language_switch_is_remembered(browser, server):

@@ -36,6 +36,14 @@ FLAGS = [
 ]
 
 
+#: Pages a test gave back (tests/test_web_browser.py's ``open_page`` and ``Lease``), kept
+#: open for the next test with the same browser options: a fresh context is a new Chromium
+#: renderer, about 1 CPU second a page test, against a quarter of that to load the page
+#: again in one already open (docs/architecture.md#tests). Keyed by the browser's ``id``,
+#: the server's URL and the context's options; the browser's are dropped as it closes.
+SHARED: dict[tuple, tuple] = {}
+
+
 @pytest.fixture(scope="module")
 def browser():
     if os.environ.get("CAPSA_SKIP_BROWSER") == "1":
@@ -56,6 +64,8 @@ def browser():
         pw.stop()
         pytest.fail(f"Chromium at {CHROMIUM} did not start: {exc}", pytrace=False)
     yield b
+    for key in [k for k in SHARED if k[0] == id(b)]:
+        del SHARED[key]
     b.close()
     pw.stop()
 
