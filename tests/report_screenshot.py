@@ -13,16 +13,15 @@ page names the naturals in Chinese, so the picture needs a CJK font on the machi
 from __future__ import annotations
 
 import argparse
-import os
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
+from tests.web_fixtures import CHROMIUM
 from tests.web_server import capsa_command
 
 ROOT = Path(__file__).resolve().parent.parent
-CHROMIUM = os.environ.get("CAPSA_CHROMIUM", "/usr/bin/chromium")
 
 
 def main(argv: list[str]) -> int:
