@@ -939,7 +939,12 @@ settings_dicts = st.fixed_dictionaries(
     optional={
         "base": st.sampled_from(list(PRESETS)),
         # a name, never a path (docs/rules.md#how-a-file-is-read): no / \\ or NUL, not . or ..
-        "name": st.text(st.characters(exclude_characters="/\\\0"), min_size=1, max_size=12)
+        # and text (no lone surrogate: test_a_name_that_is_not_text_is_refused)
+        "name": st.text(
+            st.characters(exclude_characters="/\\\0", exclude_categories=["Cs"]),
+            min_size=1,
+            max_size=12,
+        )
         .filter(lambda n: n.strip() and n.strip().lower() not in PRESETS)
         .filter(lambda n: n.strip() not in (".", "..")),
         "scoring": st.sampled_from(["per-row", "1-6", "2-4"]),
@@ -989,6 +994,15 @@ def test_to_dict_round_trips(data):
     # a dict that names any base gives the same rules: to_dict is complete
     for base in ("per-row", "shisanshui"):
         assert rules_from_dict({**as_dict, "base": base}, name="x") == rules
+
+
+def test_a_name_that_is_not_text_is_refused():
+    """A lone surrogate (a Python string can hold one; a TOML file, a file name and UTF-8
+    cannot) is refused where the name is read, not when the ruleset is written."""
+    with pytest.raises(RulesError, match=r"name 'a\\ud800' is not text: .* lone surrogate"):
+        rules_from_dict({"name": "a\ud800"})
+    with pytest.raises(RulesError, match="lone surrogate"):
+        rules_from_dict({}, name="\udcff")  # a byte that was not UTF-8, as Python decodes it
 
 
 @settings(max_examples=100, deadline=None)

@@ -305,9 +305,16 @@ _NOT_IN_NAMES = ("/", "\\", "\0")
 
 def check_name(value: Any) -> str:
     """``name``: a non-empty string that is a name, not a path (no ``/``, ``\\`` or NUL,
-    and not ``.`` or ``..``)."""
+    and not ``.`` or ``..``), and text a file can hold (no lone surrogate: a ruleset
+    given as a Python dict could carry one, which no TOML file or file name can)."""
     if not isinstance(value, str) or not value.strip():
         raise RulesError(f"name must be a non-empty string, got {show(value)}")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise RulesError(
+            f"name {show(value)} is not text: it holds a lone surrogate, which no file can"
+        ) from None
     if any(c in value for c in _NOT_IN_NAMES) or value.strip() in (".", ".."):
         raise RulesError(
             f"name {show(value)} is a path: a ruleset's name is a name, without / or \\ "
