@@ -19,6 +19,8 @@ tests/test_first_hour.py checks the test files for it):
 - ``CAPSA_TESTS_SHARED``: a folder of the run's home where what several tests need (the
   opponent pools they read) is built once a run and shared by its workers
   (tests/shared.py);
+- ``CAPSA_WORKERS``: 1, so that a batch that names no ``--workers`` runs in process (the
+  tests of a pool of workers or of Dask name theirs);
 - ``CAPSA_PROGRESS_SECONDS``: an hour, so that the progress lines a long command prints
   in a pipe do not mix with the lines the tests count (the tests of progress ask for them).
 
@@ -160,6 +162,10 @@ def pytest_configure(config) -> None:  # noqa: ANN001 - pytest's hook
     # machine the tests keep busy their answers would wait; the tests of those processes
     # start their servers without it (tests.web_server.as_shipped)
     os.environ.setdefault("CAPSA_SERVE_MC", "threads")
+    # a batch that names no --workers runs in the test's process (or the command's), not
+    # on a pool of processes that each load the kernels again (about a CPU second a
+    # process); the tests of the pool, the workers and Dask name theirs
+    os.environ.setdefault("CAPSA_WORKERS", "1")
     for name, sub in (("CAPSA_CACHE_DIR", "cache"), ("CAPSA_POOL_DIR", "pools"),
                       ("XDG_CONFIG_HOME", "config")):  # fmt: skip
         os.environ[name] = os.path.join(folder, sub)

@@ -81,6 +81,42 @@ def test_make_backend():
         pool.close(False)
 
 
+@pytest.mark.parametrize(("env", "workers"), [("", os.cpu_count() or 1), ("1", 1), (" 3 ", 3)])
+def test_the_workers_a_run_names_none_of(env, workers, monkeypatch, tmp_path):
+    """A batch that names no ``--workers`` runs ``CAPSA_WORKERS`` of them when set, else
+    one a core; one it names is its own."""
+    from solver.apps.batch import run as R
+
+    seen = []
+
+    def backend(dask, n):  # noqa: ANN001, ANN202 - make_backend's
+        seen.append(n)
+        return K.Inline()
+
+    monkeypatch.setattr(R, "make_backend", backend)
+    monkeypatch.setenv("CAPSA_WORKERS", env)
+    (tmp_path / "h.txt").write_text(HAND + "\n")
+    R.run_batch(tmp_path / "h.txt", tmp_path / "a.jsonl", policy="field")
+    R.run_batch(tmp_path / "h.txt", tmp_path / "b.jsonl", policy="field", workers=2)
+    assert seen == [workers, 2]
+
+
+@pytest.mark.parametrize("env", ["0", "two", "-1", "1.5"])
+def test_workers_that_are_not_a_count_are_refused_in_one_line(env, tmp_path):
+    """The real command: a ``CAPSA_WORKERS`` that is not a whole number of at least 1
+    is one line naming it, exit code 2, and nothing written."""
+    from tests.helpers import capsa
+
+    (tmp_path / "h.txt").write_text(HAND + "\n")
+    res = capsa("batch", "h.txt", "-o", "out.jsonl", "--policy", "field", cwd=tmp_path,
+                env={"CAPSA_WORKERS": env})  # fmt: skip
+    assert res.returncode == 2
+    assert res.stderr == (
+        f"capsa: error: CAPSA_WORKERS must be a whole number of at least 1, got {env!r}\n"
+    )
+    assert not (tmp_path / "out.jsonl").exists()
+
+
 LEAF = """
 import os, sys, time
 sys.path.insert(0, {root!r})

@@ -464,6 +464,21 @@ def _pieces(job: Job, inp: Any, out: Any, out_path: Path | None, size: int) -> I
     return lines_again(chunks(lines, size, upto), recorded, upto, job)
 
 
+#: The batch's worker processes when the run names none (``default_workers``).
+WORKERS_ENV = "CAPSA_WORKERS"
+
+
+def default_workers() -> int:
+    """A batch's worker processes when the run names none: ``CAPSA_WORKERS`` when set
+    (a whole number of at least 1; 1 runs in process), else one a core."""
+    text = os.environ.get(WORKERS_ENV, "").strip()
+    if not text:
+        return os.cpu_count() or 1
+    if not text.isdigit() or int(text) < 1:
+        raise BatchError(f"{WORKERS_ENV} must be a whole number of at least 1, got {text!r}")
+    return int(text)
+
+
 def run_batch(
     source: str | os.PathLike[str] | IO[bytes],
     output: str | os.PathLike[str] | IO[str] | None = None,
@@ -483,7 +498,7 @@ def run_batch(
     from the same names (not mixed with them).
 
     ``fmt`` is ``jsonl`` or ``csv`` (default: from the output
-    name, else jsonl). ``workers`` processes (default: every core; 1 runs in process);
+    name, else jsonl). ``workers`` processes (default: ``default_workers()``; 1 runs in process);
     ``dask`` is a scheduler address, ``"local"`` or a ``distributed.Client``.
     ``solve_fn`` replaces ``solver.solve`` (a top-level function, so that it pickles;
     called as ``solve_fn(hand, rules, options)``).
@@ -508,7 +523,8 @@ def run_batch(
     if run.rules == "-" and not hasattr(source, "read") and str(source) == "-":
         raise BatchError("--rules - and the hands both on stdin: give one of them as a file")
     rules = load_rules(run.rules)
-    workers = max(1, run.workers if run.workers is not None else os.cpu_count() or 1)
+    workers = run.workers if run.workers is not None else default_workers()
+    workers = max(1, workers)
     job = _job(rules, solve, run, fmt)
     resume, errors, samples = run.resume, run.errors, job.samples
     check_paths(source, output, out_path, errors, run.rules, force=run.force, resume=resume)

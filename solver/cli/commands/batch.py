@@ -51,7 +51,9 @@ PlayersOpt = Annotated[
 ]
 WorkersOpt = Annotated[
     int | None,
-    typer.Option("--workers", "-w", min=1, help="Worker processes (default: every core)."),
+    typer.Option(
+        "--workers", "-w", min=1, help="Worker processes (default: CAPSA_WORKERS, else every core)."
+    ),
 ]
 ResumeOpt = Annotated[
     bool, typer.Option("--resume", help="Continue an interrupted run into the same -o file.")
