@@ -474,6 +474,7 @@ def _by_shape(pred) -> int:
     return total
 
 
+@pytest.mark.slow  # the kernel over every one of the 3,598,180 rank patterns
 def test_counted_facts():
     """How many of the 635,013,559,600 hands hold each natural that depends only on the
     ranks (or only on the colours): the kernel over every pattern, weighted by its number
