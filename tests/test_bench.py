@@ -241,17 +241,18 @@ def test_pool_build_measurement_reports_the_pools_size():
 
 
 def test_batch_mc_measurement_runs():
-    r = bench.batch_mc(n=30, runner=_once, pool_size=20_000, samples=150)
+    # a pool of 5,000 hands: about 64 share no card with a hand, for its 40 opponents
+    r = bench.batch_mc(n=30, runner=_once, pool_size=5_000, samples=40)
     assert r.name == "batch_mc" and r.items == 30 and r.rate == 30.0
-    assert r.target == "≥ 100 hands/s" and r.extra["pool_size"] == 20_000
-    assert "(150 opponent hands from the pool)" in r.description
+    assert r.target == "≥ 100 hands/s" and r.extra["pool_size"] == 5_000
+    assert "(40 opponent hands from the pool)" in r.description
 
 
 def test_batch_mc_home_run_measurement_runs():
-    r = bench.batch_mc_home_run(n=20, runner=_once, pool_size=20_000, samples=150)
+    r = bench.batch_mc_home_run(n=20, runner=_once, pool_size=5_000, samples=40)
     assert r.name == "batch_mc_home_run" and r.items == 20 and r.rate == 20.0
-    assert r.extra["pool_size"] == 20_000
-    assert "(150 opponent hands and whole tables from the pool)" in r.description
+    assert r.extra["pool_size"] == 5_000
+    assert "(40 opponent hands and whole tables from the pool)" in r.description
 
 
 @pytest.mark.parametrize("size", ["full", "quick"])
@@ -397,12 +398,13 @@ def test_mc_jokers_times_the_table_with_and_without_jokers_in_the_same_rounds():
         seen.append(rounds)
         return [0.01] * rounds
 
-    # pools of 20,000 hands (seconds to build) hold the 150 opponent hands a hand needs
-    r = bench.mc_jokers(opponents=150, hands=2, rounds=2, runner=runner, pool_size=20_000)
+    # pools of 5,000 hands hold the 30 opponent hands a hand needs (about 64 and 80 of
+    # their hands share no card with a hand, without jokers and with two)
+    r = bench.mc_jokers(opponents=30, hands=2, rounds=2, runner=runner, pool_size=5_000)
     assert seen == [2] and r.name == "mc_jokers" and r.items == 2 and r.threads == 1
     assert r.rounds == 2
     ms = r.extra["ms_per_hand"]
-    assert set(ms) == {"0", "2"} and r.extra["samples"] == 150
+    assert set(ms) == {"0", "2"} and r.extra["samples"] == 30
     assert r.extra["pooled_hands"] == {"0": 2, "2": 2}  # each from its own pool
     assert r.per_item * 1e3 == pytest.approx(ms["2"])
     assert r.target_rate == pytest.approx(1e3 / (1.2 * ms["0"]))
@@ -440,8 +442,8 @@ def test_mc_presets_uses_every_cached_pool(tmp_path, monkeypatch):
 
     monkeypatch.setenv("CAPSA_POOL_DIR", str(tmp_path))
     later = list(PRESETS)[-2]  # after presets with no pool here
-    pools.build_pool(compile_rules(PRESETS[later]), 12_000)
-    r = bench.mc_presets(opponents=60, hands=1, rounds=1, pool_size=6_000)
+    pools.build_pool(compile_rules(PRESETS[later]), 2_000)
+    r = bench.mc_presets(opponents=10, hands=1, rounds=1, pool_size=1_000)
     sizes = r.extra["pool_size"]
-    assert sizes[later] == 12_000
-    assert {v for n, v in sizes.items() if n != later} == {6_000}
+    assert sizes[later] == 2_000
+    assert {v for n, v in sizes.items() if n != later} == {1_000}

@@ -274,6 +274,17 @@ def _without(modules: list[str], *args: str, cwd: Path) -> subprocess.CompletedP
                           cwd=cwd, timeout=600)  # fmt: skip
 
 
+@pytest.fixture(scope="module")
+def played(tmp_path_factory) -> bytes:
+    """The records of a field batch of one hand (the input the report cases read)."""
+    folder = tmp_path_factory.mktemp("played")
+    (folder / "hands.txt").write_text(f"a: {HANDS[0]}\n", encoding="utf-8")
+    made = helpers.capsa_in("batch", "hands.txt", "-o", "played.jsonl", "--policy", "field",
+                            cwd=folder)  # fmt: skip
+    assert made.returncode == 0, made.stderr
+    return (folder / "played.jsonl").read_bytes()
+
+
 @pytest.mark.parametrize(
     ("modules", "args", "extra"),
     [
@@ -290,10 +301,12 @@ def _without(modules: list[str], *args: str, cwd: Path) -> subprocess.CompletedP
          "capsa[dask]"),
     ],
 )  # fmt: skip
-def test_a_command_that_needs_an_extra_says_which_in_one_line(tmp_path, modules, args, extra):
+def test_a_command_that_needs_an_extra_says_which_in_one_line(played, tmp_path, modules, args,
+                                                             extra):  # fmt: skip
+    """The command run with the extra's modules impossible to import (``_without``) over
+    a batch's output (``played``, made once for the cases): one line naming the extra."""
     (tmp_path / "hands.txt").write_text(f"a: {HANDS[0]}\n", encoding="utf-8")
-    made = capsa("batch", "hands.txt", "-o", "played.jsonl", "--policy", "field", cwd=tmp_path)
-    assert made.returncode == 0, made.stderr
+    (tmp_path / "played.jsonl").write_bytes(played)
     run = _without(modules, *args, cwd=tmp_path)
     errors = [x for x in run.stderr.splitlines() if x.startswith("capsa: error: ")]
     assert run.returncode in (1, 2) and "Traceback" not in run.stderr, run.stderr
