@@ -12,6 +12,9 @@ tests/test_first_hour.py checks the test files for it):
 - ``NUMBA_CACHE_DIR``: the compiled kernels, in a folder of the tests' own under the
   system's temporary folder that later runs reuse (compiling them all again would cost
   minutes a run), unless the user names one;
+- ``PYTHONPYCACHEPREFIX``: Python's bytecode, likewise in a folder of the tests' own,
+  unless the user names one, and written even where ``PYTHONDONTWRITEBYTECODE`` is set
+  (``_bytecode_kept``);
 - ``HOME``, ``XDG_CACHE_HOME``, ``XDG_DATA_HOME``, ``XDG_STATE_HOME``, ``MPLCONFIGDIR``:
   a home of the run's own, shared by its workers, so that what the tests run besides
   capsa (matplotlib's font cache, Chromium's dconf and fontconfig files; Playwright
@@ -38,6 +41,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import sys
 import tempfile
 
 from tests.web_fixtures import browser, server  # noqa: F401 - the page tests', one a process
@@ -132,6 +136,24 @@ def kernel_folder() -> str:
     return os.path.join(tempfile.gettempdir(), f"capsa-test-kernels-{uid}")
 
 
+def bytecode_folder() -> str:
+    """The tests' own folder of Python's compiled bytecode (kept between runs)."""
+    uid = os.getuid() if hasattr(os, "getuid") else 0
+    return os.path.join(tempfile.gettempdir(), f"capsa-test-bytecode-{uid}")
+
+
+def _bytecode_kept() -> None:
+    """Python's compiled bytecode goes to the tests' own folder (``bytecode_folder``,
+    or the user's ``PYTHONPYCACHEPREFIX``), never beside the sources, and is written
+    there even where ``PYTHONDONTWRITEBYTECODE`` is set: each of the hundreds of Python
+    processes a run starts would otherwise compile capsa's modules again, and each
+    worker rewrite the test files' assertions again."""
+    os.environ.setdefault("PYTHONPYCACHEPREFIX", bytecode_folder())
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    sys.pycache_prefix = os.environ["PYTHONPYCACHEPREFIX"]
+    sys.dont_write_bytecode = False
+
+
 def _own_home(folder: str) -> None:
     """Point HOME and the XDG and matplotlib folders at ``folder`` (the run's home)."""
     for name, sub in (("HOME", ""), ("XDG_CACHE_HOME", ".cache"),
@@ -146,6 +168,7 @@ def pytest_configure(config) -> None:  # noqa: ANN001 - pytest's hook
     if first:
         os.environ[_REAL] = json.dumps(_guarded())
         os.environ.setdefault("NUMBA_CACHE_DIR", kernel_folder())
+        _bytecode_kept()
         home = tempfile.mkdtemp(prefix="capsa-tests-home-")
         _FOLDER.append(home)
         _own_home(home)

@@ -57,11 +57,15 @@ def recovered(model_path, cr, tables):
     return float((got == want).all(axis=1).mean()), float((by_field == want).all(axis=1).mean())
 
 
-@pytest.mark.parametrize("preset", ["shisanshui", "mau-binh"])
+@pytest.mark.parametrize(
+    "preset", ["shisanshui", pytest.param("mau-binh", marks=pytest.mark.slow)]
+)  # fmt: skip
 def test_train_from_under_a_scoop_multiplier_on_royalties(preset, tmp_path):
     """The real CLI learns a model from greedy's settings under the preset (a scoop
     multiplier of 2 on royalties), reports its held-out fit, and the model sets at least
-    70% of greedy's hands it never saw as greedy does (the field: far fewer)."""
+    70% of greedy's hands it never saw as greedy does (the field: far fewer). Mậu Binh's
+    (ten CPU seconds) is the slow run's: the scoop multiplier's and the CLI's claims are
+    the same there."""
     rules = load_rules(preset)
     cr = compile_rules(rules)
     write_settings(tmp_path / "g.txt", random_hands(LEARN, 5), rules)

@@ -529,11 +529,14 @@ def test_an_interrupted_write_leaves_the_old_pool_whole(tmp_path, monkeypatch):
 
 
 def _build_script(size: int) -> list[str]:
+    """A process building a ``chinese-1-6`` pool of ``size`` hands, printing on stdout how
+    many hands it has set after each block."""
     code = (
         "from solver.engine.compiled import compile_rules\n"
         "from solver.engine.rules import load_rules\n"
         "from solver.strategy.opposition.pool import build_pool\n"
-        f"build_pool(compile_rules(load_rules('chinese-1-6')), {size})"
+        f"build_pool(compile_rules(load_rules('chinese-1-6')), {size},\n"
+        "           progress=lambda done, size: print(done, flush=True))"
     )
     return [sys.executable, "-c", code]
 
@@ -544,10 +547,14 @@ def test_a_killed_build_leaves_no_pool_that_is_later_trusted(tmp_path, monkeypat
     the next build removes it once it is old."""
     monkeypatch.setenv("CAPSA_POOL_DIR", str(tmp_path))
     proc = subprocess.Popen(_build_script(400_000), env=os.environ.copy(),
-                            stderr=subprocess.DEVNULL)  # fmt: skip
-    time.sleep(6)
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)  # fmt: skip
+    done = proc.stdout.readline()
+    while done.strip() == b"0":  # until its first block of hands is set: far from done
+        done = proc.stdout.readline()
+    assert 0 < int(done) < 400_000, done
     proc.send_signal(signal.SIGKILL)
     proc.wait()
+    proc.stdout.close()
     cr = compile_rules(load_rules("chinese-1-6"))
     assert not PL.pool_path(cr).exists() and PL.cached_pool(cr) is None
     target = PL.pool_path(cr)
@@ -568,15 +575,19 @@ def test_a_killed_build_leaves_no_pool_that_is_later_trusted(tmp_path, monkeypat
 
 def test_two_builds_at_once_give_one_sound_pool(tmp_path, monkeypatch):
     monkeypatch.setenv("CAPSA_POOL_DIR", str(tmp_path))
-    procs = [subprocess.Popen(_build_script(30_000), env=os.environ.copy(),
-                              stderr=subprocess.PIPE) for _ in range(2)]  # fmt: skip
+    """Two processes build the same pool at once (their blocks of hands interleave): one
+    file is left, whole, the pool of that size."""
+    procs = [subprocess.Popen(_build_script(10_000), env=os.environ.copy(),
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+             for _ in range(2)]  # fmt: skip
     for p in procs:
-        _, err = p.communicate(timeout=600)
+        out, err = p.communicate(timeout=600)
         assert p.returncode == 0, err.decode()
+        assert out.split()[-1] == b"10000", out  # every block set, the last at the size
     files = sorted(x.name for x in tmp_path.iterdir())
     assert files == [PL.pool_path(compile_rules(load_rules("chinese-1-6"))).name]
     pool = PL.open_pool(tmp_path / files[0], PL.pool_key(compile_rules(load_rules("chinese-1-6"))))
-    assert pool.size == 30_000
+    assert pool.size == 10_000
 
 
 def test_pool_sizes_are_checked():
