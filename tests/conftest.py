@@ -11,7 +11,9 @@ tests/test_first_hour.py checks the test files for it):
 - ``XDG_CONFIG_HOME``: any configuration;
 - ``NUMBA_CACHE_DIR``: the compiled kernels, in a folder of the tests' own under the
   system's temporary folder that later runs reuse (compiling them all again would cost
-  minutes a run), unless the user names one;
+  minutes a run), unless the user names one; the kernels the user's capsa compiled from
+  this checkout already (the README's first command) are copied there first, read and
+  never written (``seed_kernels``);
 - ``PYTHONPYCACHEPREFIX``: Python's bytecode, likewise in a folder of the tests' own,
   unless the user names one, and written even where ``PYTHONDONTWRITEBYTECODE`` is set
   (``_bytecode_kept``);
@@ -38,6 +40,7 @@ too: the message says so).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -136,6 +139,53 @@ def kernel_folder() -> str:
     return os.path.join(tempfile.gettempdir(), f"capsa-test-kernels-{uid}")
 
 
+def _checkout_kernel_folders(root: str) -> set[str]:
+    """The names numba gives the kernel caches of this checkout's source folders: each
+    folder's name and the SHA-1 of its absolute path (``numba.core.caching``'s
+    ``get_suitable_cache_subpath``)."""
+    names = set()
+    for top in ("evaluator", "solver"):
+        for folder, subs, _ in os.walk(os.path.join(root, top)):
+            subs[:] = [d for d in subs if d != "__pycache__"]
+            for path in {os.path.abspath(folder), os.path.realpath(folder)}:
+                digest = hashlib.sha1(path.encode()).hexdigest()  # noqa: S324 - numba's name
+                names.add(f"{os.path.basename(path)}_{digest}")
+    return names
+
+
+def seed_kernels(user: str, folder: str, root: str) -> list[str]:
+    """The kernels the user's capsa compiled already from this checkout (the README's
+    first command solves a hand: it compiles a solve's kernels into the user's cache),
+    copied into the tests' own kernel folder ``folder`` where it lacks them, so that the
+    test processes that meet them first load them instead of each compiling them again.
+    Only this checkout's kernels are read (``_checkout_kernel_folders``) and the markers
+    of groups compiled (``warm-*``); nothing in ``user`` is written, no file in
+    ``folder`` replaced. Best effort: a folder that cannot be read is left. Returns the
+    files copied."""
+    names = _checkout_kernel_folders(root)
+    copied: list[str] = []
+
+    def copy_new(src: str, dst: str) -> None:
+        if not os.path.exists(dst):
+            shutil.copy2(src, dst)
+            copied.append(dst)
+
+    try:
+        versions = [d for d in os.scandir(user) if d.name.startswith("capsa-kernels-")]
+        for version in versions:
+            target = os.path.join(folder, version.name)
+            for entry in os.scandir(version.path):
+                if entry.is_dir(follow_symlinks=False) and entry.name in names:
+                    shutil.copytree(entry.path, os.path.join(target, entry.name),
+                                    copy_function=copy_new, dirs_exist_ok=True)  # fmt: skip
+                elif entry.is_file(follow_symlinks=False) and entry.name.startswith("warm-"):
+                    os.makedirs(target, exist_ok=True)
+                    copy_new(entry.path, os.path.join(target, entry.name))
+    except (OSError, shutil.Error):
+        pass  # what was copied stays: numba compiles the rest
+    return copied
+
+
 def bytecode_folder() -> str:
     """The tests' own folder of Python's compiled bytecode (kept between runs)."""
     uid = os.getuid() if hasattr(os, "getuid") else 0
@@ -167,7 +217,12 @@ def pytest_configure(config) -> None:  # noqa: ANN001 - pytest's hook
     first = _REAL not in os.environ
     if first:
         os.environ[_REAL] = json.dumps(_guarded())
-        os.environ.setdefault("NUMBA_CACHE_DIR", kernel_folder())
+        if "NUMBA_CACHE_DIR" not in os.environ:  # the user names none: the tests' own
+            import platformdirs
+
+            os.environ["NUMBA_CACHE_DIR"] = kernel_folder()
+            seed_kernels(platformdirs.user_cache_dir("capsa"), kernel_folder(),
+                         os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # fmt: skip
         _bytecode_kept()
         home = tempfile.mkdtemp(prefix="capsa-tests-home-")
         _FOLDER.append(home)

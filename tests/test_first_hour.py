@@ -167,6 +167,52 @@ def test_the_tests_keep_out_of_the_users_folders(tmp_path):
             assert not Path(folder).resolve().is_relative_to(Path(own).resolve()), folder
 
 
+def test_the_users_kernels_of_this_checkout_seed_the_tests_folder(tmp_path):
+    """``conftest.seed_kernels``: the kernels the user's capsa compiled from this
+    checkout's sources (and the markers of compiled groups) are copied into the tests'
+    kernel folder; another checkout's kernels, the user's other files and a file the
+    tests' folder has already are not; the user's folder is not written."""
+    import hashlib
+
+    root = tmp_path / "checkout"
+    (root / "solver" / "engine").mkdir(parents=True)
+    (root / "evaluator").mkdir()
+
+    def cache_name(folder: Path) -> str:  # numba's name for a source folder's cache
+        return f"{folder.name}_{hashlib.sha1(str(folder).encode()).hexdigest()}"  # noqa: S324
+
+    user, tests = tmp_path / "user", tmp_path / "tests"
+    version = user / "capsa-kernels-0123456789abcdef"
+    mine = version / cache_name(root / "solver" / "engine")
+    ev = version / cache_name(root / "evaluator")
+    other = version / cache_name(tmp_path / "elsewhere" / "solver" / "engine")
+    for folder in (mine, ev, other):
+        folder.mkdir(parents=True)
+        (folder / "_kernels._settle-1.py311.nbi").write_text("user's")
+        (folder / "_kernels._settle-1.py311.1.nbc").write_text("user's")
+    (version / "warm-solve").write_text("31.0 s\n")
+    (user / "tables-v1-0.npz").write_bytes(b"tables")
+    kept = tests / version.name / mine.name / "_kernels._settle-1.py311.1.nbc"
+    kept.parent.mkdir(parents=True)
+    kept.write_text("the tests'")
+    before = {p: p.read_bytes() for p in user.rglob("*") if p.is_file()}
+    stats = conftest.snapshot([str(user)])
+
+    copied = conftest.seed_kernels(str(user), str(tests), str(root))
+    assert sorted(Path(p).relative_to(tests).as_posix() for p in copied) == sorted([
+        f"{version.name}/{mine.name}/_kernels._settle-1.py311.nbi",
+        f"{version.name}/{ev.name}/_kernels._settle-1.py311.nbi",
+        f"{version.name}/{ev.name}/_kernels._settle-1.py311.1.nbc",
+        f"{version.name}/warm-solve",
+    ])  # fmt: skip
+    assert kept.read_text() == "the tests'"
+    assert not (tests / version.name / other.name).exists()
+    assert not (tests / "tables-v1-0.npz").exists()
+    assert {p: p.read_bytes() for p in user.rglob("*") if p.is_file()} == before
+    assert conftest.snapshot([str(user)]) == stats
+    assert conftest.seed_kernels(str(tmp_path / "none"), str(tests), str(root)) == []
+
+
 def test_the_guard_sees_a_file_appear(tmp_path):
     """What fails the run at its end (tests/conftest.py): a new file, or a changed one."""
     (tmp_path / "old.npz").write_bytes(b"1")
