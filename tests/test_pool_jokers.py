@@ -11,8 +11,7 @@ in their masks, and dealing holds the jokers as a shuffle does; hands drawn besi
 hold the jokers it left as often as hands dealt from the unseen cards, a whole table
 never holds a card past the deck, pooled values agree with dealt ones, and solve, batch
 and ``capsa pool --jokers`` use the pool. Pools of ``SIZE`` hands are built once for the
-module, in a folder of its own; the one-joker field is trained small first (its answers
-here do not depend on how good it is).
+module, in a folder of its own, by the field's shipped tables of each table.
 """
 
 from __future__ import annotations
@@ -41,7 +40,7 @@ from solver.strategy.solving.drawn import pool_opponents
 from solver.strategy.solving.solve import solve
 from tests import reference as ref
 from tests import shared
-from tests.helpers import capsa, capsa_in
+from tests.helpers import capsa
 
 #: About 800 (two jokers) and 720 (one) hands of it share no card with a hand (1.59% and
 #: 1.43%): the draws below take at most 469 (450 and the whole tables' first seats).
@@ -61,11 +60,8 @@ def _jokers(hands: np.ndarray) -> np.ndarray:
 
 @pytest.fixture(scope="module")
 def folder(tmp_path_factory) -> Path:
-    """A folder holding a pool of ``SIZE`` hands of each table (the one-joker field
-    trained small into the tests' cache first)."""
-    run = capsa_in("train", "--rules", "chinese-1-6", "--jokers", "1", "--rounds", "1",
-                   "--min-rounds", "1", "--hands", "100", "--tol", "10")  # fmt: skip
-    assert run.returncode == 0, run.stderr
+    """A folder holding a pool of ``SIZE`` hands of each table, set by the field's shipped
+    tables (solver/data/field-chinese-1-6-jokers-1.npz, field-shisanshui-jokers-2.npz)."""
     where = tmp_path_factory.mktemp("pools")
     for j in TABLES:
         cr = compile_rules(_rules(j))
