@@ -30,10 +30,30 @@ HERE = Path(__file__).resolve().parent.parent
 DATA = HERE / "solver" / "data"
 
 
+#: The runs ``start`` started in this test (``_no_stopped_run_left`` ends them).
+STARTED: list[subprocess.Popen] = []
+
+
 def start(*args: str, cwd: Path, env: dict) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "solver", *args], cwd=cwd, env=env,
+    proc = subprocess.Popen([sys.executable, "-m", "solver", *args], cwd=cwd, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             start_new_session=True)  # fmt: skip
+    STARTED.append(proc)
+    return proc
+
+
+@pytest.fixture(autouse=True)
+def _no_stopped_run_left():
+    """A run that a test stopped (``stop_after``) and failed before letting go on is
+    killed with its whole group (its workers), not left stopped on the machine."""
+    yield
+    while STARTED:
+        proc = STARTED.pop()
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass  # the run and its workers are gone
+        proc.communicate()
 
 
 def write_hands(path: Path, n: int, seed: int = 11, extra: dict[int, str] | None = None) -> Path:
