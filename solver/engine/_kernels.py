@@ -601,7 +601,7 @@ def _home_run_seat(keys: I64, fouls: Bools, nat: I64, surr: Bools, params: F64) 
         ok = True
         for j in range(k):
             if j != h and not surr[j]:
-                if not _scoops(keys[h, 0], keys[h, 1], keys[h, 2], False,
+                if not _scoops(keys[h, 0], keys[h, 1], keys[h, 2], np.bool_(False),
                                keys[j, 0], keys[j, 1], keys[j, 2], fouls[j]):  # fmt: skip
                     ok = False
                     break
@@ -1091,7 +1091,7 @@ def _natural_of_cards(
                     return j, key
         elif code == THREE_FLUSHES:
             if _flushes_possible(sc):
-                key = _best_rows(hand, ROWS_FLUSH, lk, remap, split)
+                key = _best_rows(hand, np.int64(ROWS_FLUSH), lk, remap, split)
                 if key >= 0:
                     return j, key
     return -1, np.int64(0)

@@ -1057,9 +1057,9 @@ def _mc_pairs(ckeys, croy, cfoul, ob, orb, onat, onv, weights, params, lo, hi, o
                     if onat[o, j]:  # a natural: its payout, and the flat penalty where paid
                         v = onv[o, j] - (params[P_FOUL] if params[P_FOUL_NAT] != 0.0 else 0.0)
                     else:
-                        v = _settle_core(a0, a1, a2, ra0, ra1, ra2, rda, True,
+                        v = _settle_core(a0, a1, a2, ra0, ra1, ra2, rda, np.bool_(True),
                                          ob[0, o, j], ob[1, o, j], ob[2, o, j], orb[0, o, j],
-                                         orb[1, o, j], orb[2, o, j], orb[3, o, j], False,
+                                         orb[1, o, j], orb[2, o, j], orb[3, o, j], np.bool_(False),
                                          params)  # fmt: skip
                     oc[d] += w * v
             continue
@@ -1231,7 +1231,7 @@ def _mc_home_run(ckeys, croy, cfoul, okeys, oroy, ofoul, onat, weights, params, 
         ok = True
         for p in range(n_opp):
             i = base + p
-            if p != o and not _scoops(okeys[j, 0], okeys[j, 1], okeys[j, 2], False,
+            if p != o and not _scoops(okeys[j, 0], okeys[j, 1], okeys[j, 2], np.bool_(False),
                                       okeys[i, 0], okeys[i, 1], okeys[i, 2], ofoul[i]):  # fmt: skip
                 ok = False
                 break
@@ -1247,12 +1247,12 @@ def _mc_home_run(ckeys, croy, cfoul, okeys, oroy, ofoul, onat, weights, params, 
     for c in range(ckeys.shape[0]):
         if not cfoul[c] and ckeys[c, 0] > m0 and ckeys[c, 1] > m1 and ckeys[c, 2] > m2:
             out[c, d] *= mult
-        elif star >= 0 and _scoops(s0, s1, s2, False,
+        elif star >= 0 and _scoops(s0, s1, s2, np.bool_(False),
                                    ckeys[c, 0], ckeys[c, 1], ckeys[c, 2], cfoul[c]):  # fmt: skip
             out[c, d] += extra * _settle_core(
                 ckeys[c, 0], ckeys[c, 1], ckeys[c, 2], croy[c, 0], croy[c, 1], croy[c, 2],
                 croy[c, 3], cfoul[c], s0, s1, s2, oroy[js, 0], oroy[js, 1], oroy[js, 2],
-                oroy[js, 3], False, params,
+                oroy[js, 3], np.bool_(False), params,
             )  # fmt: skip
 
 
@@ -1395,7 +1395,7 @@ def _home_run_screen(ck, cf, keys, foul, known, nat, need, th):
             every = True
             for o in range(n):
                 if o != p and known[t, o] and not _scoops(
-                    keys[t, p, 0], keys[t, p, 1], keys[t, p, 2], False,
+                    keys[t, p, 0], keys[t, p, 1], keys[t, p, 2], np.bool_(False),
                     keys[t, o, 0], keys[t, o, 1], keys[t, o, 2], foul[t, o],
                 ):  # fmt: skip
                     every = False
@@ -1403,7 +1403,7 @@ def _home_run_screen(ck, cf, keys, foul, known, nat, need, th):
             if not every:
                 continue
             for c in range(ck.shape[0]):
-                if _scoops(keys[t, p, 0], keys[t, p, 1], keys[t, p, 2], False,
+                if _scoops(keys[t, p, 0], keys[t, p, 1], keys[t, p, 2], np.bool_(False),
                            ck[c, 0], ck[c, 1], ck[c, 2], cf[c]):  # fmt: skip
                     need[t] = 1
                     break
