@@ -1091,7 +1091,7 @@ def _natural_of_cards(
                     return j, key
         elif code == THREE_FLUSHES:
             if _flushes_possible(sc):
-                key = _best_rows(hand, np.int64(ROWS_FLUSH), lk, remap, split)
+                key = _best_rows(hand, ROWS_FLUSH, lk, remap, split)
                 if key >= 0:
                     return j, key
     return -1, np.int64(0)
