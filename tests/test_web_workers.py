@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -22,11 +23,18 @@ def _workers(pid: int) -> list[int]:
     """The worker processes of the server ``pid`` (uvicorn spawns them)."""
     out = []
     for task in Path(f"/proc/{pid}/task").iterdir():
-        for child in (task / "children").read_text().split():
-            cmd = Path(f"/proc/{child}/cmdline").read_bytes()
-            if b"spawn_main" in cmd:
+        for child in _read(task / "children").split():
+            if "spawn_main" in _read(Path(f"/proc/{child}/cmdline")):
                 out.append(int(child))
     return sorted(out)
+
+
+def _read(path: Path) -> str:
+    """A /proc file's text; empty once its thread or process has ended."""
+    try:
+        return path.read_text(errors="replace")
+    except (FileNotFoundError, ProcessLookupError):
+        return ""
 
 
 def _until(check, seconds: float = 300):
@@ -131,12 +139,32 @@ def test_monte_carlo_answers_come_from_processes_below_the_worker():
         quick = httpx.post(s.url + "api/solve", json={**body, "policy": "field"}, timeout=60)
         assert quick.status_code == 200
         os.kill(pool[0], signal.SIGKILL)  # a process dies: the next answer has a new one
-        _until(lambda: _gone(pool[0]))
+        _until(lambda: _gone(pool[0]))  # its first thread a zombie: its others may still end
         res = httpx.post(s.url + "api/solve", json=body, timeout=300)
-        assert res.status_code == 200 and res.json()["ev"] == mine["ev"], res.text
+        said = "".join(s.lines)  # the server's stderr: why a process of its pool ended
+        assert res.status_code == 200 and res.json()["ev"] == mine["ev"], res.text + said
         again = _until(lambda: (w := _workers(s.proc.pid)) and pool[0] not in w and w)
         s.proc.send_signal(signal.SIGKILL)  # the worker dies: its processes end themselves
         s.proc.wait(30)
         _until(lambda: all(_gone(p) for p in again), 30)
     finally:
         s.stop(signal.SIGKILL)
+
+
+def test_a_process_is_ending_once_its_first_thread_is_a_zombie():
+    """``_ending`` (what ``SolvePool`` asks of each process before it gives it an answer)
+    sees a process that has ended but is not reaped; a running one and a pid that is no
+    process are not ending."""
+    from solver.apps.web.slow import _ending
+
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        assert not _ending(child.pid)
+        child.kill()
+        _until(lambda: _gone(child.pid), 30)  # a zombie until it is reaped below
+        assert _ending(child.pid)
+    finally:
+        child.kill()
+        child.wait()
+    assert not _ending(child.pid)  # reaped: no such process
+    assert not _ending(None)

@@ -61,6 +61,17 @@ def _start(nice: int) -> None:
             os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
 
 
+def _ending(pid: int | None) -> bool:
+    """Whether process ``pid``'s first thread has ended (Linux's ``/proc``: a zombie or
+    dead) though the process cannot be reaped yet; False where there is no ``/proc``."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            stat = f.read(4096)
+    except OSError:
+        return False
+    return stat[stat.rfind(b")") + 2 : stat.rfind(b")") + 3] in (b"Z", b"X")
+
+
 def _pid() -> int:
     time.sleep(0.05)  # long enough that a call waiting for a process still warming finds it
     return os.getpid()
@@ -154,10 +165,12 @@ class SolvePool:
 
     @staticmethod
     def _lost_one(pool: ProcessPoolExecutor) -> bool:
-        """Whether a process of ``pool`` has already ended (the pool has not yet noticed:
-        an answer given to it now would be refused with the others)."""
+        """Whether a process of ``pool`` has ended or is ending (the pool has not yet
+        noticed: an answer given to it now would be refused with the others). On Linux a
+        killed process's first thread is a zombie a few milliseconds before the process
+        can be reaped (its other threads are still ending): that one is ending."""
         procs = getattr(pool, "_processes", None) or {}
-        return any(p.exitcode is not None for p in list(procs.values()))
+        return any(p.exitcode is not None or _ending(p.pid) for p in list(procs.values()))
 
     def _pool_or_stopped(self) -> ProcessPoolExecutor:
         from solver.strategy.threads import Stopped
