@@ -1076,22 +1076,23 @@ def _natural_of_cards(
         elif code == TWELVE_ONE_COLOUR:
             if red <= 1 or red >= 12:  # 12 or 13 (docs/rules.md#twelve-of-one-colour)
                 return j, np.int64(0)
-        elif code == THREE_STRAIGHTS or code == THREE_STRAIGHT_FLUSHES:
-            if code == THREE_STRAIGHT_FLUSHES and not _flushes_possible(sc):
+        elif code == THREE_STRAIGHTS or code == THREE_STRAIGHT_FLUSHES or code == THREE_FLUSHES:
+            # one call of _best_rows, its mode a value: numba compiles it once, where a
+            # constant argument would compile it again for that constant
+            mode = -1
+            if code == THREE_FLUSHES:
+                if _flushes_possible(sc):
+                    mode = ROWS_FLUSH
+            elif code == THREE_STRAIGHT_FLUSHES and not _flushes_possible(sc):
                 continue
-            if n4 > 0 or distinct < 5:  # a rank in every row at most: three times
-                continue
-            packed = np.int64(0)
-            for r in range(13):
-                packed += rc[r] << (2 * r)
-            if _straights_possible(packed):
-                mode = ROWS_STRAIGHT if code == THREE_STRAIGHTS else ROWS_STRAIGHT_FLUSH
+            elif n4 == 0 and distinct >= 5:  # a rank in every row at most: three times
+                packed = np.int64(0)
+                for r in range(13):
+                    packed += rc[r] << (2 * r)
+                if _straights_possible(packed):
+                    mode = ROWS_STRAIGHT if code == THREE_STRAIGHTS else ROWS_STRAIGHT_FLUSH
+            if mode >= 0:
                 key = _best_rows(hand, mode, lk, remap, split)
-                if key >= 0:
-                    return j, key
-        elif code == THREE_FLUSHES:
-            if _flushes_possible(sc):
-                key = _best_rows(hand, ROWS_FLUSH, lk, remap, split)
                 if key >= 0:
                     return j, key
     return -1, np.int64(0)
