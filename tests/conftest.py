@@ -47,6 +47,9 @@ import shutil
 import sys
 import tempfile
 
+import pytest
+
+from tests.sampling import mark_sampled
 from tests.web_fixtures import browser, server  # noqa: F401 - the page tests', one a process
 
 #: Set by the first process of a run for the workers it starts: the user's own folders
@@ -251,6 +254,13 @@ def pytest_configure(config) -> None:  # noqa: ANN001 - pytest's hook
     if first and not hasattr(config, "workerinput"):
         _SNAPSHOT.update(snapshot(guarded))
         _CHECKED.append(True)
+
+
+@pytest.hookimpl(tryfirst=True)  # before ``-m`` deselects by the marks it adds
+def pytest_collection_modifyitems(items) -> None:  # noqa: ANN001 - pytest's hook
+    """A ``sampled`` sweep runs its sample by default, the rest under ``-m slow``
+    (tests/sampling.py)."""
+    mark_sampled(items)
 
 
 #: ``pytest -n auto``'s worker count when set (a whole number of at least 1).

@@ -899,6 +899,7 @@ MAKERS = {
 
 @pytest.mark.parametrize("name", list(MAKERS))
 @pytest.mark.parametrize("preset", ["chinese-1-6", "shisanshui"])
+@pytest.mark.sampled  # tests/sampling.py: every value once by default, all under -m slow
 def test_constructed_naturals_match_reference(name, preset):
     """15 constructed hands per natural: detection as the oracle, and keys ordered as the
     oracle's keys for every pair of them (and settled as the oracle settles them)."""

@@ -65,6 +65,7 @@ def expected_swap(rows: dict[str, list[str]], a: str, b: str) -> dict[str, list[
 
 @pytest.mark.parametrize("pair", ["middle back", "front middle", "front back"])
 @pytest.mark.parametrize("locale", ["en-US", "hr-HR", "bn-BD"])
+@pytest.mark.sampled  # tests/sampling.py: every value once by default, all under -m slow
 def test_any_two_rows_swap(browser, server, size, pair, locale):  # noqa: F811
     ctx, page, watch, tap = check_page(browser, server, size, locale)
     set_rows(page, tap, ROWS_OF)

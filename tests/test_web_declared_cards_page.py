@@ -18,6 +18,7 @@ from tests.test_web_table import DRAGON, THREE_FLUSHES, size, table_page  # noqa
 @pytest.mark.parametrize(("locale", "rules", "hand", "each"),
                          [("zh-CN", "shisanshui", DRAGON, None),
                           ("vi-VN", "chinese-1-6", THREE_FLUSHES, ref._is_flush)])  # fmt: skip
+@pytest.mark.sampled  # tests/sampling.py: every value once by default, all under -m slow
 def test_a_declared_natural_draws_its_cards(browser, server, size, locale, rules, hand, each):  # noqa: F811
     ctx, page, watch = table_page(browser, server, size, locale)
     page.select_option("#rules", rules)

@@ -38,6 +38,7 @@ def _filled(template: str, **values: str) -> str:
 
 @pytest.mark.parametrize(("locale", "game"), [("vi-VN", "mau-binh"), ("en-US", "mau-binh"),
                                               ("zh-CN", "shisanshui")])  # fmt: skip
+@pytest.mark.sampled  # tests/sampling.py: every value once by default, all under -m slow
 def test_a_foul_is_explained_as_the_rules_pay_it(browser, server, size, locale, game):  # noqa: F811
     lang = LOCALE_LANG[locale]
     words = catalogue(lang)

@@ -77,6 +77,7 @@ def test_the_games_are_named_in_the_pages_language(browser, server, locale):  # 
 
 
 @pytest.mark.parametrize("locale", LOCALES)
+@pytest.mark.sampled  # tests/sampling.py: every value once by default, all under -m slow
 def test_no_internal_name_or_english_word_is_shown(browser, server, size, locale):  # noqa: F811
     """Not "field 玩家（field）", "igrači polja (field)", "五对三条 (Five pairs and trips)":
     the opponents in the players' words, special hands in the language alone."""

@@ -60,6 +60,7 @@ GAMES = [("zh-CN", "shisanshui"), ("vi-VN", "mau-binh"), ("en-US", "chinese-2-4"
 
 
 @pytest.mark.parametrize(("locale", "rules"), GAMES)
+@pytest.mark.sampled  # tests/sampling.py: every value once by default, all under -m slow
 def test_each_row_shows_what_it_pays(browser, server, size, locale, rules):  # noqa: F811
     """A practice hand set by the hint and checked: each row's points and the rest."""
     ctx, page, watch = table_page(browser, server, size, locale)
@@ -89,6 +90,7 @@ STRONG = "Qh Qd Qc | Ah Ad Ac Kh Kd | As Ks Qs Js Ts"
 
 
 @pytest.mark.parametrize("locale", ["zh-CN", "vi-VN"])
+@pytest.mark.sampled  # tests/sampling.py: every value once by default, all under -m slow
 def test_a_scoop_and_the_home_run_follow_the_rows(browser, server, size, locale):  # noqa: F811
     """十三水 at three players, a hand that scoops both opponents: each pair's rows, then
     你打枪 / bạn bắt sập 3 chi and 全垒打 / sập làng with what each adds."""

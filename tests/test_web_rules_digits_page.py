@@ -47,6 +47,7 @@ def test_the_bengali_rules_page_writes_bengali_digits(browser, server, game):  #
 
 
 @pytest.mark.parametrize("locale", ["bn-BD", "zh-CN", "en-US"])
+@pytest.mark.sampled  # tests/sampling.py: every value once by default, all under -m slow
 def test_the_headers_rules_link_is_a_44_px_target(browser, server, size, locale):  # noqa: F811
     ctx, page, watch = table_page(browser, server, size, locale)
     box = page.locator("#rules-link").bounding_box()

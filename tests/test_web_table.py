@@ -119,6 +119,7 @@ def test_every_row_is_named_in_the_players_words(browser, server, locale):  # no
 
 
 @pytest.mark.parametrize("locale", ["en-US", "zh-CN", "vi-VN", "hr-HR", "bn-BD"])
+@pytest.mark.sampled  # tests/sampling.py: every value once by default, all under -m slow
 def test_rows_are_named_while_set_and_a_foul_names_its_rows(browser, server, size, locale):  # noqa: F811
     words = catalogue(LOCALE_LANG[locale])
     ctx, page, watch = table_page(browser, server, size, locale)
@@ -300,6 +301,7 @@ def option_fits(page, sel: str) -> bool:
      ("vi-VN", "mau-binh", "Mậu Binh"), ("id-ID", "capsa", "Capsa Susun"),
      ("fil-PH", "pusoy", "Pusoy"), ("en-US", "chinese-1-6", "Chinese poker, 1-6")],
 )  # fmt: skip
+@pytest.mark.sampled  # tests/sampling.py: every value once by default, all under -m slow
 def test_the_game_follows_the_language_then_the_players_choice(browser, server, size, locale,  # noqa: F811
                                                                game, called):  # fmt: skip
     ctx, page, watch = table_page(browser, server, size, locale)
@@ -448,6 +450,7 @@ def test_a_bad_typed_setting_is_one_line_naming_the_row(browser, server, typed, 
 
 
 @pytest.mark.parametrize("locale", ["en-US", "zh-CN", "vi-VN", "id-ID", "fil-PH"])
+@pytest.mark.sampled  # tests/sampling.py: every value once by default, all under -m slow
 def test_the_solvers_options_are_under_advanced(browser, server, size, locale):  # noqa: F811
     width, height = size
     phone = width < 500
@@ -550,6 +553,7 @@ def test_the_words_explained_work_on_tap(browser, server, locale):  # noqa: F811
 
 
 @pytest.mark.parametrize("locale", ["en-US", "vi-VN"])
+@pytest.mark.sampled  # tests/sampling.py: every value once by default, all under -m slow
 def test_practice_has_a_hint_a_sort_by_suit_and_a_swap(browser, server, size, locale):  # noqa: F811
     ctx, page, watch = table_page(browser, server, size, locale)
     tap = page.tap if size[0] < 500 else page.click

@@ -251,6 +251,7 @@ def test_the_result_is_in_the_tables_unit(browser, server, size):  # noqa: F811
 
 
 @pytest.mark.parametrize("locale", ["en-US", "hr-HR"])
+@pytest.mark.sampled  # tests/sampling.py: every value once by default, all under -m slow
 def test_a_rows_win_chance_is_said_beside_the_bests(browser, server, size, locale):  # noqa: F811
     """Check: each row's chance to win, "4.7% (best 69.9%)" under "your row's win chance",
     not a difference read as points lost ("−65.2 pts", "−90,3 bod.")."""
