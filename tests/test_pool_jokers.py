@@ -12,6 +12,13 @@ hold the jokers it left as often as hands dealt from the unseen cards, a whole t
 never holds a card past the deck, pooled values agree with dealt ones, and solve, batch
 and ``capsa pool --jokers`` use the pool. Pools of ``SIZE`` hands are built once for the
 module, in a folder of its own, by the field's shipped tables of each table.
+
+The tests that read those pools run under ``-m slow`` (CI's second step): their two
+builds are 23 CPU seconds, the heaviest fixture of the default run. By default the
+dealing with jokers is checked here exactly and by its frequencies, a damaged pool with
+jokers is refused, and the pools of two masks a hand are read, drawn from and used by
+solve, batch and ``capsa pool`` in tests/test_pool_big.py (five and six players, the
+added suits' cards in the second mask as the second joker is here).
 """
 
 from __future__ import annotations
@@ -87,6 +94,7 @@ def _ids_as_masks(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return first, second
 
 
+@pytest.mark.slow  # reads the pools of 50,000 hands (module docstring)
 def test_the_pools_hold_the_hands_dealt_with_their_jokers(pools):
     """Every pool hand is the hand dealt for it: the pool's seed dealt a block at a time
     (``_deal_ids``: 13 card ids of a shuffle of the deck, the jokers two ids of their
@@ -154,6 +162,7 @@ def test_dealing_holds_the_jokers_as_a_shuffle_does(jokers):
 
 
 @pytest.mark.parametrize("jokers", [1, 2])
+@pytest.mark.slow  # reads the pools of 50,000 hands (module docstring)
 def test_drawn_hands_hold_the_jokers_left_as_often_as_dealt_ones(pools, jokers):
     """Opponents drawn beside a hand holding k jokers hold, on average, 13 x (jokers - k)
     / (size - 13) jokers (a hand dealt from the unseen cards), and never more than are
@@ -177,6 +186,7 @@ def test_drawn_hands_hold_the_jokers_left_as_often_as_dealt_ones(pools, jokers):
             assert drawn.sum() == 0
 
 
+@pytest.mark.slow  # reads the pools of 50,000 hands (module docstring)
 def test_whole_tables_with_jokers_hold_no_card_past_the_deck(pools):
     """``shisanshui`` with two jokers: every whole table (the hand, a pool seat, a second
     when one fits, the last dealt from the cards left) holds 52 of the 54 cards, no card past its
@@ -200,6 +210,7 @@ def test_whole_tables_with_jokers_hold_no_card_past_the_deck(pools):
 
 
 @pytest.mark.parametrize("jokers", [1, 2])
+@pytest.mark.slow  # reads the pools of 50,000 hands (module docstring)
 def test_pooled_and_dealt_values_agree_with_jokers(pools, jokers):
     """Three hands with a joker: 450 opponent hands from the pool (150 deals; whole tables
     for the home run with two jokers) against 1,800 dealt; the five best settings' values
@@ -226,6 +237,7 @@ def test_pooled_and_dealt_values_agree_with_jokers(pools, jokers):
             assert abs(a.value[j] - b.value[j]) < 4 * np.hypot(a.stderr(j), b.stderr(j))
 
 
+@pytest.mark.slow  # reads the pools of 50,000 hands (module docstring)
 def test_solve_batch_and_the_command_use_the_pool_with_jokers(pools, folder, monkeypatch,
                                                               tmp_path):  # fmt: skip
     """solve with jokers draws from the cached pool (the same answer for the same seed),
@@ -283,6 +295,7 @@ def test_a_pool_with_jokers_is_checked():
     assert "not 13" in check_values(bad2, two)
 
 
+@pytest.mark.slow  # reads the pools of 50,000 hands (module docstring)
 def test_a_front_of_both_jokers_over_a_lower_middle_is_a_legal_pool_seat(pools):
     """``shisanshui`` with two jokers checks a front of both jokers as three of its third
     card (docs/rules.md#jokers): the field sets some such fronts over a middle below

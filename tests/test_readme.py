@@ -20,8 +20,13 @@ README = (ROOT / "README.md").read_text(encoding="utf-8")
 PAGES = [p for p in X.PAGES if X.examples(p)]
 
 
-@pytest.mark.parametrize("page", PAGES, ids=[p.name for p in PAGES])
+@pytest.mark.parametrize("page", [
+    p if p.name == "README.md" else pytest.param(p, marks=pytest.mark.slow) for p in PAGES
+], ids=[p.name for p in PAGES])  # fmt: skip
 def test_console_examples_print_what_the_page_shows(page):
+    """What each page's examples print, replayed as a newcomer types them: the README's by
+    default (the page every newcomer starts from), each docs page's under ``-m slow``
+    (CI's second step: 25 CPU seconds of commands a run, docs/architecture.md#tests)."""
     wrong = []
     for ex, got in X.replay(page):
         if got != ex.shown:
