@@ -9,13 +9,14 @@ The browser, the server and the page helpers are tests/test_web_browser.py's.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
 
-from tests.test_web_browser import ROWS, open_page
-from tests.test_web_table import SIZES, catalogue, size, table_page  # noqa: F401
+from tests.test_web_browser import ROWS, as_symbols, open_page
+from tests.test_web_table import DESKTOP, SIZES, catalogue, size, table_page  # noqa: F401
 
 ROOT = Path(__file__).resolve().parent.parent
 LANG = {"en-US": "en", "zh-CN": "zh-Hans", "vi-VN": "vi", "id-ID": "id", "fil-PH": "fil"}
@@ -37,6 +38,7 @@ def practice_hand(page, tap) -> None:
 
 
 @pytest.mark.parametrize("locale", ["en-US", "zh-CN", "vi-VN"])
+@pytest.mark.sampled  # tests/sampling.py: every value once by default, all under -m slow
 def test_practice_is_a_showdown_row_by_row(browser, server, size, locale):  # noqa: F811
     ctx, page, watch = table_page(browser, server, size, locale)
     tap = page.tap if size[0] < 500 else page.click
@@ -87,6 +89,7 @@ def test_practice_is_a_showdown_row_by_row(browser, server, size, locale):  # no
 
 
 @pytest.mark.parametrize("locale", ["en-US", "vi-VN"])
+@pytest.mark.sampled  # tests/sampling.py: every value once by default, all under -m slow
 def test_the_hint_offers_three_suggestions(browser, server, size, locale):  # noqa: F811
     ctx, page, watch = table_page(browser, server, size, locale)
     tap = page.tap if size[0] < 500 else page.click
@@ -120,6 +123,7 @@ def test_the_hint_offers_three_suggestions(browser, server, size, locale):  # no
 
 
 @pytest.mark.parametrize("locale", ["en-US", "zh-CN", "id-ID"])
+@pytest.mark.sampled  # tests/sampling.py: every value once by default, all under -m slow
 def test_help_on_a_touch_screen_names_no_key(browser, server, size, locale):  # noqa: F811
     ctx, page, watch = table_page(browser, server, size, locale)
     words = catalogue(LANG[locale])
@@ -137,6 +141,14 @@ def test_help_on_a_touch_screen_names_no_key(browser, server, size, locale):  # 
 def test_a_checks_place_is_said_plainly(browser, server, size):  # noqa: F811
     ctx, page, watch = table_page(browser, server, size)
     practice_hand(page, page.click)
+    for _ in range(20):  # about 1 deal in 130 is a natural best declared: its hint says so
+        hand = page.get_attribute("#pool", "data-cards")
+        want = post(page, "/api/solve", {"hand": hand, "rules": page.input_value("#rules"),
+                                         "policy": "field"})  # fmt: skip
+        if want["action"] == "play":
+            break
+        page.click("#deal")
+        expect(page.locator("#pool")).not_to_have_attribute("data-cards", hand)
     page.click("#hint")
     expect(page.locator("#pool button")).to_have_count(0)
     page.click("#check")
@@ -144,6 +156,42 @@ def test_a_checks_place_is_said_plainly(browser, server, size):  # noqa: F811
     text = page.inner_text("#check-result .ev")
     assert "rank" not in text
     assert "no setting of the" in text and "scored is better" in text  # the hint is the best
+    ctx.close()
+    assert watch.problems == []
+
+
+def test_a_naturals_hint_says_to_declare_it(browser, server):  # noqa: F811
+    """Six pairs under ``chinese-1-6``: declaring (3 units from each opponent) is worth
+    more than any setting played, so the answer's rows are the natural's cards
+    (docs/solve.md). The hint lays them and says to declare the natural, naming it; its
+    first suggestion is the declaring, named so, not rows to play; and Declare, checked,
+    is the advice. Before, the hint said "the best setting is on the board" and Check
+    then ranked those rows, played, 100th of 120. One size (``DESKTOP``): the hint's
+    words, alike at every width."""
+    words = catalogue("en")
+    ctx, page, watch = table_page(browser, server, DESKTOP)
+    page.select_option("#policy", "field")
+    page.click("#tab-check")
+    hand = "2h 2s 5c 5d 7h 7s 9h 9s Th Ts Jc Qc Qs"
+    want = post(page, "/api/solve", {"hand": hand, "rules": "chinese-1-6", "policy": "field"})
+    assert want["action"] == "declare" and want["natural"]["name"] == "six_pairs"
+    page.fill("#hand-input", as_symbols(hand))
+    page.click("#hint")
+    note = page.locator("#hint-note")
+    name = words["board.hintDeclare"].split("{name}")
+    expect(note).to_contain_text(name[0])
+    assert "Six pairs" in note.inner_text() and words["board.hintUsed"] not in note.inner_text()
+    first = page.locator("#hint-choices .hint-choice").first
+    assert first.get_attribute("data-action") == "declare"
+    assert words["board.declareName"].replace("{name}", "Six pairs") in first.inner_text()
+    assert first.get_attribute("data-setting") == " | ".join(want[r] for r in ROWS)
+    for r in ROWS:  # the natural's cards laid
+        laid = page.get_attribute(f'.cards[data-row="{r}"]', "data-cards").split()
+        assert sorted(laid) == sorted(want[r].split())
+    page.click("#declare")
+    verdict = page.locator("#check-result .verdict")
+    expect(verdict).to_have_attribute("data-action", "declare")
+    expect(verdict).to_have_class(re.compile(r"\bbest\b"))
     ctx.close()
     assert watch.problems == []
 
@@ -181,6 +229,7 @@ def test_an_upload_that_needs_training_names_its_file(browser, server, size):  #
 
 
 @pytest.mark.parametrize("locale", ["en-US", "vi-VN", "zh-CN"])
+@pytest.mark.sampled  # tests/sampling.py: every value once by default, all under -m slow
 def test_on_a_phone_the_settings_fold_behind_one_line(browser, server, size, locale):  # noqa: F811
     """At phone size the table's settings start folded behind a line naming the game,
     the players and the opponents; the cards are in the first screen; at desktop size

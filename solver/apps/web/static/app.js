@@ -1705,7 +1705,9 @@ function typedSetting() {
 // A hint, as the apps' "xếp bài" / 自动摆牌 / "3 suggestions": the best setting (the
 // instant field answer) laid on the board, and it and the best two of other shapes
 // offered beside the button, each named by its rows' hands (the score still counts what
-// is checked).
+// is checked). When the advice is to declare the hand's natural, the answer's rows are
+// the natural's cards (docs/solve.md): they are laid, the note says to declare it, and
+// the first suggestion is named as the declaring it is, not as rows to play.
 async function hintSetting() {
   const hand = handCards();
   if (hand.length !== 13) {
@@ -1722,10 +1724,13 @@ async function hintSetting() {
       setTarget("front");
     };
     lay(data);
-    $("#hint-note").textContent = t("board.hintUsed");
+    const declare = data.action === "declare" && data.natural ? naturalLabel(data.natural.name) : null;
+    $("#hint-note").textContent = declare === null ? t("board.hintUsed") : t("board.hintDeclare", { name: declare });
     $("#hint-choices").replaceChildren(...choices.map((x, i) => h("button", {
       type: "button", class: "hint-choice", "data-setting": settingOf(x), onclick: () => lay(x),
-    }, h("strong", { text: t("board.suggestion", { n: plain(i + 1) }) }), " ", hintLabel(choices, named, i),
+      ...(i === 0 && declare !== null ? { "data-action": "declare" } : {}),
+    }, h("strong", { text: t("board.suggestion", { n: plain(i + 1) }) }), " ",
+    i === 0 && declare !== null ? t("board.declareName", { name: declare }) : hintLabel(choices, named, i),
     " ", h("span", { class: "note", text: `${fmtSigned(x.ev)} ${t("answer.units")}` }))));
   });
 }
