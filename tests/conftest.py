@@ -29,6 +29,10 @@ tests/test_first_hour.py checks the test files for it):
 - ``CAPSA_PROGRESS_SECONDS``: an hour, so that the progress lines a long command prints
   in a pipe do not mix with the lines the tests count (the tests of progress ask for them).
 
+Ctrl-C is Ctrl-C in the processes the tests start, even when the run itself was started
+with it ignored (``pytest &`` from a script, ``nohup``): an ignored SIGINT is inherited
+through every exec, and the tests that press Ctrl-C on a ``capsa`` would fail for it.
+
 At the end the run fails if a file appeared in, or changed in, a folder of the user's a
 run could write (``_guarded``): capsa's own cache and config folders, compiled kernels
 included, whole; in the user's cache, config, data and state folders, any new entry, and
@@ -44,6 +48,7 @@ import hashlib
 import json
 import os
 import shutil
+import signal
 import sys
 import tempfile
 
@@ -217,6 +222,8 @@ def _own_home(folder: str) -> None:
 
 
 def pytest_configure(config) -> None:  # noqa: ANN001 - pytest's hook
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:  # a background run's: see above
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     first = _REAL not in os.environ
     if first:
         os.environ[_REAL] = json.dumps(_guarded())

@@ -6,7 +6,8 @@
 - rates and durations are written for what they are (``0.3 hands/s``, never ``0``);
 - ``batch -o X`` over an output that holds records refuses in one line;
 - a Monte Carlo batch that would run much faster with a pool says so, with the command;
-- the tests keep out of the user's cache and config (tests/conftest.py).
+- the tests keep out of the user's cache and config (tests/conftest.py), and Ctrl-C
+  reaches what they start even in a run started with it ignored.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 import inspect
 import json
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -302,6 +304,34 @@ def test_every_subprocess_a_test_starts_inherits_the_tests_environment():
                 if kw.arg == "env" and isinstance(kw.value, ast.Dict) and None not in kw.value.keys:
                     bare.append(f"{path.name}:{node.lineno}")
     assert bare == [], bare
+
+
+def _ignores_ctrl_c(status: str) -> bool:
+    """Whether ``/proc/PID/status`` says the process ignores SIGINT (its ``SigIgn`` mask)."""
+    mask = next(line.split()[1] for line in status.splitlines() if line.startswith("SigIgn:"))
+    return bool(int(mask, 16) >> (signal.SIGINT - 1) & 1)
+
+
+def test_ctrl_c_reaches_what_a_test_starts():
+    """A process a test starts does not ignore Ctrl-C: the tests that press it on a
+    ``capsa`` depend on that (tests/conftest.py)."""
+    run = subprocess.run([sys.executable, "-c", "print(open('/proc/self/status').read())"],
+                         capture_output=True, text=True, check=True)  # fmt: skip
+    assert not _ignores_ctrl_c(run.stdout)
+
+
+def test_ctrl_c_reaches_it_in_a_run_started_with_ctrl_c_ignored():
+    """A run started with SIGINT ignored (``pytest &`` in a script, ``nohup``) passes on
+    ``SIG_IGN`` through every exec; tests/conftest.py gives its processes Ctrl-C back. Without
+    that, the seven tests that press Ctrl-C on a ``capsa`` failed in such a run."""
+    test = f"tests/{Path(__file__).name}::test_ctrl_c_reaches_what_a_test_starts"
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-n", "0", "-p", "no:cacheprovider", test],
+        capture_output=True, text=True, timeout=600, cwd=Path(__file__).parent.parent,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
+    )  # fmt: skip
+    assert run.returncode == 0, run.stdout[-2000:]
+    assert "1 passed" in run.stdout, run.stdout[-2000:]
 
 
 #: Every module of the report extra (pyproject.toml) and what they bring: MarkupSafe
