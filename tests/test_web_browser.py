@@ -104,14 +104,14 @@ class Lease:
             page.unroute_all(behavior="ignoreErrors")
             if not page.url.startswith(self._base):
                 raise RuntimeError("left the site: its storage is out of reach")
-            # away from the page first: its scripts stop (a language whose catalogue was
-            # still loading stored itself after a clear), then its site's storage is
-            # cleared from a page of the site that runs none (the icon)
-            page.goto("about:blank")
+            # away from the page first, to a page of the site that runs no script (the
+            # icon): the page's scripts stop (a language whose catalogue was still loading
+            # stored itself after a clear), then its site's storage is cleared from there;
+            # the icon stays until the next test loads the page (two navigations to a blank
+            # page around it cost a tenth of a page test's CPU: docs/architecture.md#tests)
             page.goto(self._base.rstrip("/") + "/static/favicon.svg")
             page.evaluate("() => { localStorage.clear(); sessionStorage.clear(); }")
             ctx.clear_cookies()
-            page.goto("about:blank")  # nothing of the page goes on into the next test
         except Exception:  # noqa: BLE001 - not fit to lend again: closed for good
             ctx.close()
             return
