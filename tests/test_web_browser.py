@@ -83,9 +83,10 @@ _KEPT = 32
 
 class Lease:
     """The context of a page a test borrows: ``close()`` gives the page back, cleaned (its
-    site's storage and cookies cleared, routes removed, left on a blank page), for the next
-    test with the same options; a test that does anything else with the context itself
-    (another page, a CDP session, a permission) gets it closed for good instead."""
+    site's storage and cookies cleared, routes removed, left on the site's icon, which runs
+    no script), for the next test with the same options; a test that does anything else
+    with the context itself (another page, a CDP session, a permission) gets it closed for
+    good instead."""
 
     def __init__(self, key: tuple, ctx, page, watch: Watch, base: str) -> None:
         self._key, self._ctx, self._page, self._watch, self._base = key, ctx, page, watch, base
