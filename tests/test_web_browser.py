@@ -209,6 +209,21 @@ def signed(x: float) -> str:
     return f"{x:+.3f}".replace("-", "−")
 
 
+def signed_either_way(x: float) -> set[str]:
+    """What the page may write for ``x`` to three decimals: ``signed(x)``, and where the
+    shortest decimal of ``x`` is a tie at the fourth (5.4445), also that tie rounded away
+    from zero. Python rounds the double's exact value (5.44449999... gives 5.444); the
+    browser's ``Intl.NumberFormat`` rounds its shortest decimal half away from zero (5.445).
+    A random deal met such a value in one CI run in several."""
+    from decimal import ROUND_HALF_UP, Decimal
+
+    d = Decimal(repr(x))
+    shown = {signed(x)}
+    if d.as_tuple().exponent == -4 and d.as_tuple().digits[-1] == 5:  # 5.4445: a tie
+        shown.add(signed(float(d.quantize(Decimal("0.001"), rounding=ROUND_HALF_UP))))
+    return shown
+
+
 def place(page, row: str, cards: str, drag: bool = False) -> None:
     """Choose a row, then tap (or drag) each card into it."""
     page.click(f'.row-target[data-row="{row}"]')
@@ -581,8 +596,8 @@ def test_practice_on_a_phone_sized_window(browser, server, tmp_path):
         page.wait_for_selector("#check-result .verdict")
         fits()
         want = api(server, "api/check", {"hand": hand, "policy": "field", "played": played})
-        loss = want["played"]["loss"]
-        assert page.inner_text("#check-result .played-loss") == signed(-loss)
+        loss = want["played"]["loss"]  # a random deal's: a tie to round may come up
+        assert page.inner_text("#check-result .played-loss") in signed_either_way(-loss)
         assert [shown_cards(page.locator(f'#check-result tr[data-row="{r}"] td').nth(1))
                 for r in ROWS] == [by_shape(want[r]) for r in ROWS]  # fmt: skip
         total += loss
