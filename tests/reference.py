@@ -1,8 +1,11 @@
 """Slow, obviously correct reference implementation of the game (the test oracle).
 
-Written straight from the game's specification, docs/rules.md, in pure Python (itertools
-only), and independent of ``evaluator`` and ``solver``: every fast kernel in the project
-is tested against these functions, so they favour clarity over speed.
+Written straight from the game's specification, docs/rules.md, in pure Python (the
+standard library only), and independent of ``evaluator`` and ``solver``: every fast
+kernel in the project is tested against these functions, so they favour clarity over
+speed. Two of them remember what they computed (``functools.lru_cache``): a row's key
+(``_cmp_key``) and a hand's natural (``_natural_key``), which the brute forces and the
+tests ask for again and again; each is a function of its arguments alone.
 
 Cards are ids ``rank * 4 + suit`` (rank 0 = deuce .. 12 = ace; suit 0 = c, 1 = d, 2 = h,
 3 = s). Any sequence of ints (tuples, lists, numpy arrays) is accepted; ``ref_cards`` turns
@@ -94,6 +97,7 @@ anchor follows each one):
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
@@ -429,6 +433,14 @@ def ref_decisive_card(cards: Sequence[int], suit_order: str | None = None) -> in
 
 def _cmp_key(cards: Sequence[int], wheel: str, suit_order: str | None) -> tuple:
     """(row key, suit component): 0 without a suit order, else the decisive suit's rank."""
+    return _cmp_key_of(_ints(cards), wheel, suit_order)
+
+
+@functools.lru_cache(maxsize=1 << 17)
+def _cmp_key_of(cards: tuple[int, ...], wheel: str, suit_order: str | None) -> tuple:
+    """``_cmp_key`` of a row of ints, remembered: the brute forces compare the same
+    rows again and again (a hand's 72,072 splits are made of its 286 fronts and 1,287
+    five-card rows)."""
     key = ref_key(cards, wheel)
     if _no_suit_order(suit_order):
         return (key, 0)
@@ -1157,6 +1169,17 @@ def _natural_key(name: str, hand: tuple[int, ...], rules):
     is the key of the naturals that always tie (docs/rules.md#natural-tie-keys).
     """
     wheel = getattr(rules, "wheel", "low")
+    return _natural_key_of(name, tuple(sorted(_ints(hand))), wheel,
+                           getattr(rules, "split_ranks", False))  # fmt: skip
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _natural_key_of(name: str, hand: tuple[int, ...], wheel: str, split_ranks: bool):
+    """``_natural_key`` of a hand's cards in order, under ``wheel`` and ``split_ranks``
+    (all it reads of the ruleset), remembered: a key does not depend on the order of
+    the cards (each is a set's property, or the best over all of the hand's partitions),
+    and the tests ask for the same hand's again (under other rulesets, for each setting
+    of a table, each seat of a draw)."""
     ranks = [rank_of(c) for c in hand]
     if name == "royal_dragon":  # all 13 cards of one suit: 2 to A of that suit
         return () if len({suit_of(c) for c in hand}) == 1 else None
@@ -1169,7 +1192,7 @@ def _natural_key(name: str, hand: tuple[int, ...], rules):
     if name == "three_straight_flushes":
         return _best_three_rows(hand, _is_straight_flush3, _is_straight_flush5, wheel)
     if name == "three_quads":
-        quads = _ranks_held(hand, 4, getattr(rules, "split_ranks", False))
+        quads = _ranks_held(hand, 4, split_ranks)
         return tuple(quads) if len(quads) >= 3 else None
     if name == "all_high":  # docs/rules.md#all-high-and-all-low: the 8 counts in both
         return () if all(r >= RANKS.index("8") for r in ranks) else None
@@ -1181,7 +1204,7 @@ def _natural_key(name: str, hand: tuple[int, ...], rules):
         red = sum(_is_red(c) for c in hand)
         return () if max(red, 13 - red) >= 12 else None
     if name == "four_trips":  # a four of a kind counts as a three of a kind
-        trips = _ranks_held(hand, 3, getattr(rules, "split_ranks", False))
+        trips = _ranks_held(hand, 3, split_ranks)
         return tuple(trips) if len(trips) >= 4 else None
     if name == "five_pairs_trips":
         trips = _five_pairs_and_trips(hand)

@@ -602,6 +602,28 @@ def test_three_straights():
     assert R.ref_naturals(hand, rules(wheel="second")) == [("three_straights", second)]
 
 
+def test_the_remembered_keys_are_the_keys_computed_afresh():
+    """The oracle remembers a row's key and a hand's natural (``_cmp_key_of``,
+    ``_natural_key_of``: docs/architecture.md#tests), the natural under the hand's cards
+    sorted. Each remembered answer is the one computed afresh, and a natural's key is the
+    same whatever the order of the hand's cards (each natural of a hand that holds it and
+    of one a card off it, shuffled; each row of those hands under every suit order)."""
+    rng = random.Random(55)
+    for name in R.NATURAL_NAMES:
+        if name in R.BIG_DECK_NATURALS:
+            continue  # these need the copies of a deck with added suits
+        for hand in (H.natural_hand(name, rng), H.near_miss(name, rng)):
+            for wheel, split in (("low", False), ("second", True)):
+                fresh = R._natural_key_of.__wrapped__(name, hand, wheel, split)
+                shuffled = tuple(rng.sample(hand, 13))
+                r = rules(wheel=wheel, split_ranks=split)
+                assert R._natural_key(name, shuffled, r) == fresh, (name, R.ref_format(hand))
+            for row in (hand[:3], hand[3:8], hand[8:]):
+                for order in (None, "shdc", "cdhs"):
+                    want = R._cmp_key_of.__wrapped__(tuple(row), "low", order)
+                    assert R._cmp_key(list(row), "low", order) == want
+
+
 def test_three_flushes_and_order():
     hand = C("2c 3c 7c 2d 3d 4d 5d 6d 4h 5h 6h 7h 8h")
     found = R.ref_naturals(hand, rules())
