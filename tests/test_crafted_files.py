@@ -46,10 +46,21 @@ def one_line(res: subprocess.CompletedProcess, code: int = 2) -> str:
 # ---------------------------------------------------------------- pools
 
 
+@pytest.fixture(scope="module", autouse=True)
+def _tables_built() -> None:
+    """The evaluator's lookup tables in the test process's cache before any ``capsa``
+    here starts: a first one would say it builds them, a line more than ``one_line``
+    allows (this file run alone, or first on its worker)."""
+    import evaluator
+
+    evaluator.get_tables()
+
+
 @pytest.fixture(scope="module")
 def pool_file(tmp_path_factory) -> Path:
-    return shared.pool(compile_rules(load_rules("chinese-1-6")), 20_000,
-                       tmp_path_factory.mktemp("pool"))  # built once a run
+    # built once a run: tests/test_pool.py's
+    return shared.pool(compile_rules(load_rules("chinese-1-6")), 40_000,
+                       tmp_path_factory.mktemp("pool"))  # fmt: skip
 
 
 def _crafted(pool_file: Path, folder: Path, name: str, how) -> Path:

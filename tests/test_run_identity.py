@@ -105,13 +105,13 @@ def env(tmp_path) -> dict:
 
 def test_a_pool_rebuilt_while_a_batch_runs_never_reaches_it(tmp_path, env):
     """Probe 1: ``capsa pool --size 5000 --force`` while a batch draws from a pool of
-    20,000 (the ruleset's cached pool, as ``capsa pool --size 20000`` builds it; built once
-    a run, tests/shared.py): the batch goes on with its own pool (the records are a clean
-    run's, its run file names the pool it used) and the old pool stays beside the new
-    one. The two-worker batch is stopped (SIGSTOP) after 6 of its 40 records while the
-    pool is rebuilt, so some 30 hands are drawn after it (two hands a chunk, at most five
-    chunks in flight)."""
-    shared.pool(compile_rules(load_rules("chinese-1-6")), 20_000, tmp_path / "pools")
+    40,000 (the ruleset's cached pool, as ``capsa pool --size 40000`` builds it; built once
+    a run, tests/shared.py, as tests/test_pool.py's is): the batch goes on with its own
+    pool (the records are a clean run's, its run file names the pool it used) and the old
+    pool stays beside the new one. The two-worker batch is stopped (SIGSTOP) after 6 of
+    its 40 records while the pool is rebuilt, so some 30 hands are drawn after it (two
+    hands a chunk, at most five chunks in flight)."""
+    shared.pool(compile_rules(load_rules("chinese-1-6")), 40_000, tmp_path / "pools")
     write_hands(tmp_path / "h.txt", 40)
     opts = ("-n", "120", "-s", "3")
     clean = capsa_in("batch", "h.txt", "-o", "clean.jsonl", *opts, "-w", "1", cwd=tmp_path,
@@ -136,7 +136,7 @@ def test_a_pool_rebuilt_while_a_batch_runs_never_reaches_it(tmp_path, env):
     assert out.read_bytes() == (tmp_path / "clean.jsonl").read_bytes()
     run = json.loads((tmp_path / f"{out.name}.capsa-run.json").read_text())
     assert run["pool"] == json.loads((tmp_path / "clean.jsonl.capsa-run.json").read_text())["pool"]
-    assert run["pool"].split("/")[1] == "20000"
+    assert run["pool"].split("/")[1] == "40000"
     pools = sorted(p.name for p in (tmp_path / "pools").iterdir())
     assert len(pools) == 2 and json.loads(rebuilt.stdout)["hands"] == 5000
     # the newest pool is the one later runs draw from
