@@ -39,7 +39,37 @@ ROOT = Path(__file__).resolve().parents[1]
 #: The command line as a subprocess runs it.
 CAPSA = [sys.executable, "-m", "solver"]
 
-__all__ = ["CAPSA", "ROOT", "batch_job", "capsa", "capsa_in", "cpu_seconds", "random_hands"]
+__all__ = ["CAPSA", "ROOT", "batch_job", "capsa", "capsa_in", "cpu_seconds", "in_thread",
+           "random_hands", "run_async"]  # fmt: skip
+
+
+def in_thread(fn: Any, *args: Any, **kwargs: Any) -> Any:
+    """``fn(*args, **kwargs)`` on a thread of its own: its answer, or its exception raised
+    here. For what runs an event loop of its own (``asyncio.run``: the server's tests,
+    `capsa bench`'s load on the page's server): the test process's own thread holds
+    Playwright's event loop, running, while the worker's browser is open
+    (tests/web_fixtures.py), and ``asyncio.run`` refuses to start inside a running loop."""
+    box: dict[str, Any] = {}
+
+    def main() -> None:
+        try:
+            box["value"] = fn(*args, **kwargs)
+        except BaseException as exc:  # noqa: BLE001 - raised again in the test's thread
+            box["error"] = exc
+
+    thread = threading.Thread(target=main, name=getattr(fn, "__name__", "in_thread"))
+    thread.start()
+    thread.join()
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
+
+
+def run_async(coroutine: Any) -> Any:
+    """``asyncio.run(coroutine)`` on a thread of its own (``in_thread``)."""
+    import asyncio
+
+    return in_thread(asyncio.run, coroutine)
 
 
 def capsa(

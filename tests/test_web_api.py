@@ -25,6 +25,7 @@ from solver.cli import app as cli_app
 from solver.engine.rules import PRESETS, load_rules
 from solver.strategy.hands.deal import random_hands
 from tests import reference as ref
+from tests.helpers import run_async
 
 HAND = "As Ks Qs Js Ts 9h 9d 9c 2s 3d 4c 5h 7d"
 FOULED = "As Ks Qs | 9h 9d 9c 3d 2s | Js Ts 7d 5h 4c"  # back weaker than middle
@@ -535,7 +536,7 @@ def test_concurrent_answers_are_the_answers_given_alone(client):
         {"hand": "Ah Kd Qc Jd Ts 9s 9d 7h 6c 5s 4d 3h 2c", "policy": "field", "players": 2},
     ]
     alone = [client.post("/api/solve", json=b).json() for b in bodies]
-    answers, _ = asyncio.run(_post_all(create_app(), bodies))
+    answers, _ = run_async(_post_all(create_app(), bodies))
     assert [a.status_code for a in answers] == [200] * len(bodies)
     assert [a.json() for a in answers] == alone
 
@@ -544,7 +545,7 @@ def test_an_instant_answer_is_not_held_up_by_long_ones():
     app = create_app(limits=Limits(workers=1))
     slow = {"hand": HAND, "seed": 1, "samples": 20_000}
     bodies = [slow, slow, {"hand": HAND, "policy": "field"}]
-    answers, done = asyncio.run(_post_all(app, bodies))
+    answers, done = run_async(_post_all(app, bodies))
     assert [a.status_code for a in answers] == [200, 200, 200]
     # One worker per lane: the second long answer waits for the first; the field
     # answer has its own lane and comes back before either.
@@ -556,7 +557,7 @@ def test_a_full_lane_answers_busy():
     busy (the same client would be told 429, to slow down: tests/test_web_fair.py)."""
     app = create_app(limits=Limits(workers=1, pending=1))
     slow = {"hand": HAND, "seed": 1, "samples": 20_000}
-    answers, _ = asyncio.run(_post_all(app, [slow, slow], clients=2))
+    answers, _ = run_async(_post_all(app, [slow, slow], clients=2))
     codes = sorted(a.status_code for a in answers)
     assert codes == [200, 503]
     busy = next(a for a in answers if a.status_code == 503).json()["error"]

@@ -18,6 +18,7 @@ from starlette.testclient import TestClient
 
 from solver.apps.web import Limits, create_app, warm
 from solver.apps.web.fair import client_of, parse_proxies
+from tests.helpers import run_async
 
 HAND = "As Ks Qs Js Ts 9h 9d 9c 2s 3d 4c 5h 7d"
 OTHER = "Ah Kd Qc Jd Ts 9s 9d 7h 6c 5s 4d 3h 2c"
@@ -84,7 +85,7 @@ QUICK = [
 
 def test_a_flooding_client_is_told_to_slow_down_and_the_others_are_answered():
     app = create_app(limits=Limits(workers=1, pending=8))  # each client: 4 places a lane
-    flood, played = asyncio.run(_flood_and_play(app, [MC] * 12, QUICK, players=3))
+    flood, played = run_async(_flood_and_play(app, [MC] * 12, QUICK, players=3))
     codes = [a.status_code for a in flood]
     assert codes.count(429) >= 8 and codes.count(200) >= 1, codes
     assert set(codes) <= {200, 429}
@@ -97,7 +98,7 @@ def test_a_flooding_client_is_told_to_slow_down_and_the_others_are_answered():
 
 def test_a_full_server_answers_503_with_retry_after():
     app = create_app(limits=Limits(workers=1, pending=2, per_client=2))
-    flood, played = asyncio.run(_flood_and_play(app, [], [("/api/solve", MC)] * 6, players=6))
+    flood, played = run_async(_flood_and_play(app, [], [("/api/solve", MC)] * 6, players=6))
     codes = sorted(a.status_code for a in played)
     assert codes == [200, 200, 503, 503, 503, 503]
     assert all(int(a.headers["retry-after"]) >= 1 for a in played if a.status_code == 503)
@@ -121,7 +122,7 @@ def test_healthz_and_metrics():
         warm(app)
         assert c.get("/healthz").json() == {"status": "ready"}
         assert c.post("/api/rows", json={"settings": [SETTING]}).status_code == 200
-        flood, _ = asyncio.run(_flood_and_play(app, [MC] * 6, []))
+        flood, _ = run_async(_flood_and_play(app, [MC] * 6, []))
         m = _metrics(c)
     assert 429 in [a.status_code for a in flood], [a.text for a in flood]
     assert m["capsa_ready", ()] == 1
@@ -185,8 +186,8 @@ def test_behind_a_tls_proxy_the_page_s_https_origin_is_its_own():
         async with httpx.AsyncClient(transport=transport, base_url="http://capsa.example") as c:
             return await c.post("/api/rows", json={"settings": [SETTING]}, headers=headers)
 
-    assert asyncio.run(ask("127.0.0.1")).status_code == 200
-    assert asyncio.run(ask("127.0.0.5")).status_code == 403
+    assert run_async(ask("127.0.0.1")).status_code == 200
+    assert run_async(ask("127.0.0.5")).status_code == 403
 
 
 @pytest.mark.skipif(not hasattr(os, "setpriority"), reason="no thread priorities here")

@@ -23,12 +23,14 @@ import os
 from typer.testing import CliRunner
 
 from solver.apps.bench.web_load import QUICK, address, web_load
+from tests.helpers import in_thread
 
 
 def test_players_are_served_while_a_flood_is_told_to_slow_down(monkeypatch):
     monkeypatch.delenv("CAPSA_SERVE_MC", raising=False)  # the server as shipped (conftest)
     assert (os.cpu_count() or 1) >= 2  # 4 players + the flood's share of 4 <= 4 x cores
-    r = web_load(players=4, seconds=5, think=0.5, flood=12, workers=1, mc_every=4)
+    # on a thread of its own: its asyncio.run beside the worker's browser (tests.helpers)
+    r = in_thread(web_load, players=4, seconds=5, think=0.5, flood=12, workers=1, mc_every=4)
     x = r.extra
     for phase in ("alone", "flooded"):
         kinds = x[phase]["kinds"]

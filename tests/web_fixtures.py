@@ -1,13 +1,15 @@
 """The page tests' `capsa serve`, one a test process, and Chromium, one a test file
 (tests/conftest.py imports them, so every test file that names them shares them).
 
-The server is started once a process, not once a file: each of the twenty page-test
-files started its own (a `capsa serve` loads its kernels and tables before it answers,
-a few CPU seconds each time; docs/architecture.md#tests). A test that needs a server of
-its own (other options, one it stops) starts it with ``tests.web_server.serve``. The
-browser stays one a file: Playwright's synchronous API keeps an event loop running on
-the test process's thread while it is open, and a later test's ``asyncio.run`` (the
-server's own tests, in process) refuses to start inside it.
+The server and the browser are started once a process, not once a file: each of the
+twenty page-test files started its own (a `capsa serve` loads its kernels and tables
+before it answers, a few CPU seconds each time; Playwright's driver and Chromium start in
+about a CPU second, and a browser's first page loads cost more than its later ones:
+docs/architecture.md#tests). A test that needs a server of its own (other options, one
+it stops) starts it with ``tests.web_server.serve``. Playwright's synchronous API keeps
+an event loop running on the test process's thread while its browser is open, where
+``asyncio.run`` refuses to start: the server's own tests run their coroutines with
+``tests.helpers.run_async``, on a thread of their own.
 
 Chromium is Debian's headless shell (``/usr/bin/chromium-headless-shell``; else
 ``/usr/bin/chromium``; ``CAPSA_CHROMIUM`` names another), launched by Playwright with a
@@ -53,7 +55,7 @@ FLAGS = [
 SHARED: dict[tuple, tuple] = {}
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def browser():
     if os.environ.get("CAPSA_SKIP_BROWSER") == "1":
         pytest.skip("CAPSA_SKIP_BROWSER=1: the browser tests are skipped on request")
